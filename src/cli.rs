@@ -1,0 +1,144 @@
+//! Command-line arguments (argh). Turned into a `Config` and a plan before anything runs.
+
+use argh::FromArgs;
+use std::path::PathBuf;
+
+/// Publish dated markdown posts (content/YYYY-MM-DD.md) to their targets, exactly once.
+#[derive(FromArgs, Debug)]
+pub struct Args {
+    /// work as if started in DIR
+    #[argh(option, short = 'C')]
+    pub dir: Option<PathBuf>,
+    /// config file (default: dayrun.toml in the project folder)
+    #[argh(option)]
+    pub config: Option<PathBuf>,
+    #[argh(subcommand)]
+    pub command: Command,
+}
+
+#[derive(FromArgs, Debug)]
+#[argh(subcommand)]
+pub enum Command {
+    Run(RunArgs),
+    Status(StatusArgs),
+    Check(CheckArgs),
+    Retry(RetryArgs),
+    Mark(MarkArgs),
+    Adopt(AdoptArgs),
+}
+
+/// Publish every due post that is not done yet.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "run")]
+pub struct RunArgs {
+    /// print every decision; write nothing, send nothing
+    #[argh(switch)]
+    pub dry_run: bool,
+    /// also publish due posts older than catchup_days
+    #[argh(switch)]
+    pub backfill: bool,
+    /// take this date (YYYY-MM-DD) as today
+    #[argh(option)]
+    pub today: Option<String>,
+    /// only this target (repeatable)
+    #[argh(option)]
+    pub target: Vec<String>,
+    /// only this key (repeatable); a named key is never skipped as stale
+    #[argh(option)]
+    pub key: Vec<String>,
+}
+
+/// Show every key's status per target.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "status")]
+pub struct StatusArgs {
+    /// machine-readable output (schema in the README)
+    #[argh(switch)]
+    pub json: bool,
+    /// only this target
+    #[argh(option)]
+    pub target: Vec<String>,
+    /// take this date (YYYY-MM-DD) as today
+    #[argh(option)]
+    pub today: Option<String>,
+}
+
+/// Validate the config and every content file; no network, no writes.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "check")]
+pub struct CheckArgs {}
+
+/// Publish failed or unconfirmed keys again, now (a pending key is confirmed first).
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "retry")]
+pub struct RetryArgs {
+    /// keys to retry (YYYY-MM-DD)
+    #[argh(positional)]
+    pub keys: Vec<String>,
+    /// only this target
+    #[argh(option)]
+    pub target: Vec<String>,
+    /// publish again even if the key is done
+    #[argh(switch)]
+    pub force: bool,
+}
+
+/// Record a key's outcome by hand: `mark KEY done [--id ID]` or `mark KEY failed`.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "mark")]
+pub struct MarkArgs {
+    /// the key (YYYY-MM-DD)
+    #[argh(positional)]
+    pub key: String,
+    /// done or failed
+    #[argh(positional)]
+    pub status: String,
+    /// the receipt id on the target (with done)
+    #[argh(option)]
+    pub id: Option<String>,
+    /// only this target
+    #[argh(option)]
+    pub target: Vec<String>,
+}
+
+/// Record every due key as done without publishing: the baseline for an existing folder.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "adopt")]
+pub struct AdoptArgs {
+    /// adopt keys up to and including this date (default: today)
+    #[argh(option)]
+    pub until: Option<String>,
+    /// only this target
+    #[argh(option)]
+    pub target: Vec<String>,
+}
+
+/// Parse the process arguments. `Err((text, code))`: print `text` and exit with `code`
+/// (0 for `--help`, 2 for a usage error; argh alone would exit 1).
+pub fn parse(argv: &[String]) -> Result<Args, (String, i32)> {
+    let cmd = argv
+        .first()
+        .map(|s| {
+            std::path::Path::new(s)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("dayrun")
+                .to_string()
+        })
+        .unwrap_or_else(|| "dayrun".into());
+    // argh takes `--today 2026-11-29` only; accept the common `--today=2026-11-29` too.
+    let mut rest: Vec<&str> = Vec::new();
+    for arg in argv.iter().skip(1) {
+        match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") && !rest.contains(&"--") => {
+                rest.push(flag);
+                rest.push(value);
+            }
+            _ => rest.push(arg),
+        }
+    }
+    Args::from_args(&[&cmd], &rest).map_err(|exit| match exit.status {
+        Ok(()) => (exit.output, 0),
+        Err(()) => (exit.output, 2),
+    })
+}

@@ -1,0 +1,99 @@
+//! The one place dayrun reads the time: "today" in the configured zone, and stamps for records.
+
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use jiff::{Timestamp, ZonedDateTime as Zoned};
+
+/// Today's date and the current instant, in one time zone; `--today` pins the date.
+#[derive(Debug, Clone)]
+pub struct Clock {
+    tz: TimeZone,
+    today: Option<Date>,
+}
+
+impl Clock {
+    pub fn new(tz: TimeZone, today: Option<Date>) -> Clock {
+        Clock { tz, today }
+    }
+
+    /// The date that decides which keys are due.
+    pub fn today(&self) -> Date {
+        self.today.unwrap_or_else(|| self.now().date())
+    }
+
+    pub fn now(&self) -> Zoned {
+        Timestamp::now().to_zoned_datetime(self.tz.clone())
+    }
+
+    /// RFC 3339 with the zone's offset and whole seconds, e.g. `2026-11-29T09:00:04+08:00`.
+    pub fn stamp(&self) -> String {
+        stamp(&self.now())
+    }
+
+    pub fn tz(&self) -> &TimeZone {
+        &self.tz
+    }
+}
+
+pub fn stamp(zoned: &Zoned) -> String {
+    zoned.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string()
+}
+
+/// Whole days from `from` to `to` (negative when `to` is earlier).
+pub fn days_between(from: Date, to: Date) -> i64 {
+    to.duration_since(from).as_secs() / 86_400
+}
+
+/// Parse a key: exactly `YYYY-MM-DD` and a real calendar date (jiff alone accepts `20261129`).
+pub fn parse_key(s: &str) -> Option<Date> {
+    if !looks_like_key(s) {
+        return None;
+    }
+    s.parse::<Date>().ok()
+}
+
+/// True when `s` has the key's shape (digits and dashes) whether or not the date exists.
+pub fn looks_like_key(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_strict_real_dates() {
+        let cases = [
+            ("2026-11-29", true),
+            ("2024-02-29", true),
+            ("2026-02-29", false),
+            ("2026-02-30", false),
+            ("2026-13-01", false),
+            ("20261129", false),
+            ("2026-1-29", false),
+            ("2026-11-29 ", false),
+            ("+2026-11-29", false),
+            ("2026/11/29", false),
+            ("", false),
+        ];
+        for (input, ok) in cases {
+            assert_eq!(parse_key(input).is_some(), ok, "{input:?}");
+        }
+        assert!(looks_like_key("2026-02-30"));
+    }
+
+    #[test]
+    fn stamp_has_an_offset() {
+        let tz = TimeZone::get("Asia/Shanghai").unwrap();
+        let z = "2026-11-29T01:00:04Z"
+            .parse::<Timestamp>()
+            .unwrap()
+            .to_zoned_datetime(tz);
+        assert_eq!(stamp(&z), "2026-11-29T09:00:04+08:00");
+    }
+}

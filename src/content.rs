@@ -1,0 +1,164 @@
+//! The content folder: find every `YYYY-MM-DD.md` below it, without reading the posts yet.
+
+use crate::clock::{looks_like_key, parse_key};
+use crate::error::{Class, Error};
+use crate::post::{self, Post};
+use jiff::civil::Date;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use walkdir::WalkDir;
+
+/// What the walk found. Posts are read only when a decision needs them (`Catalog::post`).
+#[derive(Debug, Default)]
+pub struct Catalog {
+    root: PathBuf,
+    project: PathBuf,
+    /// Every key with the file(s) named after it; two files for one key is an error for that key.
+    pub files: BTreeMap<Date, Vec<PathBuf>>,
+    /// Files that could not become a key (impossible dates, unreadable folders).
+    pub problems: Vec<Error>,
+    /// Files that are not posts, with the reason, for `check`.
+    pub ignored: Vec<(PathBuf, &'static str)>,
+}
+
+impl Catalog {
+    /// Walk `root` (the content folder). `project` is the folder paths are shown relative to.
+    pub fn scan(root: &Path, project: &Path) -> Result<Catalog, Error> {
+        let shown = |p: &Path| p.strip_prefix(project).unwrap_or(p).to_path_buf();
+        match std::fs::metadata(root) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(Error::config("the content folder is not a folder").at(shown(root)));
+            }
+            Err(e) => {
+                return Err(
+                    Error::config(format!("cannot read the content folder: {e}"))
+                        .at(shown(root))
+                        .hint("create it, or set `content` in dayrun.toml"),
+                );
+            }
+        }
+        let mut catalog = Catalog {
+            root: root.to_path_buf(),
+            project: project.to_path_buf(),
+            ..Catalog::default()
+        };
+        let walk = WalkDir::new(root)
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+        for entry in walk {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    let path = e.path().map(shown).unwrap_or_else(|| shown(root));
+                    let msg = e
+                        .io_error()
+                        .map_or_else(|| e.to_string(), |io| io.to_string());
+                    catalog.problems.push(
+                        Error::failure(Class::Local, format!("cannot read: {msg}"))
+                            .at(path)
+                            .hint("posts below it are not seen; fix its permissions"),
+                    );
+                    continue;
+                }
+            };
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy();
+            if entry.file_type().is_dir() {
+                continue;
+            }
+            if entry.path_is_symlink() {
+                catalog
+                    .ignored
+                    .push((shown(path), "symbolic link (not followed)"));
+                continue;
+            }
+            if is_leftover(&name) {
+                catalog.ignored.push((shown(path), "editor leftover"));
+                continue;
+            }
+            let Some(stem) = name.strip_suffix(".md") else {
+                catalog.ignored.push((shown(path), "not a .md file"));
+                continue;
+            };
+            match parse_key(stem) {
+                Some(key) => catalog
+                    .files
+                    .entry(key)
+                    .or_default()
+                    .push(path.to_path_buf()),
+                None if looks_like_key(stem) => catalog.problems.push(
+                    Error::failure(Class::Local, format!("`{stem}` is not a real date"))
+                        .at(shown(path))
+                        .hint("rename the file to the date it is meant for"),
+                ),
+                None if stem.len() == 8 && stem.bytes().all(|b| b.is_ascii_digit()) => {
+                    catalog.problems.push(
+                        Error::failure(Class::Local, "not a post: the name must be YYYY-MM-DD.md")
+                            .at(shown(path))
+                            .hint(format!(
+                                "rename it to {}-{}-{}.md",
+                                &stem[..4],
+                                &stem[4..6],
+                                &stem[6..]
+                            )),
+                    )
+                }
+                None => catalog
+                    .ignored
+                    .push((shown(path), "name is not YYYY-MM-DD.md")),
+            }
+        }
+        Ok(catalog)
+    }
+
+    /// Read and derive the post for `key`.
+    pub fn post(&self, key: Date) -> Result<Post, Error> {
+        let files = self
+            .files
+            .get(&key)
+            .ok_or_else(|| Error::failure(Class::Local, format!("no file for {key}")))?;
+        let shown = |p: &Path| p.strip_prefix(&self.project).unwrap_or(p).to_path_buf();
+        if let [one, two, ..] = files.as_slice() {
+            return Err(Error::failure(
+                Class::Local,
+                format!(
+                    "two files for {key}: {} and {}; nothing is published for this date",
+                    shown(one).display(),
+                    shown(two).display()
+                ),
+            )
+            .hint("keep one file per date"));
+        }
+        let path = &files[0];
+        post::read(key, path, &shown(path), self.dir_tags(path))
+    }
+
+    /// Folder names between the content root and the file, except purely numeric ones
+    /// (`2026/11/` organises, it does not describe).
+    fn dir_tags(&self, path: &Path) -> Vec<String> {
+        let Some(parent) = path.parent().and_then(|p| p.strip_prefix(&self.root).ok()) else {
+            return Vec::new();
+        };
+        parent
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .filter(|name| !name.bytes().all(|b| b.is_ascii_digit()))
+            .collect()
+    }
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_string_lossy().starts_with('.')
+}
+
+fn is_leftover(name: &str) -> bool {
+    name.ends_with('~')
+        || name.starts_with(".#")
+        || (name.starts_with('#') && name.ends_with('#'))
+        || name.ends_with(".swp")
+        || name.ends_with(".swo")
+        || name.ends_with(".tmp")
+}

@@ -1,0 +1,228 @@
+//! One error type for dayrun: what failed, where, its failure class and the exit code it maps to.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How a failure of one key on one target is classed; decides retry, state line and exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Provably nothing happened (DNS, refused, connect timeout, 429): safe to send again.
+    RetrySafe,
+    /// The target refused the post (4xx): a human must look; resend only when content changed.
+    Rejected,
+    /// The post itself is bad (no title, not UTF-8, …): fix the file.
+    Local,
+    /// Credentials were refused (401/403): stop the target, renew the named credential.
+    Auth,
+    /// The request may or may not have been applied: confirm on the target, never resend blind.
+    Unknown,
+}
+
+impl Class {
+    pub const ALL: [Class; 5] = [
+        Class::RetrySafe,
+        Class::Rejected,
+        Class::Local,
+        Class::Auth,
+        Class::Unknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::RetrySafe => "retry-safe",
+            Class::Rejected => "rejected",
+            Class::Local => "local",
+            Class::Auth => "auth",
+            Class::Unknown => "unknown",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What kind of error this is; the kind decides the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Bad command line.
+    Usage,
+    /// Bad `dayrun.toml`, credential file or content root: nothing was done.
+    Config,
+    /// State folder or state file unusable: nothing was done.
+    State,
+    /// Another run holds the lock.
+    Busy,
+    /// One key failed on one target; the run goes on with the others.
+    Failure(Class),
+}
+
+/// A dayrun error: a kind, a message and, where known, the file, line, key and target involved.
+#[derive(Debug, Clone)]
+pub struct Error {
+    pub kind: Kind,
+    pub message: String,
+    pub path: Option<PathBuf>,
+    pub line: Option<usize>,
+    /// What the human should do next, one line.
+    pub hint: Option<String>,
+    /// For rate limits: how long the server asked us to wait.
+    pub retry_after: Option<Duration>,
+}
+
+/// Exit codes, documented in the README.
+pub mod code {
+    pub const OK: i32 = 0;
+    pub const NEEDS_HUMAN: i32 = 1;
+    pub const USAGE: i32 = 2;
+    pub const AUTH: i32 = 3;
+    pub const TEMPFAIL: i32 = 75;
+}
+
+impl Error {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+            path: None,
+            line: None,
+            hint: None,
+            retry_after: None,
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error::new(Kind::Usage, message)
+    }
+
+    pub fn config(message: impl Into<String>) -> Error {
+        Error::new(Kind::Config, message)
+    }
+
+    pub fn state(message: impl Into<String>) -> Error {
+        Error::new(Kind::State, message)
+    }
+
+    pub fn failure(class: Class, message: impl Into<String>) -> Error {
+        Error::new(Kind::Failure(class), message)
+    }
+
+    pub fn at(mut self, path: impl AsRef<Path>) -> Error {
+        self.path = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    pub fn line(mut self, line: usize) -> Error {
+        self.line = Some(line);
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Error {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn retry_after(mut self, wait: Option<Duration>) -> Error {
+        self.retry_after = wait;
+        self
+    }
+
+    /// The failure class, for per-key failures.
+    pub fn class(&self) -> Option<Class> {
+        match self.kind {
+            Kind::Failure(class) => Some(class),
+            _ => None,
+        }
+    }
+
+    /// The exit code this error leads to when it is the worst thing that happened.
+    pub fn code(&self) -> i32 {
+        match self.kind {
+            Kind::Usage | Kind::Config | Kind::State => code::USAGE,
+            Kind::Busy => code::TEMPFAIL,
+            Kind::Failure(Class::Auth) => code::AUTH,
+            Kind::Failure(Class::RetrySafe) => code::TEMPFAIL,
+            Kind::Failure(_) => code::NEEDS_HUMAN,
+        }
+    }
+
+    /// The message without path and hint, for one-line state and trace records.
+    pub fn reason(&self) -> String {
+        match self.line {
+            Some(line) => format!("line {line}: {}", self.message),
+            None => self.message.clone(),
+        }
+    }
+
+    /// Wrap an I/O error on `path`.
+    pub fn io(kind: Kind, path: &Path, doing: &str, err: &std::io::Error) -> Error {
+        Error::new(kind, format!("cannot {doing}: {err}")).at(path)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.path, self.line) {
+            (Some(path), Some(line)) => write!(f, "{}:{line}: ", path.display())?,
+            (Some(path), None) => write!(f, "{}: ", path.display())?,
+            _ => {}
+        }
+        f.write_str(&self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, "\n  {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_readme() {
+        let cases = [
+            (Error::usage("x"), 2),
+            (Error::config("x"), 2),
+            (Error::state("x"), 2),
+            (Error::new(Kind::Busy, "x"), 75),
+            (Error::failure(Class::Auth, "x"), 3),
+            (Error::failure(Class::RetrySafe, "x"), 75),
+            (Error::failure(Class::Rejected, "x"), 1),
+            (Error::failure(Class::Local, "x"), 1),
+            (Error::failure(Class::Unknown, "x"), 1),
+        ];
+        for (err, want) in cases {
+            assert_eq!(err.code(), want, "{err:?}");
+        }
+    }
+
+    #[test]
+    fn display_names_file_and_line_then_hint() {
+        let err = Error::state("unknown status `donee`")
+            .at("state/outbox.state")
+            .line(3)
+            .hint("fix or delete the line");
+        assert_eq!(
+            err.to_string(),
+            "state/outbox.state:3: unknown status `donee`\n  fix or delete the line"
+        );
+    }
+
+    #[test]
+    fn classes_round_trip_through_their_names() {
+        for class in Class::ALL {
+            assert_eq!(Class::parse(class.as_str()), Some(class));
+        }
+        assert_eq!(Class::parse("fatal"), None);
+    }
+}

@@ -1,0 +1,90 @@
+//! dayrun: publish dated markdown posts to their targets, exactly once, from a timer.
+
+pub mod adopt;
+pub mod check;
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod content;
+pub mod error;
+pub mod fsutil;
+pub mod lock;
+pub mod mark;
+pub mod post;
+pub mod runner;
+pub mod state;
+pub mod status;
+pub mod target;
+pub mod trace;
+
+use cli::{Args, Command};
+use clock::Clock;
+use config::Config;
+use error::Error;
+use jiff::civil::Date;
+
+/// Run one command; returns the process exit code (see the README).
+pub fn run(args: Args) -> i32 {
+    match dispatch(args) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("dayrun: {err}");
+            err.code()
+        }
+    }
+}
+
+fn dispatch(args: Args) -> Result<i32, Error> {
+    let root = args.dir.clone().unwrap_or_else(|| ".".into());
+    let config = Config::load(&root, args.config.as_deref())?;
+    let clock = |today: &Option<String>| -> Result<Clock, Error> {
+        let today = today.as_deref().map(|s| key(s, "--today")).transpose()?;
+        Ok(Clock::new(config.timezone.clone(), today))
+    };
+    Ok(match args.command {
+        Command::Run(a) => {
+            let plan = runner::Plan {
+                dry_run: a.dry_run,
+                backfill: a.backfill,
+                keys: keys(&a.key)?,
+                targets: a.target,
+                retry: false,
+                force: false,
+            };
+            runner::run(&config, &clock(&a.today)?, &plan)
+        }
+        Command::Retry(a) => {
+            if a.keys.is_empty() {
+                return Err(Error::usage(
+                    "name the key(s) to retry, e.g. `dayrun retry 2026-11-29`",
+                ));
+            }
+            let plan = runner::Plan {
+                keys: keys(&a.keys)?,
+                targets: a.target,
+                retry: true,
+                force: a.force,
+                backfill: true,
+                dry_run: false,
+            };
+            runner::run(&config, &clock(&None)?, &plan)
+        }
+        Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,
+        Command::Check(_) => check::run(&config, &clock(&None)?)?,
+        Command::Mark(a) => mark::run(&config, &clock(&None)?, &a)?,
+        Command::Adopt(a) => {
+            let until = a.until.as_deref().map(|s| key(s, "--until")).transpose()?;
+            adopt::run(&config, &clock(&None)?, until, &a.target)?
+        }
+    })
+}
+
+/// A key from the command line: strict `YYYY-MM-DD`, a real date.
+pub fn key(s: &str, what: &str) -> Result<Date, Error> {
+    clock::parse_key(s)
+        .ok_or_else(|| Error::usage(format!("{what}: `{s}` is not a date written YYYY-MM-DD")))
+}
+
+fn keys(list: &[String]) -> Result<Vec<Date>, Error> {
+    list.iter().map(|s| key(s, "key")).collect()
+}

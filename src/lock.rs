@@ -1,0 +1,65 @@
+//! The run lock: an exclusive `File::try_lock` on `state/.lock`, held by a guard for the whole run.
+
+use crate::clock::Clock;
+use crate::error::{Error, Kind};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// Held while a run, retry, mark or adopt changes state; released on drop (or process death).
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
+}
+
+/// Take the lock in `dir` (created if missing). A held lock is `Kind::Busy` (exit 75).
+pub fn acquire(dir: &Path, shown: &Path, clock: &Clock) -> Result<RunLock, Error> {
+    let shown_lock = shown.join(".lock");
+    let cannot = |doing: &str, e: std::io::Error, at: &Path| {
+        Error::io(Kind::State, at, doing, &e)
+            .hint("the state folder must exist and be writable; nothing was done")
+    };
+    std::fs::create_dir_all(dir).map_err(|e| cannot("create the state folder", e, shown))?;
+    let path = dir.join(".lock");
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| cannot("open the lock file", e, &shown_lock))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            let who = if holder.is_empty() {
+                "pid unknown".to_string()
+            } else {
+                holder.to_string()
+            };
+            return Err(Error::new(
+                Kind::Busy,
+                format!("another dayrun run holds {} ({who})", shown_lock.display()),
+            )
+            .hint("wait for it to finish; this run did nothing"));
+        }
+        Err(TryLockError::Error(e)) => return Err(cannot("lock", e, &shown_lock)),
+    }
+    // The lock is ours: say who holds it, and prove the folder takes new files before any
+    // side effect (a read-only folder with an old lock file would otherwise get this far).
+    let stamp = clock.stamp();
+    file.set_len(0)
+        .and_then(|()| file.seek(SeekFrom::Start(0)))
+        .and_then(|_| {
+            file.write_all(format!("pid {} since {stamp}\n", std::process::id()).as_bytes())
+        })
+        .map_err(|e| cannot("write the lock file", e, &shown_lock))?;
+    let probe = dir.join(format!(".probe.{}", std::process::id()));
+    File::create(&probe)
+        .and_then(|f| f.sync_all())
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| cannot("write in the state folder", e, shown))?;
+    Ok(RunLock { _file: file })
+}

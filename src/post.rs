@@ -1,0 +1,487 @@
+//! One post: read a dated markdown file and derive title, tags, summary, body, HTML, fingerprint.
+
+use crate::error::{Class, Error};
+use gray_matter::Pod;
+use gray_matter::engine::{Engine, YAML};
+use jiff::civil::Date;
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// Posts larger than this are refused (a sign of a wrong file, not a post).
+pub const MAX_BYTES: u64 = 5 * 1024 * 1024;
+/// Titles longer than this (in characters) are refused: no platform takes them.
+pub const MAX_TITLE_CHARS: usize = 300;
+/// The summary derived from the first paragraph is cut near this many characters.
+pub const SUMMARY_CHARS: usize = 200;
+
+/// Everything a target needs, derived from the file itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Post {
+    /// The date in the file name: the idempotency key.
+    pub key: Date,
+    /// The file, as shown to the user (relative to the project folder).
+    pub path: PathBuf,
+    pub title: String,
+    pub tags: Vec<String>,
+    pub summary: String,
+    /// Markdown without front matter and without the H1 used as title.
+    pub markdown: String,
+    /// `markdown` rendered (tables, footnotes, strikethrough).
+    pub html: String,
+    /// sha256 hex of the normalised title and body; CRLF and trailing blanks do not change it.
+    pub fingerprint: String,
+    /// `draft: true` in the front matter: never published.
+    pub draft: bool,
+}
+
+/// Read and derive the post at `path` (shown to the user as `shown`). `dir_tags` are the folder
+/// names between the content root and the file, used when the front matter names no tags.
+pub fn read(key: Date, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Result<Post, Error> {
+    let local = |msg: String| Error::failure(Class::Local, msg).at(shown);
+    let meta = std::fs::metadata(path).map_err(|e| local(format!("cannot read: {e}")))?;
+    if meta.len() > MAX_BYTES {
+        return Err(local(format!(
+            "file is {} bytes, more than the {} MB a post may have",
+            meta.len(),
+            MAX_BYTES / 1024 / 1024
+        ))
+        .hint("is this really a post? move it out of the content folder"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| local(format!("cannot read: {e}")))?;
+    parse(key, shown, &bytes, dir_tags)
+}
+
+/// Derive a post from the file's bytes.
+pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Result<Post, Error> {
+    let local = |msg: &str| Error::failure(Class::Local, msg).at(shown);
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
+            return Err(local("not UTF-8 text")
+                .line(line)
+                .hint("save the file as UTF-8"));
+        }
+    };
+    let text = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .replace("\r\n", "\n");
+    if text.trim().is_empty() {
+        return Err(local("the file is empty").hint("write the post, or delete the file"));
+    }
+    let (meta, body) = split_front_matter(&text).map_err(|(line, msg)| local(&msg).line(line))?;
+    let meta = match meta {
+        Some((matter, first_line)) => FrontMatter::parse(matter).map_err(|(line, msg)| {
+            local(&msg).line(line.map_or(first_line, |l| first_line + l - 1))
+        })?,
+        None => FrontMatter::default(),
+    };
+
+    let body_start_line = text[..text.len() - body.len()].matches('\n').count() + 1;
+    let (title, markdown) = match meta.title.filter(|t| !t.trim().is_empty()) {
+        Some(title) => (collapse(&title), body.to_string()),
+        None => match first_h1(body) {
+            Some((title, range)) if !title.is_empty() => {
+                let mut md = String::with_capacity(body.len());
+                md.push_str(&body[..range.start]);
+                md.push_str(&body[range.end..]);
+                (title, md)
+            }
+            Some((_, range)) => {
+                let line = body_start_line + body[..range.start].matches('\n').count();
+                return Err(
+                    local("the first `# heading` has no text to use as the title")
+                        .line(line)
+                        .hint("write words in the heading, or set `title:` in the front matter"),
+                );
+            }
+            None => {
+                return Err(local("no title").hint(
+                    "start the post with a `# Title` line, or set `title:` in the front matter",
+                ));
+            }
+        },
+    };
+    let title_chars = title.chars().count();
+    if title_chars > MAX_TITLE_CHARS {
+        return Err(local(&format!(
+            "the title is {title_chars} characters; at most {MAX_TITLE_CHARS} are allowed"
+        ))
+        .hint("shorten the title"));
+    }
+    let markdown = markdown.trim_start_matches('\n').to_string();
+    let summary = match meta.summary.filter(|s| !s.trim().is_empty()) {
+        Some(s) => collapse(&s),
+        None => cut(&first_paragraph(&markdown), SUMMARY_CHARS),
+    };
+    let tags = clean_tags(meta.tags.unwrap_or(dir_tags));
+    let html = render(&markdown);
+    let fingerprint = fingerprint(&title, &markdown);
+    Ok(Post {
+        key,
+        path: shown.to_path_buf(),
+        title,
+        tags,
+        summary,
+        markdown,
+        html,
+        fingerprint,
+        draft: meta.draft,
+    })
+}
+
+/// Front matter text and the file line it starts on.
+type Matter<'a> = Option<(&'a str, usize)>;
+
+/// `(Some((matter, first line of matter)), body)`; a fence that never closes is an error.
+fn split_front_matter(text: &str) -> Result<(Matter<'_>, &str), (usize, String)> {
+    let Some(rest) = text.strip_prefix("---") else {
+        return Ok((None, text));
+    };
+    let Some(nl) = rest.find('\n') else {
+        return Ok((None, text));
+    };
+    if !rest[..nl].trim().is_empty() {
+        return Ok((None, text)); // `----` or `--- x`: a rule or text, not a fence
+    }
+    let matter_start = 3 + nl + 1;
+    let mut pos = matter_start;
+    for line in text[matter_start..].split_inclusive('\n') {
+        let bare = line.trim_end();
+        if bare == "---" || bare == "..." {
+            return Ok((
+                Some((&text[matter_start..pos], 2)),
+                &text[pos + line.len()..],
+            ));
+        }
+        pos += line.len();
+    }
+    Err((1, "front matter opened with `---` is never closed".into()))
+}
+
+#[derive(Default)]
+struct FrontMatter {
+    title: Option<String>,
+    tags: Option<Vec<String>>,
+    summary: Option<String>,
+    draft: bool,
+}
+
+impl FrontMatter {
+    /// Errors carry the line within the matter (1-based) where the YAML parser knows it.
+    fn parse(matter: &str) -> Result<FrontMatter, (Option<usize>, String)> {
+        if matter.trim().is_empty() {
+            return Ok(FrontMatter::default());
+        }
+        let pod = YAML::parse(matter).map_err(|e| {
+            let msg = e.to_string();
+            (
+                yaml_line(&msg),
+                format!(
+                    "front matter is not valid YAML: {}",
+                    strip_yaml_position(&msg)
+                ),
+            )
+        })?;
+        let map = match pod {
+            Pod::Hash(map) => map,
+            Pod::Null => return Ok(FrontMatter::default()),
+            _ => return Err((None, "front matter must be `name: value` lines".into())),
+        };
+        let text = |name: &str| -> Result<Option<String>, (Option<usize>, String)> {
+            match map.get(name) {
+                None | Some(Pod::Null) => Ok(None),
+                Some(Pod::String(s)) => Ok(Some(s.clone())),
+                Some(Pod::Integer(n)) => Ok(Some(n.to_string())),
+                Some(Pod::Float(n)) => Ok(Some(n.to_string())),
+                Some(_) => Err((
+                    line_of(matter, name),
+                    format!("front matter `{name}` must be text"),
+                )),
+            }
+        };
+        let tags = match map.get("tags") {
+            None | Some(Pod::Null) => None,
+            Some(Pod::String(s)) => Some(s.split(',').map(str::to_string).collect()),
+            Some(Pod::Array(items)) => Some(
+                items
+                    .iter()
+                    .map(|item| match item {
+                        Pod::String(s) => Ok(s.clone()),
+                        Pod::Integer(n) => Ok(n.to_string()),
+                        _ => Err((
+                            line_of(matter, "tags"),
+                            "front matter `tags` must be a list of words".to_string(),
+                        )),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            Some(_) => {
+                return Err((
+                    line_of(matter, "tags"),
+                    "front matter `tags` must be a list or a comma-separated string".into(),
+                ));
+            }
+        };
+        let draft = match map.get("draft") {
+            None | Some(Pod::Null) => false,
+            Some(Pod::Boolean(b)) => *b,
+            Some(_) => {
+                return Err((
+                    line_of(matter, "draft"),
+                    "front matter `draft` must be true or false".into(),
+                ));
+            }
+        };
+        Ok(FrontMatter {
+            title: text("title")?,
+            tags,
+            summary: text("summary")?.or(text("description")?),
+            draft,
+        })
+    }
+}
+
+/// The line (1-based, within the matter) that sets `name`.
+fn line_of(matter: &str, name: &str) -> Option<usize> {
+    matter
+        .lines()
+        .position(|l| {
+            l.strip_prefix(name)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|i| i + 1)
+}
+
+/// yaml-rust2 reports `… at byte B line L column C` with a 1-based line.
+fn yaml_line(msg: &str) -> Option<usize> {
+    let idx = msg.rfind(" line ")?;
+    msg[idx + 6..].split_whitespace().next()?.parse().ok()
+}
+
+fn strip_yaml_position(msg: &str) -> &str {
+    let msg = msg.strip_prefix("Deserialize error: ").unwrap_or(msg);
+    match msg.rfind(" at byte ") {
+        Some(idx) => &msg[..idx],
+        None => msg,
+    }
+}
+
+fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH
+}
+
+/// The first level-1 heading as plain text, and its byte range in `body`.
+fn first_h1(body: &str) -> Option<(String, std::ops::Range<usize>)> {
+    let mut inside: Option<(String, std::ops::Range<usize>)> = None;
+    for (event, range) in Parser::new_ext(body, options()).into_offset_iter() {
+        match (&mut inside, event) {
+            (
+                None,
+                Event::Start(Tag::Heading {
+                    level: HeadingLevel::H1,
+                    ..
+                }),
+            ) => {
+                inside = Some((String::new(), range));
+            }
+            (Some((text, _)), Event::Text(t) | Event::Code(t)) => text.push_str(&t),
+            (Some((text, _)), Event::SoftBreak | Event::HardBreak) => text.push(' '),
+            (Some(_), Event::End(TagEnd::Heading(HeadingLevel::H1))) => {
+                let (text, range) = inside.take()?;
+                return Some((collapse(&text), range));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The first paragraph as plain text (inline markup flattened), or "" when there is none.
+fn first_paragraph(markdown: &str) -> String {
+    let mut text = String::new();
+    let mut depth = 0usize;
+    for event in Parser::new_ext(markdown, options()) {
+        match event {
+            Event::Start(Tag::Paragraph) => depth += 1,
+            Event::End(TagEnd::Paragraph) if depth > 0 => {
+                if !text.trim().is_empty() {
+                    return collapse(&text);
+                }
+                depth -= 1;
+            }
+            Event::Text(t) | Event::Code(t) if depth > 0 => text.push_str(&t),
+            Event::SoftBreak | Event::HardBreak if depth > 0 => text.push(' '),
+            _ => {}
+        }
+    }
+    collapse(&text)
+}
+
+fn render(markdown: &str) -> String {
+    let mut html = String::with_capacity(markdown.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, Parser::new_ext(markdown, options()));
+    html
+}
+
+/// Whitespace runs folded to one space, ends trimmed.
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Cut `s` to about `max` characters on a word (else character) boundary, marking the cut.
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let end = s.char_indices().nth(max).map_or(s.len(), |(i, _)| i);
+    let head = &s[..end];
+    let head = match head.rfind(' ') {
+        Some(space) if space > end / 2 => &head[..space],
+        _ => head,
+    };
+    format!("{}…", head.trim_end())
+}
+
+fn clean_tags(tags: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for tag in tags {
+        let tag = collapse(&tag);
+        if !tag.is_empty() && !out.contains(&tag) {
+            out.push(tag);
+        }
+    }
+    out
+}
+
+/// sha256 hex of the title and body, each line's trailing whitespace and trailing blank lines
+/// removed, line ends as LF.
+pub fn fingerprint(title: &str, markdown: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(title.trim().as_bytes());
+    hasher.update(b"\n\n");
+    let body: Vec<&str> = markdown.lines().map(str::trim_end).collect();
+    let end = body
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(0, |i| i + 1);
+    for line in &body[..end] {
+        hasher.update(line.as_bytes());
+        hasher.update(b"\n");
+    }
+    hex(&hasher.finalize())
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post(text: &str) -> Result<Post, Error> {
+        parse(
+            "2026-11-29".parse().unwrap(),
+            Path::new("content/2026-11-29.md"),
+            text.as_bytes(),
+            vec!["notes".into()],
+        )
+    }
+
+    #[test]
+    fn title_from_h1_flattens_markup_and_leaves_the_body() {
+        let p = post("# Hello *big* `world`\n\nFirst para\nline two.\n\nSecond.\n").unwrap();
+        assert_eq!(p.title, "Hello big world");
+        assert_eq!(p.summary, "First para line two.");
+        assert_eq!(p.markdown, "First para\nline two.\n\nSecond.\n");
+        assert_eq!(p.tags, vec!["notes"]);
+        assert!(p.html.contains("<p>Second.</p>"), "{}", p.html);
+        assert!(!p.draft);
+    }
+
+    #[test]
+    fn front_matter_wins_over_derived_values() {
+        let p = post("---\ntitle: Set\ntags: [a, b, a]\ndescription: Short.\ndraft: true\n---\n# H1 stays\n\nBody.\n").unwrap();
+        assert_eq!((p.title.as_str(), p.summary.as_str()), ("Set", "Short."));
+        assert_eq!(p.tags, vec!["a", "b"]);
+        assert!(p.draft);
+        assert!(p.markdown.starts_with("# H1 stays"));
+        assert_eq!(
+            post("---\ntags: x, y\n---\n# T\n").unwrap().tags,
+            vec!["x", "y"]
+        );
+    }
+
+    #[test]
+    fn fingerprint_ignores_crlf_and_trailing_blanks() {
+        let a = post("# T\n\nbody  \nmore\n\n\n").unwrap();
+        let b = post("# T\r\n\r\nbody\r\nmore\r\n").unwrap();
+        let c = post("# T\n\nbody\nmore!\n").unwrap();
+        assert_eq!(a.fingerprint, b.fingerprint);
+        assert_ne!(a.fingerprint, c.fingerprint);
+    }
+
+    #[test]
+    fn bad_posts_name_the_line_and_what_to_do() {
+        let cases: &[(&[u8], Option<usize>, &str)] = &[
+            (b"", None, "empty"),
+            (b"  \n\n", None, "empty"),
+            (b"just text\n", None, "no title"),
+            (
+                b"# ![](cover.png)\n\ntext\n",
+                Some(1),
+                "no text to use as the title",
+            ),
+            (
+                b"---\ndraft: false\n---\n\n# <b></b>\n",
+                Some(5),
+                "no text to use as the title",
+            ),
+            (b"---\ntitle: x\n", Some(1), "never closed"),
+            (b"---\ntitle: [x\n---\n# T\n", Some(3), "not valid YAML"),
+            (
+                b"---\ntitle: a\n- b\ntags: c\n---\n# T\n",
+                Some(3),
+                "not valid YAML",
+            ),
+            (
+                b"---\ntitle: ok\ndraft: maybe\n---\n",
+                Some(3),
+                "`draft` must be",
+            ),
+            (b"# T\n\nok\n\xff\xfe\n", Some(4), "not UTF-8"),
+        ];
+        for (input, line, needle) in cases {
+            let err = match parse(
+                "2026-11-29".parse().unwrap(),
+                Path::new("x.md"),
+                input,
+                vec![],
+            ) {
+                Ok(post) => panic!("{input:?} gave a post: {post:?}"),
+                Err(err) => err,
+            };
+            assert_eq!(err.class(), Some(Class::Local));
+            assert!(err.message.contains(needle), "{input:?}: {err}");
+            assert_eq!(err.line, *line, "{input:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn bom_and_long_summaries() {
+        let long = "word ".repeat(100);
+        let p = post(&format!("\u{feff}# T\n\n{long}\n")).unwrap();
+        assert_eq!(p.title, "T");
+        assert!(p.summary.ends_with('…'));
+        assert!(p.summary.chars().count() <= SUMMARY_CHARS + 1);
+        let long_title = format!("# {}\n", "x".repeat(MAX_TITLE_CHARS + 1));
+        assert!(post(&long_title).unwrap_err().message.contains("title is"));
+    }
+}

@@ -1,0 +1,509 @@
+//! Per-target state: `state/<target>.state`, one line per key, plus an append-only journal.
+//!
+//! At rest the state file holds one sorted line per key: `KEY STATUS TIMESTAMP [name=value ...]`.
+//! During a run every transition is appended to `state/<target>.journal` and fsync'd, so its cost
+//! does not grow with the number of keys; the journal is folded back into the state file (temp,
+//! fsync, rename, folder fsync) at the start and end of each run.
+
+use crate::clock::parse_key;
+use crate::error::{Class, Error};
+use crate::fsutil;
+use jiff::civil::Date;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Written before the side effect: if found later, the outcome is unknown.
+    Pending,
+    Done,
+    Failed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Done => "done",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// One key's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub key: Date,
+    pub status: Status,
+    /// RFC 3339 with offset, kept as written.
+    pub at: String,
+    /// `name=value` pairs in order: `id`, `fp`, `class`, `reason`, ….
+    pub fields: Vec<(String, String)>,
+}
+
+impl Record {
+    pub fn new(key: Date, status: Status, at: String) -> Record {
+        Record {
+            key,
+            status,
+            at,
+            fields: Vec::new(),
+        }
+    }
+
+    /// Add a field (empty values are left out).
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Record {
+        let value = value.into();
+        if !value.is_empty() {
+            self.fields.retain(|(n, _)| n != name);
+            self.fields.push((name.to_string(), value));
+        }
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn class(&self) -> Option<Class> {
+        self.get("class").and_then(Class::parse)
+    }
+
+    /// The line as written to the state file (no newline).
+    pub fn to_line(&self) -> String {
+        let mut line = format!("{} {} {}", self.key, self.status.as_str(), self.at);
+        for (name, value) in &self.fields {
+            let _ = write!(line, " {name}=");
+            quote(&mut line, value);
+        }
+        line
+    }
+
+    /// Parse one line. `Ok(None)` for blank and `#` comment lines; CRLF and trailing blanks ok.
+    pub fn parse(line: &str) -> Result<Option<Record>, String> {
+        let line = line.trim_end();
+        let body = line.trim_start();
+        if body.is_empty() || body.starts_with('#') {
+            return Ok(None);
+        }
+        let mut words = Words { rest: body };
+        let key_word = words.next_bare().ok_or("missing key")?;
+        let key = parse_key(key_word)
+            .ok_or_else(|| format!("`{key_word}` is not a key (YYYY-MM-DD, a real date)"))?;
+        let status = match words.next_bare() {
+            Some("pending") => Status::Pending,
+            Some("done") => Status::Done,
+            Some("failed") => Status::Failed,
+            Some(other) => {
+                return Err(format!(
+                    "unknown status `{other}` (pending, done or failed)"
+                ));
+            }
+            None => return Err("missing status after the key".into()),
+        };
+        let at = words
+            .next_bare()
+            .ok_or("missing timestamp after the status")?;
+        if at.parse::<jiff::Timestamp>().is_err() {
+            return Err(format!("`{at}` is not an RFC 3339 timestamp with offset"));
+        }
+        let mut record = Record::new(key, status, at.to_string());
+        while let Some((name, value)) = words.next_field()? {
+            if record.get(&name).is_some() {
+                return Err(format!("field `{name}` appears twice"));
+            }
+            record.fields.push((name, value));
+        }
+        if let Some(class) = record.get("class")
+            && Class::parse(class).is_none()
+        {
+            return Err(format!("unknown class `{class}`"));
+        }
+        Ok(Some(record))
+    }
+}
+
+fn quote(out: &mut String, value: &str) {
+    let bare = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| !c.is_whitespace() && !c.is_control() && c != '"' && c != '\\');
+    if bare {
+        out.push_str(value);
+        return;
+    }
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || (c.is_whitespace() && c != ' ') => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+struct Words<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Words<'a> {
+    fn next_bare(&mut self) -> Option<&'a str> {
+        let rest = self.rest.trim_start();
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        self.rest = &rest[end..];
+        Some(&rest[..end])
+    }
+
+    fn next_field(&mut self) -> Result<Option<(String, String)>, String> {
+        let rest = self.rest.trim_start();
+        if rest.is_empty() {
+            return Ok(None);
+        }
+        let eq = rest
+            .find('=')
+            .filter(|eq| !rest[..*eq].contains(char::is_whitespace))
+            .ok_or_else(|| format!("expected name=value, found `{}`", first_word(rest)))?;
+        let name = &rest[..eq];
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        {
+            return Err(format!("bad field name `{name}`"));
+        }
+        let after = &rest[eq + 1..];
+        let (value, rest) = if let Some(quoted) = after.strip_prefix('"') {
+            unquote(quoted)
+                .ok_or_else(|| format!("field `{name}`: unterminated or bad quoted value"))?
+        } else {
+            let end = after.find(char::is_whitespace).unwrap_or(after.len());
+            if after[..end].contains('"') {
+                return Err(format!("field `{name}`: stray `\"`"));
+            }
+            (after[..end].to_string(), &after[end..])
+        };
+        if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+            return Err(format!(
+                "field `{name}`: text right after the closing quote"
+            ));
+        }
+        self.rest = rest;
+        Ok(Some((name.to_string(), value)))
+    }
+}
+
+fn first_word(s: &str) -> &str {
+    s.split_whitespace().next().unwrap_or(s)
+}
+
+/// Read a quoted value (after its opening quote); returns the value and what follows.
+fn unquote(s: &str) -> Option<(String, &str)> {
+    let mut out = String::new();
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((out, &s[i + 1..])),
+            '\\' => match chars.next()?.1 {
+                '"' => out.push('"'),
+                '\\' => out.push('\\'),
+                'n' => out.push('\n'),
+                'r' => out.push('\r'),
+                't' => out.push('\t'),
+                'u' => {
+                    if chars.next()?.1 != '{' {
+                        return None;
+                    }
+                    let mut hex = String::new();
+                    loop {
+                        match chars.next()?.1 {
+                            '}' => break,
+                            h if h.is_ascii_hexdigit() && hex.len() < 6 => hex.push(h),
+                            _ => return None,
+                        }
+                    }
+                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+                }
+                _ => return None,
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+/// One target's state: the state file, folded with its journal.
+#[derive(Debug)]
+pub struct StateFile {
+    pub target: String,
+    path: PathBuf,
+    journal_path: PathBuf,
+    records: BTreeMap<Date, Record>,
+    /// Comment and blank lines found before a key's line, kept with it on rewrite.
+    comments: BTreeMap<Date, Vec<String>>,
+    /// Comment lines after the last key.
+    tail: Vec<String>,
+    /// The state file's bytes as read, to skip rewriting an unchanged file.
+    original: Vec<u8>,
+    journal_exists: bool,
+    journal: Option<File>,
+    /// A torn last journal record that was dropped (shown to the user).
+    pub torn: Option<String>,
+}
+
+impl StateFile {
+    pub fn path_for(dir: &Path, target: &str) -> PathBuf {
+        dir.join(format!("{target}.state"))
+    }
+
+    /// Read `dir/<target>.state` and replay `dir/<target>.journal` over it. Any malformed line
+    /// is an error naming file and line; only a torn last journal record is dropped.
+    pub fn load(dir: &Path, target: &str, shown_dir: &Path) -> Result<StateFile, Error> {
+        let path = StateFile::path_for(dir, target);
+        let journal_path = dir.join(format!("{target}.journal"));
+        let shown = shown_dir.join(format!("{target}.state"));
+        let shown_journal = shown_dir.join(format!("{target}.journal"));
+        let original = read_or_empty(&path, &shown)?;
+        let mut state = StateFile {
+            target: target.to_string(),
+            path,
+            journal_path,
+            records: BTreeMap::new(),
+            comments: BTreeMap::new(),
+            tail: Vec::new(),
+            original,
+            journal_exists: false,
+            journal: None,
+            torn: None,
+        };
+        let text = std::str::from_utf8(&state.original).map_err(|e| {
+            let line = state.original[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
+            Error::state("not UTF-8 text").at(&shown).line(line)
+        })?;
+        let mut pending_comments = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let bad = |msg: String| {
+                Error::state(msg)
+                    .at(&shown)
+                    .line(i + 1)
+                    .hint("fix or delete that line by hand; nothing was changed")
+            };
+            match Record::parse(line).map_err(bad)? {
+                None => pending_comments.push(line.trim_end().to_string()),
+                Some(record) => {
+                    if state.records.contains_key(&record.key) {
+                        return Err(bad(format!("{} appears twice", record.key)));
+                    }
+                    if !pending_comments.is_empty() {
+                        state
+                            .comments
+                            .insert(record.key, std::mem::take(&mut pending_comments));
+                    }
+                    state.records.insert(record.key, record);
+                }
+            }
+        }
+        state.tail = pending_comments;
+
+        let journal = read_or_empty(&state.journal_path, &shown_journal)?;
+        state.journal_exists = state.journal_path.exists();
+        let end = journal.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
+        let journal = &journal[..end];
+        let complete = journal
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        if complete < journal.len() {
+            state.torn = Some(format!(
+                "{}: dropped a torn last record ({} bytes) left by an interrupted run",
+                shown_journal.display(),
+                journal.len() - complete
+            ));
+        }
+        for (i, line) in journal[..complete].split(|b| *b == b'\n').enumerate() {
+            let bad = |msg: String| {
+                Error::state(msg)
+                    .at(&shown_journal)
+                    .line(i + 1)
+                    .hint("the journal is damaged before its end; repair that line by hand or move the file away")
+            };
+            let line = std::str::from_utf8(line).map_err(|_| bad("not UTF-8 text".into()))?;
+            if line.contains('\0') {
+                return Err(bad("NUL bytes in the middle of the journal".into()));
+            }
+            if let Some(record) = Record::parse(line).map_err(bad)? {
+                state.records.insert(record.key, record);
+            }
+        }
+        Ok(state)
+    }
+
+    pub fn get(&self, key: Date) -> Option<&Record> {
+        self.records.get(&key)
+    }
+
+    pub fn records(&self) -> impl Iterator<Item = &Record> {
+        self.records.values()
+    }
+
+    /// The state file's text: comments kept in place, one sorted line per key.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for (key, record) in &self.records {
+            for comment in self.comments.get(key).into_iter().flatten() {
+                out.push_str(comment);
+                out.push('\n');
+            }
+            out.push_str(&record.to_line());
+            out.push('\n');
+        }
+        for comment in &self.tail {
+            out.push_str(comment);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Fold the journal into the state file. Unchanged files are not rewritten.
+    pub fn compact(&mut self) -> Result<(), Error> {
+        let text = self.render();
+        if text.as_bytes() != self.original.as_slice() {
+            fsutil::write_atomic(&self.path, text.as_bytes()).map_err(|e| {
+                Error::io(
+                    crate::error::Kind::State,
+                    &self.path,
+                    "write the state file",
+                    &e,
+                )
+            })?;
+            self.original = text.into_bytes();
+        }
+        if self.journal_exists {
+            self.journal = None;
+            std::fs::remove_file(&self.journal_path)
+                .and_then(|()| fsutil::sync_dir(self.path.parent().unwrap_or(Path::new("."))))
+                .map_err(|e| {
+                    Error::io(
+                        crate::error::Kind::State,
+                        &self.journal_path,
+                        "remove the journal",
+                        &e,
+                    )
+                })?;
+            self.journal_exists = false;
+        }
+        Ok(())
+    }
+
+    /// Record a transition durably (appended to the journal and fsync'd) before returning.
+    pub fn set(&mut self, record: Record) -> Result<(), Error> {
+        let io = |e: std::io::Error, path: &Path| {
+            Error::io(crate::error::Kind::State, path, "record the outcome", &e).hint(
+                "the state folder must be writable and not full; nothing more is sent until it is",
+            )
+        };
+        if self.journal.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.journal_path)
+                .map_err(|e| io(e, &self.journal_path))?;
+            if !self.journal_exists {
+                fsutil::sync_dir(self.path.parent().unwrap_or(Path::new(".")))
+                    .map_err(|e| io(e, &self.journal_path))?;
+                self.journal_exists = true;
+            }
+            self.journal = Some(file);
+        }
+        let mut line = record.to_line();
+        line.push('\n');
+        let file = self.journal.as_mut().expect("journal opened above");
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.sync_data())
+            .map_err(|e| io(e, &self.journal_path))?;
+        self.records.insert(record.key, record);
+        Ok(())
+    }
+}
+
+fn read_or_empty(path: &Path, shown: &Path) -> Result<Vec<u8>, Error> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(Error::io(crate::error::Kind::State, shown, "read", &e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_parse_and_print_back() {
+        let line = "2026-11-29 failed 2026-11-29T09:00:04+08:00 class=rejected reason=\"HTTP 422: title \\\"x\\\" taken\" fp=ab12";
+        let record = Record::parse(line).unwrap().unwrap();
+        assert_eq!(record.status, Status::Failed);
+        assert_eq!(record.class(), Some(Class::Rejected));
+        assert_eq!(record.get("reason"), Some("HTTP 422: title \"x\" taken"));
+        assert_eq!(record.to_line(), line);
+    }
+
+    #[test]
+    fn hand_edits_are_tolerated() {
+        for line in ["", "   ", "# a comment", "  # indented comment\r"] {
+            assert_eq!(Record::parse(line), Ok(None), "{line:?}");
+        }
+        let crlf = Record::parse("2026-11-29 done 2026-11-29T09:00:04Z id=x  \r")
+            .unwrap()
+            .unwrap();
+        assert_eq!(crlf.get("id"), Some("x"));
+    }
+
+    #[test]
+    fn malformed_lines_say_why() {
+        let cases = [
+            ("2026-02-30 done 2026-11-29T09:00:04Z", "not a key"),
+            ("20261129 done 2026-11-29T09:00:04Z", "not a key"),
+            ("2026-11-29 donee 2026-11-29T09:00:04Z", "unknown status"),
+            ("2026-11-29 done", "missing timestamp"),
+            ("2026-11-29 done yesterday", "not an RFC 3339"),
+            (
+                "2026-11-29 done 2026-11-29T09:00:04Z id",
+                "expected name=value",
+            ),
+            (
+                "2026-11-29 done 2026-11-29T09:00:04Z id=\"open",
+                "unterminated",
+            ),
+            ("2026-11-29 done 2026-11-29T09:00:04Z id=a id=b", "twice"),
+            (
+                "2026-11-29 failed 2026-11-29T09:00:04Z class=fatal",
+                "unknown class",
+            ),
+            ("garbage", "not a key"),
+        ];
+        for (line, needle) in cases {
+            let err = Record::parse(line).unwrap_err();
+            assert!(err.contains(needle), "{line:?}: {err}");
+        }
+    }
+}

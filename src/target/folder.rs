@@ -1,0 +1,123 @@
+//! `kind = "folder"`: write `<dir>/<key>.html` and `<dir>/<key>.json`, each atomically.
+
+use super::{Context, Receipt, Target};
+use crate::clock::Clock;
+use crate::error::{Class, Error};
+use crate::fsutil::write_atomic;
+use crate::post::Post;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Output folder, relative to the project folder.
+    dir: PathBuf,
+}
+
+pub struct Folder {
+    dir: PathBuf,
+    shown: PathBuf,
+    clock: Clock,
+}
+
+impl Folder {
+    pub fn new(ctx: &Context, settings: Settings) -> Result<Folder, Error> {
+        let dir = ctx.config.root.join(&settings.dir);
+        Ok(Folder {
+            shown: ctx.config.show(&dir),
+            dir,
+            clock: ctx.clock.clone(),
+        })
+    }
+
+    fn receipt(&self, post: &Post) -> Receipt {
+        Receipt::id(
+            self.shown
+                .join(format!("{}.html", post.key))
+                .to_string_lossy(),
+        )
+    }
+
+    fn write(&self, post: &Post) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        write_atomic(
+            &self.dir.join(format!("{}.html", post.key)),
+            page(post).as_bytes(),
+        )?;
+        // The JSON, with the fingerprint, is written last: it is what `find` trusts.
+        let meta = serde_json::json!({
+            "key": post.key.to_string(),
+            "title": post.title,
+            "tags": post.tags,
+            "summary": post.summary,
+            "fingerprint": post.fingerprint,
+            "published_at": self.clock.stamp(),
+        });
+        let mut json = serde_json::to_string_pretty(&meta).expect("a JSON value serialises");
+        json.push('\n');
+        write_atomic(
+            &self.dir.join(format!("{}.json", post.key)),
+            json.as_bytes(),
+        )
+    }
+}
+
+impl Target for Folder {
+    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
+        // Both files are replaced atomically, so a failure leaves nothing half-written:
+        // retry-safe. A lone .html without its .json reads as "absent" and is rewritten.
+        self.write(post).map_err(|e| {
+            Error::failure(
+                Class::RetrySafe,
+                format!("cannot write to {}: {e}", self.shown.display()),
+            )
+        })?;
+        Ok(self.receipt(post))
+    }
+
+    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
+        let json = self.dir.join(format!("{}.json", post.key));
+        let text = match std::fs::read_to_string(&json) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(Error::failure(
+                    Class::Unknown,
+                    format!("cannot read {}: {e}", json.display()),
+                ));
+            }
+        };
+        let same = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v.get("fingerprint")
+                    .and_then(|f| f.as_str())
+                    .map(|f| f == post.fingerprint)
+            })
+            .unwrap_or(false);
+        let html = self.dir.join(format!("{}.html", post.key));
+        Ok((same && Path::new(&html).is_file()).then(|| self.receipt(post)))
+    }
+
+    fn immediate(&self) -> bool {
+        true
+    }
+}
+
+/// A small standalone HTML page for the post.
+fn page(post: &Post) -> String {
+    format!(
+        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<article>\n<h1>{}</h1>\n{}</article>\n",
+        escape(&post.title),
+        escape(&post.title),
+        post.html
+    )
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}

@@ -1,0 +1,56 @@
+//! The trace: one line per action in `state/<target>.log` — time, key, action, result, detail.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Appends trace lines for one target. Never given a secret: callers pass receipts and reasons.
+#[derive(Debug)]
+pub struct Trace {
+    path: PathBuf,
+    file: Option<File>,
+    warned: bool,
+}
+
+impl Trace {
+    pub fn new(state_dir: &Path, target: &str) -> Trace {
+        Trace {
+            path: state_dir.join(format!("{target}.log")),
+            file: None,
+            warned: false,
+        }
+    }
+
+    /// `2026-11-29T09:00:04+08:00 2026-11-29 publish done id=… duration_ms=12`
+    pub fn line(&mut self, stamp: &str, key: &str, action: &str, result: &str, detail: &str) {
+        let mut line = format!("{stamp} {key} {action} {result}");
+        if !detail.is_empty() {
+            line.push(' ');
+            line.push_str(&detail.replace('\n', " "));
+        }
+        line.push('\n');
+        let written = (|| {
+            if self.file.is_none() {
+                self.file = Some(
+                    OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&self.path)?,
+                );
+            }
+            self.file
+                .as_mut()
+                .expect("opened above")
+                .write_all(line.as_bytes())
+        })();
+        if let Err(e) = written
+            && !self.warned
+        {
+            eprintln!(
+                "dayrun: warning: cannot write the trace {}: {e}",
+                self.path.display()
+            );
+            self.warned = true;
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! Bad and messy content: each case is an error naming the file (and line), others go on.
+
+use crate::util::Project;
+
+const TODAY: &str = "--today=2026-11-29";
+
+#[test]
+fn one_bad_post_never_stops_the_others() {
+    let p = Project::new();
+    let cases: &[(&str, &[u8], &str)] = &[
+        (
+            "content/2026-11-20.md",
+            b"",
+            "content/2026-11-20.md: the file is empty",
+        ),
+        (
+            "content/2026-11-21.md",
+            b"# T\n\n\xff\xfe\n",
+            "content/2026-11-21.md:3: not UTF-8 text",
+        ),
+        (
+            "content/2026-11-22.md",
+            b"---\ntitle: x\nbody\n",
+            "content/2026-11-22.md:1: front matter opened with `---` is never closed",
+        ),
+        (
+            "content/2026-11-23.md",
+            b"---\ntitle: a\n- b\n---\n# T\n",
+            "content/2026-11-23.md:3: front matter is not valid YAML",
+        ),
+        (
+            "content/2026-11-24.md",
+            b"just words\n",
+            "content/2026-11-24.md: no title",
+        ),
+        (
+            "content/2026-11-25.md",
+            b"---\ntitle: only front matter\n---\n",
+            "",
+        ),
+    ];
+    for (path, bytes, _) in cases {
+        p.file(path, bytes);
+    }
+    p.file("content/2026-02-30.md", "# Impossible\n");
+    p.file("content/20261126.md", "# Wrong shape\n");
+    p.file("content/a/2026-11-27.md", "# One\n")
+        .file("content/b/2026-11-27.md", "# Two\n");
+    p.post("2026-11-28", "Fine").post("2026-11-29", "Also fine");
+    p.file("content/2026-11-29.md~", "# backup\n")
+        .file("content/.#2026-11-29.md", "lock");
+    let out = p.run(&["run", "--backfill", TODAY]);
+    out.code(1)
+        .stdout_has("2026-11-28 outbox published")
+        .stdout_has("2026-11-29 outbox published")
+        .stdout_has("2026-11-25 outbox published")
+        .stderr_has("content/2026-02-30.md: `2026-02-30` is not a real date")
+        .stderr_has("content/20261126.md: not a post: the name must be YYYY-MM-DD.md\n  rename it to 2026-11-26.md")
+        .stderr_has("two files for 2026-11-27: content/a/2026-11-27.md and content/b/2026-11-27.md");
+    for (_, _, needle) in cases {
+        out.stderr_has(needle);
+    }
+    let lines = p.state_lines("outbox");
+    let failed: Vec<&String> = lines.iter().filter(|l| l.contains(" failed ")).collect();
+    assert_eq!(failed.len(), 6, "{lines:#?}");
+    assert!(failed.iter().all(|l| l.contains("class=local")));
+    // Fixing a file is all it takes: the next run picks it up.
+    p.file("content/2026-11-24.md", "# Now with a title\n");
+    p.run(&["run", "--backfill", TODAY])
+        .code(1)
+        .stdout_has("2026-11-24 outbox published");
+    let check = p.run(&["check"]);
+    check
+        .code(1)
+        .stdout_has("ignored content/2026-11-29.md~: editor leftover")
+        .stderr_has("content/2026-11-20.md: the file is empty");
+}
+
+#[test]
+fn crlf_bom_and_subfolder_tags() {
+    let p = Project::new();
+    p.file(
+        "content/rust/2026/2026-11-29.md",
+        "\u{feff}# Title\r\n\r\nFirst line\r\nof para.\r\n",
+    );
+    p.run(&["run", TODAY]).code(0);
+    let meta: serde_json::Value = serde_json::from_str(&p.read("outbox/2026-11-29.json")).unwrap();
+    assert_eq!(meta["title"], "Title");
+    assert_eq!(meta["tags"], serde_json::json!(["rust"]));
+    assert_eq!(meta["summary"], "First line of para.");
+}
+
+#[test]
+fn huge_files_and_symlink_loops_are_refused_not_followed() {
+    let p = Project::new();
+    let big = format!("# Big\n\n{}\n", "x".repeat(5 * 1024 * 1024 + 1));
+    p.file("content/2026-11-28.md", big);
+    p.post("2026-11-29", "Fine");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(p.path("content"), p.path("content/loop")).unwrap();
+    p.run(&["run", TODAY])
+        .code(1)
+        .stderr_has(
+            "content/2026-11-28.md: file is 5242889 bytes, more than the 5 MB a post may have",
+        )
+        .stdout_has("2026-11-29 outbox published");
+    p.run(&["check"])
+        .code(1)
+        .stdout_has("ignored content/loop: symbolic link (not followed)");
+}
+
+#[test]
+fn editing_a_published_post_does_not_republish_it() {
+    let p = Project::new();
+    p.post("2026-11-29", "Once");
+    p.run(&["run", TODAY]).code(0);
+    p.file("content/2026-11-29.md", "# Once, edited\n\nNew body.\n");
+    p.run(&["run", TODAY]).code(0).stdout_has("outbox: 1 done");
+    assert!(!p.read("outbox/2026-11-29.json").contains("edited"));
+}

@@ -1,0 +1,330 @@
+//! The core runner on the folder target: due, scheduled, stale, dry-run, lock, retry, mark.
+
+use crate::util::Project;
+
+const TODAY: &str = "--today=2026-11-29";
+
+fn three_days() -> Project {
+    let p = Project::new();
+    p.post("2026-11-28", "Yesterday")
+        .post("2026-11-29", "Today")
+        .post("2026-11-30", "Tomorrow");
+    p
+}
+
+#[test]
+fn first_run_publishes_due_posts_to_the_outbox() {
+    let p = three_days();
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-28 outbox published id=outbox/2026-11-28.html")
+        .stdout_has("2026-11-29 outbox published id=outbox/2026-11-29.html");
+    assert_eq!(p.statuses("outbox"), ["2026-11-28 done", "2026-11-29 done"]);
+    assert!(
+        !p.exists("outbox/2026-11-30.html"),
+        "scheduled post was published"
+    );
+    let meta: serde_json::Value = serde_json::from_str(&p.read("outbox/2026-11-29.json")).unwrap();
+    assert_eq!(meta["title"], "Today");
+    assert_eq!(meta["key"], "2026-11-29");
+    assert!(
+        p.read("outbox/2026-11-29.html")
+            .contains("<p>Body of 2026-11-29.</p>")
+    );
+    let log = p.read("state/outbox.log");
+    assert_eq!(log.lines().count(), 2, "{log}");
+    assert!(
+        log.lines().all(|l| l.contains(" publish done id=outbox/")),
+        "{log}"
+    );
+    let stamp = log.split_whitespace().next().unwrap();
+    assert!(
+        stamp.parse::<jiff::Timestamp>().is_ok() && stamp.ends_with("+00:00"),
+        "{stamp}"
+    );
+}
+
+#[test]
+fn rerun_changes_nothing_byte_for_byte() {
+    let p = three_days();
+    p.run(&["run", TODAY]).code(0);
+    let before = p.tree(&["state/.lock"]);
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("outbox: 2 done, 1 scheduled");
+    assert_eq!(p.tree(&["state/.lock"]), before);
+}
+
+#[test]
+fn the_next_day_publishes_the_scheduled_post() {
+    let p = three_days();
+    p.run(&["run", TODAY]).code(0);
+    p.run(&["run", "--today=2026-11-30"])
+        .code(0)
+        .stdout_has("2026-11-30 outbox published");
+    assert_eq!(p.statuses("outbox").len(), 3);
+}
+
+#[test]
+fn stale_posts_wait_for_backfill_or_a_named_key() {
+    let p = Project::new();
+    p.post("2026-11-01", "Old")
+        .post("2026-11-02", "Older too")
+        .post("2026-11-26", "Three days");
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2 stale key(s) skipped, 2026-11-01..2026-11-02")
+        .stdout_has("2026-11-26 outbox published");
+    p.run(&["run", TODAY, "--key", "2026-11-02"])
+        .code(0)
+        .stdout_has("2026-11-02 outbox published");
+    assert!(!p.exists("outbox/2026-11-01.html"));
+    p.run(&["run", TODAY, "--backfill"])
+        .code(0)
+        .stdout_has("2026-11-01 outbox published");
+    assert_eq!(p.statuses("outbox").len(), 3);
+}
+
+#[test]
+fn adopt_records_a_baseline_without_publishing() {
+    let p = three_days();
+    p.file("content/2026-11-20.md", "---\ndraft: true\n---\n# Draft\n");
+    p.run(&["adopt", "--until", "2026-11-28"])
+        .code(0)
+        .stdout_has("outbox: adopted 1 key(s) up to 2026-11-28")
+        .stdout_has("1 draft(s) left alone");
+    assert!(p.state_lines("outbox")[0].contains("reason=adopted"));
+    assert!(!p.exists("outbox"));
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 outbox published");
+    assert!(
+        !p.exists("outbox/2026-11-28.html"),
+        "adopted key was published"
+    );
+}
+
+#[test]
+fn dry_run_prints_decisions_and_changes_nothing() {
+    let p = three_days();
+    p.file("content/2026-11-27.md", "no title here\n");
+    let before = p.tree(&[]);
+    p.run(&["run", "--dry-run", TODAY])
+        .code(1)
+        .stdout_has(
+            "2026-11-29 outbox publish (due) \"Today\" tags= summary=\"Body of 2026-11-29.\"",
+        )
+        .stdout_has("2026-11-30 outbox scheduled")
+        .stderr_has("content/2026-11-27.md: no title");
+    assert_eq!(p.tree(&[]), before, "dry-run changed the tree");
+    assert!(!p.exists("state"));
+    // After a real run, dry-run says what is done, still without writing.
+    p.file("content/2026-11-27.md", "# Fixed\n");
+    p.run(&["run", TODAY]).code(0);
+    let before = p.tree(&[]);
+    p.run(&["run", "--dry-run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 outbox skip done");
+    assert_eq!(p.tree(&[]), before);
+}
+
+#[test]
+fn a_second_run_is_kept_out_by_the_lock() {
+    let p = three_days();
+    std::fs::create_dir_all(p.path("state")).unwrap();
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(p.path("state/.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    std::fs::write(
+        p.path("state/.lock"),
+        "pid 4242 since 2026-11-29T09:00:00+00:00\n",
+    )
+    .unwrap();
+    for args in [
+        &["run", TODAY][..],
+        &["mark", "2026-11-29", "done"],
+        &["adopt"],
+        &["retry", "2026-11-29"],
+    ] {
+        p.run(args).code(75).stderr_has(
+            "another dayrun run holds state/.lock (pid 4242 since 2026-11-29T09:00:00+00:00)",
+        );
+    }
+    assert!(!p.exists("outbox"));
+    assert!(!p.exists("state/outbox.state"));
+    drop(lock);
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 outbox published");
+}
+
+#[test]
+fn pending_found_at_start_is_confirmed_not_resent() {
+    let p = three_days();
+    p.run(&["run", TODAY]).code(0);
+    // A crash after the files were written but before `done` was recorded:
+    let done = p.read("state/outbox.state");
+    let pending = done.replace("2026-11-29 done", "2026-11-29 pending");
+    p.file("state/outbox.state", &pending);
+    let html_before = p.read("outbox/2026-11-29.json");
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 outbox confirmed");
+    assert_eq!(
+        p.read("outbox/2026-11-29.json"),
+        html_before,
+        "confirmed post was rewritten"
+    );
+    assert!(
+        p.read("state/outbox.log")
+            .contains("2026-11-29 confirm done")
+    );
+    // A crash before the files were written: confirmed absent, then sent.
+    std::fs::remove_file(p.path("outbox/2026-11-28.json")).unwrap();
+    let pending = p
+        .read("state/outbox.state")
+        .replace("2026-11-28 done", "2026-11-28 pending");
+    p.file("state/outbox.state", &pending);
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-28 outbox published");
+    assert!(p.exists("outbox/2026-11-28.json"));
+    assert!(
+        p.read("state/outbox.log")
+            .contains("2026-11-28 confirm absent")
+    );
+}
+
+#[test]
+fn retry_and_mark_are_the_human_levers() {
+    let p = three_days();
+    p.run(&["run", TODAY]).code(0);
+    p.run(&["retry", "2026-11-29"])
+        .code(0)
+        .stdout_has("2026-11-29 outbox skip done");
+    std::fs::remove_file(p.path("outbox/2026-11-29.html")).unwrap();
+    p.run(&["retry", "2026-11-29", "--force"])
+        .code(0)
+        .stdout_has("2026-11-29 outbox published");
+    assert!(p.exists("outbox/2026-11-29.html"));
+
+    p.run(&["mark", "2026-11-28", "failed"])
+        .code(0)
+        .stdout_has("2026-11-28 outbox marked failed (was done)");
+    assert!(p.state_lines("outbox")[0].starts_with("2026-11-28 failed "));
+    assert!(p.state_lines("outbox")[0].contains("class=rejected reason=\"marked failed by hand\""));
+    p.run(&["run", TODAY])
+        .code(1)
+        .stdout_has("2026-11-28 outbox waiting failed (rejected: marked failed by hand)");
+    p.run(&["retry", "2026-11-28"])
+        .code(0)
+        .stdout_has("2026-11-28 outbox published");
+    p.run(&["mark", "2026-11-30", "done", "--id", "by-hand"])
+        .code(0);
+    assert!(p.state_lines("outbox")[2].contains("id=by-hand"));
+    p.run(&["run", "--today=2026-11-30"])
+        .code(0)
+        .stdout_has("outbox: 3 done");
+    assert!(!p.exists("outbox/2026-11-30.html"));
+    p.run(&["mark", "2026-11-30", "maybe"])
+        .code(2)
+        .stderr_has("`maybe` is not done or failed");
+    assert!(
+        p.read("state/outbox.log")
+            .contains("2026-11-30 mark done was=none id=by-hand")
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let p = three_days();
+    p.run(&["run", "--today", "2026-02-30"])
+        .code(2)
+        .stderr_has("`2026-02-30` is not a date");
+    p.run(&["run", "--target", "nope"])
+        .code(2)
+        .stderr_has("no target named `nope`");
+    p.run(&["frobnicate"]).code(2);
+    p.run(&["retry"])
+        .code(2)
+        .stderr_has("name the key(s) to retry");
+    p.run(&["--help"]).code(0).stdout_has("Usage: dayrun");
+}
+
+#[test]
+fn config_errors_name_the_file_and_key() {
+    let p = three_days();
+    p.file("dayrun.toml", "content = \"content\"\ncolour = \"blue\"\n");
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("dayrun.toml:2: unknown field `colour`");
+    p.file("dayrun.toml", "timezone = \"Mars/Olympus\"\n");
+    p.run(&["check"])
+        .code(2)
+        .stderr_has("unknown time zone `Mars/Olympus`");
+    p.file(
+        "dayrun.toml",
+        "[targets.site]\nkind = \"folder\"\ndir = \"site\"\nspeed = 3\n",
+    );
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("[targets.site]: unknown field `speed`");
+    p.file("dayrun.toml", "[targets.site]\nkind = \"ftp\"\n");
+    p.run(&["check"]).code(2).stderr_has("unknown kind `ftp`");
+    p.file(
+        "dayrun.toml",
+        "timezone = \"Asia/Shanghai\"\n[targets.site]\nkind = \"folder\"\ndir = \"site\"\n",
+    );
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 site published id=site/2026-11-29.html");
+    assert!(
+        p.state_lines("site")[0].contains("+08:00"),
+        "{:?}",
+        p.state_lines("site")
+    );
+    std::fs::remove_dir_all(p.path("content")).unwrap();
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("content: cannot read the content folder");
+}
+
+#[test]
+fn status_reports_every_key_and_json_is_stable() {
+    let p = three_days();
+    p.file("content/2026-11-27.md", "---\ndraft: true\n---\n# D\n");
+    p.run(&["run", "--key", "2026-11-28", TODAY]).code(0);
+    p.run(&["status", TODAY])
+        .code(0)
+        .stdout_has("2026-11-28 outbox done")
+        .stdout_has("2026-11-29 outbox due")
+        .stdout_has("2026-11-30 outbox scheduled")
+        .stdout_has("2026-11-27 outbox draft")
+        .stdout_has("outbox: 1 done, 1 draft, 1 due, 1 scheduled");
+    let out = p.run(&["status", "--json", TODAY]);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], 1);
+    let target = &doc["targets"][0];
+    assert_eq!(target["name"], "outbox");
+    assert_eq!(target["counts"]["done"], 1);
+    assert_eq!(target["keys"][1]["key"], "2026-11-28");
+    assert_eq!(target["keys"][1]["id"], "outbox/2026-11-28.html");
+    assert_eq!(target["keys"][1]["stuck"], false);
+}
+
+#[test]
+fn a_stuck_pending_key_is_flagged_by_status() {
+    let p = three_days();
+    p.file(
+        "state/outbox.state",
+        "2026-11-29 pending 2026-11-29T01:00:00+00:00 fp=x attempt=1\n",
+    );
+    p.run(&["status", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 outbox pending")
+        .stdout_has("STUCK");
+}

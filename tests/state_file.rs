@@ -1,0 +1,98 @@
+//! The state file by hand: comments and CRLF accepted, damage refused with its line.
+
+use crate::util::Project;
+
+const TODAY: &str = "--today=2026-11-29";
+
+#[test]
+fn hand_edited_state_with_comments_and_crlf_is_accepted_and_kept() {
+    let p = Project::new();
+    p.post("2026-11-28", "Yesterday")
+        .post("2026-11-29", "Today");
+    p.file(
+        "state/outbox.state",
+        "# published by hand before dayrun\r\n2026-11-28 done 2026-11-28T08:00:00+00:00 id=manual   \r\n\r\n# end\r\n",
+    );
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 outbox published");
+    assert!(!p.exists("outbox/2026-11-28.html"));
+    let text = p.read("state/outbox.state");
+    assert!(text.starts_with("# published by hand before dayrun\n2026-11-28 done 2026-11-28T08:00:00+00:00 id=manual\n\n# end\n2026-11-29 done ")
+        || text.starts_with("# published by hand before dayrun\n2026-11-28 done 2026-11-28T08:00:00+00:00 id=manual\n"), "{text}");
+    assert!(text.contains("# end\n"), "{text}");
+}
+
+#[test]
+fn malformed_state_is_refused_with_its_line_and_nothing_changes() {
+    let cases = [
+        (
+            "2026-11-28 done 2026-11-28T08:00:00Z\n2026-11-28 failed 2026-11-28T09:00:00Z\n",
+            2,
+            "2026-11-28 appears twice",
+        ),
+        (
+            "# ok\n2026-11-28 finished 2026-11-28T08:00:00Z\n",
+            2,
+            "unknown status `finished`",
+        ),
+        ("garbage line\n", 1, "`garbage` is not a key"),
+        (
+            "2026-11-28 done 2026-11-28T08:00:00Z id=\"unterminated\n",
+            1,
+            "field `id`: unterminated",
+        ),
+    ];
+    for (text, line, needle) in cases {
+        let p = Project::new();
+        p.post("2026-11-29", "Today");
+        p.file("state/outbox.state", text);
+        let before = p.tree(&["state/.lock"]);
+        for args in [
+            &["run", TODAY][..],
+            &["mark", "2026-11-29", "done"],
+            &["adopt"],
+        ] {
+            p.run(args)
+                .code(2)
+                .stderr_has(&format!("state/outbox.state:{line}: {needle}"));
+        }
+        p.run(&["status"])
+            .code(2)
+            .stderr_has(&format!("state/outbox.state:{line}:"));
+        assert_eq!(p.tree(&["state/.lock"]), before, "{text}");
+        assert!(!p.exists("outbox"));
+    }
+}
+
+#[test]
+fn a_torn_journal_tail_is_dropped_and_damage_before_it_refused() {
+    let p = Project::new();
+    p.post("2026-11-28", "Yesterday")
+        .post("2026-11-29", "Today");
+    p.run(&["run", TODAY]).code(0);
+    let state = p.read("state/outbox.state");
+    // A crash while appending: a whole pending record, then half a done record and NULs.
+    std::fs::remove_file(p.path("state/outbox.state")).unwrap();
+    let first = state.lines().next().unwrap();
+    let pending = "2026-11-29 pending 2026-11-29T09:00:00+00:00 fp=x attempt=1\n";
+    let mut journal = format!("{first}\n{pending}2026-11-29 done 2026-11-2").into_bytes();
+    journal.extend([0u8; 64]);
+    p.file("state/outbox.journal", &journal);
+    p.run(&["run", TODAY])
+        .code(0)
+        .stderr_has("state/outbox.journal: dropped a torn last record")
+        .stdout_has("2026-11-29 outbox confirmed");
+    assert!(!p.exists("state/outbox.journal"));
+    assert_eq!(p.statuses("outbox"), ["2026-11-28 done", "2026-11-29 done"]);
+
+    p.file(
+        "state/outbox.journal",
+        format!("{pending}garbage\n{pending}"),
+    );
+    let before = p.tree(&["state/.lock"]);
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("state/outbox.journal:2: `garbage` is not a key");
+    assert_eq!(p.tree(&["state/.lock"]), before);
+}

@@ -1,0 +1,192 @@
+//! A small builder: a project folder with files, the real binary, and what it printed.
+
+#![allow(dead_code)]
+
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A temp project folder, removed when dropped.
+pub struct Project {
+    pub root: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+/// What one run of the binary did.
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    /// Assert the exit code, showing everything printed when it differs.
+    #[track_caller]
+    pub fn code(&self, want: i32) -> &Output {
+        assert_eq!(
+            self.code, want,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stdout_has(&self, needle: &str) -> &Output {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout lacks {needle:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_has(&self, needle: &str) -> &Output {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr lacks {needle:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let root = std::env::temp_dir().join(format!(
+            "dayrun-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("content")).unwrap();
+        Project {
+            root,
+            env: Vec::new(),
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Write a file (folders made as needed).
+    pub fn file(&self, rel: &str, text: impl AsRef<[u8]>) -> &Project {
+        let path = self.root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        self
+    }
+
+    /// A post with a title and a body line.
+    pub fn post(&self, key: &str, title: &str) -> &Project {
+        self.file(
+            &format!("content/{key}.md"),
+            format!("# {title}\n\nBody of {key}.\n"),
+        )
+    }
+
+    pub fn env(&mut self, name: &str, value: &str) -> &mut Project {
+        self.env.push((name.into(), value.into()));
+        self
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.root.join(rel).exists()
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_dayrun"));
+        cmd.arg("-C").arg(&self.root).args(args);
+        for (name, _) in std::env::vars() {
+            if name.starts_with("DAYRUN_") {
+                cmd.env_remove(name);
+            }
+        }
+        cmd.env("TZ", "UTC").env("NO_COLOR", "1");
+        for (name, value) in &self.env {
+            cmd.env(name, value);
+        }
+        cmd.stdin(Stdio::null());
+        cmd
+    }
+
+    /// Run `dayrun -C <root> ARGS...`.
+    pub fn run(&self, args: &[&str]) -> Output {
+        let out = self.command(args).output().unwrap();
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// sha256 of every file below the root (but `skip`), by relative path.
+    pub fn tree(&self, skip: &[&str]) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        walk(&self.root, &self.root, skip, &mut out);
+        out
+    }
+
+    /// The state file's lines for `target`, without comments.
+    pub fn state_lines(&self, target: &str) -> Vec<String> {
+        let path = self.root.join(format!("state/{target}.state"));
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// `KEY STATUS` of each state line, for compact assertions.
+    pub fn statuses(&self, target: &str) -> Vec<String> {
+        self.state_lines(target)
+            .iter()
+            .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+}
+
+fn walk(root: &Path, dir: &Path, skip: &[&str], out: &mut BTreeMap<String, String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if skip.contains(&rel.as_str()) {
+            continue;
+        }
+        if path.is_dir() {
+            out.insert(format!("{rel}/"), String::new());
+            walk(root, &path, skip, out);
+        } else {
+            let bytes = std::fs::read(&path).unwrap();
+            let digest = Sha256::digest(&bytes);
+            out.insert(rel, digest.iter().map(|b| format!("{b:02x}")).collect());
+        }
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
