@@ -115,7 +115,7 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         ))
         .hint("shorten the title"));
     }
-    let markdown = markdown.trim_start_matches('\n').to_string();
+    let markdown = strip_leading_blank_lines(&markdown).to_string();
     let summary = match meta.summary.filter(|s| !s.trim().is_empty()) {
         Some(s) => collapse(&s),
         None => cut(&first_paragraph(&markdown), SUMMARY_CHARS),
@@ -330,6 +330,17 @@ fn render(markdown: &str) -> String {
     html
 }
 
+fn strip_leading_blank_lines(s: &str) -> &str {
+    let mut start = 0;
+    for line in s.split_inclusive('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        start += line.len();
+    }
+    &s[start..]
+}
+
 /// Whitespace runs folded to one space, ends trimmed.
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -483,5 +494,41 @@ mod tests {
         assert!(p.summary.chars().count() <= SUMMARY_CHARS + 1);
         let long_title = format!("# {}\n", "x".repeat(MAX_TITLE_CHARS + 1));
         assert!(post(&long_title).unwrap_err().message.contains("title is"));
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn derive(bytes: &[u8]) -> Result<Post, Error> {
+            parse(
+                "2026-11-29".parse().unwrap(),
+                Path::new("p.md"),
+                bytes,
+                vec![],
+            )
+        }
+
+        proptest! {
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+                let _ = derive(&bytes);
+            }
+
+            #[test]
+            fn markdown_like_text_never_panics(text in "(---\n|# |\\*|`|\\[|\\]|title: |\n|[a-z ]{1,8}|\r\n|\\|){0,40}") {
+                let _ = derive(text.as_bytes());
+            }
+
+            #[test]
+            fn crlf_and_trailing_spaces_keep_the_fingerprint(lines in proptest::collection::vec("[a-z #*]{0,12}", 1..12)) {
+                let lf = format!("# Title\n\n{}\n", lines.join("\n"));
+                let crlf = format!("# Title\r\n\r\n{}  \r\n\r\n", lines.join("  \r\n"));
+                if let (Ok(a), Ok(b)) = (derive(lf.as_bytes()), derive(crlf.as_bytes())) {
+                    prop_assert_eq!(a.fingerprint, b.fingerprint);
+                    prop_assert_eq!(a.title, b.title);
+                }
+            }
+        }
     }
 }

@@ -506,4 +506,55 @@ mod tests {
             assert!(err.contains(needle), "{line:?}: {err}");
         }
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn record() -> impl Strategy<Value = Record> {
+            let key = (2000i16..2100, 1i8..=12, 1i8..=28)
+                .prop_map(|(y, m, d)| Date::new(y, m, d).unwrap());
+            let status = prop_oneof![
+                Just(Status::Pending),
+                Just(Status::Done),
+                Just(Status::Failed)
+            ];
+            let at = prop_oneof![
+                Just("2026-11-29T09:00:04+08:00"),
+                Just("2026-11-29T01:00:04Z")
+            ];
+            let fields =
+                proptest::collection::btree_map("[a-z][a-z0-9_-]{0,8}", any::<String>(), 0..5);
+            (key, status, at, fields).prop_map(|(key, status, at, fields)| Record {
+                key,
+                status,
+                at: at.to_string(),
+                fields: fields.into_iter().filter(|(n, _)| n != "class").collect(),
+            })
+        }
+
+        proptest! {
+            #[test]
+            fn lines_round_trip(record in record()) {
+                let line = record.to_line();
+                prop_assert!(!line.contains('\n'), "{line:?}");
+                prop_assert_eq!(Record::parse(&line), Ok(Some(record)));
+            }
+
+            #[test]
+            fn arbitrary_text_never_panics(text in any::<String>()) {
+                let _ = Record::parse(&text);
+            }
+
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+                let _ = Record::parse(&String::from_utf8_lossy(&bytes));
+            }
+
+            #[test]
+            fn near_valid_lines_never_panic(tail in "[ a-z=\"\\\\{}0-9u]{0,40}") {
+                let _ = Record::parse(&format!("2026-11-29 done 2026-11-29T01:00:04Z {tail}"));
+            }
+        }
+    }
 }
