@@ -346,6 +346,9 @@ impl TargetRun<'_, '_> {
             );
             return Ok(());
         }
+        if why != "due" {
+            self.say(key, "retry", &format!("({why})"));
+        }
         let first = self.state.get(key).is_none();
         if first && self.policy.dedup && self.target.can_find() {
             match self.target.find(&post) {

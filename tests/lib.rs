@@ -1,7 +1,10 @@
 //! Integration tests: the real `dayrun` binary on real files in temp folders.
 
+mod fake_posts;
+mod fake_server;
 mod util;
 
 mod content;
 mod core_run;
+mod http_target;
 mod state_file;

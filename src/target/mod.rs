@@ -6,7 +6,10 @@ use crate::error::Error;
 use crate::post::Post;
 use serde::de::DeserializeOwned;
 
+pub mod command;
 pub mod folder;
+pub mod http;
+pub mod net;
 
 /// What the target answered: the id to record (and a link, where it gives one).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,9 +68,11 @@ pub struct Context<'a> {
 pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
     Ok(match ctx.target.kind.as_str() {
         "folder" => Box::new(folder::Folder::new(ctx, settings(ctx)?)?),
+        "http" => Box::new(http::HttpTarget::new(ctx, settings(ctx)?)?),
+        "command" => Box::new(command::CommandTarget::new(ctx, settings(ctx)?)?),
         other => {
             return Err(Error::config(format!(
-                "[targets.{}]: unknown kind `{other}` (known: folder)",
+                "[targets.{}]: unknown kind `{other}` (known: folder, http, command)",
                 ctx.target.name
             ))
             .at(&ctx.target.source));

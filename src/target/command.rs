@@ -1,0 +1,258 @@
+//! `kind = "command"`: the user's own publish script, by argv (never a shell string), with an
+//! exit-code contract that classes its failures.
+
+use super::{Context, Receipt, Target, payload};
+use crate::config::seconds;
+use crate::error::{Class, Error};
+use crate::post::Post;
+use serde::Deserialize;
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Exit codes of the script contract (sysexits.h values).
+pub const EXIT_RETRY_SAFE: i32 = 75;
+pub const EXIT_AUTH: i32 = 77;
+pub const EXIT_REJECTED: i32 = 65;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The publish command, as an argv array.
+    run: Vec<String>,
+    /// Optional lookup command: exit 0 + id = published, 1 = not published, other = cannot tell.
+    confirm: Option<Vec<String>>,
+    /// Kill the command's process group after this long (default 60 s): outcome unknown.
+    timeout_secs: Option<toml::Value>,
+}
+
+pub struct CommandTarget {
+    name: String,
+    root: PathBuf,
+    run: Vec<String>,
+    confirm: Option<Vec<String>>,
+    timeout: Duration,
+}
+
+/// How a command ended.
+struct Finished {
+    code: Option<i32>,
+    signal: Option<i32>,
+    timed_out: bool,
+    stdout: String,
+    stderr: String,
+}
+
+impl CommandTarget {
+    pub fn new(ctx: &Context, settings: Settings) -> Result<CommandTarget, Error> {
+        let bad = |msg: String| {
+            Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
+                .at(ctx.config.show(&ctx.target.source))
+        };
+        for (what, argv) in [
+            ("run", Some(&settings.run)),
+            ("confirm", settings.confirm.as_ref()),
+        ] {
+            let Some(argv) = argv else { continue };
+            let Some(program) = argv.first() else {
+                return Err(bad(format!(
+                    "`{what}` must name a program: [\"./scripts/publish.sh\"]"
+                )));
+            };
+            if program.contains('/') && !ctx.config.root.join(program).is_file() {
+                return Err(bad(format!("`{what}`: {program} does not exist")));
+            }
+        }
+        let timeout = match &settings.timeout_secs {
+            None => Duration::from_secs(60),
+            Some(v) => seconds(v)
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| bad("`timeout_secs` must be a number of seconds".into()))?,
+        };
+        Ok(CommandTarget {
+            name: ctx.target.name.clone(),
+            root: ctx.config.root.clone(),
+            run: settings.run,
+            confirm: settings.confirm,
+            timeout,
+        })
+    }
+
+    fn exec(&self, argv: &[String], post: &Post) -> Result<Finished, std::io::Error> {
+        let key = post.key.to_string();
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .current_dir(&self.root)
+            .env("DAYRUN_KEY", &key)
+            .env("DAYRUN_TARGET", &self.name)
+            .env(
+                "DAYRUN_IDEMPOTENCY_KEY",
+                super::net::idempotency_key(&self.name, &key),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()?;
+        let input = serde_json::to_vec(&payload(post)).expect("a JSON value serialises");
+        let mut stdin = child.stdin.take().expect("piped");
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input); // a script that does not read its input is fine
+        });
+        let (tx, rx) = mpsc::channel();
+        for (which, pipe) in [
+            (
+                0,
+                Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>,
+            ),
+            (1, Box::new(child.stderr.take().expect("piped"))),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let _ = pipe.take(1 << 20).read_to_end(&mut buf);
+                let _ = tx.send((which, String::from_utf8_lossy(&buf).into_owned()));
+            });
+        }
+        let deadline = Instant::now() + self.timeout;
+        let (status, timed_out) = loop {
+            if let Some(status) = child.try_wait()? {
+                break (status, false);
+            }
+            if Instant::now() >= deadline {
+                kill_group(&child);
+                break (child.wait()?, true);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        // Children the script left behind may hold the pipes open: give them a moment, then end them.
+        let (mut stdout, mut stderr) = (String::new(), String::new());
+        for _ in 0..2 {
+            match rx.recv_timeout(Duration::from_secs(2)) {
+                Ok((0, text)) => stdout = text,
+                Ok((_, text)) => stderr = text,
+                Err(_) => {
+                    kill_group(&child);
+                    break;
+                }
+            }
+        }
+        Ok(Finished {
+            code: status.code(),
+            signal: status.signal(),
+            timed_out,
+            stdout,
+            stderr,
+        })
+    }
+}
+
+#[allow(unsafe_code)]
+fn kill_group(child: &Child) {
+    let pgid = child.id() as libc::pid_t;
+    // SAFETY: kill(2) with a negative pid signals the process group we created with
+    // process_group(0); it touches no memory of ours.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+/// `{"id": …, "url": …}` or a bare id on the last non-empty stdout line.
+fn receipt(stdout: &str, fallback: &str) -> Receipt {
+    let last = stdout
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if let Ok(serde_json::Value::Object(doc)) = serde_json::from_str::<serde_json::Value>(last) {
+        let text = |name: &str| match doc.get(name) {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        if let Some(id) = text("id") {
+            return Receipt {
+                id,
+                url: text("url"),
+                note: None,
+            };
+        }
+    }
+    Receipt::id(if last.is_empty() { fallback } else { last })
+}
+
+fn how(finished: &Finished, timeout: Duration) -> String {
+    let mut text = if finished.timed_out {
+        format!(
+            "timed out after {} s (process group killed)",
+            timeout.as_secs_f64()
+        )
+    } else if let Some(code) = finished.code {
+        format!("exited {code}")
+    } else {
+        format!("killed by signal {}", finished.signal.unwrap_or(0))
+    };
+    let stderr = finished
+        .stderr
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !stderr.is_empty() {
+        let tail: String = stderr
+            .chars()
+            .rev()
+            .take(300)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        text.push_str(": ");
+        text.push_str(&tail);
+    }
+    text
+}
+
+impl Target for CommandTarget {
+    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
+        let finished = self.exec(&self.run, post).map_err(|e| {
+            Error::failure(
+                Class::RetrySafe,
+                format!("cannot start {}: {e}", self.run[0]),
+            )
+        })?;
+        let why = how(&finished, self.timeout);
+        match (finished.timed_out, finished.code) {
+            (false, Some(0)) => Ok(receipt(&finished.stdout, &post.key.to_string())),
+            (false, Some(EXIT_RETRY_SAFE)) => Err(Error::failure(Class::RetrySafe, why)),
+            (false, Some(EXIT_AUTH)) => Err(Error::failure(Class::Auth, why)
+                .hint(format!("{} says its credentials were refused (exit 77): renew them where the script reads them", self.run[0]))),
+            (false, Some(EXIT_REJECTED)) => Err(Error::failure(Class::Rejected, why)),
+            _ => Err(Error::failure(Class::Unknown, why)),
+        }
+    }
+
+    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
+        let Some(confirm) = self.confirm.clone() else {
+            return Err(Error::failure(Class::Unknown, "no confirm command"));
+        };
+        let finished = self.exec(&confirm, post).map_err(|e| {
+            Error::failure(Class::Unknown, format!("cannot start {}: {e}", confirm[0]))
+        })?;
+        match (finished.timed_out, finished.code) {
+            (false, Some(0)) => Ok(Some(receipt(&finished.stdout, &post.key.to_string()))),
+            (false, Some(1)) => Ok(None),
+            _ => Err(Error::failure(
+                Class::Unknown,
+                format!("confirm {}", how(&finished, self.timeout)),
+            )),
+        }
+    }
+
+    fn can_find(&self) -> bool {
+        self.confirm.is_some()
+    }
+}

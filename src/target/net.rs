@@ -1,0 +1,385 @@
+//! What network targets share: credential files, an HTTP agent with per-phase timeouts, and the
+//! one table that classes every failure (retry-safe, rejected, auth, unknown).
+
+use super::Context;
+use crate::error::{Class, Error};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Largest response body read (list endpoints can be long; more is an error, not a hang).
+const MAX_BODY: u64 = 16 * 1024 * 1024;
+
+/// A credential read from a file. Its `Debug` never shows it; it is only ever put in a header.
+#[derive(Clone)]
+pub struct Secret {
+    value: String,
+    /// The file it came from, as the user wrote it: what to renew.
+    pub file: PathBuf,
+    /// sha256 of target name and secret, cut short: tells a renewed credential from the old one.
+    pub fingerprint: String,
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Secret({})", self.file.display())
+    }
+}
+
+impl Secret {
+    /// Read `file` (relative to the project folder). Missing or empty is a config error before
+    /// any side effect; a file others can read gets a warning.
+    pub fn read(ctx: &Context, file: &Path, what: &str) -> Result<Secret, Error> {
+        let path = ctx.config.root.join(file);
+        let shown = ctx.config.show(&path);
+        let name = &ctx.target.name;
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Error::config(format!(
+                "[targets.{name}]: cannot read the {what} file {}: {e}",
+                shown.display()
+            ))
+            .hint(format!(
+                "put the {what} in {} (only you should be able to read it: chmod 600)",
+                shown.display()
+            ))
+        })?;
+        let value = text.trim().to_string();
+        if value.is_empty() {
+            return Err(Error::config(format!(
+                "[targets.{name}]: the {what} file {} is empty",
+                shown.display()
+            ))
+            .hint(format!("put the {what} in {}", shown.display())));
+        }
+        warn_if_shared(&path, &shown);
+        let digest = Sha256::digest(format!("dayrun-credential\n{name}\n{value}").as_bytes());
+        Ok(Secret {
+            value,
+            file: shown,
+            fingerprint: crate::post::hex(&digest[..8]),
+        })
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.value
+    }
+}
+
+#[cfg(unix)]
+fn warn_if_shared(path: &Path, shown: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = std::fs::metadata(path)
+        && meta.permissions().mode() & 0o077 != 0
+    {
+        eprintln!(
+            "dayrun: warning: {} can be read by other users; run `chmod 600 {}`",
+            shown.display(),
+            shown.display()
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn warn_if_shared(_: &Path, _: &Path) {}
+
+/// An HTTP client for one target: per-phase timeouts, no status-as-error, and the secrets it
+/// must never echo (they are cut out of every excerpt it returns).
+pub struct Http {
+    agent: ureq::Agent,
+    secrets: Vec<String>,
+}
+
+/// A response that arrived: status, body, and how long the server asked us to wait.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub body: String,
+    pub retry_after: Option<Duration>,
+}
+
+impl Http {
+    /// `connect` bounds resolving and connecting (nothing sent yet: retry-safe); `timeout`
+    /// bounds sending and each wait for the answer (after sending: unknown).
+    pub fn new(connect: Duration, timeout: Duration, secrets: Vec<String>) -> Http {
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_resolve(Some(connect))
+            .timeout_connect(Some(connect))
+            .timeout_send_request(Some(timeout))
+            .timeout_send_body(Some(timeout))
+            .timeout_recv_response(Some(timeout))
+            .timeout_recv_body(Some(timeout))
+            .user_agent(concat!("dayrun/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Http {
+            agent: config.into(),
+            secrets,
+        }
+    }
+
+    /// POST a JSON body. Transport failures come back classed; any status is a `Reply`.
+    pub fn post(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &serde_json::Value,
+    ) -> Result<Reply, Error> {
+        let mut req = self
+            .agent
+            .post(url)
+            .header("Content-Type", "application/json");
+        for (name, value) in headers {
+            req = req.header(name.as_str(), value.as_str());
+        }
+        let bytes = serde_json::to_vec(body).expect("a JSON value serialises");
+        self.reply(req.send(&bytes[..]))
+    }
+
+    /// GET a URL. Transport failures come back classed; any status is a `Reply`.
+    pub fn get(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
+        let mut req = self.agent.get(url).header("Accept", "application/json");
+        for (name, value) in headers {
+            req = req.header(name.as_str(), value.as_str());
+        }
+        self.reply(req.call())
+    }
+
+    fn reply(
+        &self,
+        result: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<Reply, Error> {
+        let response = result.map_err(|e| {
+            Error::failure(transport_class(&e), self.redact(&describe(&e).to_string()))
+        })?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(response.headers());
+        let body = response
+            .into_body()
+            .with_config()
+            .limit(MAX_BODY)
+            .read_to_string()
+            .map_err(|e| {
+                Error::failure(
+                    transport_class(&e),
+                    format!("HTTP {status}, then {}", describe(&e)),
+                )
+            })?;
+        Ok(Reply {
+            status,
+            body,
+            retry_after,
+        })
+    }
+
+    /// The class and message for a reply that is not a success. `credential` names the file
+    /// to renew on 401/403.
+    pub fn failure(&self, what: &str, reply: &Reply, credential: Option<&Path>) -> Error {
+        let class = status_class(reply.status).unwrap_or(Class::Unknown);
+        let excerpt = self.excerpt(&reply.body);
+        let mut err = Error::failure(class, format!("{what}: HTTP {}{excerpt}", reply.status));
+        if class == Class::Auth {
+            err = err.hint(match credential {
+                Some(file) => format!(
+                    "the credentials were refused: renew them in {}",
+                    file.display()
+                ),
+                None => {
+                    "the credentials were refused: check the target's credential settings".into()
+                }
+            });
+        }
+        if reply.status == 429 {
+            err = err.retry_after(Some(reply.retry_after.unwrap_or(Duration::ZERO)));
+        }
+        err
+    }
+
+    /// A short, single-line, secret-free excerpt of a body, with a leading `: `.
+    pub fn excerpt(&self, body: &str) -> String {
+        let flat: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        if flat.is_empty() {
+            return String::new();
+        }
+        let cut: String = flat.chars().take(200).collect();
+        let more = if cut.len() < flat.len() { "…" } else { "" };
+        format!(": {}{more}", self.redact(&cut))
+    }
+
+    fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for secret in &self.secrets {
+            if !secret.is_empty() {
+                out = out.replace(secret.as_str(), "***");
+            }
+        }
+        out
+    }
+}
+
+/// How an HTTP status is classed; `None` for success (2xx).
+pub fn status_class(status: u16) -> Option<Class> {
+    match status {
+        200..=299 => None,
+        401 | 403 => Some(Class::Auth),
+        408 | 409 => Some(Class::Unknown),
+        429 => Some(Class::RetrySafe),
+        400..=499 => Some(Class::Rejected),
+        _ => Some(Class::Unknown),
+    }
+}
+
+/// How a transport failure is classed: retry-safe only when the request provably never left
+/// (name lookup, refused or unreachable, resolve or connect timeout).
+pub fn transport_class(err: &ureq::Error) -> Class {
+    use std::io::ErrorKind;
+    use ureq::Timeout;
+    match err {
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => Class::RetrySafe,
+        ureq::Error::Timeout(Timeout::Resolve | Timeout::Connect) => Class::RetrySafe,
+        ureq::Error::Io(e) => match e.kind() {
+            ErrorKind::ConnectionRefused
+            | ErrorKind::HostUnreachable
+            | ErrorKind::NetworkUnreachable
+            | ErrorKind::NetworkDown
+            | ErrorKind::AddrNotAvailable => Class::RetrySafe,
+            _ => Class::Unknown,
+        },
+        ureq::Error::BadUri(_) | ureq::Error::RequireHttpsOnly(_) => Class::Rejected,
+        _ => Class::Unknown,
+    }
+}
+
+fn describe(err: &ureq::Error) -> String {
+    match err {
+        ureq::Error::Timeout(t) => format!("timed out ({t:?})"),
+        other => other.to_string(),
+    }
+}
+
+/// `Retry-After` (seconds or an HTTP date) or Mastodon's `X-RateLimit-Reset` (a timestamp).
+fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
+    let now = jiff::Timestamp::now();
+    let until =
+        |at: jiff::Timestamp| Duration::try_from(at.duration_since(now)).unwrap_or(Duration::ZERO);
+    if let Some(value) = headers.get("retry-after").and_then(|v| v.to_str().ok()) {
+        let value = value.trim();
+        if let Ok(secs) = value.parse::<u64>() {
+            return Some(Duration::from_secs(secs));
+        }
+        if let Ok(at) = jiff::fmt::rfc2822::parse(value) {
+            return Some(until(at.timestamp()));
+        }
+    }
+    let reset = headers
+        .get("x-ratelimit-reset")
+        .and_then(|v| v.to_str().ok())?;
+    reset.trim().parse::<jiff::Timestamp>().ok().map(until)
+}
+
+/// `Idempotency-Key`: the same for every attempt of one key on one target.
+pub fn idempotency_key(target: &str, key: &str) -> String {
+    crate::post::hex(&Sha256::digest(format!("{target}\n{key}").as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_are_classed_row_by_row() {
+        let table = [
+            (200, None),
+            (201, None),
+            (204, None),
+            (400, Some(Class::Rejected)),
+            (401, Some(Class::Auth)),
+            (403, Some(Class::Auth)),
+            (404, Some(Class::Rejected)),
+            (405, Some(Class::Rejected)),
+            (408, Some(Class::Unknown)),
+            (409, Some(Class::Unknown)),
+            (410, Some(Class::Rejected)),
+            (413, Some(Class::Rejected)),
+            (422, Some(Class::Rejected)),
+            (429, Some(Class::RetrySafe)),
+            (500, Some(Class::Unknown)),
+            (502, Some(Class::Unknown)),
+            (503, Some(Class::Unknown)),
+            (504, Some(Class::Unknown)),
+            (301, Some(Class::Unknown)),
+        ];
+        for (status, class) in table {
+            assert_eq!(status_class(status), class, "HTTP {status}");
+        }
+    }
+
+    #[test]
+    fn transport_failures_are_retry_safe_only_before_sending() {
+        use std::io::{Error as Io, ErrorKind};
+        use ureq::Timeout;
+        let table = [
+            (ureq::Error::HostNotFound, Class::RetrySafe),
+            (ureq::Error::ConnectionFailed, Class::RetrySafe),
+            (ureq::Error::Timeout(Timeout::Resolve), Class::RetrySafe),
+            (ureq::Error::Timeout(Timeout::Connect), Class::RetrySafe),
+            (
+                ureq::Error::Io(Io::from(ErrorKind::ConnectionRefused)),
+                Class::RetrySafe,
+            ),
+            (
+                ureq::Error::Io(Io::from(ErrorKind::NetworkUnreachable)),
+                Class::RetrySafe,
+            ),
+            (ureq::Error::Timeout(Timeout::SendRequest), Class::Unknown),
+            (ureq::Error::Timeout(Timeout::SendBody), Class::Unknown),
+            (ureq::Error::Timeout(Timeout::RecvResponse), Class::Unknown),
+            (ureq::Error::Timeout(Timeout::RecvBody), Class::Unknown),
+            (
+                ureq::Error::Io(Io::from(ErrorKind::ConnectionReset)),
+                Class::Unknown,
+            ),
+            (
+                ureq::Error::Io(Io::from(ErrorKind::UnexpectedEof)),
+                Class::Unknown,
+            ),
+            (
+                ureq::Error::Io(Io::from(ErrorKind::BrokenPipe)),
+                Class::Unknown,
+            ),
+            (ureq::Error::BadUri("x".into()), Class::Rejected),
+        ];
+        for (err, class) in table {
+            assert_eq!(transport_class(&err), class, "{err:?}");
+        }
+    }
+
+    #[test]
+    fn excerpts_never_echo_a_secret() {
+        let http = Http::new(
+            Duration::from_secs(1),
+            Duration::from_secs(1),
+            vec!["s3cr3t".into()],
+        );
+        let excerpt = http.excerpt("{\"error\": \"bad token s3cr3t\",\n \"x\": 1}");
+        assert_eq!(excerpt, ": {\"error\": \"bad token ***\", \"x\": 1}");
+        assert!(http.excerpt(&"y".repeat(500)).ends_with('…'));
+    }
+
+    #[test]
+    fn idempotency_keys_are_stable_per_target_and_key() {
+        assert_eq!(
+            idempotency_key("blog", "2026-11-29"),
+            idempotency_key("blog", "2026-11-29")
+        );
+        assert_ne!(
+            idempotency_key("blog", "2026-11-29"),
+            idempotency_key("blog", "2026-11-30")
+        );
+        assert_ne!(
+            idempotency_key("blog", "2026-11-29"),
+            idempotency_key("site", "2026-11-29")
+        );
+        assert_eq!(idempotency_key("blog", "2026-11-29").len(), 64);
+    }
+}

@@ -1,0 +1,220 @@
+//! An in-process HTTP/1.1 server for network-target tests: a handler decides each answer,
+//! including the faults real servers show (hang after commit, close without answering, go down).
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    /// Path with query string.
+    pub target: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn path(&self) -> &str {
+        self.target.split('?').next().unwrap_or("")
+    }
+
+    pub fn query(&self, name: &str) -> Option<String> {
+        let query = self.target.split_once('?')?.1;
+        query.split('&').find_map(|pair| {
+            let (k, v) = pair.split_once('=')?;
+            (k == name).then(|| percent_decode(v))
+        })
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+                out.push(u8::from_str_radix(hex, 16).unwrap_or(b'?'));
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// What the server does with one request.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// Status, extra headers, JSON body.
+    Json(u16, Vec<(String, String)>, Value),
+    /// Read the request, then wait this long and close without answering.
+    Hang(Duration),
+    /// Read the request, then close without answering.
+    Close,
+}
+
+impl Reply {
+    pub fn json(status: u16, body: Value) -> Reply {
+        Reply::Json(status, Vec::new(), body)
+    }
+}
+
+type Handler = Arc<dyn Fn(&Request) -> Reply + Send + Sync>;
+
+pub struct Server {
+    pub addr: SocketAddr,
+    listener: Arc<Mutex<Option<TcpListener>>>,
+    stop: Arc<AtomicBool>,
+    pub requests: Arc<AtomicUsize>,
+}
+
+impl Server {
+    pub fn start(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = Server {
+            addr,
+            listener: Arc::new(Mutex::new(Some(listener))),
+            stop: Arc::new(AtomicBool::new(false)),
+            requests: Arc::new(AtomicUsize::new(0)),
+        };
+        let handler: Handler = Arc::new(handler);
+        let (slot, stop, count) = (
+            server.listener.clone(),
+            server.stop.clone(),
+            server.requests.clone(),
+        );
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                let accepted = slot.lock().unwrap().as_ref().map(|l| l.accept());
+                match accepted {
+                    Some(Ok((stream, _))) => {
+                        let (handler, count) = (handler.clone(), count.clone());
+                        std::thread::spawn(move || serve(stream, &handler, &count));
+                    }
+                    _ => std::thread::sleep(Duration::from_millis(1)),
+                }
+            }
+        });
+        server
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Stop listening: connections are refused until `up`.
+    pub fn down(&self) {
+        *self.listener.lock().unwrap() = None;
+    }
+
+    pub fn up(&self) {
+        let mut slot = self.listener.lock().unwrap();
+        if slot.is_none() {
+            let listener = TcpListener::bind(self.addr).unwrap();
+            listener.set_nonblocking(true).unwrap();
+            *slot = Some(listener);
+        }
+    }
+
+    pub fn request_count(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.down();
+    }
+}
+
+fn serve(stream: TcpStream, handler: &Handler, count: &AtomicUsize) {
+    stream.set_nonblocking(false).ok();
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let target = parts.next().unwrap_or("").to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+            return;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((n, v)) = h.split_once(':') {
+            headers.push((n.trim().to_string(), v.trim().to_string()));
+        }
+    }
+    let len = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    count.fetch_add(1, Ordering::SeqCst);
+    let request = Request {
+        method,
+        target,
+        headers,
+        body,
+    };
+    let mut stream = stream;
+    match handler(&request) {
+        Reply::Json(status, extra, value) => {
+            let body = value.to_string();
+            let mut head = format!(
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
+            for (n, v) in extra {
+                head.push_str(&format!("{n}: {v}\r\n"));
+            }
+            head.push_str("\r\n");
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body.as_bytes());
+            let _ = stream.flush();
+        }
+        Reply::Hang(wait) => std::thread::sleep(wait),
+        Reply::Close => {}
+    }
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
