@@ -4,6 +4,7 @@ mod fake_posts;
 mod fake_server;
 mod util;
 
+mod command_target;
 mod content;
 mod core_run;
 mod http_target;
