@@ -7,5 +7,6 @@ mod util;
 mod command_target;
 mod content;
 mod core_run;
+mod drill;
 mod http_target;
 mod state_file;
