@@ -9,4 +9,5 @@ mod content;
 mod core_run;
 mod drill;
 mod http_target;
+mod readme;
 mod state_file;
