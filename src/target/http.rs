@@ -1,14 +1,12 @@
 //! `kind = "http"`: POST the post as JSON to an endpoint; confirm through an optional list URL.
 
-use super::net::{Http, Secret, idempotency_key, status_class};
+use super::net::{Http, Secret, idempotency_key, status_class, timeouts};
 use super::{Context, Receipt, Target, payload};
-use crate::config::seconds;
 use crate::error::{Class, Error};
 use crate::post::Post;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,10 +69,8 @@ impl HttpTarget {
                 settings.match_by
             )));
         }
-        let timeout = duration(&settings.timeout_secs, 15.0)
-            .ok_or_else(|| bad("`timeout_secs` must be a number of seconds".into()))?;
-        let connect = duration(&settings.connect_timeout_secs, 10.0)
-            .ok_or_else(|| bad("`connect_timeout_secs` must be a number of seconds".into()))?;
+        let (timeout, connect) =
+            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
         let token = settings
             .token_file
             .as_ref()
@@ -149,13 +145,6 @@ impl HttpTarget {
                 }
             }
         }
-    }
-}
-
-fn duration(v: &Option<toml::Value>, default: f64) -> Option<Duration> {
-    match v {
-        None => Some(Duration::from_secs_f64(default)),
-        Some(v) => seconds(v).filter(|d| !d.is_zero()),
     }
 }
 

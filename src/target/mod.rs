@@ -7,9 +7,12 @@ use crate::post::Post;
 use serde::de::DeserializeOwned;
 
 pub mod command;
+pub mod devto;
 pub mod folder;
 pub mod http;
+pub mod mastodon;
 pub mod net;
+pub mod wordpress;
 
 /// What the target answered: the id to record (and a link, where it gives one).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,9 +73,12 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
         "folder" => Box::new(folder::Folder::new(ctx, settings(ctx)?)?),
         "http" => Box::new(http::HttpTarget::new(ctx, settings(ctx)?)?),
         "command" => Box::new(command::CommandTarget::new(ctx, settings(ctx)?)?),
+        "wordpress" => Box::new(wordpress::WordPress::new(ctx, settings(ctx)?)?),
+        "devto" => Box::new(devto::Devto::new(ctx, settings(ctx)?)?),
+        "mastodon" => Box::new(mastodon::Mastodon::new(ctx, settings(ctx)?)?),
         other => {
             return Err(Error::config(format!(
-                "[targets.{}]: unknown kind `{other}` (known: folder, http, command)",
+                "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon)",
                 ctx.target.name
             ))
             .at(&ctx.target.source));

@@ -82,6 +82,68 @@ fn warn_if_shared(path: &Path, shown: &Path) {
 #[cfg(not(unix))]
 fn warn_if_shared(_: &Path, _: &Path) {}
 
+/// Resolve `timeout_secs` (default 15) and `connect_timeout_secs` (default 10) from a table.
+pub fn timeouts(
+    ctx: &Context,
+    timeout: &Option<toml::Value>,
+    connect: &Option<toml::Value>,
+) -> Result<(Duration, Duration), Error> {
+    let pick = |v: &Option<toml::Value>, default: u64, key: &str| match v {
+        None => Ok(Duration::from_secs(default)),
+        Some(v) => crate::config::seconds(v)
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                Error::config(format!(
+                    "[targets.{}]: `{key}` must be a number of seconds",
+                    ctx.target.name
+                ))
+                .at(ctx.config.show(&ctx.target.source))
+            }),
+    };
+    Ok((
+        pick(timeout, 15, "timeout_secs")?,
+        pick(connect, 10, "connect_timeout_secs")?,
+    ))
+}
+
+/// Base64 (standard alphabet, padded), for HTTP Basic credentials.
+pub fn base64(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A URL-safe slug: ASCII letters and digits, `-` between words, at most `max` bytes.
+pub fn slug(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let mut out = out.trim_end_matches('-').to_string();
+    if out.len() > max {
+        out.truncate(max);
+        out = out.trim_end_matches('-').to_string();
+    }
+    out
+}
+
 /// An HTTP client for one target: per-phase timeouts, no status-as-error, and the secrets it
 /// must never echo (they are cut out of every excerpt it returns).
 pub struct Http {
@@ -364,6 +426,32 @@ mod tests {
         let excerpt = http.excerpt("{\"error\": \"bad token s3cr3t\",\n \"x\": 1}");
         assert_eq!(excerpt, ": {\"error\": \"bad token ***\", \"x\": 1}");
         assert!(http.excerpt(&"y".repeat(500)).ends_with('…'));
+    }
+
+    #[test]
+    fn base64_matches_the_rfc_vectors() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(base64(input.as_bytes()), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn slugs_are_ascii_and_bounded() {
+        assert_eq!(
+            slug("Why the Date is *the* Key!", 60),
+            "why-the-date-is-the-key"
+        );
+        assert_eq!(slug("日記", 60), "");
+        assert_eq!(slug("a b c d e f", 5), "a-b-c");
     }
 
     #[test]

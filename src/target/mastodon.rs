@@ -1,0 +1,406 @@
+//! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
+//! instance's character limit, sent with an Idempotency-Key.
+
+use super::net::{Http, Reply, Secret, idempotency_key, slug, status_class, timeouts};
+use super::{Context, Receipt, Target};
+use crate::error::{Class, Error};
+use crate::post::Post;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The instance's base URL, e.g. `https://mastodon.social`.
+    instance: String,
+    /// File holding an access token with `write:statuses` and `read:accounts` `read:statuses`.
+    token_file: PathBuf,
+    /// `public` (default), `unlisted`, `private` or `direct`.
+    #[serde(default = "default_visibility")]
+    visibility: String,
+    /// Link template added at the end; `{key}` and `{slug}` are filled in.
+    link: Option<String>,
+    timeout_secs: Option<toml::Value>,
+    connect_timeout_secs: Option<toml::Value>,
+}
+
+fn default_visibility() -> String {
+    "public".into()
+}
+
+/// What the instance allows; read once per run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    pub max_characters: usize,
+    pub url_characters: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_characters: 500,
+            url_characters: 23,
+        }
+    }
+}
+
+pub struct Mastodon {
+    name: String,
+    settings: Settings,
+    token: Secret,
+    http: Http,
+    limits: Option<Limits>,
+    account: Option<String>,
+}
+
+impl Mastodon {
+    pub fn new(ctx: &Context, settings: Settings) -> Result<Mastodon, Error> {
+        if !["public", "unlisted", "private", "direct"].contains(&settings.visibility.as_str()) {
+            return Err(Error::config(format!(
+                "[targets.{}]: visibility = `{}`: use public, unlisted, private or direct",
+                ctx.target.name, settings.visibility
+            ))
+            .at(ctx.config.show(&ctx.target.source)));
+        }
+        let token = Secret::read(ctx, &settings.token_file, "access token")?;
+        let (timeout, connect) =
+            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
+        let http = Http::new(connect, timeout, vec![token.expose().to_string()]);
+        Ok(Mastodon {
+            name: ctx.target.name.clone(),
+            settings,
+            token,
+            http,
+            limits: None,
+            account: None,
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.settings.instance.trim_end_matches('/'))
+    }
+
+    fn headers(&self) -> Vec<(String, String)> {
+        vec![(
+            "Authorization".into(),
+            format!("Bearer {}", self.token.expose()),
+        )]
+    }
+
+    fn failure(&self, what: &str, reply: &Reply) -> Error {
+        let err = self.http.failure(what, reply, Some(&self.token.file));
+        if err.class() == Some(Class::Auth) {
+            return err.hint(format!(
+                "create a new access token (Preferences → Development → your application) with write:statuses, read:accounts and read:statuses, and put it in {}",
+                self.token.file.display()
+            ));
+        }
+        err
+    }
+
+    /// The instance's limits (defaults when it does not say or cannot be asked).
+    fn limits(&mut self) -> Limits {
+        if let Some(limits) = self.limits {
+            return limits;
+        }
+        let mut limits = Limits::default();
+        if let Ok(reply) = self.http.get(&self.url("/api/v2/instance"), &[])
+            && reply.status == 200
+        {
+            let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+            let statuses = &doc["configuration"]["statuses"];
+            if let Some(n) = statuses["max_characters"].as_u64() {
+                limits.max_characters = n as usize;
+            }
+            if let Some(n) = statuses["characters_reserved_per_url"].as_u64() {
+                limits.url_characters = n as usize;
+            }
+        }
+        self.limits = Some(limits);
+        limits
+    }
+
+    fn link(&self, post: &Post) -> Option<String> {
+        let template = self.settings.link.as_ref()?;
+        Some(
+            template
+                .replace("{key}", &post.key.to_string())
+                .replace("{slug}", &slug(&post.title, 80)),
+        )
+    }
+
+    fn text(&mut self, post: &Post) -> Result<String, Error> {
+        let limits = self.limits();
+        let link = self.link(post);
+        fit(post, link.as_deref(), limits)
+    }
+}
+
+/// Hashtag text: letters, digits and `_` only.
+fn hashtag(tag: &str) -> Option<String> {
+    let clean: String = tag
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!clean.is_empty()).then(|| format!("#{clean}"))
+}
+
+/// How Mastodon counts a status: every URL as `url_characters`, everything else by character.
+pub fn length(text: &str, limits: Limits) -> usize {
+    text.split_inclusive(char::is_whitespace)
+        .map(|word| {
+            let bare = word.trim_end();
+            let tail = word.len() - bare.len();
+            if bare.starts_with("http://") || bare.starts_with("https://") {
+                limits.url_characters + word[bare.len()..].chars().count().min(tail)
+            } else {
+                word.chars().count()
+            }
+        })
+        .sum()
+}
+
+/// Title, summary, hashtags and link, within the limit: the summary is cut first, then
+/// hashtags are dropped from the end; the title and link are never cut.
+pub fn fit(post: &Post, link: Option<&str>, limits: Limits) -> Result<String, Error> {
+    let mut tags: Vec<String> = post.tags.iter().filter_map(|t| hashtag(t)).collect();
+    let compose = |summary: &str, tags: &[String]| {
+        let mut parts = vec![post.title.clone()];
+        if !summary.is_empty() {
+            parts.push(summary.to_string());
+        }
+        let mut tail = tags.join(" ");
+        if let Some(link) = link {
+            if !tail.is_empty() {
+                tail.push('\n');
+            }
+            tail.push_str(link);
+        }
+        if !tail.is_empty() {
+            parts.push(tail);
+        }
+        parts.join("\n\n")
+    };
+    loop {
+        let full = compose(&post.summary, &tags);
+        let over = length(&full, limits).saturating_sub(limits.max_characters);
+        if over == 0 {
+            return Ok(full);
+        }
+        let summary_chars = post.summary.chars().count();
+        let without = length(&compose("", &tags), limits);
+        if without < limits.max_characters {
+            // Room for part of the summary: "\n\n" + text + "…".
+            let room = limits.max_characters.saturating_sub(without + 3);
+            if room >= 10 && room < summary_chars {
+                let cut: String = post.summary.chars().take(room).collect();
+                let cut = match cut.rfind(' ') {
+                    Some(space) if space > cut.len() / 2 => cut[..space].to_string(),
+                    _ => cut,
+                };
+                return Ok(compose(&format!("{}…", cut.trim_end()), &tags));
+            }
+            return Ok(compose("", &tags));
+        }
+        if tags.pop().is_none() {
+            return Err(Error::failure(
+                Class::Rejected,
+                format!(
+                    "the title{} alone is {} characters; the instance allows {}",
+                    if link.is_some() { " and link" } else { "" },
+                    without,
+                    limits.max_characters
+                ),
+            )
+            .hint("shorten the title"));
+        }
+    }
+}
+
+/// Status HTML (or our text) reduced for comparison: tags removed, entities decoded, no spaces.
+pub fn squash(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag && !c.is_whitespace() => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+}
+
+impl Target for Mastodon {
+    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
+        let text = self.text(post)?;
+        let mut headers = self.headers();
+        headers.push((
+            "Idempotency-Key".into(),
+            idempotency_key(&self.name, &post.key.to_string()),
+        ));
+        let body = json!({ "status": text, "visibility": self.settings.visibility });
+        let reply = self
+            .http
+            .post(&self.url("/api/v1/statuses"), &headers, &body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("post status", &reply));
+        }
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        let id = doc["id"].as_str().map(str::to_string).ok_or_else(|| {
+            Error::failure(
+                Class::Unknown,
+                format!(
+                    "HTTP {} but no status id{}",
+                    reply.status,
+                    self.http.excerpt(&reply.body)
+                ),
+            )
+        })?;
+        Ok(Receipt {
+            id,
+            url: doc["url"].as_str().map(str::to_string),
+            note: None,
+        })
+    }
+
+    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
+        if self.account.is_none() {
+            let reply = self.http.get(
+                &self.url("/api/v1/accounts/verify_credentials"),
+                &self.headers(),
+            )?;
+            if status_class(reply.status).is_some() {
+                return Err(self.failure("verify credentials", &reply));
+            }
+            let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+            let id = doc["id"].as_str().ok_or_else(|| {
+                Error::failure(Class::Unknown, "verify_credentials gave no account id")
+            })?;
+            self.account = Some(id.to_string());
+        }
+        let path = format!(
+            "/api/v1/accounts/{}/statuses?limit=40&exclude_reblogs=true",
+            self.account.as_deref().unwrap_or("")
+        );
+        let reply = self.http.get(&self.url(&path), &self.headers())?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("list statuses", &reply));
+        }
+        let list: Value = serde_json::from_str(&reply.body)
+            .map_err(|e| Error::failure(Class::Unknown, format!("status list is not JSON: {e}")))?;
+        let want = squash(&self.text(post)?);
+        Ok(list.as_array().into_iter().flatten().find_map(|status| {
+            (squash(status.get("content")?.as_str()?) == want).then(|| Receipt {
+                id: status
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or("found")
+                    .to_string(),
+                url: status
+                    .get("url")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                note: None,
+            })
+        }))
+    }
+
+    fn credential(&self) -> Option<String> {
+        Some(self.token.fingerprint.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post(title: &str, summary: &str, tags: &[&str]) -> Post {
+        Post {
+            key: "2026-11-29".parse().unwrap(),
+            path: "content/2026-11-29.md".into(),
+            title: title.into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            summary: summary.into(),
+            markdown: String::new(),
+            html: String::new(),
+            fingerprint: String::new(),
+            draft: false,
+        }
+    }
+
+    #[test]
+    fn a_short_post_is_sent_whole() {
+        let text = fit(
+            &post("Title", "Summary.", &["rust", "web-dev"]),
+            Some("https://x.test/a"),
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(text, "Title\n\nSummary.\n\n#rust #webdev\nhttps://x.test/a");
+    }
+
+    #[test]
+    fn the_summary_is_cut_never_the_title_or_link() {
+        let limits = Limits {
+            max_characters: 80,
+            url_characters: 23,
+        };
+        let long_link = format!("https://example.test/{}", "p".repeat(200));
+        let summary = "word ".repeat(40);
+        let text = fit(
+            &post("A title", summary.trim(), &["tag"]),
+            Some(&long_link),
+            limits,
+        )
+        .unwrap();
+        assert!(text.starts_with("A title\n\nword"), "{text}");
+        assert!(text.ends_with(&long_link), "{text}");
+        assert!(text.contains("…"), "{text}");
+        assert!(
+            length(&text, limits) <= 80,
+            "{} > 80: {text}",
+            length(&text, limits)
+        );
+    }
+
+    #[test]
+    fn hashtags_go_before_the_title_does() {
+        let limits = Limits {
+            max_characters: 30,
+            url_characters: 23,
+        };
+        let text = fit(
+            &post("Twenty characters!!!", "", &["aaaa", "bbbb", "cccc"]),
+            None,
+            limits,
+        )
+        .unwrap();
+        assert_eq!(text, "Twenty characters!!!\n\n#aaaa");
+        let err = fit(&post(&"t".repeat(31), "", &[]), None, limits).unwrap_err();
+        assert_eq!(err.class(), Some(Class::Rejected));
+    }
+
+    #[test]
+    fn urls_count_as_23() {
+        let limits = Limits::default();
+        assert_eq!(
+            length("ab https://example.test/a/very/long/path", limits),
+            3 + 23
+        );
+        assert_eq!(length("日本語", limits), 3);
+    }
+
+    #[test]
+    fn rendered_status_html_matches_the_sent_text() {
+        let sent = "Title & more\n\nSummary.\n\n#rust\nhttps://example.test/2026/11/29/post";
+        let html = "<p>Title &amp; more</p><p>Summary.</p><p><a href=\"https://m.test/tags/rust\" class=\"mention hashtag\">#<span>rust</span></a><br /><a href=\"https://example.test/2026/11/29/post\"><span class=\"invisible\">https://</span><span class=\"ellipsis\">example.test/2026/11/29</span><span class=\"invisible\">/post</span></a></p>";
+        assert_eq!(squash(sent), squash(html));
+    }
+}
