@@ -1,13 +1,19 @@
 //! Integration tests: the real `dayrun` binary on real files in temp folders.
 
+mod fake_devto;
+mod fake_mastodon;
 mod fake_posts;
 mod fake_server;
+mod fake_wordpress;
 mod util;
 
 mod command_target;
 mod content;
 mod core_run;
+mod devto;
 mod drill;
 mod http_target;
+mod mastodon;
 mod readme;
 mod state_file;
+mod wordpress;

@@ -200,7 +200,13 @@ impl Http {
 
     /// GET a URL. Transport failures come back classed; any status is a `Reply`.
     pub fn get(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
-        let mut req = self.agent.get(url).header("Accept", "application/json");
+        let mut req = self.agent.get(url);
+        if !headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("accept"))
+        {
+            req = req.header("Accept", "application/json");
+        }
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
