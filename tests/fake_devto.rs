@@ -85,15 +85,13 @@ fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
             }
             match s.faults.pop_front().unwrap_or(Fault::Normal) {
                 Fault::Reject(status) => {
-                    return forem_error(status, "Canonical url has already been taken");
+                    forem_error(status, "Canonical url has already been taken")
                 }
-                Fault::RateLimit(secs) => {
-                    return Reply::Json(
-                        429,
-                        vec![("Retry-After".into(), secs.to_string())],
-                        json!({"error": "Rate limit reached, try again in 30 seconds", "status": 429}),
-                    );
-                }
+                Fault::RateLimit(secs) => Reply::Json(
+                    429,
+                    vec![("Retry-After".into(), secs.to_string())],
+                    json!({"error": "Rate limit reached, try again in 30 seconds", "status": 429}),
+                ),
                 fault => {
                     if s.articles
                         .iter()

@@ -89,7 +89,7 @@ fn render(text: &str) -> String {
 }
 
 fn length(text: &str) -> u64 {
-    text.split(|c: char| c == ' ' || c == '\n')
+    text.split([' ', '\n'])
         .map(|w| {
             if w.starts_with("https://") {
                 23

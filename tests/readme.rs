@@ -51,14 +51,14 @@ fn every_toml_example_is_a_valid_config() {
         p.post("2026-11-29", "Today");
         // Every credential file the example names, as a user would create it.
         for line in example.lines().filter(|l| !l.trim_start().starts_with('#')) {
-            if let Some((key, value)) = line.split_once(" = ") {
-                if key.trim().ends_with("_file") {
-                    let file = value.split('"').nth(1).unwrap();
-                    p.file(file, "s3cret");
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::set_permissions(p.path(file), std::fs::Permissions::from_mode(0o600))
-                        .unwrap();
-                }
+            if let Some((key, value)) = line.split_once(" = ")
+                && key.trim().ends_with("_file")
+            {
+                let file = value.split('"').nth(1).unwrap();
+                p.file(file, "s3cret");
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(p.path(file), std::fs::Permissions::from_mode(0o600))
+                    .unwrap();
             }
         }
         with_example_script(&p);
