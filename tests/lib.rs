@@ -10,6 +10,7 @@ mod util;
 mod command_target;
 mod content;
 mod core_run;
+mod crash;
 mod devto;
 mod drill;
 mod http_target;
