@@ -39,6 +39,12 @@ struct Outcome {
 }
 
 impl Outcome {
+    fn merge(&mut self, other: &Outcome) {
+        self.auth |= other.auth;
+        self.needs_human |= other.needs_human;
+        self.retry_later |= other.retry_later;
+    }
+
     fn code(&self) -> i32 {
         if self.auth {
             code::AUTH
@@ -102,30 +108,49 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     }
     let mut posts = Posts {
         catalog: &catalog,
-        cache: BTreeMap::new(),
+        current: None,
     };
     let today = clock.today();
+    let mut runs: Vec<TargetRun> = selected
+        .iter()
+        .zip(built.iter_mut())
+        .zip(states.iter_mut())
+        .map(|((cfg, target), state)| TargetRun {
+            cfg,
+            policy: &cfg.policy,
+            target: target.as_mut(),
+            state,
+            trace: Trace::new(&config.state, &cfg.name),
+            clock,
+            plan,
+            today,
+            catchup_days: config.catchup_days,
+            stopped: None,
+            last_write: None,
+            outcome: Outcome::default(),
+            tally: BTreeMap::new(),
+            stale: Vec::new(),
+        })
+        .collect();
+    // Key by key, every target in turn: each post is read once and dropped after its key, so
+    // memory does not grow with the number of posts.
+    let keys: Vec<BTreeSet<Date>> = runs.iter_mut().map(|run| run.keys(&catalog)).collect();
+    let all: BTreeSet<Date> = keys.iter().flatten().copied().collect();
     let result = (|| {
-        for ((cfg, target), state) in selected.iter().zip(built.iter_mut()).zip(states.iter_mut()) {
-            let mut run = TargetRun {
-                cfg,
-                policy: &cfg.policy,
-                target: target.as_mut(),
-                state,
-                trace: Trace::new(&config.state, &cfg.name),
-                clock,
-                plan,
-                today,
-                catchup_days: config.catchup_days,
-                stopped: None,
-                last_write: None,
-                outcome: &mut outcome,
-                tally: BTreeMap::new(),
-            };
-            run.all(&mut posts)?;
+        for key in all {
+            for (run, keys) in runs.iter_mut().zip(&keys) {
+                if keys.contains(&key) {
+                    run.step(key, &mut posts)?;
+                }
+            }
         }
         Ok::<(), Error>(())
     })();
+    for run in &mut runs {
+        run.finish();
+        outcome.merge(&run.outcome);
+    }
+    drop(runs);
     // Fold the journal back even when a state write failed midway: what was recorded stays.
     if !plan.dry_run {
         for state in &mut states {
@@ -138,22 +163,18 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     Ok(outcome.code())
 }
 
-/// Posts read on demand, once, whatever the number of targets.
+/// The post of the key being worked on, read on demand, once, whatever the number of targets.
 struct Posts<'a> {
     catalog: &'a Catalog,
-    cache: BTreeMap<Date, Result<Post, Error>>,
+    current: Option<(Date, Result<Post, Error>)>,
 }
 
 impl Posts<'_> {
     fn get(&mut self, key: Date) -> Result<&Post, &Error> {
-        self.cache
-            .entry(key)
-            .or_insert_with(|| self.catalog.post(key))
-            .as_ref()
-    }
-
-    fn exists(&self, key: Date) -> bool {
-        self.catalog.files.contains_key(&key)
+        if self.current.as_ref().is_none_or(|(k, _)| *k != key) {
+            self.current = Some((key, self.catalog.post(key)));
+        }
+        self.current.as_ref().expect("set above").1.as_ref()
     }
 }
 
@@ -177,7 +198,7 @@ struct Confirmation {
     unsure: Option<String>,
 }
 
-struct TargetRun<'a, 'o> {
+struct TargetRun<'a> {
     cfg: &'a TargetConfig,
     policy: &'a Policy,
     target: &'a mut dyn Target,
@@ -190,13 +211,15 @@ struct TargetRun<'a, 'o> {
     /// Set when the target must not be written to again in this run (auth, long rate limit).
     stopped: Option<String>,
     last_write: Option<Instant>,
-    outcome: &'o mut Outcome,
+    outcome: Outcome,
     tally: BTreeMap<&'static str, usize>,
+    stale: Vec<Date>,
 }
 
-impl TargetRun<'_, '_> {
-    fn all(&mut self, posts: &mut Posts) -> Result<(), Error> {
-        let mut keys: BTreeSet<Date> = posts.catalog.files.keys().copied().collect();
+impl TargetRun<'_> {
+    /// The keys this target looks at: every post, and every key whose state is not done.
+    fn keys(&mut self, catalog: &Catalog) -> BTreeSet<Date> {
+        let mut keys: BTreeSet<Date> = catalog.files.keys().copied().collect();
         keys.extend(
             self.state
                 .records()
@@ -206,46 +229,52 @@ impl TargetRun<'_, '_> {
         if !self.plan.keys.is_empty() {
             keys.retain(|k| self.plan.keys.contains(k));
             for key in &self.plan.keys {
-                if !posts.exists(*key) && self.state.get(*key).is_none() {
+                if !catalog.files.contains_key(key) && self.state.get(*key).is_none() {
                     self.say(*key, "error", &format!("no content file for {key}"));
                     self.outcome.needs_human = true;
                 }
             }
         }
-        let mut stale = Vec::new();
-        for key in keys {
-            let decision = self.decide(key, posts);
-            match decision {
-                Decision::SkipDone if self.plan.retry => self.count(
-                    "done",
-                    key,
-                    "skip",
-                    "done; `dayrun retry --force` publishes it again",
-                ),
-                Decision::SkipDone => self.count("done", key, "skip", "done"),
-                Decision::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
-                Decision::Stale => {
-                    stale.push(key);
-                    self.count("stale", key, "stale", "");
-                }
-                Decision::Waiting(why) => {
-                    self.count("waiting", key, "waiting", &why);
-                    if self.in_window(key) {
-                        self.outcome.needs_human = true;
-                    }
-                }
-                Decision::Publish(why) => self.attempt(key, posts, why)?,
-                Decision::Confirm => self.confirm_pending(key, posts)?,
+        keys
+    }
+
+    fn step(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {
+        let decision = self.decide(key, posts);
+        match decision {
+            Decision::SkipDone if self.plan.retry => self.count(
+                "done",
+                key,
+                "skip",
+                "done; `dayrun retry --force` publishes it again",
+            ),
+            Decision::SkipDone => self.count("done", key, "skip", "done"),
+            Decision::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
+            Decision::Stale => {
+                self.stale.push(key);
+                self.count("stale", key, "stale", "");
             }
+            Decision::Waiting(why) => {
+                self.count("waiting", key, "waiting", &why);
+                if self.in_window(key) {
+                    self.outcome.needs_human = true;
+                }
+            }
+            Decision::Publish(why) => self.attempt(key, posts, why)?,
+            Decision::Confirm => self.confirm_pending(key, posts)?,
         }
-        if let (Some(first), Some(last)) = (stale.first(), stale.last())
+        Ok(())
+    }
+
+    /// The stale note and the per-target summary line.
+    fn finish(&mut self) {
+        if let (Some(first), Some(last)) = (self.stale.first(), self.stale.last())
             && !self.plan.dry_run
         {
             println!(
                 "{} {}: {} stale key(s) skipped, {first}..{last}: older than {} days and never published; `dayrun run --backfill` publishes them, `dayrun adopt` records them as done",
                 self.today,
                 self.cfg.name,
-                stale.len(),
+                self.stale.len(),
                 self.catchup_days
             );
         }
@@ -261,7 +290,6 @@ impl TargetRun<'_, '_> {
                 }
             );
         }
-        Ok(())
     }
 
     fn in_window(&self, key: Date) -> bool {
