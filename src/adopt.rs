@@ -35,7 +35,7 @@ pub fn run(
             let record = Record::new(key, Status::Done, clock.stamp())
                 .with("fp", fp)
                 .with("reason", "adopted");
-            state.set(record)?;
+            state.put(record);
             trace.line(
                 &clock.stamp(),
                 &key.to_string(),

@@ -49,7 +49,13 @@ pub fn parse_key(s: &str) -> Option<Date> {
     if !looks_like_key(s) {
         return None;
     }
-    s.parse::<Date>().ok()
+    let b = s.as_bytes();
+    let num = |range: std::ops::Range<usize>| {
+        b[range]
+            .iter()
+            .fold(0i16, |n, d| n * 10 + i16::from(d - b'0'))
+    };
+    Date::new(num(0..4), num(5..7) as i8, num(8..10) as i8).ok()
 }
 
 /// True when `s` has the key's shape (digits and dashes) whether or not the date exists.

@@ -318,7 +318,7 @@ impl TargetRun<'_> {
             Status::Pending => Decision::Confirm,
             Status::Failed => {
                 let class = record.class().unwrap_or(Class::Unknown);
-                let reason = record.get("reason").unwrap_or("no reason recorded");
+                let reason = record.get("reason").unwrap_or("no reason recorded".into());
                 match class {
                     Class::RetrySafe => Decision::Publish("retry-safe failure earlier"),
                     Class::Local => Decision::Publish("re-read after a content error"),
@@ -331,10 +331,10 @@ impl TargetRun<'_> {
                     Class::Rejected | Class::Auth => {
                         let changed = posts
                             .get(key)
-                            .map(|p| Some(p.fingerprint.as_str()) != record.get("fp"))
+                            .map(|p| Some(p.fingerprint.as_str()) != record.get("fp").as_deref())
                             .unwrap_or(false);
                         let renewed = class == Class::Auth
-                            && self.target.credential().as_deref() != record.get("cred");
+                            && self.target.credential().as_deref() != record.get("cred").as_deref();
                         if changed {
                             Decision::Publish("content changed since it failed")
                         } else if renewed {
@@ -508,7 +508,7 @@ impl TargetRun<'_> {
         let record = self.state.get(key).expect("pending key has a record");
         let window = self.policy.confirm_delay * self.policy.confirm_polls;
         let age = record
-            .at
+            .at()
             .parse::<jiff::Timestamp>()
             .ok()
             .and_then(|at| jiff::Timestamp::now().duration_since(at).try_into().ok())
@@ -520,7 +520,7 @@ impl TargetRun<'_> {
         };
         let was = record
             .get("reason")
-            .unwrap_or("earlier attempt interrupted")
+            .unwrap_or("earlier attempt interrupted".into())
             .to_string();
         let confirmation = self.confirm(&post, polls, wait_first);
         if let Some(receipt) = confirmation.found {
@@ -640,7 +640,8 @@ impl TargetRun<'_> {
     fn local_error(&mut self, key: Date, err: Error) -> Result<(), Error> {
         if !self.plan.dry_run {
             let same = self.state.get(key).is_some_and(|r| {
-                r.status == Status::Failed && r.get("reason") == Some(err.reason().as_str())
+                r.status == Status::Failed
+                    && r.get("reason").as_deref() == Some(err.reason().as_str())
             });
             if !same {
                 let record = Record::new(key, Status::Failed, self.clock.stamp())

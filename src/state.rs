@@ -9,6 +9,7 @@ use crate::clock::parse_key;
 use crate::error::{Class, Error};
 use crate::fsutil;
 use jiff::civil::Date;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
@@ -33,15 +34,13 @@ impl Status {
     }
 }
 
-/// One key's line.
+/// One key's line. The line is kept as text (trimmed, as read or as built) and its fields are
+/// read on demand: a run over 100k done keys looks at nothing but their status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     pub key: Date,
     pub status: Status,
-    /// RFC 3339 with offset, kept as written.
-    pub at: String,
-    /// `name=value` pairs in order: `id`, `fp`, `class`, `reason`, ….
-    pub fields: Vec<(String, String)>,
+    line: String,
 }
 
 impl Record {
@@ -49,46 +48,56 @@ impl Record {
         Record {
             key,
             status,
-            at,
-            fields: Vec::new(),
+            line: format!("{key} {} {at}", status.as_str()),
         }
     }
 
-    /// Add a field (empty values are left out).
-    pub fn with(mut self, name: &str, value: impl Into<String>) -> Record {
+    /// Add or replace a field (empty values are left out).
+    pub fn with(self, name: &str, value: impl Into<String>) -> Record {
         let value = value.into();
-        if !value.is_empty() {
-            self.fields.retain(|(n, _)| n != name);
-            self.fields.push((name.to_string(), value));
+        if value.is_empty() {
+            return self;
         }
-        self
+        let mut line = format!("{} {} {}", self.key, self.status.as_str(), self.at());
+        for (n, v) in self.fields().filter(|(n, _)| *n != name) {
+            let _ = write!(line, " {n}=");
+            quote(&mut line, &v);
+        }
+        let _ = write!(line, " {name}=");
+        quote(&mut line, &value);
+        Record { line, ..self }
     }
 
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+    /// RFC 3339 with offset, as written.
+    pub fn at(&self) -> &str {
+        self.line.split_ascii_whitespace().nth(2).unwrap_or("")
+    }
+
+    /// `name=value` pairs in order: `id`, `fp`, `class`, `reason`, ….
+    pub fn fields(&self) -> impl Iterator<Item = (&str, Cow<'_, str>)> {
+        let mut words = Words { rest: &self.line };
+        for _ in 0..3 {
+            words.next_bare();
+        }
+        std::iter::from_fn(move || words.next_field().ok().flatten())
+    }
+
+    pub fn get(&self, name: &str) -> Option<Cow<'_, str>> {
+        self.fields().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
     pub fn class(&self) -> Option<Class> {
-        self.get("class").and_then(Class::parse)
+        self.get("class").and_then(|c| Class::parse(&c))
     }
 
     /// The line as written to the state file (no newline).
-    pub fn to_line(&self) -> String {
-        let mut line = format!("{} {} {}", self.key, self.status.as_str(), self.at);
-        for (name, value) in &self.fields {
-            let _ = write!(line, " {name}=");
-            quote(&mut line, value);
-        }
-        line
+    pub fn to_line(&self) -> &str {
+        &self.line
     }
 
     /// Parse one line. `Ok(None)` for blank and `#` comment lines; CRLF and trailing blanks ok.
     pub fn parse(line: &str) -> Result<Option<Record>, String> {
-        let line = line.trim_end();
-        let body = line.trim_start();
+        let body = line.trim();
         if body.is_empty() || body.starts_with('#') {
             return Ok(None);
         }
@@ -113,19 +122,21 @@ impl Record {
         if at.parse::<jiff::Timestamp>().is_err() {
             return Err(format!("`{at}` is not an RFC 3339 timestamp with offset"));
         }
-        let mut record = Record::new(key, status, at.to_string());
+        let mut seen: Vec<&str> = Vec::new();
         while let Some((name, value)) = words.next_field()? {
-            if record.get(&name).is_some() {
+            if seen.contains(&name) {
                 return Err(format!("field `{name}` appears twice"));
             }
-            record.fields.push((name, value));
+            if name == "class" && Class::parse(&value).is_none() {
+                return Err(format!("unknown class `{value}`"));
+            }
+            seen.push(name);
         }
-        if let Some(class) = record.get("class")
-            && Class::parse(class).is_none()
-        {
-            return Err(format!("unknown class `{class}`"));
-        }
-        Ok(Some(record))
+        Ok(Some(Record {
+            key,
+            status,
+            line: body.to_string(),
+        }))
     }
 }
 
@@ -161,23 +172,23 @@ struct Words<'a> {
 
 impl<'a> Words<'a> {
     fn next_bare(&mut self) -> Option<&'a str> {
-        let rest = self.rest.trim_start();
+        let rest = self.rest.trim_ascii_start();
         if rest.is_empty() {
             return None;
         }
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let end = ascii_space(rest);
         self.rest = &rest[end..];
         Some(&rest[..end])
     }
 
-    fn next_field(&mut self) -> Result<Option<(String, String)>, String> {
-        let rest = self.rest.trim_start();
+    fn next_field(&mut self) -> Result<Option<(&'a str, Cow<'a, str>)>, String> {
+        let rest = self.rest.trim_ascii_start();
         if rest.is_empty() {
             return Ok(None);
         }
         let eq = rest
             .find('=')
-            .filter(|eq| !rest[..*eq].contains(char::is_whitespace))
+            .filter(|eq| ascii_space(&rest[..*eq]) == *eq)
             .ok_or_else(|| format!("expected name=value, found `{}`", first_word(rest)))?;
         let name = &rest[..eq];
         if name.is_empty()
@@ -189,23 +200,31 @@ impl<'a> Words<'a> {
         }
         let after = &rest[eq + 1..];
         let (value, rest) = if let Some(quoted) = after.strip_prefix('"') {
-            unquote(quoted)
-                .ok_or_else(|| format!("field `{name}`: unterminated or bad quoted value"))?
+            let (value, rest) = unquote(quoted)
+                .ok_or_else(|| format!("field `{name}`: unterminated or bad quoted value"))?;
+            (Cow::Owned(value), rest)
         } else {
-            let end = after.find(char::is_whitespace).unwrap_or(after.len());
+            let end = ascii_space(after);
             if after[..end].contains('"') {
                 return Err(format!("field `{name}`: stray `\"`"));
             }
-            (after[..end].to_string(), &after[end..])
+            (Cow::Borrowed(&after[..end]), &after[end..])
         };
-        if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        if !rest.is_empty() && ascii_space(rest) != 0 {
             return Err(format!(
                 "field `{name}`: text right after the closing quote"
             ));
         }
         self.rest = rest;
-        Ok(Some((name.to_string(), value)))
+        Ok(Some((name, value)))
     }
+}
+
+/// Byte offset of the first ASCII whitespace in `s`, or its length.
+fn ascii_space(s: &str) -> usize {
+    s.bytes()
+        .position(|b| b.is_ascii_whitespace())
+        .unwrap_or(s.len())
 }
 
 fn first_word(s: &str) -> &str {
@@ -258,8 +277,9 @@ pub struct StateFile {
     comments: BTreeMap<Date, Vec<String>>,
     /// Comment lines after the last key.
     tail: Vec<String>,
-    /// The state file's bytes as read, to skip rewriting an unchanged file.
-    original: Vec<u8>,
+    /// Whether records changed since the state file was read (journal replayed, `set`, `put`):
+    /// an unchanged file is never rewritten, so a re-run leaves it byte for byte as it was.
+    dirty: bool,
     journal_exists: bool,
     journal: Option<File>,
     /// A torn last journal record that was dropped (shown to the user).
@@ -286,13 +306,13 @@ impl StateFile {
             records: BTreeMap::new(),
             comments: BTreeMap::new(),
             tail: Vec::new(),
-            original,
+            dirty: false,
             journal_exists: false,
             journal: None,
             torn: None,
         };
-        let text = std::str::from_utf8(&state.original).map_err(|e| {
-            let line = state.original[..e.valid_up_to()]
+        let text = std::str::from_utf8(&original).map_err(|e| {
+            let line = original[..e.valid_up_to()]
                 .iter()
                 .filter(|b| **b == b'\n')
                 .count()
@@ -352,6 +372,7 @@ impl StateFile {
             }
             if let Some(record) = Record::parse(line).map_err(bad)? {
                 state.records.insert(record.key, record);
+                state.dirty = true;
             }
         }
         Ok(state)
@@ -373,7 +394,7 @@ impl StateFile {
                 out.push_str(comment);
                 out.push('\n');
             }
-            out.push_str(&record.to_line());
+            out.push_str(record.to_line());
             out.push('\n');
         }
         for comment in &self.tail {
@@ -385,8 +406,8 @@ impl StateFile {
 
     /// Fold the journal into the state file. Unchanged files are not rewritten.
     pub fn compact(&mut self) -> Result<(), Error> {
-        let text = self.render();
-        if text.as_bytes() != self.original.as_slice() {
+        if self.dirty {
+            let text = self.render();
             fsutil::write_atomic(&self.path, text.as_bytes()).map_err(|e| {
                 Error::io(
                     crate::error::Kind::State,
@@ -395,7 +416,7 @@ impl StateFile {
                     &e,
                 )
             })?;
-            self.original = text.into_bytes();
+            self.dirty = false;
         }
         if self.journal_exists {
             self.journal = None;
@@ -434,14 +455,23 @@ impl StateFile {
             }
             self.journal = Some(file);
         }
-        let mut line = record.to_line();
+        let mut line = String::with_capacity(record.to_line().len() + 1);
+        line.push_str(record.to_line());
         line.push('\n');
         let file = self.journal.as_mut().expect("journal opened above");
         file.write_all(line.as_bytes())
             .and_then(|()| file.sync_data())
             .map_err(|e| io(e, &self.journal_path))?;
         self.records.insert(record.key, record);
+        self.dirty = true;
         Ok(())
+    }
+
+    /// Change a record in memory only, for changes with no side effect (`adopt`); `compact`
+    /// makes them durable all at once.
+    pub fn put(&mut self, record: Record) {
+        self.records.insert(record.key, record);
+        self.dirty = true;
     }
 }
 
@@ -463,7 +493,10 @@ mod tests {
         let record = Record::parse(line).unwrap().unwrap();
         assert_eq!(record.status, Status::Failed);
         assert_eq!(record.class(), Some(Class::Rejected));
-        assert_eq!(record.get("reason"), Some("HTTP 422: title \"x\" taken"));
+        assert_eq!(
+            record.get("reason").as_deref(),
+            Some("HTTP 422: title \"x\" taken")
+        );
         assert_eq!(record.to_line(), line);
     }
 
@@ -475,7 +508,7 @@ mod tests {
         let crlf = Record::parse("2026-11-29 done 2026-11-29T09:00:04Z id=x  \r")
             .unwrap()
             .unwrap();
-        assert_eq!(crlf.get("id"), Some("x"));
+        assert_eq!(crlf.get("id").as_deref(), Some("x"));
     }
 
     #[test]
@@ -525,11 +558,15 @@ mod tests {
             ];
             let fields =
                 proptest::collection::btree_map("[a-z][a-z0-9_-]{0,8}", any::<String>(), 0..5);
-            (key, status, at, fields).prop_map(|(key, status, at, fields)| Record {
-                key,
-                status,
-                at: at.to_string(),
-                fields: fields.into_iter().filter(|(n, _)| n != "class").collect(),
+            (key, status, at, fields).prop_map(|(key, status, at, fields)| {
+                let mut record = Record::new(key, status, at.to_string());
+                for (name, value) in fields
+                    .into_iter()
+                    .filter(|(n, v)| n != "class" && !v.is_empty())
+                {
+                    record = record.with(&name, value);
+                }
+                record
             })
         }
 
@@ -538,7 +575,20 @@ mod tests {
             fn lines_round_trip(record in record()) {
                 let line = record.to_line();
                 prop_assert!(!line.contains('\n'), "{line:?}");
-                prop_assert_eq!(Record::parse(&line), Ok(Some(record)));
+                let parsed = Record::parse(line).unwrap().unwrap();
+                let fields: Vec<(String, String)> = record.fields().map(|(n, v)| (n.to_string(), v.into_owned())).collect();
+                let again: Vec<(String, String)> = parsed.fields().map(|(n, v)| (n.to_string(), v.into_owned())).collect();
+                prop_assert_eq!(fields, again);
+                prop_assert_eq!(parsed, record);
+            }
+
+            #[test]
+            fn values_read_back_as_written(value in any::<String>().prop_filter("non-empty", |v| !v.is_empty())) {
+                let record = Record::new(Date::new(2026, 11, 29).unwrap(), Status::Failed, "2026-11-29T01:00:04Z".into())
+                    .with("reason", value.clone());
+                let parsed = Record::parse(record.to_line()).unwrap().unwrap();
+                let got = parsed.get("reason").map(|v| v.into_owned());
+                prop_assert_eq!(got, Some(value));
             }
 
             #[test]

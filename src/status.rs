@@ -1,4 +1,5 @@
 //! `dayrun status`: every key's state per target, as text or as stable JSON. Never writes.
+//! Rows are printed as they are made, so memory does not grow with the number of keys.
 
 use crate::clock::Clock;
 use crate::config::Config;
@@ -6,13 +7,27 @@ use crate::content::Catalog;
 use crate::error::{Error, code};
 use crate::state::{StateFile, Status};
 use jiff::civil::Date;
-use serde_json::{Value, json};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufWriter, Write};
 
 /// A pending key older than this is flagged: its run died or hangs.
 const STUCK_SECS: i64 = 5 * 60;
 /// The `--json` schema version (documented in the README).
 const SCHEMA: u32 = 1;
+
+/// One key on one target (schema 1).
+#[derive(Serialize)]
+struct Row<'a> {
+    key: String,
+    status: &'a str,
+    at: Option<&'a str>,
+    age_secs: Option<i64>,
+    id: Option<String>,
+    class: Option<String>,
+    reason: Option<String>,
+    stuck: bool,
+}
 
 pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> Result<i32, Error> {
     let selected = config.select(names)?;
@@ -21,8 +36,17 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
     let now = jiff::Timestamp::now();
     let shown = config.show(&config.state);
     let mut drafts: BTreeMap<Date, bool> = BTreeMap::new();
-    let mut targets = Vec::new();
-    for cfg in selected {
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let io = |e: std::io::Error| Error::usage(format!("cannot write the status: {e}"));
+    if as_json {
+        write!(
+            out,
+            "{{\n  \"schema\": {SCHEMA},\n  \"today\": \"{today}\",\n  \"targets\": ["
+        )
+        .map_err(io)?;
+    }
+    for (t, cfg) in selected.iter().enumerate() {
         let state = StateFile::load(&config.state, &cfg.name, &shown)?;
         let mut keys: BTreeSet<Date> = catalog.files.keys().copied().collect();
         keys.extend(state.records().map(|r| r.key));
@@ -39,8 +63,17 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         .into_iter()
         .map(|k| (k, 0))
         .collect();
-        let mut rows = Vec::new();
-        for key in keys {
+        if as_json {
+            let name = serde_json::to_string(&cfg.name).expect("a string serialises");
+            let kind = serde_json::to_string(&cfg.kind).expect("a string serialises");
+            write!(
+                out,
+                "{}\n    {{\"name\": {name}, \"kind\": {kind}, \"keys\": [",
+                if t > 0 { "," } else { "" }
+            )
+            .map_err(io)?;
+        }
+        for (i, key) in keys.into_iter().enumerate() {
             let record = state.get(key);
             let status = match record {
                 Some(r) => r.status.as_str(),
@@ -59,82 +92,73 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 *counts.entry("dedup").or_default() += 1;
             }
             let age = record
-                .and_then(|r| r.at.parse::<jiff::Timestamp>().ok())
+                .and_then(|r| r.at().parse::<jiff::Timestamp>().ok())
                 .map(|at| now.as_second() - at.as_second());
-            let stuck = record.is_some_and(|r| r.status == Status::Pending)
-                && age.is_some_and(|a| a > STUCK_SECS);
-            let field = |name: &str| {
-                record
-                    .and_then(|r| r.get(name))
-                    .map_or(Value::Null, Value::from)
+            let field = |name: &str| record.and_then(|r| r.get(name)).map(|v| v.into_owned());
+            let row = Row {
+                key: key.to_string(),
+                status,
+                at: record.map(|r| r.at()),
+                age_secs: age,
+                id: field("id"),
+                class: field("class"),
+                reason: field("reason"),
+                stuck: record.is_some_and(|r| r.status == Status::Pending)
+                    && age.is_some_and(|a| a > STUCK_SECS),
             };
-            rows.push(json!({
-                "key": key.to_string(),
-                "status": status,
-                "at": record.map_or(Value::Null, |r| Value::from(r.at.as_str())),
-                "age_secs": age,
-                "id": field("id"),
-                "class": field("class"),
-                "reason": field("reason"),
-                "stuck": stuck,
-            }));
+            if as_json {
+                let json = serde_json::to_string(&row).expect("a row serialises");
+                write!(out, "{}\n      {json}", if i > 0 { "," } else { "" }).map_err(io)?;
+            } else {
+                writeln!(out, "{} {} {}", row.key, cfg.name, text(&row)).map_err(io)?;
+            }
         }
-        targets.push(json!({ "name": cfg.name, "kind": cfg.kind, "counts": counts, "keys": rows }));
+        if as_json {
+            let counts = serde_json::to_string(&counts).expect("counts serialise");
+            write!(out, "\n    ], \"counts\": {counts}}}").map_err(io)?;
+        } else {
+            let parts: Vec<String> = counts
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect();
+            writeln!(
+                out,
+                "{}: {}",
+                cfg.name,
+                if parts.is_empty() {
+                    "no keys".into()
+                } else {
+                    parts.join(", ")
+                }
+            )
+            .map_err(io)?;
+        }
     }
-    let doc = json!({ "schema": SCHEMA, "today": today.to_string(), "targets": targets });
     if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&doc).expect("JSON serialises")
-        );
-    } else {
-        print_text(&doc);
+        writeln!(out, "\n  ]\n}}").map_err(io)?;
     }
+    out.flush().map_err(io)?;
     Ok(code::OK)
 }
 
-fn print_text(doc: &Value) {
-    for target in doc["targets"].as_array().into_iter().flatten() {
-        let name = target["name"].as_str().unwrap_or("");
-        for row in target["keys"].as_array().into_iter().flatten() {
-            let mut line = format!(
-                "{} {name} {}",
-                row["key"].as_str().unwrap_or(""),
-                row["status"].as_str().unwrap_or("")
-            );
-            if let Some(age) = row["age_secs"].as_i64() {
-                line.push_str(&format!(" {} ago", human(age)));
-            }
-            if row["stuck"].as_bool() == Some(true) {
-                line.push_str(" STUCK: pending for over 5 minutes; the next run confirms it");
-            }
-            if let Some(id) = row["id"].as_str() {
-                line.push_str(&format!(" id={id}"));
-            }
-            if let Some(class) = row["class"].as_str() {
-                line.push_str(&format!(" class={class}"));
-            }
-            if let Some(reason) = row["reason"].as_str() {
-                line.push_str(&format!(" reason={reason:?}"));
-            }
-            println!("{line}");
-        }
-        let counts: Vec<String> = target["counts"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter(|(_, n)| n.as_u64() != Some(0))
-            .map(|(k, n)| format!("{n} {k}"))
-            .collect();
-        println!(
-            "{name}: {}",
-            if counts.is_empty() {
-                "no keys".into()
-            } else {
-                counts.join(", ")
-            }
-        );
+fn text(row: &Row) -> String {
+    let mut line = row.status.to_string();
+    if let Some(age) = row.age_secs {
+        line.push_str(&format!(" {} ago", human(age)));
     }
+    if row.stuck {
+        line.push_str(" STUCK: pending for over 5 minutes; the next run confirms it");
+    }
+    for (name, value) in [("id", &row.id), ("class", &row.class)] {
+        if let Some(value) = value {
+            line.push_str(&format!(" {name}={value}"));
+        }
+    }
+    if let Some(reason) = &row.reason {
+        line.push_str(&format!(" reason={reason:?}"));
+    }
+    line
 }
 
 fn human(secs: i64) -> String {

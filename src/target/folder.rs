@@ -3,7 +3,7 @@
 use super::{Context, Receipt, Target};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
-use crate::fsutil::write_atomic;
+use crate::fsutil::write_atomic_all;
 use crate::post::Post;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -41,11 +41,6 @@ impl Folder {
 
     fn write(&self, post: &Post) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        write_atomic(
-            &self.dir.join(format!("{}.html", post.key)),
-            page(post).as_bytes(),
-        )?;
-        // The JSON, with the fingerprint, is written last: it is what `find` trusts.
         let meta = serde_json::json!({
             "key": post.key.to_string(),
             "title": post.title,
@@ -56,10 +51,11 @@ impl Folder {
         });
         let mut json = serde_json::to_string_pretty(&meta).expect("a JSON value serialises");
         json.push('\n');
-        write_atomic(
-            &self.dir.join(format!("{}.json", post.key)),
-            json.as_bytes(),
-        )
+        let html = self.dir.join(format!("{}.html", post.key));
+        let meta = self.dir.join(format!("{}.json", post.key));
+        // Both files are fsync'd, then renamed with the JSON last (the fingerprint in it is
+        // what `find` trusts), then the folder is fsync'd once for both renames.
+        write_atomic_all(&[(&html, page(post).as_bytes()), (&meta, json.as_bytes())])
     }
 }
 
