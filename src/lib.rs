@@ -11,6 +11,7 @@ pub mod fsutil;
 pub mod lock;
 pub mod mark;
 pub mod post;
+pub mod progress;
 pub mod runner;
 pub mod state;
 pub mod status;

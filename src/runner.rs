@@ -6,6 +6,7 @@ use crate::content::Catalog;
 use crate::error::{Class, Error, code};
 use crate::lock;
 use crate::post::Post;
+use crate::progress::Progress;
 use crate::state::{Record, StateFile, Status};
 use crate::target::{self, Context, Receipt, Target};
 use crate::trace::Trace;
@@ -111,6 +112,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         current: None,
     };
     let today = clock.today();
+    let quiet = Progress::none();
     let mut runs: Vec<TargetRun> = selected
         .iter()
         .zip(built.iter_mut())
@@ -130,14 +132,22 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             outcome: Outcome::default(),
             tally: BTreeMap::new(),
             stale: Vec::new(),
+            progress: &quiet,
         })
         .collect();
     // Key by key, every target in turn: each post is read once and dropped after its key, so
     // memory does not grow with the number of posts.
     let keys: Vec<BTreeSet<Date>> = runs.iter_mut().map(|run| run.keys(&catalog)).collect();
     let all: BTreeSet<Date> = keys.iter().flatten().copied().collect();
+    let progress = match Progress::wanted(plan.dry_run) {
+        true => Progress::new(work(&mut runs, &keys, &all, &mut posts)),
+        false => Progress::none(),
+    };
+    for run in &mut runs {
+        run.progress = &progress;
+    }
     let result = (|| {
-        for key in all {
+        for &key in &all {
             for (run, keys) in runs.iter_mut().zip(&keys) {
                 if keys.contains(&key) {
                     run.step(key, &mut posts)?;
@@ -146,6 +156,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         }
         Ok::<(), Error>(())
     })();
+    progress.finish();
     for run in &mut runs {
         run.finish();
         outcome.merge(&run.outcome);
@@ -161,6 +172,29 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     }
     result?;
     Ok(outcome.code())
+}
+
+/// How many keys the runs will publish or confirm (for the progress bar).
+fn work(
+    runs: &mut [TargetRun],
+    keys: &[BTreeSet<Date>],
+    all: &BTreeSet<Date>,
+    posts: &mut Posts,
+) -> u64 {
+    let mut total = 0;
+    for &key in all {
+        for (run, keys) in runs.iter_mut().zip(keys) {
+            if keys.contains(&key)
+                && matches!(
+                    run.decide(key, posts),
+                    Decision::Publish(_) | Decision::Confirm
+                )
+            {
+                total += 1;
+            }
+        }
+    }
+    total
 }
 
 /// The post of the key being worked on, read on demand, once, whatever the number of targets.
@@ -214,6 +248,7 @@ struct TargetRun<'a> {
     outcome: Outcome,
     tally: BTreeMap<&'static str, usize>,
     stale: Vec<Date>,
+    progress: &'a Progress,
 }
 
 impl TargetRun<'_> {
@@ -259,8 +294,16 @@ impl TargetRun<'_> {
                     self.outcome.needs_human = true;
                 }
             }
-            Decision::Publish(why) => self.attempt(key, posts, why)?,
-            Decision::Confirm => self.confirm_pending(key, posts)?,
+            Decision::Publish(why) => {
+                self.progress.start(&key.to_string(), &self.cfg.name);
+                self.attempt(key, posts, why)?;
+                self.progress.advance();
+            }
+            Decision::Confirm => {
+                self.progress.start(&key.to_string(), &self.cfg.name);
+                self.confirm_pending(key, posts)?;
+                self.progress.advance();
+            }
         }
         Ok(())
     }
@@ -381,19 +424,19 @@ impl TargetRun<'_> {
         if first && self.policy.dedup && self.target.can_find() {
             match self.target.find(&post) {
                 Ok(Some(receipt)) => {
-                    eprintln!(
+                    self.progress.err(&format!(
                         "dayrun: warning: {key} is already on {} (id={}); recorded as done, not sent again",
                         self.cfg.name, receipt.id
-                    );
+                    ));
                     return self.done(&post, receipt, "dedup", Instant::now());
                 }
                 Ok(None) => {}
                 Err(err) if err.class() == Some(Class::Auth) => return self.fail(&post, err),
-                Err(err) => eprintln!(
+                Err(err) => self.progress.err(&format!(
                     "dayrun: warning: {key}: could not look for an existing copy on {}: {}; sending",
                     self.cfg.name,
                     err.reason()
-                ),
+                )),
             }
         }
         self.send(&post)
@@ -675,7 +718,10 @@ impl TargetRun<'_> {
             }
         }
         *self.tally.entry("failed").or_default() += 1;
-        eprintln!("dayrun: {key} {}: failed ({class}): {err}", self.cfg.name);
+        self.progress.err(&format!(
+            "dayrun: {key} {}: failed ({class}): {err}",
+            self.cfg.name
+        ));
     }
 
     fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
@@ -690,9 +736,11 @@ impl TargetRun<'_> {
 
     fn say(&self, key: Date, word: &str, detail: &str) {
         if detail.is_empty() {
-            println!("{key} {} {word}", self.cfg.name);
+            self.progress
+                .out(&format!("{key} {} {word}", self.cfg.name));
         } else {
-            println!("{key} {} {word} {detail}", self.cfg.name);
+            self.progress
+                .out(&format!("{key} {} {word} {detail}", self.cfg.name));
         }
     }
 

@@ -328,3 +328,31 @@ fn a_stuck_pending_key_is_flagged_by_status() {
         .stdout_has("2026-11-29 outbox pending")
         .stdout_has("STUCK");
 }
+
+#[test]
+fn a_long_run_without_a_terminal_prints_plain_lines_only() {
+    let p = Project::new();
+    for day in 10..=29 {
+        p.post(&format!("2026-11-{day}"), &format!("Post {day}"));
+    }
+    let out = p.run(&["run", "--backfill", TODAY]);
+    out.code(0);
+    assert_eq!(
+        out.stderr, "",
+        "a progress bar or noise on a non-terminal stderr"
+    );
+    assert_eq!(
+        out.stdout
+            .lines()
+            .filter(|l| l.contains(" published "))
+            .count(),
+        20
+    );
+    assert!(
+        out.stdout
+            .lines()
+            .all(|l| !l.contains('\r') && !l.contains("=>")),
+        "{}",
+        out.stdout
+    );
+}
