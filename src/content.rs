@@ -14,7 +14,7 @@ pub struct Catalog {
     root: PathBuf,
     project: PathBuf,
     /// Every key with the file(s) named after it; two files for one key is an error for that key.
-    pub files: BTreeMap<Date, Vec<PathBuf>>,
+    pub files: BTreeMap<Date, Files>,
     /// Files that could not become a key (impossible dates, unreadable folders).
     pub problems: Vec<Error>,
     /// Files that are not posts, with the reason, for `check`.
@@ -84,12 +84,19 @@ impl Catalog {
             };
             match parse_key(stem) {
                 Some(key) => {
-                    drop(name);
-                    catalog
-                        .files
-                        .entry(key)
-                        .or_default()
-                        .push(entry.into_path());
+                    let relative: Box<Path> = path.strip_prefix(root).unwrap_or(path).into();
+                    match catalog.files.get_mut(&key) {
+                        Some(files) => files.more.push(relative),
+                        None => {
+                            catalog.files.insert(
+                                key,
+                                Files {
+                                    first: relative,
+                                    more: Vec::new(),
+                                },
+                            );
+                        }
+                    }
                 }
                 None if looks_like_key(stem) => catalog.problems.push(
                     Error::failure(Class::Local, format!("`{stem}` is not a real date"))
@@ -115,8 +122,10 @@ impl Catalog {
         }
         // Unsorted walk (sorting 100k names costs more than the walk); keys are ordered by the
         // map, and the files of a duplicated key are sorted here so messages are stable.
-        for files in catalog.files.values_mut().filter(|f| f.len() > 1) {
-            files.sort();
+        for files in catalog.files.values_mut().filter(|f| !f.more.is_empty()) {
+            files.more.push(files.first.clone());
+            files.more.sort();
+            files.first = files.more.remove(0);
         }
         catalog.ignored.sort();
         Ok(catalog)
@@ -128,8 +137,15 @@ impl Catalog {
             .files
             .get(&key)
             .ok_or_else(|| Error::failure(Class::Local, format!("no file for {key}")))?;
-        let shown = |p: &Path| p.strip_prefix(&self.project).unwrap_or(p).to_path_buf();
-        if let [one, two, ..] = files.as_slice() {
+        let full = |p: &Path| self.root.join(p);
+        let shown = |p: &Path| {
+            full(p)
+                .strip_prefix(&self.project)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|_| full(p))
+        };
+        if let Some(two) = files.more.first() {
+            let one = &files.first;
             return Err(Error::failure(
                 Class::Local,
                 format!(
@@ -140,22 +156,29 @@ impl Catalog {
             )
             .hint("keep one file per date"));
         }
-        let path = &files[0];
-        post::read(key, path, &shown(path), self.dir_tags(path))
+        let path = &files.first;
+        post::read(key, &full(path), &shown(path), dir_tags(path))
     }
+}
 
-    /// Folder names between the content root and the file, except purely numeric ones
-    /// (`2026/11/` organises, it does not describe).
-    fn dir_tags(&self, path: &Path) -> Vec<String> {
-        let Some(parent) = path.parent().and_then(|p| p.strip_prefix(&self.root).ok()) else {
-            return Vec::new();
-        };
-        parent
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .filter(|name| !name.bytes().all(|b| b.is_ascii_digit()))
-            .collect()
-    }
+/// The file(s) named after one key, relative to the content folder.
+#[derive(Debug)]
+pub struct Files {
+    first: Box<Path>,
+    /// Further files for the same key: an error for that key.
+    more: Vec<Box<Path>>,
+}
+
+/// Folder names between the content root and the file (a path relative to it), except purely
+/// numeric ones (`2026/11/` organises, it does not describe).
+fn dir_tags(relative: &Path) -> Vec<String> {
+    relative
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .filter(|name| !name.bytes().all(|b| b.is_ascii_digit()))
+        .collect()
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {

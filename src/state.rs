@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
-use std::io::Write as _;
+use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,7 +298,6 @@ impl StateFile {
         let journal_path = dir.join(format!("{target}.journal"));
         let shown = shown_dir.join(format!("{target}.state"));
         let shown_journal = shown_dir.join(format!("{target}.journal"));
-        let original = read_or_empty(&path, &shown)?;
         let mut state = StateFile {
             target: target.to_string(),
             path,
@@ -311,22 +310,32 @@ impl StateFile {
             journal: None,
             torn: None,
         };
-        let text = std::str::from_utf8(&original).map_err(|e| {
-            let line = original[..e.valid_up_to()]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count()
-                + 1;
-            Error::state("not UTF-8 text").at(&shown).line(line)
-        })?;
+        // Line by line: the file is never held whole (100k keys would double the peak memory).
+        let file = match File::open(&state.path) {
+            Ok(file) => Some(file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io(crate::error::Kind::State, &shown, "read", &e)),
+        };
+        let mut reader = file.map(std::io::BufReader::new);
+        let mut buf = Vec::new();
         let mut pending_comments = Vec::new();
-        for (i, line) in text.lines().enumerate() {
+        let mut number = 0;
+        while let Some(reader) = reader.as_mut() {
+            buf.clear();
+            let read = reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| Error::io(crate::error::Kind::State, &shown, "read", &e))?;
+            if read == 0 {
+                break;
+            }
+            number += 1;
             let bad = |msg: String| {
                 Error::state(msg)
                     .at(&shown)
-                    .line(i + 1)
+                    .line(number)
                     .hint("fix or delete that line by hand; nothing was changed")
             };
+            let line = std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into()))?;
             match Record::parse(line).map_err(bad)? {
                 None => pending_comments.push(line.trim_end().to_string()),
                 Some(record) => {
