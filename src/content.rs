@@ -5,6 +5,8 @@ use crate::error::{Class, Error};
 use crate::post::{self, Post};
 use jiff::civil::Date;
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
@@ -46,7 +48,8 @@ impl Catalog {
         let walk = WalkDir::new(root)
             .follow_links(false)
             .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+            .filter_entry(|e| e.depth() == 0 || !name_of(e.path()).starts_with(b"."));
+        let prefix = root.as_os_str().len();
         for entry in walk {
             let entry = match entry {
                 Ok(entry) => entry,
@@ -64,7 +67,7 @@ impl Catalog {
                 }
             };
             let path = entry.path();
-            let name = entry.file_name().to_string_lossy();
+            let name = String::from_utf8_lossy(name_of(path));
             if entry.file_type().is_dir() {
                 continue;
             }
@@ -84,7 +87,7 @@ impl Catalog {
             };
             match parse_key(stem) {
                 Some(key) => {
-                    let relative: Box<Path> = path.strip_prefix(root).unwrap_or(path).into();
+                    let relative: Box<Path> = relative_to(path, prefix).into();
                     match catalog.files.get_mut(&key) {
                         Some(files) => files.more.push(relative),
                         None => {
@@ -181,8 +184,19 @@ fn dir_tags(relative: &Path) -> Vec<String> {
         .collect()
 }
 
-fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    name.to_string_lossy().starts_with('.')
+/// The last component's bytes. (Path::file_name parses components; a walk of 100k files
+/// calls this twice per file.)
+fn name_of(path: &Path) -> &[u8] {
+    let bytes = path.as_os_str().as_bytes();
+    bytes.rsplit(|b| *b == b'/').next().unwrap_or(bytes)
+}
+
+/// `path` without the first `prefix` bytes and the separator after them (walkdir yields every
+/// path as the root joined with the rest).
+fn relative_to(path: &Path, prefix: usize) -> &Path {
+    let bytes = path.as_os_str().as_bytes();
+    let rest = bytes.get(prefix..).unwrap_or(bytes);
+    Path::new(OsStr::from_bytes(rest.strip_prefix(b"/").unwrap_or(rest)))
 }
 
 fn is_leftover(name: &str) -> bool {

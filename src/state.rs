@@ -122,15 +122,22 @@ impl Record {
         if at.parse::<jiff::Timestamp>().is_err() {
             return Err(format!("`{at}` is not an RFC 3339 timestamp with offset"));
         }
-        let mut seen: Vec<&str> = Vec::new();
+        // Names seen so far, on the stack for the usual handful of fields.
+        let mut seen: [&str; 8] = [""; 8];
+        let mut more: Vec<&str> = Vec::new();
+        let mut count = 0;
         while let Some((name, value)) = words.next_field()? {
-            if seen.contains(&name) {
+            if seen[..count.min(8)].contains(&name) || more.contains(&name) {
                 return Err(format!("field `{name}` appears twice"));
             }
             if name == "class" && Class::parse(&value).is_none() {
                 return Err(format!("unknown class `{value}`"));
             }
-            seen.push(name);
+            match seen.get_mut(count) {
+                Some(slot) => *slot = name,
+                None => more.push(name),
+            }
+            count += 1;
         }
         Ok(Some(Record {
             key,

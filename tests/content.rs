@@ -14,6 +14,16 @@ fn one_bad_post_never_stops_the_others() {
             "content/2026-11-20.md: the file is empty",
         ),
         (
+            "content/2026-11-19.md",
+            b"\n\n# ![](cover.png)\n\ntext\n",
+            "content/2026-11-19.md:3: the first `# heading` has no text",
+        ),
+        (
+            "content/2026-11-18.md",
+            b"---\ntitle: [a, b]\n---\n",
+            "content/2026-11-18.md:2: front matter `title` must be text",
+        ),
+        (
             "content/2026-11-21.md",
             b"# T\n\n\xff\xfe\n",
             "content/2026-11-21.md:3: not UTF-8 text",
@@ -62,7 +72,7 @@ fn one_bad_post_never_stops_the_others() {
     }
     let lines = p.state_lines("outbox");
     let failed: Vec<&String> = lines.iter().filter(|l| l.contains(" failed ")).collect();
-    assert_eq!(failed.len(), 6, "{lines:#?}");
+    assert_eq!(failed.len(), 8, "{lines:#?}");
     assert!(failed.iter().all(|l| l.contains("class=local")));
     // Fixing a file is all it takes: the next run picks it up.
     p.file("content/2026-11-24.md", "# Now with a title\n");
@@ -74,6 +84,20 @@ fn one_bad_post_never_stops_the_others() {
         .code(1)
         .stdout_has("ignored content/2026-11-29.md~: editor leftover")
         .stderr_has("content/2026-11-20.md: the file is empty");
+}
+
+#[test]
+fn a_very_long_title_is_refused_with_what_to_do() {
+    let p = Project::new();
+    p.file(
+        "content/2026-11-29.md",
+        format!("# {}\n\nBody.\n", "Long ".repeat(100)),
+    );
+    p.post("2026-11-28", "Short");
+    p.run(&["run", TODAY])
+        .code(1)
+        .stderr_has("content/2026-11-29.md: the title is 499 characters; at most 300 are allowed\n  shorten the title")
+        .stdout_has("2026-11-28 outbox published");
 }
 
 #[test]
