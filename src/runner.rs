@@ -335,6 +335,20 @@ impl TargetRun<'_> {
         }
     }
 
+    /// After an auth failure or a long rate limit nothing more goes to this target in this run.
+    fn skip_if_stopped(&mut self, key: Date) -> bool {
+        let Some(why) = self.stopped.clone() else {
+            return false;
+        };
+        self.count(
+            "not attempted",
+            key,
+            "skip",
+            &format!("target stopped for this run: {why}"),
+        );
+        true
+    }
+
     fn in_window(&self, key: Date) -> bool {
         self.plan.keys.contains(&key) || !self.is_stale(key)
     }
@@ -408,13 +422,7 @@ impl TargetRun<'_> {
             self.say(key, "publish", &format!("({why}) {}", describe(&post)));
             return Ok(());
         }
-        if let Some(why) = &self.stopped {
-            self.count(
-                "not attempted",
-                key,
-                "skip",
-                &format!("target stopped for this run: {why}"),
-            );
+        if self.skip_if_stopped(key) {
             return Ok(());
         }
         if why != "due" {
@@ -538,13 +546,7 @@ impl TargetRun<'_> {
             );
             return Ok(());
         }
-        if let Some(why) = &self.stopped {
-            self.count(
-                "not attempted",
-                key,
-                "skip",
-                &format!("target stopped for this run: {why}"),
-            );
+        if self.skip_if_stopped(key) {
             return Ok(());
         }
         // A record older than the confirmation window needs one look; a fresh one the full wait.

@@ -43,12 +43,8 @@ fn project(confirm: bool) -> Project {
         "dayrun.toml",
         format!("[targets.site]\nkind = \"command\"\nrun = [\"./scripts/publish.sh\"]\n{confirm_line}timeout_secs = 0.5\nbackoff_secs = 0.01\nconfirm_polls = 1\nconfirm_delay_secs = 0.01\ndedup = false\n"),
     );
-    p.file("scripts/publish.sh", PUBLISH)
-        .file("scripts/confirm.sh", CONFIRM);
-    use std::os::unix::fs::PermissionsExt;
-    for script in ["scripts/publish.sh", "scripts/confirm.sh"] {
-        std::fs::set_permissions(p.path(script), std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    p.script("scripts/publish.sh", PUBLISH)
+        .script("scripts/confirm.sh", CONFIRM);
     p.post("2026-11-29", "Today");
     p
 }

@@ -3,19 +3,13 @@
 use crate::fake_devto::{FakeDevto, KEY};
 use crate::fake_posts::Fault;
 use crate::util::Project;
-use std::os::unix::fs::PermissionsExt;
 
 const TODAY: &str = "--today=2026-11-29";
 
 fn project(api: &FakeDevto, extra: &str) -> Project {
     let p = Project::new();
     p.file("dayrun.toml", api.config(extra));
-    p.file("secrets/devto.key", KEY);
-    std::fs::set_permissions(
-        p.path("secrets/devto.key"),
-        std::fs::Permissions::from_mode(0o600),
-    )
-    .unwrap();
+    p.secret("secrets/devto.key", KEY);
     p.file(
         "content/2026-11-29.md",
         "---\ntags: [Rust-Lang, web dev, c++, ops, extra]\n---\n# Shipping daily\n\nWhy and how.\n",

@@ -15,16 +15,16 @@ fn project(api: &PostsApi, extra: &str) -> Project {
             &format!("token_file = \"secrets/blog.token\"\n{extra}"),
         ),
     );
-    p.file("secrets/blog.token", format!("{TOKEN}\n"));
-    set_private(&p.path("secrets/blog.token"));
+    p.secret(
+        "secrets/blog.token",
+        format!(
+            "{TOKEN}
+"
+        ),
+    );
     api.token(TOKEN);
     p.post("2026-11-29", "Today");
     p
-}
-
-fn set_private(path: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
 }
 
 /// No output, state or trace may ever contain the token.
@@ -309,13 +309,7 @@ fn credential_files_are_checked_before_any_side_effect() {
         .code(2)
         .stderr_has("the token file secrets/blog.token is empty");
     assert_eq!(api.server.request_count(), 0);
-    p.file("secrets/blog.token", TOKEN);
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(
-        p.path("secrets/blog.token"),
-        std::fs::Permissions::from_mode(0o644),
-    )
-    .unwrap();
+    p.file_mode("secrets/blog.token", TOKEN, 0o644);
     let out = p.run(&["run", TODAY]);
     out.code(0).stderr_has(
         "secrets/blog.token can be read by other users; run `chmod 600 secrets/blog.token`",

@@ -3,19 +3,13 @@
 use crate::fake_mastodon::{FakeMastodon, TOKEN};
 use crate::fake_posts::Fault;
 use crate::util::Project;
-use std::os::unix::fs::PermissionsExt;
 
 const TODAY: &str = "--today=2026-11-29";
 
 fn project(api: &FakeMastodon, extra: &str) -> Project {
     let p = Project::new();
     p.file("dayrun.toml", api.config(extra));
-    p.file("secrets/masto.token", TOKEN);
-    std::fs::set_permissions(
-        p.path("secrets/masto.token"),
-        std::fs::Permissions::from_mode(0o600),
-    )
-    .unwrap();
+    p.secret("secrets/masto.token", TOKEN);
     p.file("content/2026-11-29.md", "---\ntags: [rust, ops]\n---\n# Why the date is the key\n\nOne key per day & no duplicates.\n");
     p
 }

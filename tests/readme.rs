@@ -33,13 +33,7 @@ fn with_example_script(p: &Project) {
         .into_iter()
         .find(|b| b.starts_with("#!/bin/sh"))
         .expect("example publish.sh");
-    p.file("scripts/publish.sh", script);
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(
-        p.path("scripts/publish.sh"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    p.script("scripts/publish.sh", script);
 }
 
 #[test]
@@ -55,10 +49,7 @@ fn every_toml_example_is_a_valid_config() {
                 && key.trim().ends_with("_file")
             {
                 let file = value.split('"').nth(1).unwrap();
-                p.file(file, "s3cret");
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(p.path(file), std::fs::Permissions::from_mode(0o600))
-                    .unwrap();
+                p.secret(file, "s3cret");
             }
         }
         with_example_script(&p);
@@ -155,13 +146,7 @@ fn the_http_body_example_has_the_real_fields() {
 
 /// The keys of the JSON the command target receives on stdin.
 fn dayrun_payload_keys(p: &Project) -> Vec<String> {
-    p.file("scripts/dump.sh", "#!/bin/sh\ncat > input.json\necho ok\n");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(
-        p.path("scripts/dump.sh"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    p.script("scripts/dump.sh", "#!/bin/sh\ncat > input.json\necho ok\n");
     p.file(
         "dayrun.toml",
         "[targets.dump]\nkind = \"command\"\nrun = [\"./scripts/dump.sh\"]\n",

@@ -86,6 +86,24 @@ impl Project {
         self
     }
 
+    /// Write a file with these permission bits.
+    pub fn file_mode(&self, rel: &str, text: impl AsRef<[u8]>, mode: u32) -> &Project {
+        use std::os::unix::fs::PermissionsExt;
+        self.file(rel, text);
+        std::fs::set_permissions(self.path(rel), std::fs::Permissions::from_mode(mode)).unwrap();
+        self
+    }
+
+    /// A credential file only its owner can read, as the README asks.
+    pub fn secret(&self, rel: &str, text: impl AsRef<[u8]>) -> &Project {
+        self.file_mode(rel, text, 0o600)
+    }
+
+    /// An executable script.
+    pub fn script(&self, rel: &str, text: impl AsRef<[u8]>) -> &Project {
+        self.file_mode(rel, text, 0o755)
+    }
+
     /// A post with a title and a body line.
     pub fn post(&self, key: &str, title: &str) -> &Project {
         self.file(

@@ -3,19 +3,13 @@
 use crate::fake_posts::Fault;
 use crate::fake_wordpress::{FakeWordPress, PASSWORD};
 use crate::util::Project;
-use std::os::unix::fs::PermissionsExt;
 
 const TODAY: &str = "--today=2026-11-29";
 
 fn project(wp: &FakeWordPress, extra: &str) -> Project {
     let p = Project::new();
     p.file("dayrun.toml", wp.config(extra));
-    p.file("secrets/wp.password", format!("{PASSWORD}\n"));
-    std::fs::set_permissions(
-        p.path("secrets/wp.password"),
-        std::fs::Permissions::from_mode(0o600),
-    )
-    .unwrap();
+    p.secret("secrets/wp.password", format!("{PASSWORD}\n"));
     p.file(
         "content/2026-11-29.md",
         "---\ntags: [Rust, Ops & Tools]\n---\n# Why the Date is the Key\n\nFirst *paragraph*.\n",
