@@ -677,30 +677,29 @@ impl TargetRun<'_> {
         }
         self.state.set(record)?;
         self.trace(post.key, "publish", "failed", &detail(&err));
-        self.report(post.key, &err);
+        self.report(post.key, &err, true);
         Ok(())
     }
 
     /// A post that cannot be read or derived: recorded once, reported every run until fixed.
     fn local_error(&mut self, key: Date, err: Error) -> Result<(), Error> {
-        if !self.plan.dry_run {
-            let same = self.state.get(key).is_some_and(|r| {
-                r.status == Status::Failed
-                    && r.get("reason").as_deref() == Some(err.reason().as_str())
-            });
-            if !same {
-                let record = Record::new(key, Status::Failed, self.clock.stamp())
-                    .with("class", Class::Local.as_str())
-                    .with("reason", err.reason());
-                self.state.set(record)?;
-                self.trace(key, "read", "failed", &detail(&err));
-            }
+        let same = self.state.get(key).is_some_and(|r| {
+            r.status == Status::Failed && r.get("reason").as_deref() == Some(err.reason().as_str())
+        });
+        if !same && !self.plan.dry_run {
+            let record = Record::new(key, Status::Failed, self.clock.stamp())
+                .with("class", Class::Local.as_str())
+                .with("reason", err.reason());
+            self.state.set(record)?;
+            self.trace(key, "read", "failed", &detail(&err));
         }
-        self.report(key, &err);
+        self.report(key, &err, !same);
         Ok(())
     }
 
-    fn report(&mut self, key: Date, err: &Error) {
+    /// Print a failure and fold it into the exit code. A failure seen before (`fresh` false)
+    /// still needs a human while its key is within the catch-up window, as a waiting key does.
+    fn report(&mut self, key: Date, err: &Error, fresh: bool) {
         let class = err.class().unwrap_or(Class::Unknown);
         match class {
             Class::Auth => {
@@ -709,12 +708,7 @@ impl TargetRun<'_> {
             }
             Class::RetrySafe => self.outcome.retry_later = true,
             _ => {
-                if self.in_window(key)
-                    || self
-                        .state
-                        .get(key)
-                        .is_some_and(|r| r.status == Status::Failed)
-                {
+                if fresh || self.in_window(key) {
                     self.outcome.needs_human = true;
                 }
             }

@@ -87,6 +87,30 @@ fn one_bad_post_never_stops_the_others() {
 }
 
 #[test]
+fn an_old_broken_post_stops_alerting_once_reported() {
+    let p = Project::new();
+    p.file("content/2026-11-01.md", "no title\n");
+    p.post("2026-11-29", "Today");
+    p.run(&["run", "--backfill", TODAY])
+        .code(1)
+        .stderr_has("content/2026-11-01.md: no title");
+    // Reported and recorded; older than catchup_days: still shown, no longer an alert.
+    p.run(&["run", TODAY])
+        .code(0)
+        .stderr_has("content/2026-11-01.md: no title");
+    // A broken post within the window keeps the run red until it is fixed.
+    p.file("content/2026-11-28.md", "no title either\n");
+    p.run(&["run", TODAY]).code(1);
+    p.run(&["run", TODAY])
+        .code(1)
+        .stderr_has("content/2026-11-28.md: no title");
+    p.file("content/2026-11-28.md", "# Fixed\n");
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-28 outbox published");
+}
+
+#[test]
 fn a_very_long_title_is_refused_with_what_to_do() {
     let p = Project::new();
     p.file(
