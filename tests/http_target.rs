@@ -275,6 +275,23 @@ fn rate_limits_wait_within_the_cap_and_stop_beyond_it() {
 }
 
 #[test]
+fn a_429_without_retry_after_waits_the_backoff() {
+    let api = PostsApi::start();
+    let p = project(&api, "dedup = false");
+    api.faults(&[Fault::Reject(429)]);
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    let log = p.read("state/blog.log");
+    assert!(
+        log.contains("publish retry-safe class=retry-safe reason=\"POST: HTTP 429"),
+        "{log}"
+    );
+    assert!(
+        log.contains("next_in_ms=10"),
+        "the backoff (0.01 s) was not used:\n{log}"
+    );
+}
+
+#[test]
 fn a_post_already_on_the_server_is_not_sent_again() {
     let api = PostsApi::start();
     let p = project(&api, "");

@@ -258,7 +258,8 @@ impl Http {
             });
         }
         if reply.status == 429 {
-            err = err.retry_after(Some(reply.retry_after.unwrap_or(Duration::ZERO)));
+            // Without a Retry-After the runner's own backoff applies.
+            err = err.retry_after(reply.retry_after);
         }
         err
     }
