@@ -97,13 +97,15 @@ impl Config {
             Some(p) => (root.join(p), true),
             None => (root.join("dayrun.toml"), false),
         };
+        // Errors name the file as the user would: relative to the project folder.
+        let shown = path.strip_prefix(&root).unwrap_or(&path).to_path_buf();
         let file = match std::fs::read_to_string(&path) {
-            Ok(text) => parse_file(&text, &path)?,
+            Ok(text) => parse_file(&text, &shown)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => File::default(),
             Err(e) => {
                 return Err(Error::io(
                     crate::error::Kind::Config,
-                    &path,
+                    &shown,
                     "read the config",
                     &e,
                 ));
@@ -113,13 +115,13 @@ impl Config {
             None => TimeZone::system(),
             Some(name) => TimeZone::get(name).map_err(|_| {
                 Error::config(format!("unknown time zone `{name}`"))
-                    .at(&path)
+                    .at(&shown)
                     .hint("use an IANA name such as `Europe/Berlin` or `UTC`")
             })?,
         };
         let catchup_days = file.catchup_days.unwrap_or(3);
         if catchup_days < 0 {
-            return Err(Error::config("`catchup_days` must be 0 or more").at(&path));
+            return Err(Error::config("`catchup_days` must be 0 or more").at(&shown));
         }
         let mut targets = Vec::new();
         for (name, mut table) in file.targets {
@@ -131,9 +133,9 @@ impl Config {
                 return Err(Error::config(format!(
                     "target name `{name}` may only use letters, digits, `-` and `_` (it names state files)"
                 ))
-                .at(&path));
+                .at(&shown));
             }
-            let ctx = |msg: String| Error::config(format!("[targets.{name}]: {msg}")).at(&path);
+            let ctx = |msg: String| Error::config(format!("[targets.{name}]: {msg}")).at(&shown);
             let kind = match table.remove("kind") {
                 Some(toml::Value::String(kind)) => kind,
                 Some(_) => return Err(ctx("`kind` must be a string".into())),

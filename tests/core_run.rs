@@ -287,6 +287,17 @@ fn config_errors_name_the_file_and_key() {
         "{:?}",
         p.state_lines("site")
     );
+    // --config names another file (relative to the project folder); a missing one is an error.
+    p.file(
+        "other.toml",
+        "[targets.elsewhere]\nkind = \"folder\"\ndir = \"elsewhere\"\n",
+    );
+    p.run(&["--config", "other.toml", "run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 elsewhere published");
+    p.run(&["--config", "missing.toml", "run", TODAY])
+        .code(2)
+        .stderr_has("missing.toml: cannot read the config");
     std::fs::remove_dir_all(p.path("content")).unwrap();
     p.run(&["run", TODAY])
         .code(2)
