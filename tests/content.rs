@@ -166,3 +166,83 @@ fn editing_a_published_post_does_not_republish_it() {
     p.run(&["run", TODAY]).code(0).stdout_has("outbox: 1 done");
     assert!(!p.read("outbox/2026-11-29.json").contains("edited"));
 }
+
+/// Run dayrun as user `nobody` (root can read anything, so unreadable files need another
+/// user); `None` when this machine cannot switch users.
+fn run_as_nobody(p: &Project, args: &[&str]) -> Option<crate::util::Output> {
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        env!("CARGO_BIN_EXE_dayrun"),
+        "-C",
+    ])
+    .arg(&p.root)
+    .args(args)
+    .env("TZ", "UTC");
+    let out = cmd.output().ok()?;
+    if out.status.code() == Some(127) || String::from_utf8_lossy(&out.stderr).contains("setpriv:") {
+        return None;
+    }
+    Some(crate::util::Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+#[test]
+fn unreadable_files_and_folders_are_reported_and_the_rest_goes_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = Project::new();
+    p.post("2026-11-29", "Readable");
+    p.file_mode("content/2026-11-28.md", "# Secret\n", 0o000);
+    p.post("2026-11-27", "Hidden away");
+    std::fs::create_dir_all(p.path("content/locked")).unwrap();
+    p.post("locked/2026-11-26", "Behind a locked folder");
+    std::fs::set_permissions(
+        p.path("content/locked"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    for dir in [p.root.clone(), p.path("content")] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let Some(out) = run_as_nobody(&p, &["run", TODAY]) else {
+        eprintln!("skipped: cannot run as another user here");
+        return;
+    };
+    out.code(1)
+        .stderr_has("content/2026-11-28.md: cannot read: Permission denied")
+        .stderr_has("content/locked: cannot read: Permission denied")
+        .stderr_has("posts below it are not seen")
+        .stdout_has("2026-11-29 outbox published")
+        .stdout_has("2026-11-27 outbox published");
+    std::fs::set_permissions(
+        p.path("content/locked"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_state_folder_the_user_cannot_write_stops_the_run_before_anything() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = Project::new();
+    p.post("2026-11-29", "Today");
+    std::fs::create_dir_all(p.path("state")).unwrap();
+    std::fs::set_permissions(&p.root, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let Some(out) = run_as_nobody(&p, &["run", TODAY]) else {
+        eprintln!("skipped: cannot run as another user here");
+        return;
+    };
+    out.code(2)
+        .stderr_has("state")
+        .stderr_has("Permission denied")
+        .stderr_has("nothing was done");
+    assert!(
+        !p.exists("outbox"),
+        "published without a writable state folder"
+    );
+}

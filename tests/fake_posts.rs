@@ -45,6 +45,12 @@ pub struct ApiState {
     /// Whether listed items echo the key (else only id, title, fingerprint).
     pub hide_key: bool,
     pub token: Option<String>,
+    /// Require this Cookie header (for `header_file`).
+    pub cookie: Option<String>,
+    /// Answer in another shape: `{"data": {"id", "link"}}` and a list at `/items`.
+    pub nested: bool,
+    /// When each POST arrived (for pacing).
+    pub post_times: Vec<std::time::Instant>,
     pub hang: Duration,
     /// Called for every POST when no queued fault applies (for seeded drills).
     pub chooser: Option<Box<dyn FnMut() -> Fault + Send>>,
@@ -114,6 +120,11 @@ fn handle(state: &Mutex<ApiState>, req: &Request) -> Reply {
     {
         return Reply::json(401, json!({"error": "invalid token"}));
     }
+    if let Some(cookie) = &s.cookie {
+        if req.header("cookie") != Some(cookie.as_str()) {
+            return Reply::json(403, json!({"error": "no session"}));
+        }
+    }
     match (req.method.as_str(), req.path()) {
         ("GET", "/posts") => {
             let status = match s.list_faults.pop_front() {
@@ -136,9 +147,13 @@ fn handle(state: &Mutex<ApiState>, req: &Request) -> Reply {
                     item
                 })
                 .collect();
+            if s.nested {
+                return Reply::json(200, json!({ "items": items }));
+            }
             Reply::json(200, Value::Array(items))
         }
         ("POST", "/posts") => {
+            s.post_times.push(std::time::Instant::now());
             let fault = match s.post_faults.pop_front() {
                 Some(fault) => fault,
                 None => s.chooser.as_mut().map_or(Fault::Normal, |f| f()),
@@ -158,10 +173,11 @@ fn handle(state: &Mutex<ApiState>, req: &Request) -> Reply {
             match fault {
                 Fault::Normal => {
                     let id = commit(&mut s);
-                    Reply::json(
-                        201,
-                        json!({"id": id, "url": format!("https://example.test/{id}")}),
-                    )
+                    let url = format!("https://example.test/{id}");
+                    match s.nested {
+                        true => Reply::json(201, json!({"data": {"id": id, "link": url}})),
+                        false => Reply::json(201, json!({"id": id, "url": url})),
+                    }
                 }
                 Fault::CommitHang => {
                     commit(&mut s);

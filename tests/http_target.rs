@@ -358,3 +358,83 @@ fn a_pending_key_at_start_is_confirmed_on_the_server() {
         .stdout_has("2026-11-29 blog confirmed id=p-1");
     assert_eq!(api.commits_of("2026-11-29"), 1);
 }
+
+#[test]
+fn header_file_and_json_pointers_fit_another_api_shape() {
+    let api = PostsApi::start();
+    {
+        let mut state = api.state.lock().unwrap();
+        state.cookie = Some("session=s3ss10n".into());
+        state.nested = true;
+    }
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        api.config(
+            "blog",
+            "header_file = \"secrets/blog.headers\"\nid_pointer = \"/data/id\"\nurl_pointer = \"/data/link\"\nitems_pointer = \"/items\"",
+        )
+        .replace("list_url", "# list_url"),
+    );
+    p.secret("secrets/blog.headers", "Cookie: session=s3ss10n\n");
+    p.post("2026-11-29", "Today");
+    let out = p.run(&["run", TODAY]);
+    out.code(0).stdout_has("2026-11-29 blog published id=p-1");
+    assert!(p.state_lines("blog")[0].contains("url=https://example.test/p-1"));
+    assert!(!out.stdout.contains("s3ss10n") && !out.stderr.contains("s3ss10n"));
+    // With the list, pointers apply to each item: a lost answer is confirmed.
+    let config = p
+        .read("dayrun.toml")
+        .replace("# list_url", "list_url")
+        .replace("id_pointer = \"/data/id\"", "id_pointer = \"/id\"");
+    p.file("dayrun.toml", config);
+    p.post("2026-11-28", "Yesterday");
+    api.faults(&[Fault::CommitHang]);
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-28 blog confirmed id=p-2");
+    assert_eq!(api.commits_of("2026-11-28"), 1);
+    assert!(!p.read("state/blog.log").contains("s3ss10n"));
+}
+
+#[test]
+fn writes_to_one_target_are_paced() {
+    let api = PostsApi::start();
+    let p = project(&api, "dedup = false\nmin_interval_secs = 0.2");
+    p.post("2026-11-28", "Yesterday")
+        .post("2026-11-27", "Before");
+    p.run(&["run", TODAY]).code(0);
+    let times = api.state.lock().unwrap().post_times.clone();
+    assert_eq!(times.len(), 3);
+    for pair in times.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap >= std::time::Duration::from_millis(190),
+            "writes only {gap:?} apart"
+        );
+    }
+}
+
+#[test]
+fn an_auth_failure_stops_only_its_own_target() {
+    let api = PostsApi::start();
+    let p = project(&api, "dedup = false");
+    let config = format!(
+        "[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\n\n{}",
+        p.read("dayrun.toml")
+    );
+    p.file("dayrun.toml", config);
+    p.post("2026-11-28", "Yesterday");
+    api.faults(&[Fault::Reject(401)]);
+    p.run(&["run", TODAY])
+        .code(3)
+        .stdout_has("2026-11-28 outbox published")
+        .stdout_has("2026-11-29 outbox published")
+        .stdout_has("2026-11-29 blog skip target stopped for this run");
+    assert_eq!(p.statuses("outbox"), ["2026-11-28 done", "2026-11-29 done"]);
+    assert!(api.committed().is_empty());
+    // The blog key waits for a renewed credential (or `dayrun retry`).
+    p.run(&["run", TODAY, "--target", "blog"])
+        .code(1)
+        .stdout_has("waiting failed (auth");
+}
