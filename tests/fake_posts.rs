@@ -120,10 +120,10 @@ fn handle(state: &Mutex<ApiState>, req: &Request) -> Reply {
     {
         return Reply::json(401, json!({"error": "invalid token"}));
     }
-    if let Some(cookie) = &s.cookie {
-        if req.header("cookie") != Some(cookie.as_str()) {
-            return Reply::json(403, json!({"error": "no session"}));
-        }
+    if let Some(cookie) = &s.cookie
+        && req.header("cookie") != Some(cookie.as_str())
+    {
+        return Reply::json(403, json!({"error": "no session"}));
     }
     match (req.method.as_str(), req.path()) {
         ("GET", "/posts") => {
