@@ -148,22 +148,8 @@ impl Target for Devto {
         if status_class(reply.status).is_some() {
             return Err(self.failure("create article", &reply));
         }
-        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-        let id = doc["id"].as_u64().ok_or_else(|| {
-            Error::failure(
-                Class::Unknown,
-                format!(
-                    "HTTP {} but no article id{}",
-                    reply.status,
-                    self.http.excerpt(&reply.body)
-                ),
-            )
-        })?;
-        Ok(Receipt {
-            id: id.to_string(),
-            url: doc["url"].as_str().map(str::to_string),
-            note,
-        })
+        let receipt = self.http.receipt(&reply, "/id", "/url")?;
+        Ok(Receipt { note, ..receipt })
     }
 
     fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {

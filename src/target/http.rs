@@ -1,6 +1,6 @@
 //! `kind = "http"`: POST the post as JSON to an endpoint; confirm through an optional list URL.
 
-use super::net::{Http, Secret, idempotency_key, status_class, timeouts};
+use super::net::{Http, Secret, id_at, idempotency_key, status_class, timeouts};
 use super::{Context, Receipt, Target, payload};
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -148,15 +148,6 @@ impl HttpTarget {
     }
 }
 
-/// The id (string or number) at `pointer`.
-fn id_at(doc: &Value, pointer: &str) -> Option<String> {
-    match doc.pointer(pointer)? {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
 impl Target for HttpTarget {
     fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
         let mut headers = self.headers.clone();
@@ -172,24 +163,11 @@ impl Target for HttpTarget {
                 .http
                 .failure("POST", &reply, self.credential_file().as_deref()));
         }
-        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-        let id = id_at(&doc, &self.settings.id_pointer).ok_or_else(|| {
-            Error::failure(
-                Class::Unknown,
-                format!(
-                    "HTTP {} but no receipt id at `{}`{}",
-                    reply.status,
-                    self.settings.id_pointer,
-                    self.http.excerpt(&reply.body)
-                ),
-            )
-        })?;
-        let url = id_at(&doc, &self.settings.url_pointer);
-        Ok(Receipt {
-            id,
-            url,
-            note: None,
-        })
+        self.http.receipt(
+            &reply,
+            &self.settings.id_pointer,
+            &self.settings.url_pointer,
+        )
     }
 
     fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {

@@ -252,22 +252,7 @@ impl Target for Mastodon {
         if status_class(reply.status).is_some() {
             return Err(self.failure("post status", &reply));
         }
-        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-        let id = doc["id"].as_str().map(str::to_string).ok_or_else(|| {
-            Error::failure(
-                Class::Unknown,
-                format!(
-                    "HTTP {} but no status id{}",
-                    reply.status,
-                    self.http.excerpt(&reply.body)
-                ),
-            )
-        })?;
-        Ok(Receipt {
-            id,
-            url: doc["url"].as_str().map(str::to_string),
-            note: None,
-        })
+        self.http.receipt(&reply, "/id", "/url")
     }
 
     fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {

@@ -264,6 +264,32 @@ impl Http {
         err
     }
 
+    /// The receipt in a 2xx answer: the id (string or number) at `id_pointer` and the URL at
+    /// `url_pointer`. No id means the post may exist but we cannot name it: unknown, confirm.
+    pub fn receipt(
+        &self,
+        reply: &Reply,
+        id_pointer: &str,
+        url_pointer: &str,
+    ) -> Result<super::Receipt, Error> {
+        let doc: serde_json::Value = serde_json::from_str(&reply.body).unwrap_or_default();
+        let id = id_at(&doc, id_pointer).ok_or_else(|| {
+            Error::failure(
+                Class::Unknown,
+                format!(
+                    "HTTP {} but no receipt id at `{id_pointer}`{}",
+                    reply.status,
+                    self.excerpt(&reply.body)
+                ),
+            )
+        })?;
+        Ok(super::Receipt {
+            id,
+            url: id_at(&doc, url_pointer),
+            note: None,
+        })
+    }
+
     /// A short, single-line, secret-free excerpt of a body, with a leading `: `.
     pub fn excerpt(&self, body: &str) -> String {
         let flat: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -283,6 +309,15 @@ impl Http {
             }
         }
         out
+    }
+}
+
+/// The id (string or number) at `pointer`.
+pub fn id_at(doc: &serde_json::Value, pointer: &str) -> Option<String> {
+    match doc.pointer(pointer)? {
+        serde_json::Value::String(s) if !s.is_empty() => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
     }
 }
 

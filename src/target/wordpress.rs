@@ -263,22 +263,7 @@ impl Target for WordPress {
         if status_class(reply.status).is_some() {
             return Err(self.failure("create post", &reply));
         }
-        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-        let id = doc["id"].as_u64().ok_or_else(|| {
-            Error::failure(
-                Class::Unknown,
-                format!(
-                    "HTTP {} but no post id{}",
-                    reply.status,
-                    self.http.excerpt(&reply.body)
-                ),
-            )
-        })?;
-        Ok(Receipt {
-            id: id.to_string(),
-            url: doc["link"].as_str().map(str::to_string),
-            note: None,
-        })
+        self.http.receipt(&reply, "/id", "/link")
     }
 
     fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
