@@ -4,8 +4,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::content::Catalog;
 use crate::error::{Error, code};
-use crate::mark::locked_states;
-use crate::state::{Record, Status};
+use crate::state::{Record, Status, locked_states};
 use crate::trace::Trace;
 use jiff::civil::Date;
 

@@ -6,12 +6,12 @@ use crate::config::Config;
 use crate::content::Catalog;
 use crate::error::{Error, code};
 use crate::state::StateFile;
-use crate::target::{self, Context};
+use crate::targets::{self, Context};
 
 pub fn run(config: &Config, clock: &Clock) -> Result<i32, Error> {
     let shown = config.show(&config.state);
     for cfg in &config.targets {
-        target::build(&Context {
+        targets::build(&Context {
             config,
             target: cfg,
             clock,

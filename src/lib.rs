@@ -15,7 +15,7 @@ pub mod progress;
 pub mod runner;
 pub mod state;
 pub mod status;
-pub mod target;
+pub mod targets;
 pub mod trace;
 
 use cli::{Args, Command};

@@ -5,27 +5,8 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::content::Catalog;
 use crate::error::{Class, Error, code};
-use crate::lock::{self, RunLock};
-use crate::state::{Record, StateFile, Status};
+use crate::state::{Record, Status, locked_states};
 use crate::trace::Trace;
-
-/// Take the lock and load (and fold) the selected targets' state files.
-pub fn locked_states(
-    config: &Config,
-    clock: &Clock,
-    names: &[String],
-) -> Result<(RunLock, Vec<StateFile>), Error> {
-    let selected = config.select(names)?;
-    let shown = config.show(&config.state);
-    let guard = lock::acquire(&config.state, &shown, clock)?;
-    let mut states = Vec::new();
-    for cfg in selected {
-        let mut state = StateFile::load(&config.state, &cfg.name, &shown)?;
-        state.compact()?;
-        states.push(state);
-    }
-    Ok((guard, states))
-}
 
 pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error> {
     let key = crate::key(&args.key, "key")?;

@@ -8,7 +8,7 @@ use crate::lock;
 use crate::post::Post;
 use crate::progress::Progress;
 use crate::state::StateFile;
-use crate::target::{self, Context, Receipt, Target};
+use crate::targets::{self, Context, Receipt, Target};
 use crate::trace::Trace;
 use jiff::civil::Date;
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,7 +79,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     let catalog = Catalog::scan(&config.content, &config.root)?;
     let mut built = Vec::new();
     for cfg in &selected {
-        built.push(target::build(&Context {
+        built.push(targets::build(&Context {
             config,
             target: cfg,
             clock,

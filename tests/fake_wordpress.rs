@@ -94,7 +94,7 @@ fn handle(state: &Mutex<Wp>, req: &Request) -> Reply {
     };
     let expected = format!(
         "Basic {}",
-        dayrun::target::net::base64(format!("{USER}:{}", s.password).as_bytes())
+        dayrun::targets::net::base64(format!("{USER}:{}", s.password).as_bytes())
     );
     match req.header("authorization") {
         None => {

@@ -6,7 +6,7 @@ use crate::clock::stamp;
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::state::{Record, Status};
-use crate::target::Receipt;
+use crate::targets::Receipt;
 use jiff::civil::Date;
 use std::time::Instant;
 
