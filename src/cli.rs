@@ -81,6 +81,9 @@ pub struct RetryArgs {
     /// publish again even if the key is done
     #[argh(switch)]
     pub force: bool,
+    /// you checked the target and the post is not there: send without looking first
+    #[argh(switch)]
+    pub absent: bool,
 }
 
 /// Record a key's outcome by hand: `mark KEY done [--id ID]` or `mark KEY failed`.

@@ -56,7 +56,22 @@ pub struct Policy {
     /// Least time between two writes to this target (`min_interval_secs`, default 0).
     pub min_interval: Duration,
     /// Look for the post on the target before its first attempt (`dedup`, default true).
-    pub dedup: bool,
+    pub dedup: Dedup,
+    /// How long after dayrun gave up on a request the target may still show it
+    /// (`settle_secs`; default per kind, see `Target::settle`).
+    pub settle: Option<Duration>,
+}
+
+/// Pre-submit dedup: whether to look for a copy before the first attempt, and what a lookup
+/// that cannot tell means there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dedup {
+    /// Never look before the first attempt (`dedup = false`).
+    Off,
+    /// Look; when the lookup cannot tell, warn and send (`dedup = true`, the default).
+    BestEffort,
+    /// Look; when the lookup cannot tell, do not send: a human decides (`dedup = "strict"`).
+    Strict,
 }
 
 impl Default for Policy {
@@ -68,7 +83,8 @@ impl Default for Policy {
             confirm_polls: 3,
             confirm_delay: Duration::from_secs(5),
             min_interval: Duration::ZERO,
-            dedup: true,
+            dedup: Dedup::BestEffort,
+            settle: None,
         }
     }
 }
@@ -226,7 +242,16 @@ fn take_policy(table: &mut toml::Table) -> Result<Policy, String> {
             .ok_or("`confirm_polls` must be a whole number from 1 to 100")?;
     }
     if let Some(v) = table.remove("dedup") {
-        policy.dedup = v.as_bool().ok_or("`dedup` must be true or false")?;
+        policy.dedup = match (v.as_bool(), v.as_str()) {
+            (Some(true), _) => Dedup::BestEffort,
+            (Some(false), _) => Dedup::Off,
+            (_, Some("strict")) => Dedup::Strict,
+            _ => return Err("`dedup` must be true, false or \"strict\"".into()),
+        };
+    }
+    if let Some(v) = table.remove("settle_secs") {
+        policy.settle =
+            Some(seconds(&v).ok_or("`settle_secs` must be a number of seconds, 0 or more")?);
     }
     let secs = [
         ("backoff_secs", &mut policy.backoff),

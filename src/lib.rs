@@ -13,6 +13,7 @@ pub mod mark;
 pub mod post;
 pub mod progress;
 pub mod runner;
+pub mod signals;
 pub mod state;
 pub mod status;
 pub mod targets;
@@ -51,6 +52,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 targets: a.target,
                 retry: false,
                 force: false,
+                absent: false,
             };
             runner::run(&config, &clock(&a.today)?, &plan)
         }
@@ -65,6 +67,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 targets: a.target,
                 retry: true,
                 force: a.force,
+                absent: a.absent,
                 backfill: true,
                 dry_run: false,
             };

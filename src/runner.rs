@@ -7,13 +7,16 @@ use crate::error::{Class, Error, code};
 use crate::lock;
 use crate::post::Post;
 use crate::progress::Progress;
+use crate::signals;
 use crate::state::StateFile;
-use crate::targets::{self, Context, Receipt, Target};
+use crate::targets::{self, Context, Target};
 use crate::trace::Trace;
 use jiff::civil::Date;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+mod carry;
+mod confirm;
 mod deliver;
 mod report;
 mod target_run;
@@ -33,6 +36,9 @@ pub struct Plan {
     pub retry: bool,
     /// With `retry`: publish done keys again.
     pub force: bool,
+    /// With `retry`: the human checked the target and the post is not there; send without
+    /// looking first (`retry --absent`).
+    pub absent: bool,
 }
 
 /// What happened, for the exit code and the summary.
@@ -86,6 +92,9 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         })?);
     }
     let shown_state = config.show(&config.state);
+    if !plan.dry_run {
+        signals::install();
+    }
     let _lock = match plan.dry_run {
         true => None,
         false => Some(lock::acquire(&config.state, &shown_state, clock)?),
@@ -126,6 +135,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             policy: &cfg.policy,
             target: target.as_mut(),
             state,
+            state_dir: &config.state,
             trace: Trace::new(&config.state, &cfg.name),
             clock,
             plan,
@@ -152,6 +162,9 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     }
     let result = (|| {
         for &key in &all {
+            if signals::received().is_some() {
+                break;
+            }
             for (run, keys) in runs.iter_mut().zip(&keys) {
                 if keys.contains(&key) {
                     run.step(key, &mut posts)?;
@@ -175,6 +188,12 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         }
     }
     result?;
+    if let Some(signal) = signals::received() {
+        eprintln!(
+            "dayrun: stopped by signal {signal} after recording the action in flight; the next run goes on from there"
+        );
+        return Ok(signals::exit_code(signal));
+    }
     Ok(outcome.code())
 }
 
@@ -226,14 +245,8 @@ enum Decision {
     Waiting(String),
     /// Publish; the string says why (shown with the action).
     Publish(&'static str),
-    /// A pending key (or a human retry of an unknown one): look on the target first.
+    /// A pending key from an earlier run: look on the target first.
     Confirm,
-}
-
-struct Confirmation {
-    found: Option<Receipt>,
-    /// Why the target could not tell, when it could not.
-    unsure: Option<String>,
 }
 
 struct TargetRun<'a> {
@@ -241,6 +254,7 @@ struct TargetRun<'a> {
     policy: &'a Policy,
     target: &'a mut dyn Target,
     state: &'a mut StateFile,
+    state_dir: &'a std::path::Path,
     trace: Trace,
     clock: &'a Clock,
     plan: &'a Plan,
@@ -258,6 +272,19 @@ struct TargetRun<'a> {
 fn detail(err: &Error) -> String {
     let class = err.class().map_or("error", Class::as_str);
     format!("class={class} reason={:?}", err.reason())
+}
+
+/// Text from outside (an id, a url) made safe for one line of a terminal, trace or state file:
+/// control characters are escaped.
+fn clean(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c.is_control() {
+            true => out.extend(c.escape_default()),
+            false => out.push(c),
+        }
+    }
+    out
 }
 
 fn describe(post: &Post) -> String {

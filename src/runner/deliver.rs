@@ -1,16 +1,22 @@
-//! Sending a post: pacing, in-run retries of retry-safe failures, and confirmation on the
-//! target whenever the outcome is unknown (never a blind resend).
+//! Sending a post: pre-submit dedup, a lookup before any send that could repeat an earlier one,
+//! pacing, and in-run retries. Nothing is ever sent again blind.
 
-use super::{Confirmation, Posts, TargetRun, describe, detail};
+use super::carry::Carry;
+use super::confirm::Verdict;
+use super::{Posts, TargetRun, describe, detail};
+use crate::config::Dedup;
 use crate::error::{Class, Error};
 use crate::post::Post;
+use crate::signals;
 use crate::state::{Record, Status};
+use crate::targets::{Attempts, Outgoing};
+use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::{Duration, Instant};
 
 impl TargetRun<'_> {
-    /// Publish one key, with in-run retries for retry-safe failures and confirmation for
-    /// unknown outcomes. `Err` only when state cannot be recorded: the run must stop.
+    /// Publish one key: look first when an earlier attempt may have landed (or, for a first
+    /// attempt, when dedup is on), then send. `Err` only when state cannot be recorded.
     pub(super) fn attempt(
         &mut self,
         key: Date,
@@ -25,8 +31,22 @@ impl TargetRun<'_> {
             self.count("draft", key, "draft", "draft: true; not published");
             return Ok(());
         }
+        let record = self.state.get(key).cloned();
+        let carry = Carry::of(record.as_ref());
+        let look_first = carry.maybe && !self.plan.absent;
         if self.plan.dry_run {
-            self.say(key, "publish", &format!("({why}) {}", describe(&post)));
+            let look = match look_first {
+                true => format!(
+                    "an earlier attempt may have landed: would look on {} first, and send only if it is provably absent; ",
+                    self.cfg.name
+                ),
+                false => String::new(),
+            };
+            self.say(
+                key,
+                "publish",
+                &format!("({why}) {look}{}", describe(&post)),
+            );
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -35,58 +55,127 @@ impl TargetRun<'_> {
         if why != "due" {
             self.say(key, "retry", &format!("({why})"));
         }
-        let first = self.state.get(key).is_none();
-        if first && self.policy.dedup && self.target.can_find() {
-            match self.target.find(&post) {
-                Ok(Some(receipt)) => {
+        let out = match self.target.prepare(&post) {
+            Ok(out) => out,
+            Err(err) => return self.fail(&post, err, &carry, false),
+        };
+        if carry.maybe && self.plan.absent {
+            self.trace(
+                key,
+                "retry",
+                "absent",
+                "retry --absent: sending on the human's word that the post is not on the target",
+            );
+        } else if carry.maybe {
+            let sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
+            let marks = carry.marks_and(&out.marks);
+            let pending = record.as_ref().filter(|r| r.status == Status::Pending);
+            let attempts = Attempts {
+                key,
+                marks: &marks,
+                since: carry.since(),
+                last: pending.and_then(|r| r.at().parse().ok()).or(carry.since()),
+                sent: &sent,
+            };
+            let deadline = self.deadline(record.as_ref());
+            let wait_first = Timestamp::now() < deadline;
+            match self.confirm(&attempts, deadline, wait_first) {
+                Verdict::Found(receipts) => return self.found(&post, receipts, "confirm"),
+                Verdict::NotYet(until) => return self.not_yet(key, until),
+                Verdict::CannotTell(err) => {
+                    let was = record
+                        .as_ref()
+                        .and_then(|r| r.get("reason").map(|r| r.into_owned()))
+                        .unwrap_or_else(|| "an earlier attempt was interrupted".into());
+                    return self.cannot_tell(&post, err, &carry, &was);
+                }
+                Verdict::Absent => self.trace(
+                    key,
+                    "confirm",
+                    "absent",
+                    "the earlier attempt did not land; sending",
+                ),
+            }
+        } else if record.is_none() && self.policy.dedup != Dedup::Off && self.target.can_find() {
+            let attempts = Attempts {
+                key,
+                marks: &out.marks,
+                since: None,
+                last: None,
+                sent: &out.body,
+            };
+            match self.look(&attempts) {
+                Verdict::Found(receipts) => {
                     self.progress.err(&format!(
                         "dayrun: warning: {key} is already on {} (id={}); recorded as done, not sent again",
-                        self.cfg.name, receipt.id
+                        self.cfg.name,
+                        super::clean(&receipts[0].id)
                     ));
-                    return self.done(&post, receipt, "dedup", Instant::now());
+                    return self.found(&post, receipts, "dedup");
                 }
-                Ok(None) => {}
-                Err(err) if err.class() == Some(Class::Auth) => return self.fail(&post, err),
-                Err(err) => self.progress.err(&format!(
+                Verdict::Absent | Verdict::NotYet(_) => {}
+                Verdict::CannotTell(err) if err.class() == Some(Class::Auth) => {
+                    return self.fail(&post, err, &carry, false);
+                }
+                Verdict::CannotTell(err) if self.policy.dedup == Dedup::Strict => {
+                    let err = Error::failure(
+                        Class::Unknown,
+                        format!(
+                            "not sent: dedup = \"strict\" and {} cannot tell whether the post is already there ({})",
+                            self.cfg.name,
+                            err.reason()
+                        ),
+                    )
+                    .hint(self.advice(key));
+                    return self.fail(&post, err, &carry, false);
+                }
+                Verdict::CannotTell(err) => self.progress.err(&format!(
                     "dayrun: warning: {key}: could not look for an existing copy on {}: {}; sending",
                     self.cfg.name,
                     err.reason()
                 )),
             }
         }
-        self.send(&post)
+        self.send(&post, &out, carry)
     }
 
-    pub(super) fn send(&mut self, post: &Post) -> Result<(), Error> {
+    /// Send, with in-run retries: retry-safe failures after a backoff, an unknown outcome only
+    /// after the lookup proves the attempt did not land.
+    fn send(&mut self, post: &Post, out: &Outgoing, mut carry: Carry) -> Result<(), Error> {
         let mut attempt = 0;
         loop {
             attempt += 1;
             self.pace();
-            let pending = Record::new(post.key, Status::Pending, self.clock.stamp())
+            let started = self.clock.stamp();
+            let this = carry.with_attempt(&out.marks, &started);
+            if self.target.keeps_payload() {
+                self.keep_payload(post.key, &out.body)?;
+            }
+            let pending = Record::new(post.key, Status::Pending, started.clone())
                 .with("fp", &post.fingerprint)
                 .with("attempt", attempt.to_string());
-            self.state.set(pending)?;
-            let started = Instant::now();
-            let result = self.target.publish(post);
+            self.state.set(this.stamp(pending))?;
+            let clock = Instant::now();
+            let result = self.target.publish(post, out);
             self.last_write = Some(Instant::now());
             let err = match result {
-                Ok(receipt) => return self.done(post, receipt, "publish", started),
+                Ok(receipt) => return self.done(post, vec![receipt], "publish", clock),
                 Err(err) => err,
             };
-            let class = err.class().unwrap_or(Class::Unknown);
             let retries_left = attempt <= self.policy.retries;
-            match class {
+            match err.class().unwrap_or(Class::Unknown) {
+                // Provably nothing was sent: the carry stays as it was before this attempt.
                 Class::RetrySafe => {
                     let wait = match err.retry_after {
                         Some(wait) if wait > self.policy.retry_after_cap => {
                             self.stopped = Some(format!("rate limited for {} s", wait.as_secs()));
-                            return self.fail(post, err);
+                            return self.fail(post, err, &carry, false);
                         }
                         Some(wait) => wait,
                         None => self.backoff(attempt),
                     };
                     if !retries_left {
-                        return self.fail(post, err);
+                        return self.fail(post, err, &carry, false);
                     }
                     self.trace(
                         post.key,
@@ -94,146 +183,72 @@ impl TargetRun<'_> {
                         "retry-safe",
                         &format!("{} next_in_ms={}", detail(&err), wait.as_millis()),
                     );
-                    std::thread::sleep(wait);
+                    if !signals::sleep(wait) {
+                        return self.fail(post, err, &carry, false);
+                    }
                 }
                 Class::Unknown => {
+                    carry = this;
                     self.trace(post.key, "publish", "unknown", &detail(&err));
-                    let confirmation = self.confirm(post, self.policy.confirm_polls, true);
-                    if let Some(receipt) = confirmation.found {
-                        return self.done(post, receipt, "confirm", started);
-                    }
-                    if let Some(unsure) = confirmation.unsure {
-                        return self.fail(post, self.unknown(post.key, &err.reason(), &unsure));
-                    }
-                    if !retries_left {
-                        let err = Error::failure(
-                            Class::RetrySafe,
-                            format!(
-                                "{}; confirmed absent after {attempt} attempt(s)",
-                                err.reason()
-                            ),
-                        );
-                        return self.fail(post, err);
-                    }
-                    self.trace(
-                        post.key,
-                        "confirm",
-                        "absent",
-                        "confirmed absent; sending again",
-                    );
-                    std::thread::sleep(self.backoff(attempt));
-                }
-                Class::Rejected | Class::Local | Class::Auth => return self.fail(post, err),
-            }
-        }
-    }
-
-    /// A key found pending at start: the earlier attempt's outcome is unknown. Look first.
-    pub(super) fn confirm_pending(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {
-        let post = match posts.get(key) {
-            Ok(post) => post.clone(),
-            Err(err) => {
-                let why = format!(
-                    "its outcome is unknown and the post cannot be read to confirm it: {}",
-                    err
-                );
-                self.count("waiting", key, "waiting", &why);
-                self.outcome.needs_human = true;
-                return Ok(());
-            }
-        };
-        if self.plan.dry_run {
-            self.say(
-                key,
-                "confirm",
-                &format!(
-                    "pending from an earlier run: would look on the target first; {}",
-                    describe(&post)
-                ),
-            );
-            return Ok(());
-        }
-        if self.skip_if_stopped(key) {
-            return Ok(());
-        }
-        // A record older than the confirmation window needs one look; a fresh one the full wait.
-        let record = self.state.get(key).expect("pending key has a record");
-        let window = self.policy.confirm_delay * self.policy.confirm_polls;
-        let age = record
-            .at()
-            .parse::<jiff::Timestamp>()
-            .ok()
-            .and_then(|at| jiff::Timestamp::now().duration_since(at).try_into().ok())
-            .unwrap_or(Duration::MAX);
-        let (polls, wait_first) = if age > window {
-            (1, false)
-        } else {
-            (self.policy.confirm_polls, true)
-        };
-        let was = record
-            .get("reason")
-            .unwrap_or("earlier attempt interrupted".into())
-            .to_string();
-        let confirmation = self.confirm(&post, polls, wait_first);
-        if let Some(receipt) = confirmation.found {
-            return self.done(&post, receipt, "confirm", Instant::now());
-        }
-        if let Some(unsure) = confirmation.unsure {
-            return self.fail(&post, self.unknown(key, &was, &unsure));
-        }
-        self.trace(
-            key,
-            "confirm",
-            "absent",
-            "pending from an earlier run; confirmed absent; sending",
-        );
-        self.send(&post)
-    }
-
-    pub(super) fn confirm(&mut self, post: &Post, polls: u32, wait_first: bool) -> Confirmation {
-        if !self.target.can_find() {
-            return Confirmation {
-                found: None,
-                unsure: Some(format!("{} cannot look posts up", self.cfg.name)),
-            };
-        }
-        let polls = if self.target.immediate() { 1 } else { polls };
-        let wait_first = wait_first && !self.target.immediate();
-        for poll in 0..polls {
-            if wait_first || poll > 0 {
-                std::thread::sleep(self.policy.confirm_delay);
-            }
-            match self.target.find(post) {
-                Ok(Some(receipt)) => {
-                    return Confirmation {
-                        found: Some(receipt),
-                        unsure: None,
+                    let marks = carry.marks.clone();
+                    let attempts = Attempts {
+                        key: post.key,
+                        marks: &marks,
+                        since: carry.since(),
+                        last: started.parse().ok(),
+                        sent: &out.body,
                     };
+                    let deadline = later(Timestamp::now(), self.settle());
+                    match self.confirm(&attempts, deadline, true) {
+                        Verdict::Found(receipts) => return self.found(post, receipts, "confirm"),
+                        Verdict::NotYet(until) => return self.not_yet(post.key, until),
+                        Verdict::CannotTell(lookup) => {
+                            return self.cannot_tell(post, lookup, &carry, &err.reason());
+                        }
+                        Verdict::Absent if retries_left && signals::received().is_none() => {
+                            self.trace(
+                                post.key,
+                                "confirm",
+                                "absent",
+                                "the attempt did not land; sending again",
+                            );
+                            signals::sleep(self.backoff(attempt));
+                        }
+                        Verdict::Absent => {
+                            let err = Error::failure(
+                                Class::Unknown,
+                                format!(
+                                    "{}; looked up afterwards: not on the target ({attempt} attempt(s)); the next run looks again before sending",
+                                    err.reason()
+                                ),
+                            );
+                            return self.fail(post, err, &carry, true);
+                        }
+                    }
                 }
-                Ok(None) => {}
-                Err(err) => {
-                    return Confirmation {
-                        found: None,
-                        unsure: Some(err.reason()),
-                    };
+                Class::Rejected | Class::Local | Class::Auth => {
+                    return self.fail(post, err, &carry, false);
                 }
             }
         }
-        Confirmation {
-            found: None,
-            unsure: None,
-        }
     }
 
-    pub(super) fn unknown(&self, key: Date, what: &str, unsure: &str) -> Error {
-        Error::failure(
-            Class::Unknown,
-            format!("outcome unknown ({what}) and could not confirm ({unsure}); not sent again"),
-        )
-        .hint(format!(
-            "check {}, then `dayrun mark {key} done --id …` or `dayrun retry {key}`",
-            self.cfg.name
-        ))
+    /// When an attempt recorded on `record` can no longer land: a pending line's attempt may
+    /// run for the target's timeout; any attempt may still show up for the settle time after.
+    fn deadline(&self, record: Option<&Record>) -> Timestamp {
+        let Some(record) = record else {
+            return Timestamp::now();
+        };
+        let at = record.at().parse().unwrap_or_else(|_| Timestamp::now());
+        let mut wait = self.settle() + Duration::from_secs(1); // stamps have whole seconds
+        if record.status == Status::Pending {
+            wait += self.target.timeout();
+        }
+        later(at, wait)
+    }
+
+    pub(super) fn settle(&self) -> Duration {
+        self.policy.settle.unwrap_or_else(|| self.target.settle())
     }
 
     pub(super) fn backoff(&self, attempt: u32) -> Duration {
@@ -243,12 +258,16 @@ impl TargetRun<'_> {
     }
 
     /// Keep `min_interval` between writes to this target.
-    pub(super) fn pace(&self) {
+    fn pace(&self) {
         if let Some(last) = self.last_write {
             let since = last.elapsed();
             if since < self.policy.min_interval {
-                std::thread::sleep(self.policy.min_interval - since);
+                signals::sleep(self.policy.min_interval - since);
             }
         }
     }
+}
+
+fn later(at: Timestamp, wait: Duration) -> Timestamp {
+    at.checked_add(wait).unwrap_or(Timestamp::MAX)
 }

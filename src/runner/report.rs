@@ -1,7 +1,8 @@
 //! Recording and telling: the state transition, the trace line, the printed line and the
 //! exit-code outcome of each action.
 
-use super::{TargetRun, detail};
+use super::carry::Carry;
+use super::{TargetRun, clean, detail};
 use crate::clock::stamp;
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -11,13 +12,26 @@ use jiff::civil::Date;
 use std::time::Instant;
 
 impl TargetRun<'_> {
+    /// Record what a lookup found: the first copy is the receipt. More than one copy means the
+    /// post exists twice: said loudly, and a human is needed (nothing more is sent).
+    pub(super) fn found(
+        &mut self,
+        post: &Post,
+        receipts: Vec<Receipt>,
+        action: &'static str,
+    ) -> Result<(), Error> {
+        self.done(post, receipts, action, Instant::now())
+    }
+
     pub(super) fn done(
         &mut self,
         post: &Post,
-        receipt: Receipt,
+        receipts: Vec<Receipt>,
         action: &'static str,
         started: Instant,
     ) -> Result<(), Error> {
+        let receipt = &receipts[0];
+        let copies: Vec<&str> = receipts[1..].iter().map(|r| r.id.as_str()).collect();
         let mut record = Record::new(post.key, Status::Done, self.clock.stamp())
             .with("id", &receipt.id)
             .with("fp", &post.fingerprint);
@@ -27,10 +41,12 @@ impl TargetRun<'_> {
         if action == "dedup" {
             record = record.with("dedup", "1");
         }
+        record = record.with("copies", copies.join(","));
         self.state.set(record)?;
+        self.drop_payload(post.key);
         let mut detail = format!(
             "id={} duration_ms={}",
-            receipt.id,
+            clean(&receipt.id),
             started.elapsed().as_millis()
         );
         if let Some(note) = &receipt.note {
@@ -43,10 +59,34 @@ impl TargetRun<'_> {
         };
         self.trace(post.key, action, "done", &detail);
         self.count(word, post.key, word, &format!("{detail} {:?}", post.title));
+        if !copies.is_empty() {
+            let all: Vec<String> = receipts.iter().map(|r| clean(&r.id)).collect();
+            let text = format!(
+                "DUPLICATE: {} holds {} copies of this post (ids {}); recorded id={} and sent nothing; delete the extra copies on {} by hand",
+                self.cfg.name,
+                receipts.len(),
+                all.join(", "),
+                clean(&receipt.id),
+                self.cfg.name
+            );
+            self.trace(post.key, action, "duplicate", &text);
+            self.progress
+                .err(&format!("dayrun: {} {}: {text}", post.key, self.cfg.name));
+            *self.tally.entry("duplicate").or_default() += 1;
+            self.outcome.needs_human = true;
+        }
         Ok(())
     }
 
-    pub(super) fn fail(&mut self, post: &Post, err: Error) -> Result<(), Error> {
+    /// Record a failure. `carry` is what earlier attempts may have left on the target; it stays
+    /// on the line. `absent`: the last lookup proved the post absent (the next run looks again).
+    pub(super) fn fail(
+        &mut self,
+        post: &Post,
+        err: Error,
+        carry: &Carry,
+        absent: bool,
+    ) -> Result<(), Error> {
         let class = err.class().unwrap_or(Class::Unknown);
         let mut record = Record::new(post.key, Status::Failed, self.clock.stamp())
             .with("class", class.as_str())
@@ -57,10 +97,91 @@ impl TargetRun<'_> {
         {
             record = record.with("cred", cred);
         }
+        record = carry.stamp(record);
+        if absent {
+            record = record.with("lookup", "absent");
+        }
         self.state.set(record)?;
         self.trace(post.key, "publish", "failed", &detail(&err));
         self.report(post.key, &err, true);
         Ok(())
+    }
+
+    /// An attempt may have landed and the lookup cannot say: never send; tell the human what
+    /// to check and which command sends the post after they have looked.
+    pub(super) fn cannot_tell(
+        &mut self,
+        post: &Post,
+        lookup: Error,
+        carry: &Carry,
+        was: &str,
+    ) -> Result<(), Error> {
+        if lookup.class() == Some(Class::Auth) {
+            return self.fail(post, lookup, carry, false);
+        }
+        let err = Error::failure(
+            Class::Unknown,
+            format!(
+                "outcome unknown ({was}) and the lookup cannot tell ({}); not sent again",
+                lookup.reason()
+            ),
+        )
+        .hint(self.advice(post.key));
+        self.fail(post, err, carry, false)
+    }
+
+    /// What a human does with a key dayrun cannot confirm.
+    pub(super) fn advice(&self, key: Date) -> String {
+        let name = &self.cfg.name;
+        format!(
+            "look for {}; if it is there: `dayrun mark {key} done --id ID --target {name}`; if it is not: `dayrun retry {key} --absent --target {name}`",
+            self.target.where_to_look(key)
+        )
+    }
+
+    /// The lookup found nothing yet, but the attempt could still land: the key stays pending
+    /// and the next run looks again.
+    pub(super) fn not_yet(&mut self, key: Date, until: jiff::Timestamp) -> Result<(), Error> {
+        let until = stamp(&until.to_zoned_datetime(self.clock.tz().clone()));
+        let text = format!(
+            "the outcome is unknown and {} cannot prove the post absent before {until}; the next run looks again",
+            self.cfg.name
+        );
+        self.trace(key, "confirm", "not-yet", &text);
+        self.count("unconfirmed", key, "unconfirmed", &text);
+        self.outcome.retry_later = true;
+        Ok(())
+    }
+
+    /// `state/<target>.sent/<key>.json`: the exact document of the latest attempt, for targets
+    /// whose lookup is handed what was sent (written durably before the attempt).
+    fn payload_path(&self, key: Date) -> std::path::PathBuf {
+        self.state_dir
+            .join(format!("{}.sent", self.cfg.name))
+            .join(format!("{key}.json"))
+    }
+
+    pub(super) fn keep_payload(&self, key: Date, body: &serde_json::Value) -> Result<(), Error> {
+        let path = self.payload_path(key);
+        let bytes = serde_json::to_vec(body).expect("a JSON value serialises");
+        path.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| crate::fsutil::write_atomic(&path, &bytes))
+            .map_err(|e| Error::io(crate::error::Kind::State, &path, "keep what is sent", &e))
+    }
+
+    pub(super) fn kept_payload(&self, key: Date) -> Option<serde_json::Value> {
+        if !self.target.keeps_payload() {
+            return None;
+        }
+        let bytes = std::fs::read(self.payload_path(key)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    fn drop_payload(&self, key: Date) {
+        if self.target.keeps_payload() {
+            let _ = std::fs::remove_file(self.payload_path(key));
+        }
     }
 
     /// A post that cannot be read or derived: recorded once, reported every run until fixed.
@@ -69,10 +190,12 @@ impl TargetRun<'_> {
             r.status == Status::Failed && r.get("reason").as_deref() == Some(err.reason().as_str())
         });
         if !same && !self.plan.dry_run {
+            // An attempt that may have landed before the file broke stays on the line.
+            let carry = Carry::of(self.state.get(key));
             let record = Record::new(key, Status::Failed, self.clock.stamp())
                 .with("class", Class::Local.as_str())
                 .with("reason", err.reason());
-            self.state.set(record)?;
+            self.state.set(carry.stamp(record))?;
             self.trace(key, "read", "failed", &detail(&err));
         }
         self.report(key, &err, !same);

@@ -58,7 +58,7 @@ impl TargetRun<'_> {
             }
             Decision::Confirm => {
                 self.progress.start(&key.to_string(), &self.cfg.name);
-                self.confirm_pending(key, posts)?;
+                self.attempt(key, posts, "pending from an earlier run")?;
                 self.progress.advance();
             }
         }
@@ -133,14 +133,18 @@ impl TargetRun<'_> {
             Status::Failed => {
                 let class = record.class().unwrap_or(Class::Unknown);
                 let reason = record.get("reason").unwrap_or("no reason recorded".into());
+                let looked_absent = record.get("lookup").as_deref() == Some("absent");
                 match class {
                     Class::RetrySafe => Decision::Publish("retry-safe failure earlier"),
                     Class::Local => Decision::Publish("re-read after a content error"),
-                    _ if self.plan.retry && class == Class::Unknown => Decision::Confirm,
+                    Class::Unknown if looked_absent => {
+                        Decision::Publish("the last lookup found it absent")
+                    }
+                    _ if self.plan.retry && self.plan.absent => Decision::Publish("retry --absent"),
                     _ if self.plan.retry => Decision::Publish("retry asked"),
                     Class::Unknown => Decision::Waiting(format!(
-                        "outcome unknown ({reason}); check {}, then `dayrun mark {key} done --id …` or `dayrun retry {key}`",
-                        self.cfg.name
+                        "outcome unknown ({reason}); {}",
+                        self.advice(key)
                     )),
                     Class::Rejected | Class::Auth => {
                         let changed = posts

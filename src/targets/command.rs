@@ -1,10 +1,13 @@
 //! `kind = "command"`: the user's own publish script, by argv (never a shell string), with an
 //! exit-code contract that classes its failures.
 
-use super::{Context, Receipt, Target, payload};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
 use crate::config::seconds;
 use crate::error::{Class, Error};
 use crate::post::Post;
+use crate::signals;
+use jiff::Timestamp;
+use jiff::civil::Date;
 use serde::Deserialize;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -81,9 +84,19 @@ impl CommandTarget {
         })
     }
 
-    fn exec(&self, argv: &[String], post: &Post) -> Result<Finished, std::io::Error> {
-        let key = post.key.to_string();
-        let mut child = Command::new(&argv[0])
+    /// Run `argv` with `input` on stdin, in its own process group. A stop signal dayrun gets
+    /// meanwhile is passed on to that group, and the script is still waited for (up to its
+    /// timeout), so that what it did is recorded and no child outlives the run.
+    fn exec(
+        &self,
+        argv: &[String],
+        key: Date,
+        input: &serde_json::Value,
+        attempt_at: Option<Timestamp>,
+    ) -> Result<Finished, std::io::Error> {
+        let key = key.to_string();
+        let mut command = Command::new(&argv[0]);
+        command
             .args(&argv[1..])
             .current_dir(&self.root)
             .env("DAYRUN_KEY", &key)
@@ -95,9 +108,12 @@ impl CommandTarget {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
-        let input = serde_json::to_vec(&payload(post)).expect("a JSON value serialises");
+            .process_group(0);
+        if let Some(at) = attempt_at {
+            command.env("DAYRUN_ATTEMPT_AT", at.to_string());
+        }
+        let mut child = command.spawn()?;
+        let input = serde_json::to_vec(input).expect("a JSON value serialises");
         let mut stdin = child.stdin.take().expect("piped");
         std::thread::spawn(move || {
             let _ = stdin.write_all(&input); // a script that does not read its input is fine
@@ -118,13 +134,18 @@ impl CommandTarget {
             });
         }
         let deadline = Instant::now() + self.timeout;
+        let mut forwarded = false;
         let (status, timed_out) = loop {
             if let Some(status) = child.try_wait()? {
                 break (status, false);
             }
             if Instant::now() >= deadline {
-                kill_group(&child);
+                signal_group(&child, libc::SIGKILL);
                 break (child.wait()?, true);
+            }
+            if let (Some(signal), false) = (signals::received(), forwarded) {
+                signal_group(&child, signal);
+                forwarded = true;
             }
             std::thread::sleep(Duration::from_millis(5));
         };
@@ -135,7 +156,7 @@ impl CommandTarget {
                 Ok((0, text)) => stdout = text,
                 Ok((_, text)) => stderr = text,
                 Err(_) => {
-                    kill_group(&child);
+                    signal_group(&child, libc::SIGKILL);
                     break;
                 }
             }
@@ -151,12 +172,12 @@ impl CommandTarget {
 }
 
 #[allow(unsafe_code)]
-fn kill_group(child: &Child) {
+fn signal_group(child: &Child, signal: i32) {
     let pgid = child.id() as libc::pid_t;
     // SAFETY: kill(2) with a negative pid signals the process group we created with
     // process_group(0); it touches no memory of ours.
     unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
+        libc::kill(-pgid, signal);
     }
 }
 
@@ -217,13 +238,22 @@ fn how(finished: &Finished, timeout: Duration) -> String {
 }
 
 impl Target for CommandTarget {
-    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
-        let finished = self.exec(&self.run, post).map_err(|e| {
-            Error::failure(
-                Class::RetrySafe,
-                format!("cannot start {}: {e}", self.run[0]),
-            )
-        })?;
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        Ok(Outgoing {
+            body: payload(post),
+            marks: vec![mark(&post.fingerprint)],
+        })
+    }
+
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let finished = self
+            .exec(&self.run, post.key, &out.body, None)
+            .map_err(|e| {
+                Error::failure(
+                    Class::RetrySafe,
+                    format!("cannot start {}: {e}", self.run[0]),
+                )
+            })?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
             (false, Some(0)) => Ok(receipt(&finished.stdout, &post.key.to_string())),
@@ -235,24 +265,43 @@ impl Target for CommandTarget {
         }
     }
 
-    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
+    /// The `confirm` command gets what the attempt it confirms sent, and when it started.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let Some(confirm) = self.confirm.clone() else {
-            return Err(Error::failure(Class::Unknown, "no confirm command"));
+            return Ok(Lookup::CannotTell("no confirm command".into()));
         };
-        let finished = self.exec(&confirm, post).map_err(|e| {
-            Error::failure(Class::Unknown, format!("cannot start {}: {e}", confirm[0]))
-        })?;
-        match (finished.timed_out, finished.code) {
-            (false, Some(0)) => Ok(Some(receipt(&finished.stdout, &post.key.to_string()))),
-            (false, Some(1)) => Ok(None),
-            _ => Err(Error::failure(
-                Class::Unknown,
-                format!("confirm {}", how(&finished, self.timeout)),
-            )),
-        }
+        let finished = self
+            .exec(&confirm, attempts.key, attempts.sent, attempts.last)
+            .map_err(|e| {
+                Error::failure(Class::Unknown, format!("cannot start {}: {e}", confirm[0]))
+            })?;
+        Ok(match (finished.timed_out, finished.code) {
+            (false, Some(0)) => {
+                Lookup::Found(vec![receipt(&finished.stdout, &attempts.key.to_string())])
+            }
+            (false, Some(1)) => Lookup::Absent,
+            _ => Lookup::CannotTell(format!("confirm {}", how(&finished, self.timeout))),
+        })
     }
 
     fn can_find(&self) -> bool {
         self.confirm.is_some()
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Once the script's process group is gone, nothing of it can still land.
+    fn settle(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn keeps_payload(&self) -> bool {
+        true
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!("the post for {key} wherever {} publishes it", self.run[0])
     }
 }

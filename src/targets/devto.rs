@@ -1,15 +1,25 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
 use super::net::{Http, Reply, Secret, slug, status_class, timeouts};
-use super::{Context, Receipt, Target};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
 use crate::error::{Class, Error};
 use crate::post::Post;
+use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;
+use std::time::Duration;
 
-/// Forem takes at most this many tags.
+/// Forem takes at most this many tags, each of at most this many characters.
 const MAX_TAGS: usize = 4;
+const MAX_TAG_CHARS: usize = 30;
+/// Forem refuses longer titles (counted in characters).
+const MAX_TITLE_CHARS: usize = 128;
+/// Pages of `/api/articles/me/all` read before the lookup gives up (cannot tell).
+const MAX_PAGES: u32 = 20;
+const PER_PAGE: usize = 1000;
+/// The 422 Forem gives for a second published article with the same canonical URL.
+const CANONICAL_TAKEN: &str = "has already been taken";
 /// The 422 Forem gives for the same title within five minutes: the first one may have landed.
 const FIVE_MINUTE_RULE: &str = "has already been used in the last five minutes";
 
@@ -43,6 +53,7 @@ pub struct Devto {
     settings: Settings,
     key: Secret,
     http: Http,
+    timeout: Duration,
 }
 
 impl Devto {
@@ -55,6 +66,7 @@ impl Devto {
             settings,
             key,
             http,
+            timeout,
         })
     }
 
@@ -70,6 +82,14 @@ impl Devto {
     }
 
     fn failure(&self, what: &str, reply: &Reply) -> Error {
+        if reply.status == 422 && reply.body.contains(CANONICAL_TAKEN) {
+            return Error::failure(
+                Class::Unknown,
+                format!(
+                    "{what}: HTTP 422: the canonical URL is already taken (possibly by the attempt whose answer was lost)"
+                ),
+            );
+        }
         if reply.status == 422 && reply.body.contains(FIVE_MINUTE_RULE) {
             return Error::failure(
                 Class::Unknown,
@@ -89,19 +109,21 @@ impl Devto {
     }
 }
 
-/// Forem tags: lower-case ASCII letters and digits, at most four. Returns the tags and, when
-/// anything changed, a note saying what.
+/// Forem tags: lower-case letters and digits (any script), at most 30 characters, at most
+/// four. Returns the tags and, when anything changed, a note saying what.
 pub fn clean_tags(tags: &[String]) -> (Vec<String>, Option<String>) {
     let mut out: Vec<String> = Vec::new();
     let mut changes = Vec::new();
     for tag in tags {
         let clean: String = tag
             .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .map(|c| c.to_ascii_lowercase())
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
             .collect();
         if clean.is_empty() {
             changes.push(format!("dropped `{tag}` (no letters or digits)"));
+        } else if clean.chars().count() > MAX_TAG_CHARS {
+            changes.push(format!("dropped `{tag}` (over {MAX_TAG_CHARS} characters)"));
         } else if out.contains(&clean) {
             changes.push(format!("dropped `{tag}` (same as `{clean}`)"));
         } else if out.len() == MAX_TAGS {
@@ -117,13 +139,34 @@ pub fn clean_tags(tags: &[String]) -> (Vec<String>, Option<String>) {
     (out, note)
 }
 
+/// Forem stores `body_markdown` as sent; compared without whitespace, so a server that trims
+/// or re-wraps does not hide the post.
 fn squash(s: &str) -> String {
     s.split_whitespace().collect()
 }
 
+impl Devto {
+    fn canonical(&self, post: &Post) -> Option<String> {
+        let template = self.settings.canonical_url.as_ref()?;
+        Some(
+            template
+                .replace("{key}", &post.key.to_string())
+                .replace("{slug}", &slug(&post.title, 80)),
+        )
+    }
+}
+
 impl Target for Devto {
-    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
-        let (tags, note) = clean_tags(&post.tags);
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        let chars = post.title.chars().count();
+        if chars > MAX_TITLE_CHARS {
+            return Err(Error::failure(
+                Class::Rejected,
+                format!("the title is {chars} characters; Forem allows {MAX_TITLE_CHARS}"),
+            )
+            .hint("shorten the title (nothing was sent)"));
+        }
+        let (tags, _) = clean_tags(&post.tags);
         let mut article = json!({
             "title": post.title,
             "body_markdown": post.markdown,
@@ -131,55 +174,92 @@ impl Target for Devto {
             "tags": tags,
             "description": post.summary,
         });
-        if let Some(template) = &self.settings.canonical_url {
-            let url = template
-                .replace("{key}", &post.key.to_string())
-                .replace("{slug}", &slug(&post.title, 80));
+        let mut marks = vec![mark(&squash(&post.markdown))];
+        if let Some(url) = self.canonical(post) {
+            marks.push(mark(&url));
             article["canonical_url"] = json!(url);
         }
         if let Some(series) = &self.settings.series {
             article["series"] = json!(series);
         }
-        let reply = self.http.post(
-            &self.url("/api/articles"),
-            &self.headers(),
-            &json!({ "article": article }),
-        )?;
+        Ok(Outgoing {
+            body: json!({ "article": article }),
+            marks,
+        })
+    }
+
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let reply = self
+            .http
+            .post(&self.url("/api/articles"), &self.headers(), &out.body)?;
         if status_class(reply.status).is_some() {
             return Err(self.failure("create article", &reply));
         }
         let receipt = self.http.receipt(&reply, "/id", "/url")?;
-        Ok(Receipt { note, ..receipt })
+        Ok(Receipt {
+            note: clean_tags(&post.tags).1,
+            ..receipt
+        })
     }
 
-    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
-        let reply = self.http.get(
-            &self.url("/api/articles/me/all?per_page=100"),
-            &self.headers(),
-        )?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("list my articles", &reply));
+    /// Every page of the user's articles (drafts first), matched on the body that was sent, or
+    /// on the canonical URL that was sent. Never on the title: Forem rewrites titles, and a
+    /// recurring title ("Weekly notes") is last week's article too.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let mut found = Vec::new();
+        for page in 1..=MAX_PAGES {
+            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
+            let reply = self.http.get(&self.url(&path), &self.headers())?;
+            if status_class(reply.status).is_some() {
+                return Err(self.failure("list my articles", &reply));
+            }
+            let list: Value = match serde_json::from_str(&reply.body) {
+                Ok(list) => list,
+                Err(e) => return Ok(Lookup::CannotTell(format!("article list is not JSON: {e}"))),
+            };
+            let Some(items) = list.as_array() else {
+                return Ok(Lookup::CannotTell("article list is not a list".into()));
+            };
+            for item in items {
+                let body = item["body_markdown"].as_str().map(squash);
+                let canonical = item["canonical_url"].as_str();
+                if body.is_some_and(|b| attempts.sent_text(&b))
+                    || canonical.is_some_and(|c| attempts.sent_text(c))
+                {
+                    found.push(Receipt {
+                        id: item["id"]
+                            .as_u64()
+                            .map_or_else(|| "found".into(), |id| id.to_string()),
+                        url: item["url"].as_str().map(str::to_string),
+                        note: None,
+                    });
+                }
+            }
+            if items.len() < PER_PAGE {
+                return Ok(match found.is_empty() {
+                    true => Lookup::Absent,
+                    false => Lookup::Found(found),
+                });
+            }
         }
-        let list: Value = serde_json::from_str(&reply.body).map_err(|e| {
-            Error::failure(Class::Unknown, format!("article list is not JSON: {e}"))
-        })?;
-        let body = squash(&post.markdown);
-        Ok(list.as_array().into_iter().flatten().find_map(|item| {
-            let same_title = item.get("title")?.as_str()? == post.title;
-            // A recurring title ("Weekly notes") must not match last week's article.
-            let same_body = item
-                .get("body_markdown")
-                .and_then(Value::as_str)
-                .is_none_or(|b| squash(b) == body);
-            (same_title && same_body).then(|| Receipt {
-                id: item
-                    .get("id")
-                    .and_then(Value::as_u64)
-                    .map_or_else(|| "found".into(), |id| id.to_string()),
-                url: item.get("url").and_then(Value::as_str).map(str::to_string),
-                note: None,
-            })
-        }))
+        Ok(match found.is_empty() {
+            true => Lookup::CannotTell(format!(
+                "more than {} articles to read",
+                PER_PAGE * MAX_PAGES as usize
+            )),
+            false => Lookup::Found(found),
+        })
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "the article for {key} in your dashboard on {} (drafts too)",
+            self.settings.base_url
+        )
     }
 
     fn credential(&self) -> Option<String> {

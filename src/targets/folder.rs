@@ -1,12 +1,14 @@
 //! `kind = "folder"`: write `<dir>/<key>.html` and `<dir>/<key>.json`, each atomically.
 
-use super::{Context, Receipt, Target};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::fsutil::write_atomic_all;
 use crate::post::Post;
+use jiff::civil::Date;
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -31,12 +33,8 @@ impl Folder {
         })
     }
 
-    fn receipt(&self, post: &Post) -> Receipt {
-        Receipt::id(
-            self.shown
-                .join(format!("{}.html", post.key))
-                .to_string_lossy(),
-        )
+    fn receipt(&self, key: Date) -> Receipt {
+        Receipt::id(self.shown.join(format!("{key}.html")).to_string_lossy())
     }
 
     fn write(&self, post: &Post) -> std::io::Result<()> {
@@ -60,7 +58,14 @@ impl Folder {
 }
 
 impl Target for Folder {
-    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        Ok(Outgoing {
+            body: serde_json::Value::Null,
+            marks: vec![mark(&post.fingerprint)],
+        })
+    }
+
+    fn publish(&mut self, post: &Post, _: &Outgoing) -> Result<Receipt, Error> {
         // Both files are replaced atomically, so a failure leaves nothing half-written:
         // retry-safe. A lone .html without its .json reads as "absent" and is rewritten.
         self.write(post).map_err(|e| {
@@ -69,35 +74,52 @@ impl Target for Folder {
                 format!("cannot write to {}: {e}", self.shown.display()),
             )
         })?;
-        Ok(self.receipt(post))
+        Ok(self.receipt(post.key))
     }
 
-    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
-        let json = self.dir.join(format!("{}.json", post.key));
+    /// The key's JSON names the fingerprint that was written: found when it is one an attempt
+    /// sent. Anything else is absent, and a rewrite replaces it (a folder holds one copy).
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let json = self.dir.join(format!("{}.json", attempts.key));
         let text = match std::fs::read_to_string(&json) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Lookup::Absent),
             Err(e) => {
-                return Err(Error::failure(
-                    Class::Unknown,
-                    format!("cannot read {}: {e}", json.display()),
-                ));
+                return Ok(Lookup::CannotTell(format!(
+                    "cannot read {}: {e}",
+                    self.shown.join(format!("{}.json", attempts.key)).display()
+                )));
             }
         };
-        let same = serde_json::from_str::<serde_json::Value>(&text)
+        let sent = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| {
-                v.get("fingerprint")
-                    .and_then(|f| f.as_str())
-                    .map(|f| f == post.fingerprint)
+                v.get("fingerprint")?
+                    .as_str()
+                    .map(|f| attempts.sent_text(f))
             })
             .unwrap_or(false);
-        let html = self.dir.join(format!("{}.html", post.key));
-        Ok((same && Path::new(&html).is_file()).then(|| self.receipt(post)))
+        let html = self.dir.join(format!("{}.html", attempts.key));
+        Ok(match sent && html.is_file() {
+            true => Lookup::Found(vec![self.receipt(attempts.key)]),
+            false => Lookup::Absent,
+        })
     }
 
     fn immediate(&self) -> bool {
         true
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn settle(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!("{}", self.shown.join(format!("{key}.json")).display())
     }
 }
 

@@ -1,8 +1,8 @@
 //! `kind = "http"`: POST the post as JSON to an endpoint; confirm through an optional list URL.
 
-use super::net::{Http, Secret, id_at, idempotency_key, status_class, timeouts};
-use super::{Context, Receipt, Target, payload};
-use crate::error::{Class, Error};
+use super::net::{Http, Secret, encode, id_at, idempotency_key, status_class, timeouts};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
+use crate::error::Error;
 use crate::post::Post;
 use serde::Deserialize;
 use serde_json::Value;
@@ -13,8 +13,16 @@ use std::path::PathBuf;
 pub struct Settings {
     /// Endpoint the post is POSTed to.
     url: String,
-    /// Optional GET endpoint listing recent posts: enables confirmation and pre-submit dedup.
+    /// Optional GET endpoint to look posts up: enables confirmation and pre-submit dedup.
+    /// `{key}` and `{idempotency_key}` in it make it an exact query.
     list_url: Option<String>,
+    /// JSON pointer to each listed item's creation time (RFC 3339): a plain listing whose oldest
+    /// item is older than the attempt proves absence.
+    created_pointer: Option<String>,
+    /// The user's promise that `list_url` lists every post: a listing without the post proves
+    /// absence.
+    #[serde(default)]
+    list_complete: bool,
     /// File holding a token sent as `Authorization: Bearer <token>`.
     token_file: Option<PathBuf>,
     /// File holding raw `Name: value` header lines (e.g. a Cookie).
@@ -28,8 +36,8 @@ pub struct Settings {
     /// JSON pointer to the array in the list answer ("" = the answer is the array).
     #[serde(default)]
     items_pointer: String,
-    /// How a listed item is matched: auto (key, else idempotency key, else title, else
-    /// fingerprint, by what the item carries), key, title or fingerprint.
+    /// How a listed item is matched: auto (key, else idempotency key, else fingerprint, by what
+    /// the item carries), key, idempotency_key or fingerprint. Never by title.
     #[serde(default = "default_match")]
     match_by: String,
     /// Timeout for sending and for each wait for an answer (default 15 s).
@@ -55,6 +63,7 @@ pub struct HttpTarget {
     token: Option<Secret>,
     headers: Vec<(String, String)>,
     header_file: Option<Secret>,
+    timeout: std::time::Duration,
 }
 
 impl HttpTarget {
@@ -63,9 +72,14 @@ impl HttpTarget {
             Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
                 .at(ctx.config.show(&ctx.target.source))
         };
-        if !["auto", "key", "title", "fingerprint"].contains(&settings.match_by.as_str()) {
+        if settings.match_by == "title" {
+            return Err(bad(
+                "match_by = \"title\" was removed in dayrun 0.2: a title cannot tell this week's \"Weekly notes\" from last week's, and a match on it lost posts; use match_by = \"key\", \"idempotency_key\" or \"fingerprint\" (see Upgrading in the README)".into(),
+            ));
+        }
+        if !FIELDS.contains(&settings.match_by.as_str()) && settings.match_by != "auto" {
             return Err(bad(format!(
-                "match_by = `{}`: use auto, key, title or fingerprint",
+                "match_by = `{}`: use auto, key, idempotency_key or fingerprint",
                 settings.match_by
             )));
         }
@@ -115,6 +129,7 @@ impl HttpTarget {
             token,
             headers,
             header_file,
+            timeout,
         })
     }
 
@@ -125,39 +140,60 @@ impl HttpTarget {
             .map(|s| s.file.clone())
     }
 
-    fn matches(&self, item: &Value, post: &Post) -> bool {
-        let text = |name: &str| item.get(name).and_then(Value::as_str);
-        let key = post.key.to_string();
-        let idem = idempotency_key(&self.name, &key);
+    /// The fields an item is matched by, in the order `auto` tries them.
+    fn fields(&self) -> &[&'static str] {
         match self.settings.match_by.as_str() {
-            "key" => text("key") == Some(&key) || text("idempotency_key") == Some(&idem),
-            "title" => text("title") == Some(&post.title),
-            "fingerprint" => text("fingerprint") == Some(&post.fingerprint),
-            _ => {
-                if let Some(k) = text("key") {
-                    k == key
-                } else if let Some(i) = text("idempotency_key") {
-                    i == idem
-                } else if let Some(t) = text("title") {
-                    t == post.title
-                } else {
-                    text("fingerprint") == Some(&post.fingerprint)
-                }
-            }
+            "auto" => &FIELDS,
+            "key" => &FIELDS[..1],
+            "idempotency_key" => &FIELDS[1..2],
+            _ => &FIELDS[2..],
         }
+    }
+
+    /// Whether `item` is this key's post: `Some(true/false)` by the first match field it
+    /// carries, `None` when it carries none of them (it cannot be told apart).
+    fn matches(&self, item: &Value, attempts: &Attempts) -> Option<bool> {
+        let key = attempts.key.to_string();
+        let field = self
+            .fields()
+            .iter()
+            .find_map(|f| Some((*f, item.get(*f)?.as_str()?)))?;
+        Some(match field {
+            ("key", value) => value == key,
+            ("idempotency_key", value) => value == idempotency_key(&self.name, &key),
+            (_, fingerprint) => attempts.sent_text(fingerprint),
+        })
+    }
+
+    /// `list_url` for this key: placeholders filled in (encoded), and whether that made it an
+    /// exact query.
+    fn list_url(&self, list_url: &str, key: &str) -> (String, bool) {
+        let exact = list_url.contains("{key}") || list_url.contains("{idempotency_key}");
+        let url = list_url
+            .replace("{key}", &encode(key))
+            .replace("{idempotency_key}", &idempotency_key(&self.name, key));
+        (url, exact)
     }
 }
 
+/// The fields an item can be matched by.
+const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
+
 impl Target for HttpTarget {
-    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        Ok(Outgoing {
+            body: payload(post),
+            marks: vec![mark(&post.fingerprint)],
+        })
+    }
+
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let mut headers = self.headers.clone();
         headers.push((
             "Idempotency-Key".into(),
             idempotency_key(&self.name, &post.key.to_string()),
         ));
-        let reply = self
-            .http
-            .post(&self.settings.url, &headers, &payload(post))?;
+        let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
         if status_class(reply.status).is_some() {
             return Err(self
                 .http
@@ -170,41 +206,104 @@ impl Target for HttpTarget {
         )
     }
 
-    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
+    /// Found when an item matches. Absent only when the lookup covers where the post would
+    /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
+    /// or one the user declares complete. An item that cannot be told apart spoils absence.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let Some(list_url) = &self.settings.list_url else {
-            return Err(Error::failure(
-                Class::Unknown,
-                "no list_url to look posts up",
-            ));
+            return Ok(Lookup::CannotTell("no list_url to look posts up".into()));
         };
-        let reply = self.http.get(list_url, &self.headers)?;
+        let (url, exact) = self.list_url(list_url, &attempts.key.to_string());
+        let reply = self.http.get(&url, &self.headers)?;
         if status_class(reply.status).is_some() {
             return Err(self
                 .http
                 .failure("list", &reply, self.credential_file().as_deref()));
         }
-        let doc: Value = serde_json::from_str(&reply.body)
-            .map_err(|e| Error::failure(Class::Unknown, format!("list answer is not JSON: {e}")))?;
-        let items = doc
-            .pointer(&self.settings.items_pointer)
-            .and_then(Value::as_array)
-            .ok_or_else(|| {
-                Error::failure(
-                    Class::Unknown,
-                    format!(
-                        "list answer has no array at `{}`",
-                        self.settings.items_pointer
-                    ),
-                )
-            })?;
-        Ok(items
+        let doc: Value = match serde_json::from_str(&reply.body) {
+            Ok(doc) => doc,
+            Err(e) => return Ok(Lookup::CannotTell(format!("list answer is not JSON: {e}"))),
+        };
+        let pointer = &self.settings.items_pointer;
+        let Some(items) = doc.pointer(pointer).and_then(Value::as_array) else {
+            return Ok(Lookup::CannotTell(format!(
+                "list answer has no array at `{pointer}`"
+            )));
+        };
+        let mut found = Vec::new();
+        let mut blind = 0;
+        let mut others = 0;
+        for item in items {
+            match self.matches(item, attempts) {
+                Some(true) => found.push(Receipt {
+                    id: id_at(item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
+                    url: id_at(item, &self.settings.url_pointer),
+                    note: None,
+                }),
+                Some(false) => others += 1,
+                None => blind += 1,
+            }
+        }
+        if !found.is_empty() {
+            return Ok(Lookup::Found(found));
+        }
+        let fields = self.fields().join(" or ");
+        if blind > 0 {
+            return Ok(Lookup::CannotTell(format!(
+                "{blind} listed item(s) carry no {fields} to tell them apart"
+            )));
+        }
+        if exact {
+            // An exact query answers this key's posts only; anything else means the server
+            // ignored the filter, or holds a copy no attempt of ours sent.
+            return Ok(match others {
+                0 => Lookup::Absent,
+                n => Lookup::CannotTell(format!(
+                    "the exact query answered {n} item(s) that are not what was sent"
+                )),
+            });
+        }
+        if self.settings.list_complete {
+            return Ok(Lookup::Absent);
+        }
+        let Some(created) = &self.settings.created_pointer else {
+            return Ok(Lookup::CannotTell(
+                "a plain list_url cannot prove a post absent: use {key} in list_url, set created_pointer, or list_complete = true".into(),
+            ));
+        };
+        let oldest = items
             .iter()
-            .find(|item| self.matches(item, post))
-            .map(|item| Receipt {
-                id: id_at(item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
-                url: id_at(item, &self.settings.url_pointer),
-                note: None,
-            }))
+            .map(|item| {
+                item.pointer(created)
+                    .and_then(Value::as_str)
+                    .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            })
+            .try_fold(None::<jiff::Timestamp>, |min, t| {
+                t.map(|t| Some(min.map_or(t, |m| m.min(t))))
+            });
+        let reach = attempts.reach_back() - jiff::SignedDuration::from_secs(60);
+        Ok(match oldest {
+            None => {
+                Lookup::CannotTell(format!("a listed item has no RFC 3339 time at `{created}`"))
+            }
+            Some(Some(oldest)) if oldest < reach => Lookup::Absent,
+            Some(_) => Lookup::CannotTell(format!(
+                "the list does not reach back past the attempt ({}): it may be cut short",
+                attempts.reach_back()
+            )),
+        })
+    }
+
+    fn timeout(&self) -> std::time::Duration {
+        self.timeout
+    }
+
+    fn where_to_look(&self, key: jiff::civil::Date) -> String {
+        format!(
+            "a post with key {key} (Idempotency-Key {}) at {}",
+            idempotency_key(&self.name, &key.to_string()),
+            self.settings.url
+        )
     }
 
     fn can_find(&self) -> bool {

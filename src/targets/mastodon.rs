@@ -1,13 +1,16 @@
 //! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
 //! instance's character limit, sent with an Idempotency-Key.
 
-use super::net::{Http, Reply, Secret, idempotency_key, slug, status_class, timeouts};
-use super::{Context, Receipt, Target};
+use super::net::{Http, Reply, Secret, encode, idempotency_key, slug, status_class, timeouts};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
 use crate::error::{Class, Error};
 use crate::post::Post;
+use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;
+use std::time::Duration;
+use unicode_segmentation::UnicodeSegmentation;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -52,6 +55,7 @@ pub struct Mastodon {
     http: Http,
     limits: Option<Limits>,
     account: Option<String>,
+    timeout: Duration,
 }
 
 impl Mastodon {
@@ -74,6 +78,7 @@ impl Mastodon {
             http,
             limits: None,
             account: None,
+            timeout,
         })
     }
 
@@ -89,7 +94,14 @@ impl Mastodon {
     }
 
     fn failure(&self, what: &str, reply: &Reply) -> Error {
-        let err = self.http.failure(what, reply, Some(&self.token.file));
+        let mut err = self.http.failure(what, reply, Some(&self.token.file));
+        if reply.status == 422 && reply.body.contains("requires an authenticated user") {
+            // A token of an application without a user: it can never post.
+            err = Error {
+                kind: crate::error::Kind::Failure(Class::Auth),
+                ..err
+            };
+        }
         if err.class() == Some(Class::Auth) {
             return err.hint(format!(
                 "create a new access token (Preferences → Development → your application) with write:statuses, read:accounts and read:statuses, and put it in {}",
@@ -146,16 +158,16 @@ fn hashtag(tag: &str) -> Option<String> {
     (!clean.is_empty()).then(|| format!("#{clean}"))
 }
 
-/// How Mastodon counts a status: every URL as `url_characters`, everything else by character.
+/// How Mastodon counts a status: every URL as `url_characters`, everything else in grapheme
+/// clusters (an emoji with its modifiers is one).
 pub fn length(text: &str, limits: Limits) -> usize {
     text.split_inclusive(char::is_whitespace)
         .map(|word| {
             let bare = word.trim_end();
-            let tail = word.len() - bare.len();
             if bare.starts_with("http://") || bare.starts_with("https://") {
-                limits.url_characters + word[bare.len()..].chars().count().min(tail)
+                limits.url_characters + word[bare.len()..].graphemes(true).count()
             } else {
-                word.chars().count()
+                word.graphemes(true).count()
             }
         })
         .sum()
@@ -188,13 +200,13 @@ pub fn fit(post: &Post, link: Option<&str>, limits: Limits) -> Result<String, Er
         if over == 0 {
             return Ok(full);
         }
-        let summary_chars = post.summary.chars().count();
+        let summary_chars = post.summary.graphemes(true).count();
         let without = length(&compose("", &tags), limits);
         if without < limits.max_characters {
             // Room for part of the summary: "\n\n" + text + "…".
             let room = limits.max_characters.saturating_sub(without + 3);
             if room >= 10 && room < summary_chars {
-                let cut: String = post.summary.chars().take(room).collect();
+                let cut: String = post.summary.graphemes(true).take(room).collect();
                 let cut = match cut.rfind(' ') {
                     Some(space) if space > cut.len() / 2 => cut[..space].to_string(),
                     _ => cut,
@@ -218,83 +230,157 @@ pub fn fit(post: &Post, link: Option<&str>, limits: Limits) -> Result<String, Er
     }
 }
 
-/// Status HTML (or our text) reduced for comparison: tags removed, entities decoded, no spaces.
-pub fn squash(text: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag && !c.is_whitespace() => out.push(c),
-            _ => {}
+/// The status text as a lookup compares it. Mastodon strips the text and rewrites each
+/// mention to the account's canonical `acct` before it stores it, so both sides are trimmed and
+/// lower-cased; the rest must be what was sent.
+pub fn normal(text: &str) -> String {
+    text.trim().to_lowercase()
+}
+
+/// Pages of 40 statuses read before the lookup gives up (cannot tell).
+const MAX_PAGES: u32 = 25;
+/// Statuses created this long before the attempt still count (clocks differ).
+const SKEW: jiff::SignedDuration = jiff::SignedDuration::from_secs(300);
+
+impl Mastodon {
+    fn account(&mut self) -> Result<String, Error> {
+        if let Some(id) = &self.account {
+            return Ok(id.clone());
         }
+        let reply = self.http.get(
+            &self.url("/api/v1/accounts/verify_credentials"),
+            &self.headers(),
+        )?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("verify credentials", &reply));
+        }
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        let id = doc["id"].as_str().ok_or_else(|| {
+            Error::failure(Class::Unknown, "verify_credentials gave no account id")
+        })?;
+        self.account = Some(id.to_string());
+        Ok(id.to_string())
     }
-    out.replace("&amp;", "&")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
+
+    /// The raw text of a status, as stored (`/api/v1/statuses/:id/source`, Mastodon 3.5+).
+    fn source(&mut self, id: &str) -> Result<Option<String>, Error> {
+        let path = format!("/api/v1/statuses/{}/source", encode(id));
+        let reply = self.http.get(&self.url(&path), &self.headers())?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("read a status's source", &reply));
+        }
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        Ok(doc["text"].as_str().map(str::to_string))
+    }
 }
 
 impl Target for Mastodon {
-    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let text = self.text(post)?;
+        Ok(Outgoing {
+            marks: vec![mark(&normal(&text))],
+            body: json!({ "status": text, "visibility": self.settings.visibility }),
+        })
+    }
+
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let mut headers = self.headers();
         headers.push((
             "Idempotency-Key".into(),
             idempotency_key(&self.name, &post.key.to_string()),
         ));
-        let body = json!({ "status": text, "visibility": self.settings.visibility });
         let reply = self
             .http
-            .post(&self.url("/api/v1/statuses"), &headers, &body)?;
+            .post(&self.url("/api/v1/statuses"), &headers, &out.body)?;
         if status_class(reply.status).is_some() {
             return Err(self.failure("post status", &reply));
         }
         self.http.receipt(&reply, "/id", "/url")
     }
 
-    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
-        if self.account.is_none() {
-            let reply = self.http.get(
-                &self.url("/api/v1/accounts/verify_credentials"),
-                &self.headers(),
-            )?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("verify credentials", &reply));
+    /// The account's statuses, newest first, back to the first attempt (or the key's eve):
+    /// each one created since then is read back as source text and compared with the text
+    /// sent. Absent once the pages reach a status older than that, or the end.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let account = self.account()?;
+        let reach = attempts.reach_back() - SKEW;
+        let mut found = Vec::new();
+        let mut max_id: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut path = format!(
+                "/api/v1/accounts/{}/statuses?limit=40&exclude_reblogs=true",
+                encode(&account)
+            );
+            if let Some(max_id) = &max_id {
+                path.push_str(&format!("&max_id={}", encode(max_id)));
             }
-            let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-            let id = doc["id"].as_str().ok_or_else(|| {
-                Error::failure(Class::Unknown, "verify_credentials gave no account id")
-            })?;
-            self.account = Some(id.to_string());
+            let reply = self.http.get(&self.url(&path), &self.headers())?;
+            if status_class(reply.status).is_some() {
+                return Err(self.failure("list statuses", &reply));
+            }
+            let list: Value = match serde_json::from_str(&reply.body) {
+                Ok(list) => list,
+                Err(e) => return Ok(Lookup::CannotTell(format!("status list is not JSON: {e}"))),
+            };
+            let Some(statuses) = list.as_array() else {
+                return Ok(Lookup::CannotTell("status list is not a list".into()));
+            };
+            let mut older = false;
+            for status in statuses {
+                let Some(id) = status["id"].as_str() else {
+                    return Ok(Lookup::CannotTell("a listed status has no id".into()));
+                };
+                let Some(created) = status["created_at"]
+                    .as_str()
+                    .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                else {
+                    return Ok(Lookup::CannotTell(format!("status {id} has no created_at")));
+                };
+                max_id = Some(id.to_string());
+                if created < reach {
+                    older = true;
+                    continue;
+                }
+                let Some(text) = self.source(id)? else {
+                    return Ok(Lookup::CannotTell(format!(
+                        "status {id} has no source text (Mastodon before 3.5?)"
+                    )));
+                };
+                if attempts.sent_text(&normal(&text)) {
+                    found.push(Receipt {
+                        id: id.to_string(),
+                        url: status["url"].as_str().map(str::to_string),
+                        note: None,
+                    });
+                }
+            }
+            if older || statuses.is_empty() {
+                found.reverse(); // oldest first: the one to keep
+                return Ok(match found.is_empty() {
+                    true => Lookup::Absent,
+                    false => Lookup::Found(found),
+                });
+            }
         }
-        let path = format!(
-            "/api/v1/accounts/{}/statuses?limit=40&exclude_reblogs=true",
-            self.account.as_deref().unwrap_or("")
-        );
-        let reply = self.http.get(&self.url(&path), &self.headers())?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("list statuses", &reply));
-        }
-        let list: Value = serde_json::from_str(&reply.body)
-            .map_err(|e| Error::failure(Class::Unknown, format!("status list is not JSON: {e}")))?;
-        let want = squash(&self.text(post)?);
-        Ok(list.as_array().into_iter().flatten().find_map(|status| {
-            (squash(status.get("content")?.as_str()?) == want).then(|| Receipt {
-                id: status
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .unwrap_or("found")
-                    .to_string(),
-                url: status
-                    .get("url")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                note: None,
-            })
-        }))
+        found.reverse();
+        Ok(match found.is_empty() {
+            true => Lookup::CannotTell(format!(
+                "more than {} statuses since the attempt",
+                40 * MAX_PAGES
+            )),
+            false => Lookup::Found(found),
+        })
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "the status for {key} on your profile at {}",
+            self.settings.instance
+        )
     }
 
     fn credential(&self) -> Option<String> {
@@ -383,9 +469,20 @@ mod tests {
     }
 
     #[test]
-    fn rendered_status_html_matches_the_sent_text() {
-        let sent = "Title & more\n\nSummary.\n\n#rust\nhttps://example.test/2026/11/29/post";
-        let html = "<p>Title &amp; more</p><p>Summary.</p><p><a href=\"https://m.test/tags/rust\" class=\"mention hashtag\">#<span>rust</span></a><br /><a href=\"https://example.test/2026/11/29/post\"><span class=\"invisible\">https://</span><span class=\"ellipsis\">example.test/2026/11/29</span><span class=\"invisible\">/post</span></a></p>";
-        assert_eq!(squash(sent), squash(html));
+    fn source_text_is_compared_trimmed_and_case_folded() {
+        let sent = "Vec<T> in Rust & more\n\n@bob@Example.COM says hi";
+        let stored = "Vec<T> in Rust & more\n\n@bob@example.com says hi\n";
+        assert_eq!(normal(sent), normal(stored));
+        assert_ne!(
+            normal(sent),
+            normal("Vec<T> in Rust & more\n\n@bob says hi")
+        );
+    }
+
+    #[test]
+    fn graphemes_count_once() {
+        let family = "👨‍👩‍👧";
+        assert_eq!(length(family, Limits::default()), 1);
+        assert_eq!(length("e\u{301}", Limits::default()), 1);
     }
 }

@@ -4,7 +4,11 @@ use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
 use crate::post::Post;
+use jiff::Timestamp;
+use jiff::civil::Date;
 use serde::de::DeserializeOwned;
+use sha2::{Digest, Sha256};
+use std::time::Duration;
 
 pub mod command;
 pub mod devto;
@@ -33,13 +37,76 @@ impl Receipt {
     }
 }
 
+/// What a lookup on the target found. Absent is a claim the target must be able to prove: its
+/// lookup covers every place the post could be (an exact query, or a listing that reaches back
+/// past the attempt). Everything else is `CannotTell`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// The post is there: one receipt per copy, the one to record first. Two or more mean the
+    /// post exists twice.
+    Found(Vec<Receipt>),
+    /// Provably not there, at the time of the lookup.
+    Absent,
+    /// The lookup cannot say; the text says why.
+    CannotTell(String),
+}
+
+/// What a lookup compares: what the earlier attempts of a key sent.
+#[derive(Debug, Clone)]
+pub struct Attempts<'a> {
+    pub key: Date,
+    /// Short hashes of what the attempts sent (and of what would be sent now); see `mark`.
+    pub marks: &'a [String],
+    /// When the first attempt that may have landed started; `None` before any attempt
+    /// (pre-submit dedup), when only the key's own day bounds where a copy could be.
+    pub since: Option<Timestamp>,
+    /// When the attempt being confirmed started (the latest one), if any.
+    pub last: Option<Timestamp>,
+    /// The document that attempt sent (or would send now), for targets that hand it over.
+    pub sent: &'a serde_json::Value,
+}
+
+impl Attempts<'_> {
+    /// The earliest time a copy of this key could have been created on the target.
+    pub fn reach_back(&self) -> Timestamp {
+        self.since.unwrap_or_else(|| {
+            self.key
+                .yesterday()
+                .unwrap_or(self.key)
+                .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+                .map_or(Timestamp::UNIX_EPOCH, |z| z.timestamp())
+        })
+    }
+
+    /// Whether `text` (hashed with `mark`) is what one of the attempts sent.
+    pub fn sent_text(&self, text: &str) -> bool {
+        self.marks.iter().any(|m| *m == mark(text))
+    }
+}
+
+/// What one attempt will send: the exact document, and the marks a lookup will compare.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    pub body: serde_json::Value,
+    pub marks: Vec<String>,
+}
+
+/// A short hash of something sent (a status text, a body, a fingerprint): 16 hex digits, kept on
+/// the state line so that a later lookup compares with what was sent, not with the file now.
+pub fn mark(text: &str) -> String {
+    crate::post::hex(&Sha256::digest(text.as_bytes())[..8])
+}
+
 /// A place posts are published to. Errors carry their failure class (`Error::class`).
 pub trait Target {
-    /// Send the post once. Retrying and confirming are the runner's job, not the target's.
-    fn publish(&mut self, post: &Post) -> Result<Receipt, Error>;
+    /// Build what would be sent for the post now. Fails (classed) before anything is sent.
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error>;
 
-    /// Look the post up: `Ok(Some)` it is there, `Ok(None)` it is provably not, `Err` cannot tell.
-    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error>;
+    /// Send it once. Retrying and confirming are the runner's job, not the target's.
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error>;
+
+    /// Look the key up. `Err` is a failed lookup (cannot tell; an auth error stops the target).
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error>;
 
     /// Whether `find` can answer at all (an http target without `list_url` cannot).
     fn can_find(&self) -> bool {
@@ -51,6 +118,23 @@ pub trait Target {
     fn immediate(&self) -> bool {
         false
     }
+
+    /// How long one request (or script) may run before dayrun gives up on it.
+    fn timeout(&self) -> Duration;
+
+    /// How long after dayrun gave up on a request the target may still make it visible (PHP
+    /// still running, a list that lags); `settle_secs` overrides it.
+    fn settle(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+
+    /// Whether lookups need the exact document an attempt sent, kept in `state/<target>.sent/`.
+    fn keeps_payload(&self) -> bool {
+        false
+    }
+
+    /// Where a human should look for the key, for the advice printed when dayrun cannot tell.
+    fn where_to_look(&self, key: Date) -> String;
 
     /// A non-secret fingerprint of the credential in use, so that an auth failure is
     /// re-attempted by itself once the credential file is renewed.

@@ -157,6 +157,17 @@ pub struct Reply {
     pub status: u16,
     pub body: String,
     pub retry_after: Option<Duration>,
+    /// A header the caller asked for (e.g. `X-WP-TotalPages`), as text.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 impl Http {
@@ -222,6 +233,12 @@ impl Http {
         })?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
+        let headers = response
+            .headers()
+            .iter()
+            .filter(|(n, _)| n.as_str().starts_with("x-") || *n == "link")
+            .filter_map(|(n, v)| Some((n.to_string(), v.to_str().ok()?.to_string())))
+            .collect();
         let body = response
             .into_body()
             .with_config()
@@ -237,6 +254,7 @@ impl Http {
             status,
             body,
             retry_after,
+            headers,
         })
     }
 
@@ -310,6 +328,18 @@ impl Http {
         }
         out
     }
+}
+
+/// Percent-encode a query value (RFC 3986 unreserved characters pass).
+pub fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// The id (string or number) at `pointer`.

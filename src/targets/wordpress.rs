@@ -1,14 +1,17 @@
 //! `kind = "wordpress"`: a self-hosted WordPress site through its REST API, with an Application
 //! Password. WordPress has no idempotency key: the deterministic slug is what confirms a post.
 
-use super::net::{Http, Reply, Secret, base64, slug, status_class, timeouts};
-use super::{Context, Receipt, Target};
+use super::net::{Http, Reply, Secret, base64, encode, slug, status_class, timeouts};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target};
+use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
+use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +47,8 @@ pub struct WordPress {
     /// Pretty permalinks (`/wp-json/…`) or `?rest_route=`; found on the first call of a run.
     pretty: Option<bool>,
     term_ids: HashMap<(String, String), u64>,
+    clock: Clock,
+    timeout: Duration,
 }
 
 impl WordPress {
@@ -74,6 +79,8 @@ impl WordPress {
             http: Http::new(connect, timeout, secrets),
             pretty: None,
             term_ids: HashMap::new(),
+            clock: ctx.clock.clone(),
+            timeout,
         })
     }
 
@@ -111,30 +118,36 @@ impl WordPress {
         Ok(reply)
     }
 
+    /// Auth is classed by what happened: 401 (and a lookup refused for its statuses, which is
+    /// how WordPress answers a request it treats as logged out) is the credential; 403 is the
+    /// user's role.
     fn failure(&self, what: &str, reply: &Reply) -> Error {
+        let doc = serde_json::from_str::<Value>(&reply.body).unwrap_or(Value::Null);
+        let code = doc["code"].as_str().unwrap_or_default();
+        let forbidden_status = code == "rest_invalid_param"
+            && doc["data"]["details"]["status"]["code"] == "rest_forbidden_status";
         let mut err = self.http.failure(what, reply, Some(&self.password.file));
-        if err.class() == Some(Class::Auth) {
-            let code = serde_json::from_str::<Value>(&reply.body)
-                .ok()
-                .and_then(|v| v.get("code").and_then(Value::as_str).map(str::to_string))
-                .unwrap_or_default();
-            let mut hint = format!(
-                "renew the Application Password for user `{}` in {} (Users → Profile → Application Passwords)",
+        if forbidden_status {
+            err = Error {
+                kind: crate::error::Kind::Failure(Class::Auth),
+                ..err
+            };
+        }
+        if err.class() != Some(Class::Auth) {
+            return err;
+        }
+        let hint = match reply.status {
+            403 => format!(
+                "user `{}` is logged in but may not do this: give it the Author role or higher",
+                self.user
+            ),
+            _ => format!(
+                "WordPress did not accept the login of user `{}`: renew the Application Password (Users → Profile → Application Passwords) and put it in {}; if it is right, your host may strip the Authorization header, or the site is plain HTTP (see the README)",
                 self.user,
                 self.password.file.display()
-            );
-            if code == "rest_not_logged_in" || (reply.status == 401 && code.is_empty()) {
-                hint.push_str("; if the password is right, your host may strip the Authorization header (see the README)");
-            }
-            if code == "rest_cannot_create" {
-                hint = format!(
-                    "user `{}` may not create posts: give it the Author role or higher",
-                    self.user
-                );
-            }
-            err = err.hint(hint);
-        }
-        err
+            ),
+        };
+        err.hint(hint)
     }
 
     /// The slug that names this post on the site: the key, then the title.
@@ -219,17 +232,6 @@ fn before_post(err: Error) -> Error {
     }
 }
 
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 fn unescape(s: &str) -> String {
     s.replace("&amp;", "&")
         .replace("&lt;", "<")
@@ -238,8 +240,83 @@ fn unescape(s: &str) -> String {
         .replace("&#039;", "'")
 }
 
+/// Days either side of a key that its post can carry as its date (site zones are UTC-12..+14).
+const WINDOW_DAYS: i32 = 2;
+/// Pages of 100 read per window before the lookup gives up (cannot tell).
+const MAX_PAGES: u32 = 10;
+
+impl WordPress {
+    /// Posts of the key in the days around `day`: every status, trash included, whose slug is
+    /// the key or starts with it (`KEY-title`, its `-2` copies, `KEY__trashed`).
+    fn window(
+        &mut self,
+        key: Date,
+        day: Date,
+        found: &mut Vec<(u64, Receipt)>,
+    ) -> Result<Option<String>, Error> {
+        let from = day
+            .checked_sub(jiff::Span::new().days(WINDOW_DAYS))
+            .unwrap_or(day);
+        let to = day
+            .checked_add(jiff::Span::new().days(WINDOW_DAYS + 1))
+            .unwrap_or(day);
+        let prefix = key.to_string();
+        for page in 1..=MAX_PAGES {
+            let query = format!(
+                "after={from}T00:00:00&before={to}T00:00:00&status=publish,future,draft,pending,private,trash&context=edit&per_page=100&page={page}&orderby=id&order=asc"
+            );
+            let reply = self.call("/wp/v2/posts", &query, None)?;
+            if status_class(reply.status).is_some() {
+                return Err(self.failure("look up posts", &reply));
+            }
+            let list: Value = match serde_json::from_str(&reply.body) {
+                Ok(list) => list,
+                Err(e) => return Ok(Some(format!("post lookup answer is not JSON: {e}"))),
+            };
+            let Some(items) = list.as_array() else {
+                return Ok(Some("post lookup answer is not a list".into()));
+            };
+            for item in items {
+                let slug = item["slug"].as_str().unwrap_or_default();
+                let ours = slug == prefix
+                    || slug
+                        .strip_prefix(&prefix)
+                        .is_some_and(|rest| rest.starts_with('-') || rest.starts_with("__"));
+                if let (true, Some(id)) = (ours, item["id"].as_u64())
+                    && found.iter().all(|(known, _)| *known != id)
+                {
+                    found.push((
+                        id,
+                        Receipt {
+                            id: id.to_string(),
+                            url: item["link"].as_str().map(str::to_string),
+                            note: None,
+                        },
+                    ));
+                }
+            }
+            let pages = reply
+                .header("x-wp-totalpages")
+                .and_then(|p| p.trim().parse::<u32>().ok());
+            match pages {
+                Some(total) if page < total => {}
+                Some(_) => return Ok(None),
+                None => {
+                    return Ok(Some(
+                        "the answer has no X-WP-TotalPages header to show it is complete".into(),
+                    ));
+                }
+            }
+        }
+        Ok(Some(format!(
+            "more than {} posts around {day}",
+            MAX_PAGES * 100
+        )))
+    }
+}
+
 impl Target for WordPress {
-    fn publish(&mut self, post: &Post) -> Result<Receipt, Error> {
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let mut tags = Vec::new();
         for tag in &post.tags {
             tags.push(self.term("tags", tag)?);
@@ -259,38 +336,62 @@ impl Target for WordPress {
         if !categories.is_empty() {
             body["categories"] = json!(categories);
         }
-        let reply = self.call("/wp/v2/posts", "", Some(&body))?;
+        // A backfilled key carries its own day (site time), so the lookup's window finds it.
+        if post.key != self.clock.today() {
+            body["date"] = json!(format!("{}T12:00:00", post.key));
+        }
+        Ok(Outgoing {
+            body,
+            marks: Vec::new(),
+        })
+    }
+
+    fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let reply = self.call("/wp/v2/posts", "", Some(&out.body))?;
         if status_class(reply.status).is_some() {
             return Err(self.failure("create post", &reply));
         }
         self.http.receipt(&reply, "/id", "/link")
     }
 
-    fn find(&mut self, post: &Post) -> Result<Option<Receipt>, Error> {
-        let query = format!(
-            "slug={}&status=publish,future,draft,pending,private&context=edit",
-            Self::slug(post)
-        );
-        let reply = self.call("/wp/v2/posts", &query, None)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("look up post", &reply));
+    /// By the key, not the title: the posts dated around the key's day (and around the first
+    /// attempt, for a key sent on another day) whose slug starts with the key. This finds the
+    /// post after a title edit, and every copy WordPress made unique with `-2`.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let mut found = Vec::new();
+        let mut days = vec![attempts.key];
+        if let Some(since) = attempts.since {
+            let day = since.to_zoned_datetime(self.clock.tz().clone()).date();
+            if crate::clock::days_between(attempts.key, day).abs() > i64::from(WINDOW_DAYS) - 1 {
+                days.push(day);
+            }
         }
-        let list: Value = serde_json::from_str(&reply.body).map_err(|e| {
-            Error::failure(
-                Class::Unknown,
-                format!("post lookup answer is not JSON: {e}"),
-            )
-        })?;
-        Ok(list
-            .as_array()
-            .and_then(|items| items.first())
-            .and_then(|item| {
-                Some(Receipt {
-                    id: item.get("id")?.as_u64()?.to_string(),
-                    url: item.get("link").and_then(Value::as_str).map(str::to_string),
-                    note: None,
-                })
-            }))
+        for day in days {
+            if let Some(why) = self.window(attempts.key, day, &mut found)? {
+                return Ok(Lookup::CannotTell(why));
+            }
+        }
+        found.sort_by_key(|(id, _)| *id);
+        Ok(match found.is_empty() {
+            true => Lookup::Absent,
+            false => Lookup::Found(found.into_iter().map(|(_, r)| r).collect()),
+        })
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// PHP may go on with a request for a while after dayrun gave up on it.
+    fn settle(&self) -> Duration {
+        Duration::from_secs(60)
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "posts on {} (Posts → All, drafts and trash too) dated around {key} whose slug starts with `{key}`",
+            self.base
+        )
     }
 
     fn credential(&self) -> Option<String> {
