@@ -46,7 +46,7 @@ fn drill_no_duplicates_no_losses_under_random_faults() {
     }
     let p = Project::new();
     let config = api
-        .config("blog", "")
+        .config("blog", "list_complete = true\nsettle_secs = 0")
         .replace("timeout_secs = 0.3", "timeout_secs = 0.15")
         .replace("backoff_secs = 0.01", "backoff_secs = 0.005");
     p.file("dayrun.toml", config);

@@ -7,6 +7,8 @@ use jiff::Timestamp;
 
 /// At most this many marks are kept per key (the newest).
 const MAX_MARKS: usize = 8;
+/// What dayrun 0.1 wrote on a `retry-safe` line after lookups it took for proof of absence.
+const OLD_CONFIRMED_ABSENT: &str = "; confirmed absent after ";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Carry {
@@ -20,13 +22,19 @@ pub(super) struct Carry {
 
 impl Carry {
     /// Read from a key's current line. A `pending` line always counts: its attempt may have
-    /// landed (a line written by an older dayrun has no `since`: its own time stands in).
+    /// landed (a line written by an older dayrun has no `since`: its own time stands in). So
+    /// does an older dayrun's `retry-safe` line that says "confirmed absent": that lookup could
+    /// not prove absence (a list that lagged or was cut short).
     pub fn of(record: Option<&Record>) -> Carry {
         let Some(record) = record else {
             return Carry::default();
         };
         let pending = record.status == Status::Pending;
-        if !pending && record.get("sent").as_deref() != Some("maybe") {
+        let old_absent = record.get("sent").is_none()
+            && record
+                .get("reason")
+                .is_some_and(|r| r.contains(OLD_CONFIRMED_ABSENT));
+        if !pending && !old_absent && record.get("sent").as_deref() != Some("maybe") {
             return Carry::default();
         }
         Carry {
@@ -107,6 +115,19 @@ mod tests {
             .with("class", "retry-safe");
         assert_eq!(Carry::of(Some(&failed)), Carry::default());
         assert_eq!(Carry::of(None), Carry::default());
+    }
+
+    #[test]
+    fn an_older_confirmed_absent_line_counts_as_maybe_sent() {
+        let old = Record::new(key(), Status::Failed, "2026-11-28T07:00:30Z".into())
+            .with("class", "retry-safe")
+            .with(
+                "reason",
+                "POST: HTTP 500: upstream trouble; confirmed absent after 3 attempt(s)",
+            );
+        let carry = Carry::of(Some(&old));
+        assert!(carry.maybe);
+        assert_eq!(carry.since.as_deref(), Some("2026-11-28T07:00:30Z"));
     }
 
     #[test]
