@@ -5,6 +5,7 @@ mod fake_mastodon;
 mod fake_posts;
 mod fake_server;
 mod fake_wordpress;
+mod harness;
 mod util;
 
 mod command_target;
