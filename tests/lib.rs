@@ -17,5 +17,6 @@ mod drill;
 mod http_target;
 mod mastodon;
 mod readme;
+mod real_wordpress;
 mod state_file;
 mod wordpress;
