@@ -471,7 +471,7 @@ fn a_backfilled_post_carries_its_key_as_its_date() {
         old["date_gmt"]
             .as_str()
             .is_some_and(|d| d.starts_with(&back)),
-        "{old}"
+        "the post for {back} is dated on that day, not when it was sent: {old}"
     );
     let (status, doc) = wp.rest(
         "GET",
