@@ -5,6 +5,7 @@ mod fake_mastodon;
 mod fake_posts;
 mod fake_server;
 mod fake_wordpress;
+mod harness;
 mod util;
 
 mod command_target;
@@ -16,5 +17,6 @@ mod drill;
 mod http_target;
 mod mastodon;
 mod readme;
+mod real_wordpress;
 mod state_file;
 mod wordpress;
