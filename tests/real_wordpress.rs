@@ -393,7 +393,7 @@ fn a_copy_made_by_hand_is_reported_as_a_duplicate_and_nothing_is_sent() {
     let printed = format!("{}{}", out.stdout, out.stderr);
     let said: Vec<&str> = printed
         .lines()
-        .filter(|l| l.contains("duplicate"))
+        .filter(|l| l.to_lowercase().contains("duplicate"))
         .collect();
     assert!(!said.is_empty(), "a line says `duplicate`: {out:?}");
     for post in &posts {
