@@ -1,5 +1,9 @@
-//! A fake Forem (dev.to) API v1: `api-key` auth, articles with Forem's validations and its
-//! five-minute duplicate-title rule, `/api/articles/me/all`, and `{"error", "status"}` bodies.
+//! A fake Forem (dev.to) API v1 as Forem behaves (facts: /work/notes/facts-forem.md): `api-key`
+//! auth; titles normalised before saving (characters outside Forem's set become a space,
+//! whitespace collapsed) and at most 128; tags lower-cased, Unicode alphanumerics of at most 30,
+//! at most 4 (422 otherwise); `body_markdown` stored as sent; the five-minute duplicate-title
+//! rule; `/api/articles/me/all` paginated (`page`, `per_page` default 30, max 1000) with drafts
+//! first; `canonical_url` never empty; and `{"error", "status"}` bodies.
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -12,8 +16,11 @@ pub const KEY: &str = "devto-KEY-42";
 
 #[derive(Default)]
 pub struct Forem {
+    /// In creation order; `recent` marks those within the five-minute rule.
     pub articles: Vec<Value>,
     pub faults: VecDeque<Fault>,
+    /// Status codes for the next `/api/articles/me/all` requests (200 = normal).
+    pub list_faults: VecDeque<u16>,
     pub post_requests: usize,
     pub accept_headers: Vec<String>,
 }
@@ -54,6 +61,107 @@ impl FakeDevto {
     pub fn articles(&self) -> Vec<Value> {
         self.state.lock().unwrap().articles.clone()
     }
+
+    /// `n` old drafts written in the dev.to editor.
+    pub fn seed_drafts(&self, n: usize) {
+        let mut s = self.state.lock().unwrap();
+        for i in 0..n {
+            let article = json!({"title": format!("Draft {i}"), "body_markdown": format!("Draft {i}."), "published": false, "tags": []});
+            s.store(&article, &format!("Draft {i}"), Vec::new());
+        }
+        for article in &mut s.articles {
+            article["recent"] = Value::Bool(false);
+        }
+    }
+}
+
+/// Forem's `TITLE_CHARACTERS_ALLOWED`, near enough: word characters, spaces, punctuation,
+/// currency, and the listed symbol and emoji ranges. `×`, `°` or `→` are not in it.
+fn title_char(c: char) -> bool {
+    c.is_alphanumeric()
+        || c.is_whitespace()
+        || c.is_ascii_punctuation()
+        || matches!(c as u32,
+            0xA1 | 0xA7 | 0xAB | 0xB6 | 0xB7 | 0xBB | 0xBF | 0x2010..=0x2027 | 0x2030..=0x205E
+            | 0x3001..=0x3003 | 0x3008..=0x3011 // punctuation
+            | 0xA2..=0xA5 | 0x20A0..=0x20CF // currency
+            | 0xA9 | 0xAE | 0x61C | 0x180E | 0x200C..=0x200F | 0x202C..=0x202E | 0x2066..=0x2069
+            | 0x20E3 | 0x2122 | 0x2139 | 0x2194..=0x2199 | 0x21A9..=0x21AA | 0x2600..=0x273F
+            | 0x2B00..=0x2BFF | 0x3030 | 0x303D | 0x3297 | 0x3299 | 0x1F000..=0x1FFFF)
+}
+
+/// `normalize_title`: each run of other characters becomes a space, whitespace collapses.
+pub fn normalize_title(title: &str) -> String {
+    let spaced: String = title
+        .chars()
+        .map(|c| if title_char(c) { c } else { ' ' })
+        .collect();
+    spaced.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Forem's per-tag rule (after lower-casing): `[[:alnum:]]+`, Unicode letters allowed, ≤ 30.
+fn tag_error(tag: &str) -> Option<String> {
+    if tag.chars().count() > 30 {
+        return Some(format!(
+            "Tag \"{tag}\" is too long (maximum is 30 characters)"
+        ));
+    }
+    (tag.is_empty() || !tag.chars().all(char::is_alphanumeric)).then(|| {
+        format!("Tag \"{tag}\" contains non-alphanumeric or prohibited unicode characters")
+    })
+}
+
+impl Forem {
+    fn store(&mut self, article: &Value, title: &str, tags: Vec<String>) -> Value {
+        let id = 1000 + self.articles.len() as u64;
+        let url = format!(
+            "https://dev.test/writer/{}-{id}",
+            title.to_lowercase().replace(' ', "-")
+        );
+        let published = article["published"].as_bool().unwrap_or(false);
+        let now = jiff::Timestamp::now().to_string();
+        let stored = json!({
+            "type_of": "article",
+            "id": id,
+            "title": title,
+            "body_markdown": article["body_markdown"],
+            "published": published,
+            "published_at": if published { json!(now) } else { Value::Null },
+            "tag_list": tags,
+            "description": article["description"],
+            "canonical_url": article["canonical_url"].as_str().unwrap_or(&url),
+            "url": url,
+            "recent": true,
+        });
+        self.articles.push(stored.clone());
+        stored
+    }
+
+    /// `/api/articles/me/all`: drafts first (newest first), then published, newest first.
+    fn me_all(&self, req: &Request) -> Reply {
+        let per_page: usize = req
+            .query("per_page")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(30);
+        let page: usize = req.query("page").and_then(|n| n.parse().ok()).unwrap_or(1);
+        let (drafts, published): (Vec<&Value>, Vec<&Value>) = self
+            .articles
+            .iter()
+            .rev()
+            .partition(|a| a["published"] == false);
+        let items: Vec<Value> = drafts
+            .into_iter()
+            .chain(published)
+            .skip(page.max(1).saturating_sub(1) * per_page.clamp(1, 1000))
+            .take(per_page.clamp(1, 1000))
+            .map(|a| {
+                let mut a = a.clone();
+                a.as_object_mut().unwrap().remove("recent");
+                a
+            })
+            .collect();
+        Reply::json(200, Value::Array(items))
+    }
 }
 
 fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
@@ -67,21 +175,27 @@ fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
         ("POST", "/api/articles") => {
             s.post_requests += 1;
             let article = req.json()["article"].clone();
-            let title = article["title"].as_str().unwrap_or("");
-            let tags = article["tags"].as_array().cloned().unwrap_or_default();
-            if title.trim().is_empty() {
+            let title = normalize_title(article["title"].as_str().unwrap_or(""));
+            let tags: Vec<String> = article["tags"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| t.as_str().unwrap_or("").to_lowercase())
+                .collect();
+            if title.is_empty() {
                 return forem_error(422, "Title can't be blank");
+            }
+            if title.chars().count() > 128 {
+                return forem_error(
+                    422,
+                    "Title is too long (maximum is 128 characters for full_post)",
+                );
             }
             if tags.len() > 4 {
                 return forem_error(422, "Tag list exceed the maximum of 4 tags");
             }
-            if tags.iter().any(|t| {
-                !t.as_str()
-                    .unwrap_or("")
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-            }) {
-                return forem_error(422, "Tag list contains non-alphanumeric characters");
+            if let Some(error) = tags.iter().find_map(|t| tag_error(t)) {
+                return forem_error(422, &error);
             }
             match s.faults.pop_front().unwrap_or(Fault::Normal) {
                 Fault::Reject(status) => {
@@ -95,26 +209,15 @@ fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
                 fault => {
                     if s.articles
                         .iter()
-                        .any(|a| a["title"] == title && a["recent"] == true)
+                        .any(|a| a["title"] == title.as_str() && a["recent"] == true)
                     {
                         return forem_error(
                             422,
                             "Title has already been used in the last five minutes",
                         );
                     }
-                    let id = 1000 + s.articles.len() as u64;
-                    let stored = json!({
-                        "id": id,
-                        "title": title,
-                        "body_markdown": article["body_markdown"],
-                        "published": article["published"],
-                        "tag_list": tags,
-                        "description": article["description"],
-                        "canonical_url": article["canonical_url"],
-                        "url": format!("https://dev.test/writer/{}-{id}", title.to_lowercase().replace(' ', "-")),
-                        "recent": true,
-                    });
-                    s.articles.push(stored.clone());
+                    let mut stored = s.store(&article, &title, tags);
+                    stored.as_object_mut().unwrap().remove("recent");
                     if fault == Fault::CommitHang {
                         return Reply::Hang(Duration::from_millis(600));
                     }
@@ -122,10 +225,10 @@ fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
                 }
             }
         }
-        ("GET", "/api/articles/me/all") => Reply::json(
-            200,
-            Value::Array(s.articles.iter().rev().cloned().collect()),
-        ),
+        ("GET", "/api/articles/me/all") => match s.list_faults.pop_front() {
+            Some(status) if status != 200 => forem_error(status, "Internal Server Error"),
+            _ => s.me_all(req),
+        },
         _ => forem_error(404, "not found"),
     }
 }

@@ -1,5 +1,9 @@
-//! A fake Mastodon API: bearer auth, `/api/v2/instance` limits, statuses with Idempotency-Key
-//! (a repeat returns the first status), HTML-rendered content, 429 with `X-RateLimit-Reset`.
+//! A fake Mastodon API as Mastodon 4 behaves (facts: /work/notes/facts-mastodon.md): bearer auth
+//! (a token without a user gets 422), `/api/v2/instance` limits, statuses with Idempotency-Key (a
+//! repeat within the hour returns the first status), text stripped and mentions rewritten before
+//! saving, `content` HTML-escaped and rendered as Mastodon does (hashtags, links, mentions shown as
+//! `@user`), length in grapheme clusters, timelines newest first at most 40 a page with `max_id`,
+//! `created_at`, `/statuses/:id/source`, 429 with `X-RateLimit-Reset`.
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -10,15 +14,25 @@ use std::time::Duration;
 
 pub const TOKEN: &str = "masto-TOKEN-7";
 const ACCOUNT: &str = "109";
+const NO_USER: &str = "This method requires an authenticated user";
 
 #[derive(Default)]
 pub struct Masto {
+    /// Newest first.
     pub statuses: Vec<Value>,
+    /// The raw text of each status by id (what `/source` returns).
+    pub texts: HashMap<String, String>,
     pub sent_texts: Vec<String>,
     pub faults: VecDeque<Fault>,
+    /// Status codes for the next timeline requests (200 = normal).
+    pub list_faults: VecDeque<u16>,
     pub post_requests: usize,
     pub idempotent: HashMap<String, Value>,
     pub max_characters: u64,
+    /// What `/api/v2/instance` answers (200, or e.g. 503 while the instance is busy).
+    pub instance_status: u16,
+    /// The token belongs to an application, not a user (client credentials).
+    pub userless: bool,
 }
 
 pub struct FakeMastodon {
@@ -30,6 +44,7 @@ impl FakeMastodon {
     pub fn start(max_characters: u64) -> FakeMastodon {
         let state = Arc::new(Mutex::new(Masto {
             max_characters,
+            instance_status: 200,
             ..Masto::default()
         }));
         let shared = state.clone();
@@ -49,35 +64,105 @@ impl FakeMastodon {
     pub fn statuses(&self) -> Vec<Value> {
         self.state.lock().unwrap().statuses.clone()
     }
+
+    /// An hour has passed for idempotency: Mastodon keeps an Idempotency-Key for one hour.
+    pub fn forget_idempotency_keys(&self) {
+        self.state.lock().unwrap().idempotent.clear();
+    }
+
+    /// The writer posts `n` statuses from another app (newer than everything so far).
+    pub fn post_elsewhere(&self, n: usize) {
+        let mut s = self.state.lock().unwrap();
+        for i in 0..n {
+            s.store(&format!("Elsewhere {i}"), json!("public"));
+        }
+    }
 }
 
-/// Mastodon's rendering: paragraphs, line breaks, hashtag links, URLs split into spans.
+impl Masto {
+    /// Save a status as Mastodon does: text stripped, each mention rewritten to the account's
+    /// `acct` (`@bob@Example.COM` → `@bob@example.com`, `@alice@m.test` → `@alice`).
+    fn store(&mut self, sent: &str, visibility: Value) -> Value {
+        let text: String = sent
+            .trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c', '\0'])
+            .split_inclusive([' ', '\n'])
+            .map(|w| {
+                let bare = w.trim_end_matches([' ', '\n']);
+                let gap = &w[bare.len()..];
+                match bare.strip_prefix('@').and_then(|m| m.split_once('@')) {
+                    Some((user, host)) if host.eq_ignore_ascii_case("m.test") => {
+                        format!("@{user}{gap}")
+                    }
+                    Some((user, host)) => format!("@{user}@{}{gap}", host.to_lowercase()),
+                    None => w.to_string(),
+                }
+            })
+            .collect();
+        let id = (110_000 + self.texts.len()).to_string();
+        let created = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ");
+        let status = json!({"id": id, "created_at": created.to_string(), "url": format!("https://m.test/@writer/{id}"), "content": render(&text), "visibility": visibility});
+        self.texts.insert(id, text);
+        self.statuses.insert(0, status.clone());
+        status
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// One word as Mastodon's TextFormatter renders it.
+fn word(w: &str) -> String {
+    let end = w.trim_end_matches(['.', ',', '!', '?', ':', ';', ')']);
+    let (w, tail) = (end, &w[end.len()..]);
+    let linked = if let Some(tag) = w.strip_prefix('#').filter(|t| !t.is_empty()) {
+        format!(
+            "<a href=\"https://m.test/tags/{}\" class=\"mention hashtag\" rel=\"tag\">#<span>{}</span></a>",
+            esc(tag),
+            esc(tag)
+        )
+    } else if let Some(user) = w.strip_prefix('@').filter(|u| !u.is_empty()) {
+        // A mention shows the user name only, also for a remote account (`@user@host`).
+        let (user, host) = user.split_once('@').unwrap_or((user, "m.test"));
+        format!(
+            "<span class=\"h-card\" translate=\"no\"><a href=\"https://{}/@{}\" class=\"u-url mention\">@<span>{}</span></a></span>",
+            esc(host),
+            esc(user),
+            esc(user)
+        )
+    } else if w.starts_with("https://") || w.starts_with("http://") {
+        let prefix = ["https://www.", "http://www.", "https://", "http://"]
+            .into_iter()
+            .find(|p| w.starts_with(p))
+            .unwrap();
+        let rest = &w[prefix.len()..];
+        // 30 characters are shown; when only one would be hidden, it is shown too.
+        let cut = match rest.char_indices().nth(30) {
+            Some((i, _)) if rest[i..].chars().count() > 1 => i,
+            _ => rest.len(),
+        };
+        let class = if cut < rest.len() { "ellipsis" } else { "" };
+        format!(
+            "<a href=\"{}\" target=\"_blank\" rel=\"nofollow noopener\" translate=\"no\"><span class=\"invisible\">{}</span><span class=\"{class}\">{}</span><span class=\"invisible\">{}</span></a>",
+            esc(w),
+            esc(prefix),
+            esc(&rest[..cut]),
+            esc(&rest[cut..])
+        )
+    } else {
+        esc(w)
+    };
+    linked + &esc(tail)
+}
+
+/// Mastodon's rendering: paragraphs, line breaks, then each word.
 fn render(text: &str) -> String {
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
-    let word = |w: &str| {
-        if let Some(tag) = w.strip_prefix('#') {
-            format!(
-                "<a href=\"https://m.test/tags/{tag}\" class=\"mention hashtag\" rel=\"tag\">#<span>{}</span></a>",
-                esc(tag)
-            )
-        } else if let Some(rest) = w.strip_prefix("https://") {
-            let (shown, hidden) = rest.split_at(rest.len().min(30));
-            format!(
-                "<a href=\"{}\"><span class=\"invisible\">https://</span><span class=\"ellipsis\">{}</span><span class=\"invisible\">{}</span></a>",
-                esc(w),
-                esc(shown),
-                esc(hidden)
-            )
-        } else {
-            esc(w)
-        }
-    };
-    text.split("\n\n")
+    text.replace("\r\n", "\n")
+        .split("\n\n")
         .map(|para| {
             let lines: Vec<String> = para
                 .lines()
@@ -88,22 +173,50 @@ fn render(text: &str) -> String {
         .collect()
 }
 
+/// Grapheme clusters, near enough without a Unicode table: combining marks, variation
+/// selectors, skin tones, tag characters and ZWJ sequences join the character before them, and
+/// regional indicators pair into flags. (Hangul jamo sequences count per character.)
+fn graphemes(text: &str) -> u64 {
+    let (mut count, mut after_zwj, mut open_flag) = (0, false, false);
+    for c in text.chars() {
+        let u = c as u32;
+        let extends = matches!(u, 0x300..=0x36F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE00..=0xFE0F | 0xFE20..=0xFE2F | 0x1F3FB..=0x1F3FF | 0xE0020..=0xE007F | 0x200D);
+        let regional = (0x1F1E6..=0x1F1FF).contains(&u);
+        if !(extends || after_zwj || (regional && open_flag)) {
+            count += 1;
+        }
+        open_flag = regional && !open_flag;
+        after_zwj = u == 0x200D;
+    }
+    count
+}
+
+/// How Mastodon counts a status: a URL is 23, a mention counts without its domain, the rest
+/// in grapheme clusters.
 fn length(text: &str) -> u64 {
-    text.split([' ', '\n'])
+    text.split_inclusive([' ', '\n'])
         .map(|w| {
-            if w.starts_with("https://") {
+            let bare = w.trim_end_matches([' ', '\n']);
+            let gap = (w.len() - bare.len()) as u64;
+            gap + if bare.starts_with("https://") || bare.starts_with("http://") {
                 23
+            } else if let Some((user, _host)) =
+                bare.strip_prefix('@').and_then(|m| m.split_once('@'))
+            {
+                1 + graphemes(user)
             } else {
-                w.chars().count() as u64
+                graphemes(bare)
             }
         })
-        .sum::<u64>()
-        + text.chars().filter(|c| *c == ' ' || *c == '\n').count() as u64
+        .sum()
 }
 
 fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     if req.path() == "/api/v2/instance" {
+        if s.instance_status != 200 {
+            return Reply::json(s.instance_status, json!({"error": "Service Unavailable"}));
+        }
         return Reply::json(
             200,
             json!({"domain": "m.test", "configuration": {"statuses": {"max_characters": s.max_characters, "characters_reserved_per_url": 23}}}),
@@ -111,6 +224,11 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
     }
     if req.header("authorization") != Some(&format!("Bearer {TOKEN}")) {
         return Reply::json(401, json!({"error": "The access token is invalid"}));
+    }
+    let timeline = format!("/api/v1/accounts/{ACCOUNT}/statuses");
+    let needs_user = req.method == "POST" || req.path() == "/api/v1/accounts/verify_credentials";
+    if s.userless && needs_user {
+        return Reply::json(422, json!({ "error": NO_USER }));
     }
     match (req.method.as_str(), req.path()) {
         ("POST", "/api/v1/statuses") => {
@@ -146,9 +264,7 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                 }
                 _ => {}
             }
-            let id = (110_000 + s.statuses.len()).to_string();
-            let status = json!({"id": id, "url": format!("https://m.test/@writer/{id}"), "content": render(&text), "visibility": req.json()["visibility"]});
-            s.statuses.insert(0, status.clone());
+            let status = s.store(&text, req.json()["visibility"].clone());
             if !key.is_empty() {
                 s.idempotent.insert(key, status.clone());
             }
@@ -157,7 +273,7 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                 // A concurrent duplicate was caught while the first one was being processed.
                 Fault::Reject(503) => Reply::json(
                     503,
-                    json!({"error": "Another identical request is currently being processed. Please try again later."}),
+                    json!({"error": "There was a temporary problem serving your request, please try again"}),
                 ),
                 _ => Reply::json(200, status),
             }
@@ -165,15 +281,44 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
         ("GET", "/api/v1/accounts/verify_credentials") => {
             Reply::json(200, json!({"id": ACCOUNT, "username": "writer"}))
         }
-        ("GET", path) if path == format!("/api/v1/accounts/{ACCOUNT}/statuses") => {
+        ("GET", path) if path == timeline => {
+            if let Some(status) = s.list_faults.pop_front().filter(|c| *c != 200) {
+                return Reply::json(status, json!({"error": "Something went wrong"}));
+            }
             let limit: usize = req
                 .query("limit")
                 .and_then(|l| l.parse().ok())
                 .unwrap_or(20);
-            Reply::json(
-                200,
-                Value::Array(s.statuses.iter().take(limit).cloned().collect()),
-            )
+            let limit = limit.clamp(1, 40);
+            let max_id: u64 = req
+                .query("max_id")
+                .and_then(|m| m.parse().ok())
+                .unwrap_or(u64::MAX);
+            let page: Vec<Value> = s
+                .statuses
+                .iter()
+                .filter(|st| st["id"].as_str().unwrap().parse::<u64>().unwrap() < max_id)
+                .take(limit)
+                .cloned()
+                .collect();
+            let mut headers = Vec::new();
+            // `next` only after a full page.
+            if let Some(last) = page.last().filter(|_| page.len() == limit) {
+                let host = req.header("host").unwrap_or("m.test");
+                let next = format!(
+                    "<http://{host}{timeline}?limit={limit}&exclude_reblogs=true&max_id={}>; rel=\"next\"",
+                    last["id"].as_str().unwrap()
+                );
+                headers.push(("Link".to_string(), next));
+            }
+            Reply::Json(200, headers, Value::Array(page))
+        }
+        ("GET", path) if path.starts_with("/api/v1/statuses/") && path.ends_with("/source") => {
+            let id = &path["/api/v1/statuses/".len()..path.len() - "/source".len()];
+            match s.texts.get(id) {
+                Some(text) => Reply::json(200, json!({"id": id, "text": text, "spoiler_text": ""})),
+                None => Reply::json(404, json!({"error": "Record not found"})),
+            }
         }
         _ => Reply::json(404, json!({"error": "Record not found"})),
     }

@@ -1,13 +1,15 @@
-//! A fake generic posts API (for `kind = "http"`): POST /posts commits, GET /posts lists.
-//! Each POST or list request can be given a fault; it counts what it committed, per key.
+//! A fake generic posts API (for `kind = "http"`): POST /posts commits, GET /posts lists, newest
+//! first. Like real APIs it can lag its list, show only the newest N, leave fields out of items,
+//! filter on `?key=` / `?idempotency_key=`, and give each POST or list request a fault; it
+//! counts what it committed, per key.
 
 #![allow(dead_code)]
 
 use crate::fake_server::{Reply, Request, Server};
 use serde_json::{Value, json};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the next POST meets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,6 +27,11 @@ pub enum Fault {
     Reject(u16),
     /// 429 with this Retry-After (seconds).
     RateLimit(u64),
+    /// Lose the request before committing anything, and hang past the client's timeout.
+    Hang,
+    /// Hang past the client's timeout; commit only this long after the request arrived (a PHP
+    /// worker still running after the client gave up). Used by the WordPress fake.
+    LateCommit(Duration),
 }
 
 #[derive(Debug, Clone)]
@@ -34,6 +41,9 @@ pub struct Committed {
     pub title: String,
     pub idempotency_key: String,
     pub body: Value,
+    /// When it was committed: lists show it `lag` later.
+    pub at: Instant,
+    pub created_at: jiff::Timestamp,
 }
 
 #[derive(Default)]
@@ -42,19 +52,95 @@ pub struct ApiState {
     pub post_faults: VecDeque<Fault>,
     /// Status codes for the next list requests (200 = normal).
     pub list_faults: VecDeque<u16>,
-    /// Whether listed items echo the key (else only id, title, fingerprint).
+    /// Leave out `key` and `idempotency_key` from listed items (the server echoes neither).
     pub hide_key: bool,
+    /// Fields left out of listed items: any of `key`, `idempotency_key`, `title`, `fingerprint`.
+    pub omit: Vec<&'static str>,
+    /// A committed post shows in lists only this long after its commit (a replica, a cache).
+    pub lag: Duration,
+    /// Lists show only the newest N posts.
+    pub newest: Option<usize>,
+    /// Listed items carry `created_at` (RFC 3339).
+    pub created_at: bool,
+    /// After each committed POST, other writers commit this many posts (a busy shared feed).
+    pub others_per_post: usize,
     pub token: Option<String>,
     /// Require this Cookie header (for `header_file`).
     pub cookie: Option<String>,
     /// Answer in another shape: `{"data": {"id", "link"}}` and a list at `/items`.
     pub nested: bool,
     /// When each POST arrived (for pacing).
-    pub post_times: Vec<std::time::Instant>,
+    pub post_times: Vec<Instant>,
     pub hang: Duration,
     /// Called for every POST when no queued fault applies (for seeded drills).
     pub chooser: Option<Box<dyn FnMut() -> Fault + Send>>,
     pub list_chooser: Option<Box<dyn FnMut() -> u16 + Send>>,
+}
+
+impl ApiState {
+    /// Commit one post; returns its id.
+    fn push(&mut self, key: &str, title: &str, idem: &str, body: Value) -> String {
+        let id = format!("p-{}", self.posts.len() + 1);
+        self.posts.push(Committed {
+            id: id.clone(),
+            key: key.into(),
+            title: title.into(),
+            idempotency_key: idem.into(),
+            body,
+            at: Instant::now(),
+            created_at: jiff::Timestamp::now(),
+        });
+        id
+    }
+
+    /// Commit a POST, then what other writers commit right after it.
+    fn commit(&mut self, key: &str, title: &str, idem: &str, body: Value) -> String {
+        let id = self.push(key, title, idem, body);
+        for _ in 0..self.others_per_post {
+            let other = format!("other-{}", self.posts.len() + 1);
+            let body = json!({"key": other, "fingerprint": format!("fp-{other}")});
+            self.push(&other, "Someone else's post", &other, body);
+        }
+        id
+    }
+
+    /// The item a list shows for a post.
+    fn item(&self, p: &Committed) -> Value {
+        let mut item = json!({
+            "id": p.id,
+            "url": format!("https://example.test/{}", p.id),
+            "key": p.key,
+            "idempotency_key": p.idempotency_key,
+            "title": p.title,
+            "fingerprint": p.body["fingerprint"],
+        });
+        if self.created_at {
+            item["created_at"] = json!(p.created_at.to_string());
+        }
+        let hidden = if self.hide_key {
+            &["key", "idempotency_key"][..]
+        } else {
+            &[][..]
+        };
+        for field in self.omit.iter().chain(hidden) {
+            item.as_object_mut().unwrap().remove(*field);
+        }
+        item
+    }
+
+    /// What GET /posts shows now: visible posts, newest first, filtered by an exact query.
+    fn list(&self, req: &Request) -> Vec<Value> {
+        let (key, idem) = (req.query("key"), req.query("idempotency_key"));
+        let items = self
+            .posts
+            .iter()
+            .rev()
+            .filter(|p| p.at.elapsed() >= self.lag)
+            .filter(|p| key.as_ref().is_none_or(|k| &p.key == k))
+            .filter(|p| idem.as_ref().is_none_or(|i| &p.idempotency_key == i))
+            .take(self.newest.unwrap_or(usize::MAX));
+        items.map(|p| self.item(p)).collect()
+    }
 }
 
 pub struct PostsApi {
@@ -88,19 +174,33 @@ impl PostsApi {
         self
     }
 
+    /// A post committed `age` ago by another tool (visible whatever the lag, if older).
+    pub fn seed(&self, key: &str, title: &str, age: Duration) -> &PostsApi {
+        let mut s = self.state.lock().unwrap();
+        let body = json!({"key": key, "title": title, "fingerprint": format!("fp-seed-{key}")});
+        s.push(key, title, &format!("seed-{key}"), body);
+        let post = s.posts.last_mut().unwrap();
+        post.at = Instant::now().checked_sub(age).unwrap_or(post.at);
+        post.created_at -= jiff::SignedDuration::try_from(age).unwrap();
+        self
+    }
+
     pub fn committed(&self) -> Vec<Committed> {
         self.state.lock().unwrap().posts.clone()
     }
 
     /// How many times each key was committed.
     pub fn commits_of(&self, key: &str) -> usize {
-        self.state
-            .lock()
-            .unwrap()
-            .posts
-            .iter()
-            .filter(|p| p.key == key)
-            .count()
+        self.commits().get(key).copied().unwrap_or(0)
+    }
+
+    /// Committed posts per key.
+    pub fn commits(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for p in &self.state.lock().unwrap().posts {
+            *counts.entry(p.key.clone()).or_default() += 1;
+        }
+        counts
     }
 
     /// A `[targets.NAME]` table for this server, with fast retries and confirmation.
@@ -113,7 +213,7 @@ impl PostsApi {
     }
 }
 
-fn handle(state: &Mutex<ApiState>, req: &Request) -> Reply {
+fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     if let Some(token) = &s.token
         && req.header("authorization") != Some(&format!("Bearer {token}"))
@@ -134,42 +234,25 @@ fn handle(state: &Mutex<ApiState>, req: &Request) -> Reply {
             if status != 200 {
                 return Reply::json(status, json!({"error": "list unavailable"}));
             }
-            let hide = s.hide_key;
-            let items: Vec<Value> = s
-                .posts
-                .iter()
-                .map(|p| {
-                    let mut item =
-                        json!({"id": p.id, "title": p.title, "fingerprint": p.body["fingerprint"]});
-                    if !hide {
-                        item["key"] = json!(p.key);
-                    }
-                    item
-                })
-                .collect();
+            let items = s.list(req);
             if s.nested {
                 return Reply::json(200, json!({ "items": items }));
             }
             Reply::json(200, Value::Array(items))
         }
         ("POST", "/posts") => {
-            s.post_times.push(std::time::Instant::now());
+            s.post_times.push(Instant::now());
             let fault = match s.post_faults.pop_front() {
                 Some(fault) => fault,
                 None => s.chooser.as_mut().map_or(Fault::Normal, |f| f()),
             };
             let body = req.json();
-            let commit = |s: &mut ApiState| {
-                let id = format!("p-{}", s.posts.len() + 1);
-                s.posts.push(Committed {
-                    id: id.clone(),
-                    key: body["key"].as_str().unwrap_or("").to_string(),
-                    title: body["title"].as_str().unwrap_or("").to_string(),
-                    idempotency_key: req.header("idempotency-key").unwrap_or("").to_string(),
-                    body: body.clone(),
-                });
-                id
-            };
+            let idem = req.header("idempotency-key").unwrap_or("");
+            let (key, title) = (
+                body["key"].as_str().unwrap_or(""),
+                body["title"].as_str().unwrap_or(""),
+            );
+            let commit = |s: &mut ApiState| s.commit(key, title, idem, body.clone());
             match fault {
                 Fault::Normal => {
                     let id = commit(&mut s);
@@ -194,6 +277,16 @@ fn handle(state: &Mutex<ApiState>, req: &Request) -> Reply {
                 Fault::CommitNoReceipt => {
                     commit(&mut s);
                     Reply::json(201, json!({"ok": true}))
+                }
+                Fault::Hang => Reply::Hang(s.hang),
+                Fault::LateCommit(after) => {
+                    let (late, body) = (state.clone(), body.clone());
+                    let (key, title, idem) = (key.to_string(), title.to_string(), idem.to_string());
+                    std::thread::spawn(move || {
+                        std::thread::sleep(after);
+                        late.lock().unwrap().commit(&key, &title, &idem, body);
+                    });
+                    Reply::Hang(after + s.hang)
                 }
                 Fault::Reject(status) => Reply::json(
                     status,

@@ -1,9 +1,12 @@
-//! A fake WordPress REST API: `/wp-json/wp/v2/…` (or `?rest_route=` with plain permalinks),
-//! Application Password auth, posts, tags with `term_exists`, categories, and WordPress's error
-//! bodies (`{"code", "message", "data": {"status"}}`).
+//! A fake WordPress 6.1 REST API (facts: /work/notes/facts-wordpress.md): `/wp-json/wp/v2/…` (or
+//! `?rest_route=`), Application Password auth, posts with unique slugs (`-2`, `-3`; drafts are not
+//! uniquified), `date` on create, lookups by `slug`, `status`, `after`/`before` and pages with
+//! X-WP-Total, tags with `term_exists`, categories, a PHP worker that commits after the client
+//! gave up, and WordPress's error bodies (`{"code", "message", "data": {"status"}}`).
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
+use jiff::civil::DateTime;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -11,6 +14,16 @@ use std::time::Duration;
 
 pub const USER: &str = "editor";
 pub const PASSWORD: &str = "abcd EFGH 1234 ijkl MNOP 5678";
+const STATUSES: [&str; 8] = [
+    "publish",
+    "future",
+    "draft",
+    "pending",
+    "private",
+    "trash",
+    "auto-draft",
+    "inherit",
+];
 
 #[derive(Default)]
 pub struct Wp {
@@ -24,6 +37,11 @@ pub struct Wp {
     pub stale_tag_search: bool,
     /// The user may not create posts (403 rest_cannot_create).
     pub read_only_user: bool,
+    /// A plain-HTTP site that is not `local`: Application Passwords are silently ignored and
+    /// every request runs logged out (POST 401 rest_cannot_create, a draft lookup 400).
+    pub app_passwords_ignored: bool,
+    /// GET /wp/v2/posts answers 500 (a PHP fatal error, a database that went away).
+    pub lookups_fail: bool,
     pub post_requests: usize,
     pub password: String,
 }
@@ -40,22 +58,25 @@ fn wp_error(status: u16, code: &str, message: &str) -> Reply {
     )
 }
 
+/// A parameter WordPress refuses: 400 rest_invalid_param naming it.
+fn invalid_param(name: &str, message: &str, details: Value) -> Reply {
+    Reply::json(
+        400,
+        json!({"code": "rest_invalid_param", "message": format!("Invalid parameter(s): {name}"),
+               "data": {"status": 400, "params": {name: message}, "details": {name: details}}}),
+    )
+}
+
 impl FakeWordPress {
     pub fn start() -> FakeWordPress {
         let state = Arc::new(Mutex::new(Wp {
             password: PASSWORD.into(),
             ..Wp::default()
         }));
-        state
-            .lock()
-            .unwrap()
-            .categories
-            .push(json!({"id": 1, "name": "Uncategorized"}));
-        state
-            .lock()
-            .unwrap()
-            .categories
-            .push(json!({"id": 7, "name": "Notes"}));
+        state.lock().unwrap().categories = vec![
+            json!({"id": 1, "name": "Uncategorized"}),
+            json!({"id": 7, "name": "Notes"}),
+        ];
         let shared = state.clone();
         FakeWordPress {
             server: Server::start(move |req| handle(&shared, req)),
@@ -73,9 +94,209 @@ impl FakeWordPress {
     pub fn posts(&self) -> Vec<Value> {
         self.state.lock().unwrap().posts.clone()
     }
+
+    /// A post created by hand in wp-admin (the same rules as through the API).
+    pub fn seed(&self, slug: &str, status: &str, date: &str) -> Value {
+        let body = json!({"title": slug, "slug": slug, "status": status, "date": date, "tags": []});
+        self.state.lock().unwrap().insert(&body)
+    }
+
+    /// Move a post to the trash: WordPress renames its slug `<slug>__trashed`.
+    pub fn trash(&self, id: u64) {
+        let mut s = self.state.lock().unwrap();
+        let post = s.posts.iter_mut().find(|p| p["id"] == id).unwrap();
+        post["slug"] = json!(format!("{}__trashed", post["slug"].as_str().unwrap()));
+        post["status"] = json!("trash");
+    }
 }
 
-fn handle(state: &Mutex<Wp>, req: &Request) -> Reply {
+/// Site time (the fake site's zone is UTC), as WordPress prints it: no offset.
+fn now() -> DateTime {
+    jiff::tz::Offset::UTC.to_datetime(jiff::Timestamp::now())
+}
+
+/// WordPress's date parameter: `YYYY-MM-DDTHH:MM:SS`, optional fraction, and an optional `Z` or
+/// offset (then converted to site time); without one it is site time already.
+fn parse_date(value: &str) -> Option<DateTime> {
+    let v = value.replacen([' ', 't'], "T", 1);
+    let ok = v.len() >= 19
+        && v.as_bytes()[..19].iter().enumerate().all(|(i, b)| match i {
+            4 | 7 => *b == b'-',
+            10 => *b == b'T',
+            13 | 16 => *b == b':',
+            _ => b.is_ascii_digit(),
+        });
+    if !ok {
+        return None;
+    }
+    if let Ok(ts) = v.parse::<jiff::Timestamp>() {
+        return Some(jiff::tz::Offset::UTC.to_datetime(ts));
+    }
+    v.parse::<DateTime>().ok()
+}
+
+fn show(date: DateTime) -> String {
+    date.strftime("%Y-%m-%dT%H:%M:%S").to_string()
+}
+
+impl Wp {
+    /// `wp_unique_post_slug`: drafts and pending posts keep what they asked for; anything else
+    /// gets `-2`, `-3`, … while any post of any status holds the slug.
+    fn unique_slug(&self, slug: &str, status: &str) -> String {
+        if slug.is_empty() || ["draft", "pending"].contains(&status) {
+            return slug.to_string();
+        }
+        let taken = |s: &str| self.posts.iter().any(|p| p["slug"] == s);
+        let mut candidate = slug.to_string();
+        let mut suffix = 2;
+        while taken(&candidate) {
+            candidate = format!("{slug}-{suffix}");
+            suffix += 1;
+        }
+        candidate
+    }
+
+    /// `wp_insert_post`: status from the date, a unique slug, then the post as the API shows it.
+    fn insert(&mut self, body: &Value) -> Value {
+        let date = body["date"]
+            .as_str()
+            .and_then(parse_date)
+            .unwrap_or_else(now);
+        let mut status = body["status"].as_str().unwrap_or("draft").to_string();
+        if status == "publish" && (date - now()).get_seconds() >= 60 {
+            status = "future".into();
+        }
+        let slug = self.unique_slug(body["slug"].as_str().unwrap_or(""), &status);
+        let id = 500 + self.posts.len() as u64;
+        let post = json!({
+            "id": id,
+            "date": show(date),
+            "date_gmt": show(date),
+            "slug": slug,
+            "status": status,
+            "title": {"raw": body["title"], "rendered": body["title"]},
+            "content": {"raw": body["content"]},
+            "excerpt": {"raw": body["excerpt"]},
+            "tags": body["tags"],
+            "categories": body.get("categories").cloned().unwrap_or(json!([1])),
+            "link": format!("https://blog.test/?p={id}"),
+        });
+        self.posts.push(post.clone());
+        post
+    }
+
+    /// GET /wp/v2/posts with WordPress's params, checks and headers. `logged_in` false: the
+    /// request runs as a visitor.
+    fn list(&self, req: &Request, logged_in: bool) -> Reply {
+        let per_page = req.query("per_page").map_or(Some(10), |n| n.parse().ok());
+        let Some(per_page) = per_page.filter(|n: &usize| (1..=100).contains(n)) else {
+            let msg = "per_page must be between 1 (inclusive) and 100 (inclusive)";
+            return invalid_param("per_page", msg, json!({"code": "rest_out_of_bounds"}));
+        };
+        let page: usize = req
+            .query("page")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let mut window = [None, None];
+        for (slot, name) in window.iter_mut().zip(["after", "before"]) {
+            if let Some(value) = req.query(name) {
+                *slot = parse_date(&value);
+                if slot.is_none() {
+                    return invalid_param(
+                        name,
+                        "Invalid date.",
+                        json!({"code": "rest_invalid_date"}),
+                    );
+                }
+            }
+        }
+        let asked = req.query("status").unwrap_or("publish".into());
+        let mut statuses: Vec<&str> = Vec::new();
+        for status in asked.split(',').map(str::trim) {
+            match status {
+                "any" => statuses.extend(["publish", "future", "draft", "pending", "private"]),
+                s if STATUSES.contains(&s) => statuses.push(s),
+                _ => {
+                    let msg = format!("status[0] is not one of {}, any.", STATUSES.join(", "));
+                    return invalid_param("status", &msg, json!({"code": "rest_not_in_enum"}));
+                }
+            }
+            if !logged_in && status != "publish" {
+                let forbidden = json!({"code": "rest_forbidden_status", "message": "Status is forbidden.", "data": {"status": 401}});
+                return invalid_param("status", "Status is forbidden.", forbidden);
+            }
+        }
+        if !logged_in && req.query("context").as_deref() == Some("edit") {
+            return wp_error(
+                401,
+                "rest_forbidden_context",
+                "Sorry, you are not allowed to edit posts in this post type.",
+            );
+        }
+        if req.query("context").as_deref() != Some("edit") || req.query("status").is_none() {
+            return wp_error(
+                400,
+                "test_expectation",
+                "confirmation must ask for every status with context=edit",
+            );
+        }
+        let slugs = req.query("slug");
+        let date_of = |p: &Value| parse_date(p["date"].as_str().unwrap()).unwrap();
+        let mut found: Vec<&Value> = self
+            .posts
+            .iter()
+            .filter(|p| statuses.iter().any(|s| p["status"] == *s))
+            .filter(|p| {
+                slugs
+                    .as_ref()
+                    .is_none_or(|list| list.split(',').any(|s| p["slug"] == s.trim()))
+            })
+            .filter(|p| window[0].is_none_or(|after| date_of(p) > after))
+            .filter(|p| window[1].is_none_or(|before| date_of(p) < before))
+            .collect();
+        found.sort_by_key(|p| std::cmp::Reverse((date_of(p), p["id"].as_u64())));
+        let total = found.len();
+        let pages = total.div_ceil(per_page);
+        if page > pages && total > 0 {
+            return wp_error(
+                400,
+                "rest_post_invalid_page_number",
+                "The page number requested is larger than the number of pages available.",
+            );
+        }
+        let items: Vec<Value> = found
+            .into_iter()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .cloned()
+            .collect();
+        let headers = vec![
+            ("X-WP-Total".to_string(), total.to_string()),
+            ("X-WP-TotalPages".to_string(), pages.to_string()),
+        ];
+        Reply::Json(200, headers, Value::Array(items))
+    }
+}
+
+fn base64(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in input.chunks(3) {
+        let n = (0..3).fold(0u32, |acc, i| {
+            acc << 8 | u32::from(*chunk.get(i).unwrap_or(&0))
+        });
+        for i in 0..4 {
+            match i <= chunk.len() {
+                true => out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char),
+                false => out.push('='),
+            }
+        }
+    }
+    out
+}
+
+fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     // Routing as WordPress does it.
     let route = if let Some(route) = req.path().strip_prefix("/wp-json") {
@@ -94,16 +315,12 @@ fn handle(state: &Mutex<Wp>, req: &Request) -> Reply {
     };
     let expected = format!(
         "Basic {}",
-        dayrun::targets::net::base64(format!("{USER}:{}", s.password).as_bytes())
+        base64(format!("{USER}:{}", s.password).as_bytes())
     );
-    match req.header("authorization") {
-        None => {
-            return wp_error(
-                401,
-                "rest_not_logged_in",
-                "You are not currently logged in.",
-            );
-        }
+    // Without a usable Application Password the request runs logged out.
+    let logged_in = match req.header("authorization") {
+        _ if s.app_passwords_ignored => false,
+        None => false,
         Some(auth) if auth != expected => {
             return wp_error(
                 401,
@@ -111,8 +328,8 @@ fn handle(state: &Mutex<Wp>, req: &Request) -> Reply {
                 "The provided password is an invalid application password.",
             );
         }
-        _ => {}
-    }
+        Some(_) => true,
+    };
     match (req.method.as_str(), route.as_str()) {
         ("GET", "/wp/v2/tags") | ("GET", "/wp/v2/categories") => {
             let search = req.query("search").unwrap_or_default().to_lowercase();
@@ -131,6 +348,11 @@ fn handle(state: &Mutex<Wp>, req: &Request) -> Reply {
             };
             Reply::json(200, Value::Array(found))
         }
+        ("POST", "/wp/v2/tags") if !logged_in => wp_error(
+            401,
+            "rest_cannot_create",
+            "Sorry, you are not allowed to create terms in this taxonomy.",
+        ),
         ("POST", "/wp/v2/tags") => {
             let name = req.json()["name"].as_str().unwrap_or("").to_string();
             if let Some(existing) = s
@@ -150,9 +372,9 @@ fn handle(state: &Mutex<Wp>, req: &Request) -> Reply {
         }
         ("POST", "/wp/v2/posts") => {
             s.post_requests += 1;
-            if s.read_only_user {
+            if !logged_in || s.read_only_user {
                 return wp_error(
-                    403,
+                    if logged_in { 403 } else { 401 },
                     "rest_cannot_create",
                     "Sorry, you are not allowed to create posts as this user.",
                 );
@@ -171,19 +393,27 @@ fn handle(state: &Mutex<Wp>, req: &Request) -> Reply {
             {
                 return wp_error(400, "rest_invalid_param", "Invalid parameter(s): tags");
             }
-            let id = 500 + s.posts.len() as u64;
-            let post = json!({
-                "id": id,
-                "slug": body["slug"],
-                "status": body["status"],
-                "title": {"raw": body["title"], "rendered": body["title"]},
-                "content": {"raw": body["content"]},
-                "excerpt": {"raw": body["excerpt"]},
-                "tags": body["tags"],
-                "categories": body.get("categories").cloned().unwrap_or(json!([1])),
-                "link": format!("https://blog.test/?p={id}"),
-            });
-            s.posts.push(post.clone());
+            if body["date"]
+                .as_str()
+                .is_some_and(|d| parse_date(d).is_none())
+            {
+                return invalid_param(
+                    "date",
+                    "Invalid date.",
+                    json!({"code": "rest_invalid_date"}),
+                );
+            }
+            if let Fault::LateCommit(after) = fault {
+                // PHP goes on with the request after the client gave up; the slug is made unique
+                // when it finally inserts.
+                let late = state.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(after);
+                    late.lock().unwrap().insert(&body);
+                });
+                return Reply::Hang(after + Duration::from_millis(600));
+            }
+            let post = s.insert(&body);
             match fault {
                 Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
                 Fault::CommitStatus(status) => wp_error(
@@ -194,23 +424,12 @@ fn handle(state: &Mutex<Wp>, req: &Request) -> Reply {
                 _ => Reply::json(201, post),
             }
         }
-        ("GET", "/wp/v2/posts") => {
-            if req.query("context").as_deref() != Some("edit") || req.query("status").is_none() {
-                return wp_error(
-                    400,
-                    "test_expectation",
-                    "confirmation must ask for every status with context=edit",
-                );
-            }
-            let slug = req.query("slug").unwrap_or_default();
-            let found: Vec<Value> = s
-                .posts
-                .iter()
-                .filter(|p| p["slug"] == slug.as_str())
-                .cloned()
-                .collect();
-            Reply::json(200, Value::Array(found))
-        }
+        ("GET", "/wp/v2/posts") if s.lookups_fail => wp_error(
+            500,
+            "internal_server_error",
+            "There has been a critical error on this website.",
+        ),
+        ("GET", "/wp/v2/posts") => s.list(req, logged_in),
         _ => wp_error(
             404,
             "rest_no_route",
