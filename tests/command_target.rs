@@ -156,7 +156,7 @@ fn an_unclassed_exit_is_confirmed_and_never_resent_blind() {
         p.run(&["run", TODAY])
             .code(1)
             .stderr_has("failed (unknown)")
-            .stderr_has("`dayrun retry 2026-11-29`");
+            .stderr_has("`dayrun retry 2026-11-29 --absent --target site`");
         p.run(&["run", TODAY]).code(1);
         assert_eq!(lines(&p, "calls.txt"), 1, "resent blind");
     }

@@ -6,13 +6,20 @@ use crate::util::Project;
 const TODAY: &str = "--today=2026-11-29";
 const TOKEN: &str = "tok-SECRET-123";
 
+/// The README's recommended setup: `list_url` is an exact query by key, and the fake shows a
+/// new post at once (no settling).
 fn project(api: &PostsApi, extra: &str) -> Project {
     let p = Project::new();
+    let list = api.server.url("/posts");
     p.file(
         "dayrun.toml",
         api.config(
             "blog",
-            &format!("token_file = \"secrets/blog.token\"\n{extra}"),
+            &format!("token_file = \"secrets/blog.token\"\nsettle_secs = 0\n{extra}"),
+        )
+        .replace(
+            &format!("list_url = \"{list}\""),
+            &format!("list_url = \"{list}?key={{key}}\""),
         ),
     );
     p.secret(
@@ -141,15 +148,16 @@ fn without_a_list_an_unknown_outcome_goes_to_a_human() {
         &format!("list_url = \"{}\"\n", api.server.url("/posts")),
         "",
     );
+    let advice = "look for a post with key 2026-11-29 (Idempotency-Key ";
     p.file("dayrun.toml", config);
     p.post("2026-11-29", "Today");
     api.faults(&[Fault::CommitHang]);
     p.run(&["run", TODAY])
         .code(1)
         .stderr_has("failed (unknown)")
-        .stderr_has(
-            "check blog, then `dayrun mark 2026-11-29 done --id …` or `dayrun retry 2026-11-29`",
-        );
+        .stderr_has("the lookup cannot tell (blog cannot look posts up)")
+        .stderr_has(advice)
+        .stderr_has("if it is there: `dayrun mark 2026-11-29 done --id ID --target blog`; if it is not: `dayrun retry 2026-11-29 --absent --target blog`");
     assert!(p.state_lines("blog")[0].contains("class=unknown"));
     p.run(&["run", TODAY])
         .code(1)
@@ -168,7 +176,7 @@ fn an_unreadable_list_never_leads_to_a_resend() {
     api.faults(&[Fault::CommitHang]).list_faults(&[200, 500]);
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("could not confirm (list: HTTP 500");
+        .stderr_has("the lookup cannot tell (list: HTTP 500");
     assert_eq!(api.commits_of("2026-11-29"), 1);
     // The human asks for a retry: it looks first, finds the post, and does not send.
     p.run(&["retry", "2026-11-29"])

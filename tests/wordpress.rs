@@ -87,7 +87,8 @@ fn refused_credentials_stop_the_target_and_name_the_file() {
         .code(3)
         .stderr_has("HTTP 401")
         .stderr_has("incorrect_password")
-        .stderr_has("renew the Application Password for user `editor` in secrets/wp.password")
+        .stderr_has("renew the Application Password")
+        .stderr_has("put it in secrets/wp.password")
         .stdout_has("2026-11-29 wp skip target stopped for this run");
     assert!(wp.posts().is_empty());
 

@@ -18,8 +18,6 @@ const MAX_TITLE_CHARS: usize = 128;
 /// Pages of `/api/articles/me/all` read before the lookup gives up (cannot tell).
 const MAX_PAGES: u32 = 20;
 const PER_PAGE: usize = 1000;
-/// The 422 Forem gives for a second published article with the same canonical URL.
-const CANONICAL_TAKEN: &str = "has already been taken";
 /// The 422 Forem gives for the same title within five minutes: the first one may have landed.
 const FIVE_MINUTE_RULE: &str = "has already been used in the last five minutes";
 
@@ -82,14 +80,6 @@ impl Devto {
     }
 
     fn failure(&self, what: &str, reply: &Reply) -> Error {
-        if reply.status == 422 && reply.body.contains(CANONICAL_TAKEN) {
-            return Error::failure(
-                Class::Unknown,
-                format!(
-                    "{what}: HTTP 422: the canonical URL is already taken (possibly by the attempt whose answer was lost)"
-                ),
-            );
-        }
         if reply.status == 422 && reply.body.contains(FIVE_MINUTE_RULE) {
             return Error::failure(
                 Class::Unknown,
