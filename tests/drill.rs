@@ -144,3 +144,215 @@ fn drill_no_duplicates_no_losses_under_random_faults() {
     assert_eq!((duplicates, lost, leaked_pending), (0, 0, 0));
     assert!(confirmed > 0, "the drill never exercised confirmation");
 }
+
+/// How a round lets dayrun look posts up: the ways a real list proves (or cannot prove) absence.
+#[derive(Debug, Clone, Copy)]
+enum Lookup {
+    /// `list_url` with `{key}`: an exact query.
+    Exact,
+    /// A plain list the user declares complete.
+    Complete,
+    /// A plain list cut to the newest two items, each with a creation time.
+    CutShortWithTimes,
+    /// A plain list cut to the newest two, nothing else: it can never prove absence.
+    CutShortBlind,
+}
+
+/// The drill against lists as real servers keep them: lagging, cut short, titles that recur
+/// ("Weekly notes"), posts edited between attempts, and dayrun stopped by SIGINT or SIGKILL in
+/// the middle of a send. Keys dayrun cannot tell about go to a simulated human, who looks at the
+/// server and answers with `mark KEY done --id` or `retry KEY --absent`, as the advice says.
+#[test]
+fn drill_lagging_and_short_lists_edits_and_signals() {
+    let rounds = env_number("DAYRUN_DRILL_ROUNDS", 200) / 4;
+    let seed = env_number("DAYRUN_DRILL_SEED", 20261129);
+    let rng = Arc::new(Mutex::new(Rng::new(seed ^ 0x5eed)));
+    let api = PostsApi::start();
+    {
+        let mut state = api.state.lock().unwrap();
+        state.hang = Duration::from_millis(250);
+        state.created_at = true;
+        let r = rng.clone();
+        state.chooser = Some(Box::new(move || {
+            let mut r = r.lock().unwrap();
+            match r.below(10) {
+                0 => Fault::Hang,
+                _ => fault(&mut r),
+            }
+        }));
+    }
+    let p = Project::new();
+    let list = api.server.url("/posts");
+    let start: jiff::civil::Date = "2021-01-01".parse().unwrap();
+    let mut count = Counts::default();
+    for round in 0..rounds as i64 {
+        let mode = match rng.lock().unwrap().below(4) {
+            0 => Lookup::Exact,
+            1 => Lookup::Complete,
+            2 => Lookup::CutShortWithTimes,
+            _ => Lookup::CutShortBlind,
+        };
+        let lag_ms = rng.lock().unwrap().below(3) * 150;
+        {
+            let mut state = api.state.lock().unwrap();
+            state.lag = Duration::from_millis(lag_ms);
+            state.newest = match mode {
+                Lookup::CutShortWithTimes | Lookup::CutShortBlind => Some(2),
+                _ => None,
+            };
+        }
+        let (list_url, extra) = match mode {
+            Lookup::Exact => (format!("{list}?key={{key}}"), ""),
+            Lookup::Complete => (list.clone(), "list_complete = true"),
+            Lookup::CutShortWithTimes => (list.clone(), "created_pointer = \"/created_at\""),
+            Lookup::CutShortBlind => (list.clone(), ""),
+        };
+        let match_by = ["key", "fingerprint"][rng.lock().unwrap().below(2) as usize];
+        p.file(
+            "dayrun.toml",
+            api.config(
+                "blog",
+                &format!("match_by = \"{match_by}\"\nsettle_secs = 0.6\n{extra}"),
+            )
+            .replace(
+                &format!("list_url = \"{list}\""),
+                &format!("list_url = \"{list_url}\""),
+            )
+            .replace("timeout_secs = 0.3", "timeout_secs = 0.15")
+            .replace("backoff_secs = 0.01", "backoff_secs = 0.005"),
+        );
+        let keys: Vec<String> = (0..KEYS_PER_ROUND)
+            .map(|i| (start + jiff::Span::new().days(round * KEYS_PER_ROUND + i)).to_string())
+            .collect();
+        for key in &keys {
+            p.file(
+                &format!("content/{key}.md"),
+                format!("# Weekly notes\n\nNotes of {key}.\n"),
+            );
+        }
+        let today = format!("--today={}", keys.last().unwrap());
+        for attempt in 1.. {
+            assert!(
+                attempt <= 40,
+                "round {round} ({mode:?}, seed {seed}) did not converge:\n{:#?}",
+                p.state_lines("blog")
+            );
+            count.runs += 1;
+            let code = run_maybe_stopped(&p, &["run", &today], &rng, &mut count);
+            assert!(
+                [0, 1, 75, 130].contains(&code) || code < 0,
+                "round {round}: exit {code}"
+            );
+            if rng.lock().unwrap().below(4) == 0 {
+                // A typo fix between runs: lookups must compare what was sent, not this.
+                let key = &keys[rng.lock().unwrap().below(keys.len() as u64) as usize];
+                let path = format!("content/{key}.md");
+                p.file(&path, format!("{}typo fixed.\n", p.read(&path)));
+                count.edits += 1;
+            }
+            let lines = p.state_lines("blog");
+            let mut all_done = true;
+            for key in &keys {
+                let line = lines.iter().find(|l| l.starts_with(key.as_str()));
+                match line {
+                    Some(l) if l.contains(" done ") => {}
+                    Some(l) if l.contains("class=unknown") && !l.contains("lookup=absent") => {
+                        // Cannot tell: the human looks at the server, then says what it saw.
+                        count.cannot_tell += 1;
+                        let found = api.committed().into_iter().find(|c| &c.key == key);
+                        let out = match found {
+                            Some(post) => p.run(&["mark", key, "done", "--id", &post.id]),
+                            None => p.run(&["retry", key, "--absent"]),
+                        };
+                        assert!([0, 1, 75].contains(&out.code), "{}", out.stderr);
+                        all_done = false;
+                    }
+                    _ => all_done = false,
+                }
+            }
+            if all_done {
+                break;
+            }
+            // Let lagging lists catch up, as the next morning would.
+            std::thread::sleep(Duration::from_millis(lag_ms));
+        }
+        for key in &keys {
+            count.duplicates += api.commits_of(key).saturating_sub(1);
+            let line = p
+                .state_lines("blog")
+                .into_iter()
+                .find(|l| l.starts_with(key.as_str()))
+                .unwrap();
+            let committed = api.committed().into_iter().find(|c| &c.key == key);
+            match committed {
+                Some(c) if line.contains(&format!(" id={} ", c.id)) => {}
+                _ => count.lost += 1,
+            }
+        }
+    }
+    let leaked_pending = p
+        .state_lines("blog")
+        .iter()
+        .filter(|l| l.contains(" pending "))
+        .count();
+    let not_yet = p.read("state/blog.log").matches(" confirm not-yet ").count();
+    println!(
+        "drill (lists): seed={seed} rounds={rounds} keys={} runs={} edits={} sigint={} sigkill={} not_yet={not_yet} cannot_tell={} duplicates={} lost={} leaked_pending={leaked_pending}",
+        rounds as i64 * KEYS_PER_ROUND,
+        count.runs,
+        count.edits,
+        count.sigint,
+        count.sigkill,
+        count.cannot_tell,
+        count.duplicates,
+        count.lost
+    );
+    assert_eq!(
+        (count.duplicates, count.lost, leaked_pending),
+        (0, 0, 0)
+    );
+    assert!(count.cannot_tell > 0, "the drill never reached a human");
+    assert!(count.sigint > 0 && count.sigkill > 0, "no run was stopped");
+}
+
+#[derive(Default)]
+struct Counts {
+    runs: u64,
+    edits: u64,
+    sigint: u64,
+    sigkill: u64,
+    cannot_tell: u64,
+    duplicates: usize,
+    lost: usize,
+}
+
+/// Run dayrun; one run in six is stopped after a random moment by SIGINT or SIGKILL. Returns
+/// the exit code (negative when killed by a signal).
+fn run_maybe_stopped(p: &Project, args: &[&str], rng: &Mutex<Rng>, count: &mut Counts) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = p
+        .command(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stop = {
+        let mut r = rng.lock().unwrap();
+        (r.below(6) == 0).then(|| (r.below(2) == 0, Duration::from_millis(r.below(400))))
+    };
+    if let Some((interrupt, after)) = stop {
+        std::thread::sleep(after);
+        let signal = if interrupt { "-INT" } else { "-KILL" };
+        let sent = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        if sent && interrupt {
+            count.sigint += 1;
+        } else if sent {
+            count.sigkill += 1;
+        }
+    }
+    let status = child.wait().unwrap();
+    status.code().unwrap_or_else(|| -status.signal().unwrap_or(0))
+}

@@ -336,8 +336,9 @@ impl Target for WordPress {
         if !categories.is_empty() {
             body["categories"] = json!(categories);
         }
-        // A backfilled key carries its own day (site time), so the lookup's window finds it.
-        if post.key != self.clock.today() {
+        // A post sent on a day other than its key's (a backfill, a late retry, `--today`)
+        // carries its key's day, so the lookup's window around the key finds it.
+        if post.key != self.clock.now().date() {
             body["date"] = json!(format!("{}T12:00:00", post.key));
         }
         Ok(Outgoing {
