@@ -13,6 +13,7 @@ mod core_run;
 mod crash;
 mod devto;
 mod drill;
+mod exactly_once;
 mod http_target;
 mod mastodon;
 mod readme;
