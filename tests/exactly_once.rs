@@ -6,6 +6,10 @@ use crate::fake_posts::{Fault, PostsApi};
 use crate::util::{Output, Project};
 use std::time::{Duration, Instant};
 
+mod devto;
+mod mastodon;
+mod wordpress;
+
 const TODAY: &str = "--today=2026-11-29";
 const KEY: &str = "2026-11-29";
 
