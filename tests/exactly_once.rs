@@ -73,13 +73,23 @@ fn http_lagging_list_after_a_committed_500_gives_one_copy() {
     let list = by_key(&api);
     let p = http(&api, &[("list_url", &list), ("settle_secs", "2")]);
     let run1 = p.run(&["run", TODAY]);
-    assert_eq!(api.commits_of(KEY), 1, "commits after run 1\n{}", shown(&run1));
+    assert_eq!(
+        api.commits_of(KEY),
+        1,
+        "commits after run 1\n{}",
+        shown(&run1)
+    );
     run1.code(75);
     assert_eq!(p.statuses("blog"), [format!("{KEY} pending")]);
     assert!(p.state_lines("blog")[0].contains("sent=maybe"));
     sleep(1.6);
     let run2 = p.run(&["run", TODAY]);
-    assert_eq!(api.commits_of(KEY), 1, "commits after run 2\n{}", shown(&run2));
+    assert_eq!(
+        api.commits_of(KEY),
+        1,
+        "commits after run 2\n{}",
+        shown(&run2)
+    );
     run2.code(0)
         .stdout_has(&format!("{KEY} blog confirmed id=p-1"));
 }
