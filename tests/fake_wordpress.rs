@@ -102,6 +102,7 @@ impl FakeWordPress {
     }
 
     /// Move a post to the trash: WordPress renames its slug `<slug>__trashed`.
+    #[allow(dead_code)] // no test trashes a post yet
     pub fn trash(&self, id: u64) {
         let mut s = self.state.lock().unwrap();
         let post = s.posts.iter_mut().find(|p| p["id"] == id).unwrap();

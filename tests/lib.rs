@@ -14,6 +14,7 @@ mod core_run;
 mod crash;
 mod devto;
 mod drill;
+mod exactly_once;
 mod http_target;
 mod mastodon;
 mod readme;
