@@ -295,7 +295,10 @@ fn drill_lagging_and_short_lists_edits_and_signals() {
         .iter()
         .filter(|l| l.contains(" pending "))
         .count();
-    let not_yet = p.read("state/blog.log").matches(" confirm not-yet ").count();
+    let not_yet = p
+        .read("state/blog.log")
+        .matches(" confirm not-yet ")
+        .count();
     println!(
         "drill (lists): seed={seed} rounds={rounds} keys={} runs={} edits={} sigint={} sigkill={} not_yet={not_yet} cannot_tell={} duplicates={} lost={} leaked_pending={leaked_pending}",
         rounds as i64 * KEYS_PER_ROUND,
@@ -307,10 +310,7 @@ fn drill_lagging_and_short_lists_edits_and_signals() {
         count.duplicates,
         count.lost
     );
-    assert_eq!(
-        (count.duplicates, count.lost, leaked_pending),
-        (0, 0, 0)
-    );
+    assert_eq!((count.duplicates, count.lost, leaked_pending), (0, 0, 0));
     assert!(count.cannot_tell > 0, "the drill never reached a human");
     assert!(count.sigint > 0 && count.sigkill > 0, "no run was stopped");
 }
@@ -354,5 +354,7 @@ fn run_maybe_stopped(p: &Project, args: &[&str], rng: &Mutex<Rng>, count: &mut C
         }
     }
     let status = child.wait().unwrap();
-    status.code().unwrap_or_else(|| -status.signal().unwrap_or(0))
+    status
+        .code()
+        .unwrap_or_else(|| -status.signal().unwrap_or(0))
 }

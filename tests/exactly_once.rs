@@ -72,6 +72,7 @@ fn http_lagging_list_after_a_committed_500_gives_one_copy() {
     api.faults(&[Fault::CommitStatus(500); 3]);
     let list = by_key(&api);
     let p = http(&api, &[("list_url", &list), ("settle_secs", "2")]);
+    // The settle time is near: the run waits it out and looks once more, in the same run.
     let run1 = p.run(&["run", TODAY]);
     assert_eq!(
         api.commits_of(KEY),
@@ -79,18 +80,33 @@ fn http_lagging_list_after_a_committed_500_gives_one_copy() {
         "commits after run 1\n{}",
         shown(&run1)
     );
-    run1.code(75);
+    run1.code(0)
+        .stdout_has(&format!("{KEY} blog confirmed id=p-1"));
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(api.commits_of(KEY), 1);
+}
+
+#[test]
+fn http_lagging_list_not_yet_settled_leaves_the_key_pending_for_the_next_run() {
+    // The same, with a settle time longer than a run waits: "not yet", never "absent".
+    let api = PostsApi::start();
+    api.state.lock().unwrap().lag = Duration::from_secs_f64(1.5);
+    api.faults(&[Fault::CommitStatus(500)]);
+    let list = by_key(&api);
+    let p = http(&api, &[("list_url", &list), ("settle_secs", "3600")]);
+    let run1 = p.run(&["run", TODAY]);
+    assert_eq!(api.commits_of(KEY), 1, "{}", shown(&run1));
+    run1.code(75).stdout_has("unconfirmed");
     assert_eq!(p.statuses("blog"), [format!("{KEY} pending")]);
     assert!(p.state_lines("blog")[0].contains("sent=maybe"));
+    // Still unsettled next run: not sent, still pending.
+    p.run(&["run", TODAY]).code(75);
+    assert_eq!(api.commits_of(KEY), 1);
+    // Once the list shows it, the next run confirms it.
     sleep(1.6);
-    let run2 = p.run(&["run", TODAY]);
-    assert_eq!(
-        api.commits_of(KEY),
-        1,
-        "commits after run 2\n{}",
-        shown(&run2)
-    );
-    run2.code(0)
+    let run3 = p.run(&["run", TODAY]);
+    assert_eq!(api.commits_of(KEY), 1, "{}", shown(&run3));
+    run3.code(0)
         .stdout_has(&format!("{KEY} blog confirmed id=p-1"));
 }
 

@@ -231,10 +231,34 @@ pub fn fit(post: &Post, link: Option<&str>, limits: Limits) -> Result<String, Er
 }
 
 /// The status text as a lookup compares it. Mastodon strips the text and rewrites each
-/// mention to the account's canonical `acct` before it stores it, so both sides are trimmed and
-/// lower-cased; the rest must be what was sent.
+/// mention to the account's canonical `acct` before it stores it (the domain's case changed, a
+/// local domain dropped), so both sides are trimmed, lower-cased and have mentions without
+/// their domain; the rest must be what was sent.
 pub fn normal(text: &str) -> String {
-    text.trim().to_lowercase()
+    let text = text.trim().to_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('@') {
+        let (before, mention) = rest.split_at(at);
+        out.push_str(before);
+        let user = mention[1..]
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(mention.len(), |end| end + 1);
+        out.push_str(&mention[..user]);
+        rest = &mention[user..];
+        let starts_mention = user > 1 && !before.ends_with(|c: char| c.is_alphanumeric());
+        if starts_mention && let Some(domain) = rest.strip_prefix('@') {
+            let end = domain
+                .find(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-'))
+                .unwrap_or(domain.len());
+            let host = domain[..end].trim_end_matches(['.', '-']);
+            if host.contains('.') {
+                rest = &domain[host.len()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Pages of 40 statuses read before the lookup gives up (cannot tell).
@@ -469,14 +493,28 @@ mod tests {
     }
 
     #[test]
-    fn source_text_is_compared_trimmed_and_case_folded() {
-        let sent = "Vec<T> in Rust & more\n\n@bob@Example.COM says hi";
-        let stored = "Vec<T> in Rust & more\n\n@bob@example.com says hi\n";
+    fn source_text_is_compared_trimmed_case_folded_and_mentions_without_domain() {
+        let sent = "Vec<T> in Rust & more\n\n@bob@Example.COM and @ed@m.test say hi.";
+        let stored = "Vec<T> in Rust & more\n\n@bob@example.com and @ed say hi.\n";
         assert_eq!(normal(sent), normal(stored));
+        assert_eq!(
+            normal(sent),
+            "vec<t> in rust & more\n\n@bob and @ed say hi."
+        );
         assert_ne!(
             normal(sent),
-            normal("Vec<T> in Rust & more\n\n@bob says hi")
+            normal("Vec<T> in Rust\n\n@bob and @ed say hi.")
         );
+        // Not mentions: an e-mail address, a lone @, a trailing @, a host without a dot.
+        for text in [
+            "mail a@b.test",
+            "@ alone",
+            "end@",
+            "@user@ x",
+            "@a@localhost",
+        ] {
+            assert_eq!(normal(text), text.to_lowercase(), "{text}");
+        }
     }
 
     #[test]
