@@ -115,7 +115,11 @@ impl Config {
         };
         // Errors name the file as the user would: relative to the project folder.
         let shown = path.strip_prefix(&root).unwrap_or(&path).to_path_buf();
-        let file = match std::fs::read_to_string(&path) {
+        let read = crate::fsutil::read_regular(&path, 1024 * 1024, true).and_then(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+        });
+        let file = match read {
             Ok(text) => parse_file(&text, &shown)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => File::default(),
             Err(e) => {

@@ -161,6 +161,15 @@ impl Error {
         }
     }
 
+    /// The message with its file and line (`path:line: message`), without the hint.
+    pub fn located(&self) -> String {
+        match (&self.path, self.line) {
+            (Some(path), Some(line)) => format!("{}:{line}: {}", path.display(), self.message),
+            (Some(path), None) => format!("{}: {}", path.display(), self.message),
+            _ => self.message.clone(),
+        }
+    }
+
     /// Wrap an I/O error on `path`.
     pub fn io(kind: Kind, path: &Path, doing: &str, err: &std::io::Error) -> Error {
         Error::new(kind, format!("cannot {doing}: {err}")).at(path)

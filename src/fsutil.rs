@@ -1,8 +1,80 @@
-//! Durable file writes: atomic replace (temp, fsync, rename, folder fsync) and folder fsync.
+//! Files, carefully: reads that refuse anything but a regular file and never block (a FIFO
+//! named like a post), writes that never follow a symbolic link, and atomic replace (temp,
+//! fsync, rename, folder fsync).
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+/// Open `path` for reading without blocking; `follow`: whether a symbolic link may lead to it
+/// (credential files mounted by Kubernetes are links). Anything but a regular file is refused.
+pub fn open_regular(path: &Path, follow: bool) -> io::Result<File> {
+    let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(link_error)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket or device)",
+        ));
+    }
+    Ok(file)
+}
+
+/// Read a regular file of at most `limit` bytes; the limit is checked on what is read.
+pub fn read_regular(path: &Path, limit: u64, follow: bool) -> io::Result<Vec<u8>> {
+    let file = open_regular(path, follow)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {limit} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Open (creating) a file dayrun writes, for appending or for read-write; never through a
+/// symbolic link, so a link planted there cannot make dayrun write to another file.
+pub fn open_own(path: &Path, append: bool) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options
+        .create(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    match append {
+        true => options.append(true),
+        false => options.read(true).write(true).truncate(false),
+    };
+    options.open(path).map_err(link_error)
+}
+
+/// An error if `path` is a symbolic link (for files dayrun will write later in the run).
+pub fn refuse_link(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            Err(link_error(io::Error::from_raw_os_error(libc::ELOOP)))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn link_error(err: io::Error) -> io::Error {
+    match err.raw_os_error() {
+        Some(libc::ELOOP) => io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a symbolic link; dayrun never writes through a link (replace it with a plain file, or link the whole state folder instead)",
+        ),
+        _ => err,
+    }
+}
 
 /// Replace `path` with `bytes` so that a crash leaves either the old or the new file, whole.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -16,34 +88,46 @@ pub fn write_atomic_all(files: &[(&Path, &[u8])]) -> io::Result<()> {
         return Ok(());
     };
     let dir = first.parent().unwrap_or(Path::new("."));
-    let tmp = |path: &Path| -> PathBuf {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        dir.join(format!(".{name}.{}.tmp", std::process::id()))
-    };
     let result = (|| {
         for (path, bytes) in files {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(tmp(path))?;
+            let mut file = create_temp(&temp_path(dir, path))?;
             file.write_all(bytes)?;
             file.sync_all()?;
         }
         for (path, _) in files {
-            fs::rename(tmp(path), path)?;
+            fs::rename(temp_path(dir, path), path)?;
         }
         sync_dir(dir)
     })();
     if result.is_err() {
         for (path, _) in files {
-            let _ = fs::remove_file(tmp(path));
+            let _ = fs::remove_file(temp_path(dir, path));
         }
     }
     result
+}
+
+/// The temp file that becomes `path`: hidden, in the same folder, named by our pid.
+pub fn temp_path(dir: &Path, path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Create a temp file afresh: an old one (a crashed run with our pid) is removed, and nothing
+/// already there (a link) is ever opened.
+pub fn create_temp(path: &Path) -> io::Result<File> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
 }
 
 /// Make a folder's entries (a rename, a new or removed file) durable.

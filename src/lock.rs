@@ -2,7 +2,7 @@
 
 use crate::clock::Clock;
 use crate::error::{Error, Kind};
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -21,12 +21,7 @@ pub fn acquire(dir: &Path, shown: &Path, clock: &Clock) -> Result<RunLock, Error
     };
     std::fs::create_dir_all(dir).map_err(|e| cannot("create the state folder", e, shown))?;
     let path = dir.join(".lock");
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
+    let mut file = crate::fsutil::open_own(&path, false)
         .map_err(|e| cannot("open the lock file", e, &shown_lock))?;
     match file.try_lock() {
         Ok(()) => {}

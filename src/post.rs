@@ -39,16 +39,18 @@ pub struct Post {
 /// names between the content root and the file, used when the front matter names no tags.
 pub fn read(key: Date, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Result<Post, Error> {
     let local = |msg: String| Error::failure(Class::Local, msg).at(shown);
-    let meta = std::fs::metadata(path).map_err(|e| local(format!("cannot read: {e}")))?;
-    if meta.len() > MAX_BYTES {
-        return Err(local(format!(
-            "file is {} bytes, more than the {} MB a post may have",
-            meta.len(),
-            MAX_BYTES / 1024 / 1024
-        ))
-        .hint("is this really a post? move it out of the content folder"));
-    }
-    let bytes = std::fs::read(path).map_err(|e| local(format!("cannot read: {e}")))?;
+    // Never blocks (a FIFO named like a post), and the size is that of what was read.
+    let bytes =
+        crate::fsutil::read_regular(path, MAX_BYTES, false).map_err(|e| match e.kind() {
+            std::io::ErrorKind::FileTooLarge => local(format!(
+                "file is more than the {} MB a post may have",
+                MAX_BYTES / 1024 / 1024
+            ))
+            .hint("is this really a post? move it out of the content folder"),
+            _ => local(format!("cannot read: {e}")).hint(
+                "a post is a regular file of text; move anything else out of the content folder",
+            ),
+        })?;
     parse(key, shown, &bytes, dir_tags)
 }
 

@@ -44,6 +44,8 @@ pub struct Plan {
 /// What happened, for the exit code and the summary.
 #[derive(Debug, Default)]
 struct Outcome {
+    /// A target's setup is broken (a refused certificate): exit 2.
+    config: bool,
     auth: bool,
     needs_human: bool,
     retry_later: bool,
@@ -51,13 +53,16 @@ struct Outcome {
 
 impl Outcome {
     fn merge(&mut self, other: &Outcome) {
+        self.config |= other.config;
         self.auth |= other.auth;
         self.needs_human |= other.needs_human;
         self.retry_later |= other.retry_later;
     }
 
     fn code(&self) -> i32 {
-        if self.auth {
+        if self.config {
+            code::USAGE
+        } else if self.auth {
             code::AUTH
         } else if self.needs_human {
             code::NEEDS_HUMAN
@@ -101,6 +106,16 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     };
     let mut states = Vec::new();
     for cfg in &selected {
+        // Files written later in the run: a link planted there is refused before any send.
+        let log = Trace::path(&config.state, &cfg.name);
+        crate::fsutil::refuse_link(&log).map_err(|e| {
+            Error::io(
+                crate::error::Kind::State,
+                &config.show(&log),
+                "use the trace",
+                &e,
+            )
+        })?;
         let state = StateFile::load(&config.state, &cfg.name, &shown_state)?;
         if let Some(torn) = &state.torn {
             eprintln!("dayrun: note: {torn}");
@@ -272,19 +287,6 @@ struct TargetRun<'a> {
 fn detail(err: &Error) -> String {
     let class = err.class().map_or("error", Class::as_str);
     format!("class={class} reason={:?}", err.reason())
-}
-
-/// Text from outside (an id, a url) made safe for one line of a terminal, trace or state file:
-/// control characters are escaped.
-fn clean(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c.is_control() {
-            true => out.extend(c.escape_default()),
-            false => out.push(c),
-        }
-    }
-    out
 }
 
 fn describe(post: &Post) -> String {

@@ -152,7 +152,7 @@ fn text(row: &Row) -> String {
     }
     for (name, value) in [("id", &row.id), ("class", &row.class)] {
         if let Some(value) = value {
-            line.push_str(&format!(" {name}={value}"));
+            line.push_str(&format!(" {name}={}", crate::outside::escape(value, 2048)));
         }
     }
     if let Some(reason) = &row.reason {

@@ -1,6 +1,6 @@
 //! The trace: one line per action in `state/<target>.log` — time, key, action, result, detail.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -15,10 +15,14 @@ pub struct Trace {
 impl Trace {
     pub fn new(state_dir: &Path, target: &str) -> Trace {
         Trace {
-            path: state_dir.join(format!("{target}.log")),
+            path: Trace::path(state_dir, target),
             file: None,
             warned: false,
         }
+    }
+
+    pub fn path(state_dir: &Path, target: &str) -> PathBuf {
+        state_dir.join(format!("{target}.log"))
     }
 
     /// `2026-11-29T09:00:04+08:00 2026-11-29 publish done id=… duration_ms=12`
@@ -26,17 +30,12 @@ impl Trace {
         let mut line = format!("{stamp} {key} {action} {result}");
         if !detail.is_empty() {
             line.push(' ');
-            line.push_str(&detail.replace('\n', " "));
+            line.push_str(&crate::outside::escape(detail, 4000));
         }
         line.push('\n');
         let written = (|| {
             if self.file.is_none() {
-                self.file = Some(
-                    OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&self.path)?,
-                );
+                self.file = Some(crate::fsutil::open_own(&self.path, true)?);
             }
             self.file
                 .as_mut()

@@ -5,7 +5,7 @@ use super::carry::Carry;
 use super::confirm::Verdict;
 use super::{Posts, TargetRun, describe, detail};
 use crate::config::Dedup;
-use crate::error::{Class, Error};
+use crate::error::{Class, Error, Kind};
 use crate::post::Post;
 use crate::signals;
 use crate::state::{Record, Status};
@@ -109,12 +109,14 @@ impl TargetRun<'_> {
                     self.progress.err(&format!(
                         "dayrun: warning: {key} is already on {} (id={}); recorded as done, not sent again",
                         self.cfg.name,
-                        super::clean(&receipts[0].id)
+                        self.shown(&receipts[0].id)
                     ));
                     return self.found(&post, receipts, "dedup");
                 }
                 Verdict::Absent | Verdict::NotYet(_) => {}
-                Verdict::CannotTell(err) if err.class() == Some(Class::Auth) => {
+                Verdict::CannotTell(err)
+                    if err.class() == Some(Class::Auth) || err.kind == Kind::Config =>
+                {
                     return self.fail(&post, err, &carry, false);
                 }
                 Verdict::CannotTell(err) if self.policy.dedup == Dedup::Strict => {
@@ -132,7 +134,7 @@ impl TargetRun<'_> {
                 Verdict::CannotTell(err) => self.progress.err(&format!(
                     "dayrun: warning: {key}: could not look for an existing copy on {}: {}; sending",
                     self.cfg.name,
-                    err.reason()
+                    self.shown(&err.reason())
                 )),
             }
         }
@@ -163,6 +165,10 @@ impl TargetRun<'_> {
                 Err(err) => err,
             };
             let retries_left = attempt <= self.policy.retries;
+            if err.kind == Kind::Config {
+                // The target's setup refused the request before sending (a certificate).
+                return self.fail(post, err, &carry, false);
+            }
             match err.class().unwrap_or(Class::Unknown) {
                 // Provably nothing was sent: the carry stays as it was before this attempt.
                 Class::RetrySafe => {

@@ -2,9 +2,10 @@
 //! exit-code outcome of each action.
 
 use super::carry::Carry;
-use super::{TargetRun, clean, detail};
+use super::{TargetRun, detail};
 use crate::clock::stamp;
-use crate::error::{Class, Error};
+use crate::error::{Class, Error, Kind};
+use crate::outside::escape;
 use crate::post::Post;
 use crate::state::{Record, Status};
 use crate::targets::Receipt;
@@ -33,20 +34,20 @@ impl TargetRun<'_> {
         let receipt = &receipts[0];
         let copies: Vec<&str> = receipts[1..].iter().map(|r| r.id.as_str()).collect();
         let mut record = Record::new(post.key, Status::Done, self.clock.stamp())
-            .with("id", &receipt.id)
+            .with("id", self.target.redact(&receipt.id))
             .with("fp", &post.fingerprint);
         if let Some(url) = &receipt.url {
-            record = record.with("url", url);
+            record = record.with("url", self.target.redact(url));
         }
         if action == "dedup" {
             record = record.with("dedup", "1");
         }
-        record = record.with("copies", copies.join(","));
+        record = record.with("copies", self.target.redact(&copies.join(",")));
         self.state.set(record)?;
         self.drop_payload(post.key);
         let mut detail = format!(
             "id={} duration_ms={}",
-            clean(&receipt.id),
+            receipt.id,
             started.elapsed().as_millis()
         );
         if let Some(note) = &receipt.note {
@@ -60,16 +61,17 @@ impl TargetRun<'_> {
         self.trace(post.key, action, "done", &detail);
         self.count(word, post.key, word, &format!("{detail} {:?}", post.title));
         if !copies.is_empty() {
-            let all: Vec<String> = receipts.iter().map(|r| clean(&r.id)).collect();
+            let all: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();
             let text = format!(
                 "DUPLICATE: {} holds {} copies of this post (ids {}); recorded id={} and sent nothing; delete the extra copies on {} by hand",
                 self.cfg.name,
                 receipts.len(),
                 all.join(", "),
-                clean(&receipt.id),
+                receipt.id,
                 self.cfg.name
             );
             self.trace(post.key, action, "duplicate", &text);
+            let text = self.shown(&text);
             self.progress
                 .err(&format!("dayrun: {} {}: {text}", post.key, self.cfg.name));
             *self.tally.entry("duplicate").or_default() += 1;
@@ -87,10 +89,14 @@ impl TargetRun<'_> {
         carry: &Carry,
         absent: bool,
     ) -> Result<(), Error> {
-        let class = err.class().unwrap_or(Class::Unknown);
+        // A target whose setup is broken failed before sending: the key retries by itself.
+        let class = match err.kind {
+            Kind::Config => Class::RetrySafe,
+            _ => err.class().unwrap_or(Class::Unknown),
+        };
         let mut record = Record::new(post.key, Status::Failed, self.clock.stamp())
             .with("class", class.as_str())
-            .with("reason", err.reason())
+            .with("reason", self.target.redact(&err.reason()))
             .with("fp", &post.fingerprint);
         if class == Class::Auth
             && let Some(cred) = self.target.credential()
@@ -116,7 +122,7 @@ impl TargetRun<'_> {
         carry: &Carry,
         was: &str,
     ) -> Result<(), Error> {
-        if lookup.class() == Some(Class::Auth) {
+        if lookup.class() == Some(Class::Auth) || lookup.kind == Kind::Config {
             return self.fail(post, lookup, carry, false);
         }
         let err = Error::failure(
@@ -194,7 +200,7 @@ impl TargetRun<'_> {
             let carry = Carry::of(self.state.get(key));
             let record = Record::new(key, Status::Failed, self.clock.stamp())
                 .with("class", Class::Local.as_str())
-                .with("reason", err.reason());
+                .with("reason", self.target.redact(&err.reason()));
             self.state.set(carry.stamp(record))?;
             self.trace(key, "read", "failed", &detail(&err));
         }
@@ -207,6 +213,10 @@ impl TargetRun<'_> {
     pub(super) fn report(&mut self, key: Date, err: &Error, fresh: bool) {
         let class = err.class().unwrap_or(Class::Unknown);
         match class {
+            _ if err.kind == Kind::Config => {
+                self.outcome.config = true;
+                self.stopped = Some(format!("its setup is broken: {}", err.message));
+            }
             Class::Auth => {
                 self.outcome.auth = true;
                 self.stopped = Some(format!("credentials rejected: {}", err.message));
@@ -219,10 +229,20 @@ impl TargetRun<'_> {
             }
         }
         *self.tally.entry("failed").or_default() += 1;
-        self.progress.err(&format!(
-            "dayrun: {key} {}: failed ({class}): {err}",
-            self.cfg.name
-        ));
+        let class = match err.kind {
+            Kind::Config => "setup".to_string(),
+            _ => class.to_string(),
+        };
+        let mut text = format!(
+            "dayrun: {key} {}: failed ({class}): {}",
+            self.cfg.name,
+            self.shown(&err.located())
+        );
+        if let Some(hint) = &err.hint {
+            text.push_str("\n  ");
+            text.push_str(&self.shown(hint));
+        }
+        self.progress.err(&text);
     }
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
@@ -240,19 +260,27 @@ impl TargetRun<'_> {
             self.progress
                 .out(&format!("{key} {} {word}", self.cfg.name));
         } else {
+            let detail = self.shown(detail);
             self.progress
                 .out(&format!("{key} {} {word} {detail}", self.cfg.name));
         }
     }
 
+    /// Text that may hold something from outside, as it may be shown or traced: redacted with
+    /// the target's secrets, control characters escaped, bounded.
+    pub(super) fn shown(&self, text: &str) -> String {
+        escape(&self.target.redact(text), 4000)
+    }
+
     pub(super) fn trace(&mut self, key: Date, action: &str, result: &str, detail: &str) {
         if !self.plan.dry_run {
+            let detail = self.shown(detail);
             self.trace.line(
                 &stamp(&self.clock.now()),
                 &key.to_string(),
                 action,
                 result,
-                detail,
+                &detail,
             );
         }
     }

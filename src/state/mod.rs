@@ -8,17 +8,29 @@
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::error::Error;
+use crate::error::Kind;
 use crate::fsutil;
 use crate::lock::{self, RunLock};
 use jiff::civil::Date;
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead as _, Write as _};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read as _, Seek as _, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 mod record;
 
 pub use record::{Record, Status};
+
+/// The longest line a state file or journal may hold; a longer one is an error, found at once.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// A run of comment and blank lines in the state file as last read or written, by byte range:
+/// copied byte for byte when the file is rewritten, never held in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: u64,
+    len: u64,
+}
 
 /// One target's state: the state file, folded with its journal.
 #[derive(Debug)]
@@ -28,9 +40,9 @@ pub struct StateFile {
     journal_path: PathBuf,
     records: BTreeMap<Date, Record>,
     /// Comment and blank lines found before a key's line, kept with it on rewrite.
-    comments: BTreeMap<Date, Vec<String>>,
+    comments: BTreeMap<Date, Span>,
     /// Comment lines after the last key.
-    tail: Vec<String>,
+    tail: Option<Span>,
     /// Whether records changed since the state file was read (journal replayed, `set`, `put`):
     /// an unchanged file is never rewritten, so a re-run leaves it byte for byte as it was.
     dirty: bool,
@@ -40,13 +52,50 @@ pub struct StateFile {
     pub torn: Option<String>,
 }
 
+/// What one read of a line found.
+enum Line {
+    End,
+    /// A line of this many bytes (with its newline, if it had one) is in the buffer.
+    Read(usize),
+    TooLong,
+}
+
+/// Read one line into `buf` (cleared first), never more than `MAX_LINE` bytes of it.
+fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(if buf.is_empty() {
+                Line::End
+            } else {
+                Line::Read(buf.len())
+            });
+        }
+        let (take, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if buf.len() + take > MAX_LINE + 1 {
+            return Ok(Line::TooLong);
+        }
+        buf.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        if done {
+            return Ok(Line::Read(buf.len()));
+        }
+    }
+}
+
 impl StateFile {
     pub fn path_for(dir: &Path, target: &str) -> PathBuf {
         dir.join(format!("{target}.state"))
     }
 
-    /// Read `dir/<target>.state` and replay `dir/<target>.journal` over it. Any malformed line
-    /// is an error naming file and line; only a torn last journal record is dropped.
+    /// Read `dir/<target>.state` and replay `dir/<target>.journal` over it, line by line (the
+    /// files are never held whole, and comments not at all). Any malformed line is an error
+    /// naming file and line; only a torn last journal record is dropped. Neither file may be a
+    /// symbolic link, a FIFO or a device.
     pub fn load(dir: &Path, target: &str, shown_dir: &Path) -> Result<StateFile, Error> {
         let path = StateFile::path_for(dir, target);
         let journal_path = dir.join(format!("{target}.journal"));
@@ -58,78 +107,89 @@ impl StateFile {
             journal_path,
             records: BTreeMap::new(),
             comments: BTreeMap::new(),
-            tail: Vec::new(),
+            tail: None,
             dirty: false,
             journal_exists: false,
             journal: None,
             torn: None,
         };
-        // Line by line: the file is never held whole (100k keys would double the peak memory).
-        let file = match File::open(&state.path) {
-            Ok(file) => Some(file),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(Error::io(crate::error::Kind::State, &shown, "read", &e)),
-        };
-        let mut reader = file.map(std::io::BufReader::new);
         let mut buf = Vec::new();
-        let mut pending_comments = Vec::new();
+        let mut comments: Option<Span> = None;
+        let mut offset = 0u64;
         let mut number = 0;
+        let mut reader = open(&state.path, &shown)?;
         while let Some(reader) = reader.as_mut() {
-            buf.clear();
-            let read = reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| Error::io(crate::error::Kind::State, &shown, "read", &e))?;
-            if read == 0 {
-                break;
-            }
-            number += 1;
-            let bad = |msg: String| {
+            let bad = |msg: String, number: usize| {
                 Error::state(msg)
                     .at(&shown)
                     .line(number)
                     .hint("fix or delete that line by hand; nothing was changed")
             };
-            let line = std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into()))?;
-            match Record::parse(line).map_err(bad)? {
-                None => pending_comments.push(line.trim_end().to_string()),
+            let read = read_line(reader, &mut buf)
+                .map_err(|e| Error::io(Kind::State, &shown, "read", &e))?;
+            number += 1;
+            let len = match read {
+                Line::End => break,
+                Line::TooLong => {
+                    return Err(bad(format!("line is over {} KiB", MAX_LINE / 1024), number));
+                }
+                Line::Read(len) => len as u64,
+            };
+            let line =
+                std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into(), number))?;
+            match Record::parse(line).map_err(|e| bad(e, number))? {
+                None => {
+                    let span = comments.get_or_insert(Span {
+                        start: offset,
+                        len: 0,
+                    });
+                    span.len += len;
+                }
                 Some(record) => {
                     if state.records.contains_key(&record.key) {
-                        return Err(bad(format!("{} appears twice", record.key)));
+                        return Err(bad(format!("{} appears twice", record.key), number));
                     }
-                    if !pending_comments.is_empty() {
-                        state
-                            .comments
-                            .insert(record.key, std::mem::take(&mut pending_comments));
+                    if let Some(span) = comments.take() {
+                        state.comments.insert(record.key, span);
                     }
                     state.records.insert(record.key, record);
                 }
             }
+            offset += len;
         }
-        state.tail = pending_comments;
+        state.tail = comments;
 
-        let journal = read_or_empty(&state.journal_path, &shown_journal)?;
-        state.journal_exists = state.journal_path.exists();
-        let end = journal.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
-        let journal = &journal[..end];
-        let complete = journal
-            .iter()
-            .rposition(|b| *b == b'\n')
-            .map_or(0, |i| i + 1);
-        if complete < journal.len() {
-            state.torn = Some(format!(
-                "{}: dropped a torn last record ({} bytes) left by an interrupted run",
-                shown_journal.display(),
-                journal.len() - complete
-            ));
-        }
-        for (i, line) in journal[..complete].split(|b| *b == b'\n').enumerate() {
+        let mut reader = open(&state.journal_path, &shown_journal)?;
+        state.journal_exists = reader.is_some();
+        let mut number = 0;
+        while let Some(reader) = reader.as_mut() {
+            number += 1;
             let bad = |msg: String| {
                 Error::state(msg)
                     .at(&shown_journal)
-                    .line(i + 1)
+                    .line(number)
                     .hint("the journal is damaged before its end; repair that line by hand or move the file away")
             };
-            let line = std::str::from_utf8(line).map_err(|_| bad("not UTF-8 text".into()))?;
+            let read = read_line(reader, &mut buf)
+                .map_err(|e| Error::io(Kind::State, &shown_journal, "read", &e))?;
+            match read {
+                Line::End => break,
+                Line::TooLong => return Err(bad(format!("line is over {} KiB", MAX_LINE / 1024))),
+                Line::Read(_) => {}
+            }
+            if buf.last() != Some(&b'\n') {
+                // The last record, cut short by a crash (a power cut may leave NULs).
+                let torn = buf.iter().filter(|b| **b != 0).count();
+                if torn > 0 {
+                    state.torn = Some(format!(
+                        "{}: dropped a torn last record ({} bytes) left by an interrupted run",
+                        shown_journal.display(),
+                        buf.len()
+                    ));
+                }
+                break;
+            }
+            let line = std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into()))?;
             if line.contains('\0') {
                 return Err(bad("NUL bytes in the middle of the journal".into()));
             }
@@ -149,36 +209,85 @@ impl StateFile {
         self.records.values()
     }
 
-    /// The state file's text: comments kept in place, one sorted line per key.
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        for (key, record) in &self.records {
-            for comment in self.comments.get(key).into_iter().flatten() {
-                out.push_str(comment);
-                out.push('\n');
+    /// Write the state file's text to `out`: comments copied from `source` (the file the spans
+    /// refer to) in place, one sorted line per key. Returns where the comments are in `out`.
+    fn write_to(
+        &self,
+        out: &mut impl Write,
+        mut source: Option<&mut File>,
+    ) -> std::io::Result<(BTreeMap<Date, Span>, Option<Span>)> {
+        let mut at = 0u64;
+        // Comment lines as they were, but for CR and trailing blanks (as every rewrite does).
+        let mut copy = |span: &Span, out: &mut dyn Write, at: &mut u64| -> std::io::Result<Span> {
+            let source = source.as_mut().ok_or(std::io::ErrorKind::NotFound)?;
+            source.seek(SeekFrom::Start(span.start))?;
+            let mut lines = BufReader::new(source.take(span.len));
+            let mut line = Vec::new();
+            let start = *at;
+            while lines.read_until(b'\n', &mut line)? > 0 {
+                let end = line
+                    .iter()
+                    .rposition(|b| !b.is_ascii_whitespace())
+                    .map_or(0, |i| i + 1);
+                out.write_all(&line[..end])?;
+                out.write_all(b"\n")?;
+                *at += end as u64 + 1;
+                line.clear();
             }
-            out.push_str(record.to_line());
-            out.push('\n');
+            Ok(Span {
+                start,
+                len: *at - start,
+            })
+        };
+        let mut comments = BTreeMap::new();
+        for (key, record) in &self.records {
+            if let Some(span) = self.comments.get(key) {
+                comments.insert(*key, copy(span, out, &mut at)?);
+            }
+            out.write_all(record.to_line().as_bytes())?;
+            out.write_all(b"\n")?;
+            at += record.to_line().len() as u64 + 1;
         }
-        for comment in &self.tail {
-            out.push_str(comment);
-            out.push('\n');
+        let tail = match &self.tail {
+            Some(span) => Some(copy(span, out, &mut at)?),
+            None => None,
+        };
+        Ok((comments, tail))
+    }
+
+    /// The state file as last read or written, when comments must be copied from it.
+    fn source(&self) -> Result<Option<File>, Error> {
+        if self.comments.is_empty() && self.tail.is_none() {
+            return Ok(None);
         }
-        out
+        fsutil::open_regular(&self.path, false)
+            .map(Some)
+            .map_err(|e| Error::io(Kind::State, &self.path, "read the state file", &e))
     }
 
     /// Fold the journal into the state file. Unchanged files are not rewritten.
     pub fn compact(&mut self) -> Result<(), Error> {
         if self.dirty {
-            let text = self.render();
-            fsutil::write_atomic(&self.path, text.as_bytes()).map_err(|e| {
-                Error::io(
-                    crate::error::Kind::State,
-                    &self.path,
-                    "write the state file",
-                    &e,
-                )
-            })?;
+            let io =
+                |e: std::io::Error| Error::io(Kind::State, &self.path, "write the state file", &e);
+            let dir = self.path.parent().unwrap_or(Path::new("."));
+            let temp = fsutil::temp_path(dir, &self.path);
+            let mut source = self.source()?;
+            let written = (|| {
+                let mut out = std::io::BufWriter::new(fsutil::create_temp(&temp)?);
+                let spans = self.write_to(&mut out, source.as_mut())?;
+                out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                std::fs::rename(&temp, &self.path)?;
+                fsutil::sync_dir(dir)?;
+                Ok(spans)
+            })();
+            let (comments, tail) = written
+                .inspect_err(|_| {
+                    let _ = std::fs::remove_file(&temp);
+                })
+                .map_err(io)?;
+            self.comments = comments;
+            self.tail = tail;
             self.dirty = false;
         }
         if self.journal_exists {
@@ -186,12 +295,7 @@ impl StateFile {
             std::fs::remove_file(&self.journal_path)
                 .and_then(|()| fsutil::sync_dir(self.path.parent().unwrap_or(Path::new("."))))
                 .map_err(|e| {
-                    Error::io(
-                        crate::error::Kind::State,
-                        &self.journal_path,
-                        "remove the journal",
-                        &e,
-                    )
+                    Error::io(Kind::State, &self.journal_path, "remove the journal", &e)
                 })?;
             self.journal_exists = false;
         }
@@ -206,10 +310,7 @@ impl StateFile {
             )
         };
         if self.journal.is_none() {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&self.journal_path)
+            let file = fsutil::open_own(&self.journal_path, true)
                 .map_err(|e| io(e, &self.journal_path))?;
             if !self.journal_exists {
                 fsutil::sync_dir(self.path.parent().unwrap_or(Path::new(".")))
@@ -256,10 +357,11 @@ pub fn locked_states(
     Ok((guard, states))
 }
 
-fn read_or_empty(path: &Path, shown: &Path) -> Result<Vec<u8>, Error> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(Error::io(crate::error::Kind::State, shown, "read", &e)),
+/// Open a state file or journal for reading, line by line; a missing one is `None`.
+fn open(path: &Path, shown: &Path) -> Result<Option<BufReader<File>>, Error> {
+    match fsutil::open_regular(path, false) {
+        Ok(file) => Ok(Some(BufReader::new(file))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(Kind::State, shown, "read", &e)),
     }
 }

@@ -4,6 +4,7 @@ use crate::clock::parse_key;
 use crate::error::Class;
 use jiff::civil::Date;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,12 +113,13 @@ impl Record {
         if at.parse::<jiff::Timestamp>().is_err() {
             return Err(format!("`{at}` is not an RFC 3339 timestamp with offset"));
         }
-        // Names seen so far, on the stack for the usual handful of fields.
+        // Names seen so far: on the stack for the usual handful, hashed beyond (linear time
+        // whatever a hand-edited line holds).
         let mut seen: [&str; 8] = [""; 8];
-        let mut more: Vec<&str> = Vec::new();
+        let mut more: HashSet<&str> = HashSet::new();
         let mut count = 0;
         while let Some((name, value)) = words.next_field()? {
-            if seen[..count.min(8)].contains(&name) || more.contains(&name) {
+            if seen[..count.min(8)].contains(&name) || more.contains(name) {
                 return Err(format!("field `{name}` appears twice"));
             }
             if name == "class" && Class::parse(&value).is_none() {
@@ -125,7 +127,9 @@ impl Record {
             }
             match seen.get_mut(count) {
                 Some(slot) => *slot = name,
-                None => more.push(name),
+                None => {
+                    more.insert(name);
+                }
             }
             count += 1;
         }

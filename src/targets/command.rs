@@ -5,6 +5,7 @@ use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload}
 use crate::config::seconds;
 use crate::error::{Class, Error};
 use crate::post::Post;
+use crate::redact::Redactor;
 use crate::signals;
 use jiff::Timestamp;
 use jiff::civil::Date;
@@ -13,7 +14,7 @@ use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Exit codes of the script contract (sysexits.h values).
@@ -30,6 +31,9 @@ pub struct Settings {
     confirm: Option<Vec<String>>,
     /// Kill the command's process group after this long (default 60 s): outcome unknown.
     timeout_secs: Option<toml::Value>,
+    /// Pass the command only these environment variables (plus PATH, HOME, LANG, LC_*, TZ and
+    /// DAYRUN_*). Unset: it inherits dayrun's environment.
+    env: Option<Vec<String>>,
 }
 
 pub struct CommandTarget {
@@ -38,6 +42,26 @@ pub struct CommandTarget {
     run: Vec<String>,
     confirm: Option<Vec<String>>,
     timeout: Duration,
+    env: Option<Vec<String>>,
+    /// The values of dayrun's environment variables whose names say they are secrets.
+    redactor: Redactor,
+}
+
+/// Most a script's stdout or stderr is read (more is dropped).
+const MAX_OUTPUT: u64 = 1 << 20;
+/// Longest id or url a script may answer with.
+const MAX_RECEIPT: usize = 2048;
+/// Variables passed to a script even with `env = [...]`.
+const ALWAYS: [&str; 4] = ["PATH", "HOME", "LANG", "TZ"];
+
+/// Whether an environment variable's name says it holds a secret (never dayrun's own).
+fn secret_name(name: &str) -> bool {
+    let name = name.to_ascii_uppercase();
+    !name.starts_with("DAYRUN_")
+        && (["TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "_KEY_"]
+            .iter()
+            .any(|part| name.contains(part))
+            || name.ends_with("_KEY"))
 }
 
 /// How a command ended.
@@ -75,7 +99,17 @@ impl CommandTarget {
                 .filter(|d| !d.is_zero())
                 .ok_or_else(|| bad("`timeout_secs` must be a number of seconds".into()))?,
         };
+        let mut redactor = Redactor::default();
+        for (name, value) in std::env::vars_os() {
+            if let (Some(name), Some(value)) = (name.to_str(), value.to_str())
+                && secret_name(name)
+            {
+                redactor.add(value);
+            }
+        }
         Ok(CommandTarget {
+            env: settings.env,
+            redactor,
             name: ctx.target.name.clone(),
             root: ctx.config.root.clone(),
             run: settings.run,
@@ -96,6 +130,19 @@ impl CommandTarget {
     ) -> Result<Finished, std::io::Error> {
         let key = key.to_string();
         let mut command = Command::new(&argv[0]);
+        if let Some(names) = &self.env {
+            command.env_clear();
+            for (name, value) in std::env::vars_os() {
+                let text = name.to_string_lossy();
+                if ALWAYS.contains(&text.as_ref())
+                    || text.starts_with("LC_")
+                    || text.starts_with("DAYRUN_")
+                    || names.iter().any(|n| *n == text)
+                {
+                    command.env(name, value);
+                }
+            }
+        }
         command
             .args(&argv[1..])
             .current_dir(&self.root)
@@ -118,21 +165,27 @@ impl CommandTarget {
         std::thread::spawn(move || {
             let _ = stdin.write_all(&input); // a script that does not read its input is fine
         });
-        let (tx, rx) = mpsc::channel();
-        for (which, pipe) in [
-            (
-                0,
-                Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>,
-            ),
-            (1, Box::new(child.stderr.take().expect("piped"))),
-        ] {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let _ = pipe.take(1 << 20).read_to_end(&mut buf);
-                let _ = tx.send((which, String::from_utf8_lossy(&buf).into_owned()));
+        // The readers keep what they read in shared buffers, so that the output is there when
+        // the script exits even if a child it left behind still holds a pipe.
+        let readers = [
+            Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>,
+            Box::new(child.stderr.take().expect("piped")),
+        ]
+        .map(|pipe| {
+            let buffer = Arc::new(Mutex::new(Vec::new()));
+            let shared = buffer.clone();
+            let reader = std::thread::spawn(move || {
+                let mut pipe = pipe.take(MAX_OUTPUT);
+                let mut chunk = [0u8; 8192];
+                while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                    shared
+                        .lock()
+                        .expect("not poisoned")
+                        .extend_from_slice(&chunk[..n]);
+                }
             });
-        }
+            (buffer, reader)
+        });
         let deadline = Instant::now() + self.timeout;
         let mut forwarded = false;
         let (status, timed_out) = loop {
@@ -149,18 +202,19 @@ impl CommandTarget {
             }
             std::thread::sleep(Duration::from_millis(5));
         };
-        // Children the script left behind may hold the pipes open: give them a moment, then end them.
-        let (mut stdout, mut stderr) = (String::new(), String::new());
-        for _ in 0..2 {
-            match rx.recv_timeout(Duration::from_secs(2)) {
-                Ok((0, text)) => stdout = text,
-                Ok((_, text)) => stderr = text,
-                Err(_) => {
-                    signal_group(&child, libc::SIGKILL);
-                    break;
-                }
-            }
+        // Children the script left behind may hold the pipes open: give them a moment, then
+        // end them, and take what was read.
+        let until = Instant::now() + Duration::from_secs(2);
+        while readers.iter().any(|(_, r)| !r.is_finished()) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
         }
+        if readers.iter().any(|(_, r)| !r.is_finished()) {
+            signal_group(&child, libc::SIGKILL);
+        }
+        let [stdout, stderr] = readers.map(|(buffer, _)| {
+            let bytes = buffer.lock().expect("not poisoned");
+            self.redactor.redact(&String::from_utf8_lossy(&bytes))
+        });
         Ok(Finished {
             code: status.code(),
             signal: status.signal(),
@@ -181,14 +235,16 @@ fn signal_group(child: &Child, signal: i32) {
     }
 }
 
-/// `{"id": …, "url": …}` or a bare id on the last non-empty stdout line.
-fn receipt(stdout: &str, fallback: &str) -> Receipt {
+/// `{"id": …, "url": …}` or a bare id on the last non-empty stdout line. An id or url that is
+/// too long or holds control characters is the script breaking its contract: unknown.
+fn receipt(stdout: &str, fallback: &str) -> Result<Receipt, Error> {
     let last = stdout
         .lines()
         .rev()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("");
+    let mut receipt = Receipt::id(if last.is_empty() { fallback } else { last });
     if let Ok(serde_json::Value::Object(doc)) = serde_json::from_str::<serde_json::Value>(last) {
         let text = |name: &str| match doc.get(name) {
             Some(serde_json::Value::String(s)) => Some(s.clone()),
@@ -196,14 +252,30 @@ fn receipt(stdout: &str, fallback: &str) -> Receipt {
             _ => None,
         };
         if let Some(id) = text("id") {
-            return Receipt {
+            receipt = Receipt {
                 id,
                 url: text("url"),
                 note: None,
             };
         }
     }
-    Receipt::id(if last.is_empty() { fallback } else { last })
+    for (what, value) in [("id", Some(&receipt.id)), ("url", receipt.url.as_ref())] {
+        let Some(value) = value else { continue };
+        if value.len() > MAX_RECEIPT || value.chars().any(char::is_control) {
+            return Err(Error::failure(
+                Class::Unknown,
+                format!(
+                    "protocol error: the script printed an {what} of {} bytes{} (at most {MAX_RECEIPT}, one line)",
+                    value.len(),
+                    match value.chars().any(char::is_control) {
+                        true => " with control characters",
+                        false => "",
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(receipt)
 }
 
 fn how(finished: &Finished, timeout: Duration) -> String {
@@ -256,7 +328,7 @@ impl Target for CommandTarget {
             })?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
-            (false, Some(0)) => Ok(receipt(&finished.stdout, &post.key.to_string())),
+            (false, Some(0)) => receipt(&finished.stdout, &post.key.to_string()),
             (false, Some(EXIT_RETRY_SAFE)) => Err(Error::failure(Class::RetrySafe, why)),
             (false, Some(EXIT_AUTH)) => Err(Error::failure(Class::Auth, why)
                 .hint(format!("{} says its credentials were refused (exit 77): renew them where the script reads them", self.run[0]))),
@@ -277,7 +349,7 @@ impl Target for CommandTarget {
             })?;
         Ok(match (finished.timed_out, finished.code) {
             (false, Some(0)) => {
-                Lookup::Found(vec![receipt(&finished.stdout, &attempts.key.to_string())])
+                Lookup::Found(vec![receipt(&finished.stdout, &attempts.key.to_string())?])
             }
             (false, Some(1)) => Lookup::Absent,
             _ => Lookup::CannotTell(format!("confirm {}", how(&finished, self.timeout))),
@@ -299,6 +371,10 @@ impl Target for CommandTarget {
 
     fn keeps_payload(&self) -> bool {
         true
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.redactor.redact(text)
     }
 
     fn where_to_look(&self, key: Date) -> String {

@@ -56,10 +56,10 @@ pub struct Devto {
 
 impl Devto {
     pub fn new(ctx: &Context, settings: Settings) -> Result<Devto, Error> {
-        let key = Secret::read(ctx, &settings.api_key_file, "API key")?;
+        let key = Secret::read(ctx, &settings.api_key_file, "API key")?.one_line(ctx, "API key")?;
         let (timeout, connect) =
             timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
-        let http = Http::new(connect, timeout, vec![key.expose().to_string()]);
+        let http = Http::new(connect, timeout, key.redactor());
         Ok(Devto {
             settings,
             key,
@@ -250,6 +250,10 @@ impl Target for Devto {
             "the article for {key} in your dashboard on {} (drafts too)",
             self.settings.base_url
         )
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.http.redactor().redact(text)
     }
 
     fn credential(&self) -> Option<String> {

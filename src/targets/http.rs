@@ -4,6 +4,7 @@ use super::net::{Http, Secret, encode, id_at, idempotency_key, status_class, tim
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
 use crate::error::Error;
 use crate::post::Post;
+use crate::redact::Redactor;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -88,7 +89,7 @@ impl HttpTarget {
         let token = settings
             .token_file
             .as_ref()
-            .map(|f| Secret::read(ctx, f, "token"))
+            .map(|f| Secret::read(ctx, f, "token")?.one_line(ctx, "token"))
             .transpose()?;
         let header_file = settings
             .header_file
@@ -96,13 +97,13 @@ impl HttpTarget {
             .map(|f| Secret::read(ctx, f, "header"))
             .transpose()?;
         let mut headers = Vec::new();
-        let mut secrets = Vec::new();
+        let mut redactor = Redactor::default();
         if let Some(token) = &token {
             headers.push((
                 "Authorization".to_string(),
                 format!("Bearer {}", token.expose()),
             ));
-            secrets.push(token.expose().to_string());
+            redactor.extend(&token.redactor());
         }
         if let Some(file) = &header_file {
             for (i, line) in file
@@ -111,20 +112,36 @@ impl HttpTarget {
                 .enumerate()
                 .filter(|(_, l)| !l.trim().is_empty())
             {
-                let (name, value) = line.split_once(':').ok_or_else(|| {
-                    bad(format!(
-                        "{}:{}: expected `Name: value`",
-                        file.file.display(),
-                        i + 1
+                let bad_line = |why: &str| {
+                    Error::config(format!(
+                        "[targets.{}]: the header file {}: {why}",
+                        ctx.target.name,
+                        file.file.display()
                     ))
-                })?;
-                headers.push((name.trim().to_string(), value.trim().to_string()));
-                secrets.push(value.trim().to_string());
+                    .at(&file.file)
+                    .line(i + 1)
+                    .hint("each line is `Name: value`, e.g. `Cookie: session=…`")
+                };
+                let (name, value) = line
+                    .split_once(':')
+                    .ok_or_else(|| bad_line("expected `Name: value`"))?;
+                let (name, value) = (name.trim(), value.trim());
+                if name.is_empty() || !name.bytes().all(is_token_byte) {
+                    return Err(bad_line(&format!(
+                        "`{}` is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)",
+                        name.escape_default()
+                    )));
+                }
+                if value.chars().any(char::is_control) {
+                    return Err(bad_line("the value holds a control character"));
+                }
+                headers.push((name.to_string(), value.to_string()));
+                redactor.add_header_value(value);
             }
         }
         Ok(HttpTarget {
             name: ctx.target.name.clone(),
-            http: Http::new(connect, timeout, secrets),
+            http: Http::new(connect, timeout, redactor),
             settings,
             token,
             headers,
@@ -174,6 +191,11 @@ impl HttpTarget {
             .replace("{idempotency_key}", &idempotency_key(&self.name, key));
         (url, exact)
     }
+}
+
+/// RFC 9110 token characters, the only ones a header name may hold.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 /// The fields an item can be matched by.
@@ -308,6 +330,10 @@ impl Target for HttpTarget {
 
     fn can_find(&self) -> bool {
         self.settings.list_url.is_some()
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.http.redactor().redact(text)
     }
 
     fn credential(&self) -> Option<String> {

@@ -67,10 +67,11 @@ impl Mastodon {
             ))
             .at(ctx.config.show(&ctx.target.source)));
         }
-        let token = Secret::read(ctx, &settings.token_file, "access token")?;
+        let token = Secret::read(ctx, &settings.token_file, "access token")?
+            .one_line(ctx, "access token")?;
         let (timeout, connect) =
             timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
-        let http = Http::new(connect, timeout, vec![token.expose().to_string()]);
+        let http = Http::new(connect, timeout, token.redactor());
         Ok(Mastodon {
             name: ctx.target.name.clone(),
             settings,
@@ -405,6 +406,10 @@ impl Target for Mastodon {
             "the status for {key} on your profile at {}",
             self.settings.instance
         )
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.http.redactor().redact(text)
     }
 
     fn credential(&self) -> Option<String> {

@@ -136,6 +136,12 @@ pub trait Target {
     /// Where a human should look for the key, for the advice printed when dayrun cannot tell.
     fn where_to_look(&self, key: Date) -> String;
 
+    /// Mask every form of this target's secrets in a text from outside (a server's body, a
+    /// script's output) before it is stored or printed.
+    fn redact(&self, text: &str) -> String {
+        text.to_string()
+    }
+
     /// A non-secret fingerprint of the credential in use, so that an auth failure is
     /// re-attempted by itself once the credential file is renewed.
     fn credential(&self) -> Option<String> {

@@ -3,6 +3,7 @@
 
 use super::Context;
 use crate::error::{Class, Error};
+use crate::redact::Redactor;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,22 +28,27 @@ impl std::fmt::Debug for Secret {
 }
 
 impl Secret {
-    /// Read `file` (relative to the project folder). Missing or empty is a config error before
-    /// any side effect; a file others can read gets a warning.
+    /// Read `file` (relative to the project folder): a regular file (a symbolic link to one
+    /// is fine: Kubernetes and Docker mount secrets that way), read without blocking, at most
+    /// 64 KiB. Missing, empty or unreadable is a config error before any side effect; a file
+    /// others can read gets a warning.
     pub fn read(ctx: &Context, file: &Path, what: &str) -> Result<Secret, Error> {
         let path = ctx.config.root.join(file);
         let shown = ctx.config.show(&path);
         let name = &ctx.target.name;
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let bad = |why: String| {
             Error::config(format!(
-                "[targets.{name}]: cannot read the {what} file {}: {e}",
+                "[targets.{name}]: cannot read the {what} file {}: {why}",
                 shown.display()
             ))
             .hint(format!(
                 "put the {what} in {} (only you should be able to read it: chmod 600)",
                 shown.display()
             ))
-        })?;
+        };
+        let bytes =
+            crate::fsutil::read_regular(&path, 64 * 1024, true).map_err(|e| bad(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|_| bad("not UTF-8 text".into()))?;
         let value = text.trim().to_string();
         if value.is_empty() {
             return Err(Error::config(format!(
@@ -58,6 +64,38 @@ impl Secret {
             file: shown,
             fingerprint: crate::post::hex(&digest[..8]),
         })
+    }
+
+    /// The secret as one header value: one line, no control characters. Checked when the
+    /// target is built (and by `dayrun check`), so a bad file never reaches a request.
+    pub fn one_line(self, ctx: &Context, what: &str) -> Result<Secret, Error> {
+        if let Some((line, _)) = self
+            .value
+            .lines()
+            .enumerate()
+            .find(|(i, l)| *i > 0 || l.chars().any(char::is_control))
+        {
+            let why = match line {
+                0 => "it holds a control character".to_string(),
+                _ => format!("it has {} lines", self.value.lines().count()),
+            };
+            return Err(Error::config(format!(
+                "[targets.{}]: the {what} file {} cannot be sent in a header: {why}",
+                ctx.target.name,
+                self.file.display()
+            ))
+            .at(&self.file)
+            .line(line + 1)
+            .hint(format!("the {what} is one line of text")));
+        }
+        Ok(self)
+    }
+
+    /// Every form this secret can come back in, for redaction.
+    pub fn redactor(&self) -> Redactor {
+        let mut redactor = Redactor::default();
+        redactor.add(&self.value);
+        redactor
     }
 
     pub fn expose(&self) -> &str {
@@ -106,26 +144,6 @@ pub fn timeouts(
     ))
 }
 
-/// Base64 (standard alphabet, padded), for HTTP Basic credentials.
-pub fn base64(input: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
-    for chunk in input.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// A URL-safe slug: ASCII letters and digits, `-` between words, at most `max` bytes.
 pub fn slug(text: &str, max: usize) -> String {
     let mut out = String::new();
@@ -145,10 +163,10 @@ pub fn slug(text: &str, max: usize) -> String {
 }
 
 /// An HTTP client for one target: per-phase timeouts, no status-as-error, and the secrets it
-/// must never echo (they are cut out of every excerpt it returns).
+/// must never echo (every text it returns from outside is redacted).
 pub struct Http {
     agent: ureq::Agent,
-    secrets: Vec<String>,
+    redactor: Redactor,
 }
 
 /// A response that arrived: status, body, and how long the server asked us to wait.
@@ -173,7 +191,7 @@ impl Reply {
 impl Http {
     /// `connect` bounds resolving and connecting (nothing sent yet: retry-safe); `timeout`
     /// bounds sending and each wait for the answer (after sending: unknown).
-    pub fn new(connect: Duration, timeout: Duration, secrets: Vec<String>) -> Http {
+    pub fn new(connect: Duration, timeout: Duration, redactor: Redactor) -> Http {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
@@ -187,8 +205,12 @@ impl Http {
             .build();
         Http {
             agent: config.into(),
-            secrets,
+            redactor,
         }
+    }
+
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// POST a JSON body. Transport failures come back classed; any status is a `Reply`.
@@ -228,28 +250,23 @@ impl Http {
         &self,
         result: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Reply, Error> {
-        let response = result.map_err(|e| {
-            Error::failure(transport_class(&e), self.redact(&describe(&e).to_string()))
-        })?;
+        let response = result.map_err(|e| self.transport(&e, ""))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
         let headers = response
             .headers()
             .iter()
-            .filter(|(n, _)| n.as_str().starts_with("x-") || *n == "link")
+            .filter(|(n, _)| n.as_str().starts_with("x-") || *n == "link" || *n == "location")
             .filter_map(|(n, v)| Some((n.to_string(), v.to_str().ok()?.to_string())))
             .collect();
-        let body = response
+        // Bytes, decoded leniently: a body in another encoding must not cost the status code.
+        let bytes = response
             .into_body()
             .with_config()
             .limit(MAX_BODY)
-            .read_to_string()
-            .map_err(|e| {
-                Error::failure(
-                    transport_class(&e),
-                    format!("HTTP {status}, then {}", describe(&e)),
-                )
-            })?;
+            .read_to_vec()
+            .map_err(|e| self.transport(&e, &format!("HTTP {status}, then ")))?;
+        let body = String::from_utf8_lossy(&bytes).into_owned();
         Ok(Reply {
             status,
             body,
@@ -263,7 +280,16 @@ impl Http {
     pub fn failure(&self, what: &str, reply: &Reply, credential: Option<&Path>) -> Error {
         let class = status_class(reply.status).unwrap_or(Class::Unknown);
         let excerpt = self.excerpt(&reply.body);
-        let mut err = Error::failure(class, format!("{what}: HTTP {}{excerpt}", reply.status));
+        let to = match (reply.status, reply.header("location")) {
+            (300..=399, Some(location)) => {
+                format!(" to {}", self.redactor.excerpt(location, 300).0)
+            }
+            _ => String::new(),
+        };
+        let mut err = Error::failure(class, format!("{what}: HTTP {}{to}{excerpt}", reply.status));
+        if (300..=399).contains(&reply.status) {
+            err = err.hint("dayrun does not follow redirects: set the URL the server redirects to");
+        }
         if class == Class::Auth {
             err = err.hint(match credential {
                 Some(file) => format!(
@@ -308,25 +334,45 @@ impl Http {
         })
     }
 
-    /// A short, single-line, secret-free excerpt of a body, with a leading `: `.
+    /// A short, single-line, secret-free excerpt of a body, with a leading `: `. Redacted
+    /// first, then cut, so that no secret survives half-cut.
     pub fn excerpt(&self, body: &str) -> String {
-        let flat: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        let (cut, more) = self.redactor.excerpt(body.trim_start(), 400);
+        let flat: String = cut.split_whitespace().collect::<Vec<_>>().join(" ");
         if flat.is_empty() {
             return String::new();
         }
-        let cut: String = flat.chars().take(200).collect();
-        let more = if cut.len() < flat.len() { "…" } else { "" };
-        format!(": {}{more}", self.redact(&cut))
+        let flat: String = flat.chars().take(200).collect();
+        let more = if more || flat.chars().count() == 200 {
+            "…"
+        } else {
+            ""
+        };
+        format!(": {flat}{more}")
     }
 
-    fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for secret in &self.secrets {
-            if !secret.is_empty() {
-                out = out.replace(secret.as_str(), "***");
-            }
+    /// A transport failure, classed, redacted; a certificate that is refused is a problem of
+    /// the target's setup (nothing was sent), never an unknown outcome.
+    fn transport(&self, err: &ureq::Error, before: &str) -> Error {
+        let text = self.redactor.redact(&describe(err));
+        if is_certificate(err) {
+            return Error::config(format!("{before}TLS: {text}")).hint(
+                "the server's certificate was refused (nothing was sent): fix the certificate on the server, or use the URL its certificate is for",
+            );
         }
-        out
+        Error::failure(transport_class(err), format!("{before}{text}"))
+    }
+}
+
+/// Whether a transport failure is the TLS handshake refusing the server (a certificate).
+fn is_certificate(err: &ureq::Error) -> bool {
+    match err {
+        ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_) => true,
+        ureq::Error::Io(e) => {
+            let text = e.to_string().to_lowercase();
+            text.contains("certificate") || text.contains("handshake")
+        }
+        _ => false,
     }
 }
 
@@ -490,30 +536,17 @@ mod tests {
 
     #[test]
     fn excerpts_never_echo_a_secret() {
-        let http = Http::new(
-            Duration::from_secs(1),
-            Duration::from_secs(1),
-            vec!["s3cr3t".into()],
-        );
-        let excerpt = http.excerpt("{\"error\": \"bad token s3cr3t\",\n \"x\": 1}");
+        let mut redactor = Redactor::default();
+        redactor.add("s3cr3t-token");
+        let http = Http::new(Duration::from_secs(1), Duration::from_secs(1), redactor);
+        let excerpt = http.excerpt("{\"error\": \"bad token s3cr3t-token\",\n \"x\": 1}");
         assert_eq!(excerpt, ": {\"error\": \"bad token ***\", \"x\": 1}");
         assert!(http.excerpt(&"y".repeat(500)).ends_with('…'));
-    }
-
-    #[test]
-    fn base64_matches_the_rfc_vectors() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(base64(input.as_bytes()), want, "{input:?}");
-        }
+        let late = format!("{}Bearer s3cr3t-token", "z".repeat(185));
+        assert!(
+            !http.excerpt(&late).contains("s3cr3t"),
+            "redacted before the cut"
+        );
     }
 
     #[test]

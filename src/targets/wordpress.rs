@@ -1,11 +1,12 @@
 //! `kind = "wordpress"`: a self-hosted WordPress site through its REST API, with an Application
 //! Password. WordPress has no idempotency key: the deterministic slug is what confirms a post.
 
-use super::net::{Http, Reply, Secret, base64, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, Secret, encode, slug, status_class, timeouts};
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
+use crate::redact::{Redactor, base64};
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -68,7 +69,8 @@ impl WordPress {
         );
         let (timeout, connect) =
             timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
-        let secrets = vec![password.expose().to_string(), auth.clone()];
+        let mut redactor = Redactor::default();
+        redactor.add_pair(&settings.user, password.expose());
         Ok(WordPress {
             base: settings.url.trim_end_matches('/').to_string(),
             user: settings.user,
@@ -76,7 +78,7 @@ impl WordPress {
             categories: settings.categories,
             password,
             auth,
-            http: Http::new(connect, timeout, secrets),
+            http: Http::new(connect, timeout, redactor),
             pretty: None,
             term_ids: HashMap::new(),
             clock: ctx.clock.clone(),
@@ -393,6 +395,10 @@ impl Target for WordPress {
             "posts on {} (Posts → All, drafts and trash too) dated around {key} whose slug starts with `{key}`",
             self.base
         )
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.http.redactor().redact(text)
     }
 
     fn credential(&self) -> Option<String> {

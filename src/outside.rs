@@ -1,0 +1,41 @@
+//! Text that came from outside (a server's id or reason, a script's output, a file's title) made
+//! safe for one line of a terminal, a trace or a log: control characters are escaped, so no
+//! server can start a line of its own or move the cursor, and long text is cut.
+
+/// `text` with every control character (newline, CR, ESC, …) written as its escape (`\n`,
+/// `\u{1b}`), cut to `max` characters (`…` marks a cut).
+pub fn escape(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max));
+    for (count, c) in text.chars().enumerate() {
+        if count == max {
+            out.push('…');
+            break;
+        }
+        match c.is_control() || is_bidi(c) {
+            true => out.extend(c.escape_default()),
+            false => out.push(c),
+        }
+    }
+    out
+}
+
+/// Characters that reorder what a terminal shows (a "Trojan Source" line).
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_cannot_forge_a_line() {
+        let id = "77\n2026-11-30 blog published id=999 \u{1b}[2K\r";
+        let shown = escape(id, 200);
+        assert!(!shown.contains('\n') && !shown.contains('\u{1b}') && !shown.contains('\r'));
+        assert_eq!(shown, "77\\n2026-11-30 blog published id=999 \\u{1b}[2K\\r");
+        assert_eq!(escape("日記 ok", 200), "日記 ok");
+        assert_eq!(escape("abcdef", 3), "abc…");
+        assert_eq!(escape("a\u{202e}b", 9), "a\\u{202e}b");
+    }
+}
