@@ -1,12 +1,12 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
 use super::net::{Http, Reply, Secret, slug, status_class, timeouts};
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -203,14 +203,9 @@ impl Target for Devto {
             if status_class(reply.status).is_some() {
                 return Err(self.failure("list my articles", &reply));
             }
-            let list: Value = match serde_json::from_str(&reply.body) {
-                Ok(list) => list,
-                Err(e) => return Ok(Lookup::CannotTell(format!("article list is not JSON: {e}"))),
-            };
-            let Some(items) = list.as_array() else {
-                return Ok(Lookup::CannotTell("article list is not a list".into()));
-            };
-            for item in items {
+            let mut listed = 0;
+            let walk = items::each(&reply.body, "", &mut |item| {
+                listed += 1;
                 let body = item["body_markdown"].as_str().map(squash);
                 let canonical = item["canonical_url"].as_str();
                 if body.is_some_and(|b| attempts.sent_text(&b))
@@ -224,8 +219,20 @@ impl Target for Devto {
                         note: None,
                     });
                 }
+            });
+            match walk {
+                Err(e) => return Ok(Lookup::CannotTell(format!("article list is {e}"))),
+                Ok(items::Walk::NotArray) => {
+                    return Ok(Lookup::CannotTell("article list is not a list".into()));
+                }
+                Ok(items::Walk::Array) if listed > PER_PAGE => {
+                    return Ok(Lookup::CannotTell(format!(
+                        "the server answered {listed} articles for a page of {PER_PAGE}"
+                    )));
+                }
+                Ok(items::Walk::Array) => {}
             }
-            if items.len() < PER_PAGE {
+            if listed < PER_PAGE {
                 return Ok(match found.is_empty() {
                     true => Lookup::Absent,
                     false => Lookup::Found(found),

@@ -1,5 +1,6 @@
 //! `kind = "http"`: POST the post as JSON to an endpoint; confirm through an optional list URL.
 
+use super::items;
 use super::net::{Http, Secret, encode, id_at, idempotency_key, status_class, timeouts};
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
 use crate::error::Error;
@@ -242,29 +243,39 @@ impl Target for HttpTarget {
                 .http
                 .failure("list", &reply, self.credential_file().as_deref()));
         }
-        let doc: Value = match serde_json::from_str(&reply.body) {
-            Ok(doc) => doc,
-            Err(e) => return Ok(Lookup::CannotTell(format!("list answer is not JSON: {e}"))),
-        };
         let pointer = &self.settings.items_pointer;
-        let Some(items) = doc.pointer(pointer).and_then(Value::as_array) else {
-            return Ok(Lookup::CannotTell(format!(
-                "list answer has no array at `{pointer}`"
-            )));
-        };
+        let created = self.settings.created_pointer.as_deref();
         let mut found = Vec::new();
-        let mut blind = 0;
-        let mut others = 0;
-        for item in items {
-            match self.matches(item, attempts) {
+        let (mut blind, mut others, mut listed) = (0, 0, 0usize);
+        // The oldest creation time listed; `Err` once an item has none.
+        let mut oldest: Result<Option<jiff::Timestamp>, ()> = Ok(None);
+        let walk = items::each(&reply.body, pointer, &mut |item| {
+            listed += 1;
+            match self.matches(&item, attempts) {
                 Some(true) => found.push(Receipt {
-                    id: id_at(item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
-                    url: id_at(item, &self.settings.url_pointer),
+                    id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
+                    url: id_at(&item, &self.settings.url_pointer),
                     note: None,
                 }),
                 Some(false) => others += 1,
                 None => blind += 1,
             }
+            if let (Some(created), Ok(min)) = (created, oldest) {
+                let at = item
+                    .pointer(created)
+                    .and_then(Value::as_str)
+                    .and_then(|t| t.parse::<jiff::Timestamp>().ok());
+                oldest = at.map(|t| Some(min.map_or(t, |m| m.min(t)))).ok_or(());
+            }
+        });
+        match walk {
+            Err(e) => return Ok(Lookup::CannotTell(format!("list answer is {e}"))),
+            Ok(items::Walk::NotArray) => {
+                return Ok(Lookup::CannotTell(format!(
+                    "list answer has no array at `{pointer}`"
+                )));
+            }
+            Ok(items::Walk::Array) => {}
         }
         if !found.is_empty() {
             return Ok(Lookup::Found(found));
@@ -288,28 +299,20 @@ impl Target for HttpTarget {
         if self.settings.list_complete {
             return Ok(Lookup::Absent);
         }
-        let Some(created) = &self.settings.created_pointer else {
+        let Some(created) = created else {
             return Ok(Lookup::CannotTell(
                 "a plain list_url cannot prove a post absent: use {key} in list_url, set created_pointer, or list_complete = true".into(),
             ));
         };
-        let oldest = items
-            .iter()
-            .map(|item| {
-                item.pointer(created)
-                    .and_then(Value::as_str)
-                    .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-            })
-            .try_fold(None::<jiff::Timestamp>, |min, t| {
-                t.map(|t| Some(min.map_or(t, |m| m.min(t))))
-            });
         let reach = attempts.reach_back() - jiff::SignedDuration::from_secs(60);
         Ok(match oldest {
-            None => {
+            Err(()) => {
                 Lookup::CannotTell(format!("a listed item has no RFC 3339 time at `{created}`"))
             }
-            Some(Some(oldest)) if oldest < reach => Lookup::Absent,
-            Some(_) => Lookup::CannotTell(format!(
+            Ok(Some(oldest)) if oldest < reach => Lookup::Absent,
+            // Nothing at all: a list cut to the newest items would still show ours.
+            Ok(None) if listed == 0 => Lookup::Absent,
+            Ok(_) => Lookup::CannotTell(format!(
                 "the list does not reach back past the attempt ({}): it may be cut short",
                 attempts.reach_back()
             )),

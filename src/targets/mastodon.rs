@@ -2,7 +2,7 @@
 //! instance's character limit, sent with an Idempotency-Key.
 
 use super::net::{Http, Reply, Secret, encode, idempotency_key, slug, status_class, timeouts};
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use jiff::civil::Date;
@@ -343,15 +343,26 @@ impl Target for Mastodon {
             if status_class(reply.status).is_some() {
                 return Err(self.failure("list statuses", &reply));
             }
-            let list: Value = match serde_json::from_str(&reply.body) {
-                Ok(list) => list,
-                Err(e) => return Ok(Lookup::CannotTell(format!("status list is not JSON: {e}"))),
-            };
-            let Some(statuses) = list.as_array() else {
-                return Ok(Lookup::CannotTell("status list is not a list".into()));
-            };
+            let mut statuses = Vec::new();
+            let walk = items::each(&reply.body, "", &mut |status| {
+                if statuses.len() <= 40 {
+                    statuses.push(status);
+                }
+            });
+            match walk {
+                Err(e) => return Ok(Lookup::CannotTell(format!("status list is {e}"))),
+                Ok(items::Walk::NotArray) => {
+                    return Ok(Lookup::CannotTell("status list is not a list".into()));
+                }
+                Ok(items::Walk::Array) if statuses.len() > 40 => {
+                    return Ok(Lookup::CannotTell(
+                        "the instance answered more than the 40 statuses asked for".into(),
+                    ));
+                }
+                Ok(items::Walk::Array) => {}
+            }
             let mut older = false;
-            for status in statuses {
+            for status in &statuses {
                 let Some(id) = status["id"].as_str() else {
                     return Ok(Lookup::CannotTell("a listed status has no id".into()));
                 };

@@ -14,6 +14,7 @@ pub mod command;
 pub mod devto;
 pub mod folder;
 pub mod http;
+pub mod items;
 pub mod mastodon;
 pub mod net;
 pub mod wordpress;

@@ -2,7 +2,7 @@
 //! Password. WordPress has no idempotency key: the deterministic slug is what confirms a post.
 
 use super::net::{Http, Reply, Secret, encode, slug, status_class, timeouts};
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -271,14 +271,9 @@ impl WordPress {
             if status_class(reply.status).is_some() {
                 return Err(self.failure("look up posts", &reply));
             }
-            let list: Value = match serde_json::from_str(&reply.body) {
-                Ok(list) => list,
-                Err(e) => return Ok(Some(format!("post lookup answer is not JSON: {e}"))),
-            };
-            let Some(items) = list.as_array() else {
-                return Ok(Some("post lookup answer is not a list".into()));
-            };
-            for item in items {
+            let mut listed = 0;
+            let walk = items::each(&reply.body, "", &mut |item| {
+                listed += 1;
                 let slug = item["slug"].as_str().unwrap_or_default();
                 let ours = slug == prefix
                     || slug
@@ -296,6 +291,18 @@ impl WordPress {
                         },
                     ));
                 }
+            });
+            match walk {
+                Err(e) => return Ok(Some(format!("post lookup answer is {e}"))),
+                Ok(items::Walk::NotArray) => {
+                    return Ok(Some("post lookup answer is not a list".into()));
+                }
+                Ok(items::Walk::Array) if listed > 100 => {
+                    return Ok(Some(format!(
+                        "the site answered {listed} posts for a page of 100"
+                    )));
+                }
+                Ok(items::Walk::Array) => {}
             }
             let pages = reply
                 .header("x-wp-totalpages")
