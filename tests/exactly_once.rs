@@ -216,6 +216,47 @@ fn http_auto_never_takes_last_weeks_recurring_title_for_todays_post() {
 }
 
 #[test]
+fn http_items_that_carry_only_a_title_never_match() {
+    // The same, with items that carry nothing but id and title: no match, no "already there".
+    let api = PostsApi::start();
+    api.state.lock().unwrap().omit = vec!["key", "idempotency_key", "fingerprint"];
+    let p = http(&api, &[]);
+    std::fs::remove_file(p.path(&format!("content/{KEY}.md"))).unwrap();
+    p.file("content/2026-11-22.md", "# Weekly notes\n\nLast week.\n");
+    p.run(&["run", "--today=2026-11-22"]).code(0);
+    p.file(
+        &format!("content/{KEY}.md"),
+        "# Weekly notes\n\nThis week.\n",
+    );
+    let out = p.run(&["run", TODAY]);
+    assert_eq!(api.commits_of(KEY), 1, "{}", shown(&out));
+    out.code(0)
+        .stdout_has(&format!("{KEY} blog published"))
+        .stderr_has("could not look for an existing copy");
+}
+
+#[test]
+fn http_plain_list_without_the_post_cannot_prove_it_absent() {
+    // A plain list_url (no {key}, no created_pointer, not declared complete) that lags: it
+    // never proves absence, so the lost answer goes to a human instead of a resend.
+    let api = PostsApi::start();
+    api.state.lock().unwrap().lag = Duration::from_secs_f64(1.5);
+    api.faults(&[Fault::CommitStatus(500); 3]);
+    let p = http(&api, &[("settle_secs", "0.2")]);
+    let out = p.run(&["run", TODAY]);
+    assert_eq!(api.commits_of(KEY), 1, "{}", shown(&out));
+    out.code(1)
+        .stderr_has("a plain list_url cannot prove a post absent");
+    let line = &p.state_lines("blog")[0];
+    assert!(
+        line.contains("class=unknown")
+            && line.contains("sent=maybe")
+            && !line.contains("lookup=absent"),
+        "{line}"
+    );
+}
+
+#[test]
 fn http_fingerprint_that_was_sent_confirms_after_a_typo_fix() {
     // Issue 8 row 6 (http): unknown outcome, the list is down, the human fixes a typo, retries.
     let api = PostsApi::start();
@@ -332,6 +373,43 @@ fn retry_absent_sends_a_key_waiting_on_cannot_tell() {
 }
 
 /// Whether a process runs (a zombie does not).
+#[test]
+fn command_stop_signal_reaches_the_script_and_dayrun_does_not_wait_out_its_timeout() {
+    // dayrun passes SIGINT on to the script's process group: a script that traps it ends at
+    // once, long before its 30 s timeout, and says so.
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.site]\nkind = \"command\"\nrun = [\"./publish.sh\"]\ntimeout_secs = 30\ndedup = false\n",
+    );
+    p.script(
+        "publish.sh",
+        "#!/bin/sh\ntrap 'echo INT > signalled.txt; exit 130' INT TERM HUP\ncat > /dev/null\necho $$ > script.pid\nsleep 8 &\nwait\n",
+    );
+    p.post(KEY, "Today");
+    let child = p
+        .command(&["run", TODAY])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !p.exists("script.pid") && started.elapsed() < Duration::from_secs(3) {
+        sleep(0.02);
+    }
+    sleep(0.1);
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let signalled = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let took = signalled.elapsed();
+    assert!(p.exists("signalled.txt"), "the script never got the signal");
+    assert!(took < Duration::from_secs(4), "dayrun waited {took:?}");
+    assert_eq!(out.status.code(), Some(130));
+}
+
 fn running(pid: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rsplit(')')

@@ -266,7 +266,8 @@ impl Http {
             .limit(MAX_BODY)
             .read_to_vec()
             .map_err(|e| self.transport(&e, &format!("HTTP {status}, then ")))?;
-        let body = String::from_utf8_lossy(&bytes).into_owned();
+        let body = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Ok(Reply {
             status,
             body,
