@@ -5,6 +5,7 @@ use crate::config::{Config, Policy, TargetConfig};
 use crate::content::Catalog;
 use crate::error::{Class, Error, code};
 use crate::lock;
+use crate::outside::escape;
 use crate::post::Post;
 use crate::progress::Progress;
 use crate::signals;
@@ -88,14 +89,30 @@ pub fn run(config: &Config, clock: &Clock, plan: &Plan) -> i32 {
 fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     let selected = config.select(&plan.targets)?;
     let catalog = Catalog::scan(&config.content, &config.root)?;
+    // A target whose setup is broken is left out (exit 2); the others still run.
+    let mut outcome = Outcome::default();
     let mut built = Vec::new();
-    for cfg in &selected {
-        built.push(targets::build(&Context {
+    let mut usable = Vec::new();
+    let mut broken = Vec::new();
+    let all = selected.clone();
+    for cfg in selected {
+        let target = targets::build(&Context {
             config,
             target: cfg,
             clock,
-        })?);
+        });
+        match target {
+            Ok(target) => {
+                built.push(target);
+                usable.push(cfg);
+            }
+            Err(err) => {
+                broken.push((cfg, err));
+                outcome.config = true;
+            }
+        }
     }
+    let selected = usable;
     let shown_state = config.show(&config.state);
     if !plan.dry_run {
         signals::install();
@@ -104,6 +121,14 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         true => None,
         false => Some(lock::acquire(&config.state, &shown_state, clock)?),
     };
+    // Only a run that holds the lock says anything: a refused one did nothing.
+    header(clock, plan, &all);
+    for (cfg, err) in broken {
+        println!("{}: not run: {}", cfg.name, escape(&err.located(), 4000));
+        if let Some(hint) = &err.hint {
+            println!("  {}", escape(hint, 4000));
+        }
+    }
     let mut states = Vec::new();
     for cfg in &selected {
         // Files written later in the run: a link planted there is refused before any send.
@@ -128,10 +153,12 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         }
     }
 
-    let mut outcome = Outcome::default();
     if plan.keys.is_empty() {
         for problem in &catalog.problems {
-            eprintln!("{problem}");
+            println!("{}", escape(&problem.located(), 4000));
+            if let Some(hint) = &problem.hint {
+                println!("  {}", escape(hint, 4000));
+            }
             outcome.needs_human = true;
         }
     }
@@ -161,6 +188,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             outcome: Outcome::default(),
             tally: BTreeMap::new(),
             stale: Vec::new(),
+            drafts: Vec::new(),
             progress: &quiet,
         })
         .collect();
@@ -212,6 +240,27 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     Ok(outcome.code())
 }
 
+/// The first line of every run, so that an appended log splits into runs: when, which dayrun,
+/// what it was asked, which targets.
+fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
+    let what = match (plan.retry, plan.dry_run) {
+        (true, _) => "retry",
+        (false, true) => "run --dry-run",
+        (false, false) => "run",
+    };
+    let targets: Vec<String> = selected
+        .iter()
+        .map(|t| format!("{} ({})", t.name, t.kind))
+        .collect();
+    println!(
+        "== {} dayrun {} {what}, today {}; targets: {}",
+        clock.stamp(),
+        env!("CARGO_PKG_VERSION"),
+        clock.today(),
+        targets.join(", ")
+    );
+}
+
 /// How many keys the runs will publish or confirm (for the progress bar).
 fn work(
     runs: &mut [TargetRun],
@@ -256,6 +305,8 @@ enum Decision {
     SkipDone,
     Scheduled,
     Stale,
+    /// `draft: true`: never published while it says so.
+    Draft,
     /// Failed earlier and nothing changed: a human decides (`retry`, `mark`).
     Waiting(String),
     /// Publish; the string says why (shown with the action).
@@ -281,6 +332,7 @@ struct TargetRun<'a> {
     outcome: Outcome,
     tally: BTreeMap<&'static str, usize>,
     stale: Vec<Date>,
+    drafts: Vec<Date>,
     progress: &'a Progress,
 }
 

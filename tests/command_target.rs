@@ -95,7 +95,7 @@ fn exit_codes_class_the_failure() {
     p.file("modes.txt", "75\n75\n75\n");
     p.run(&["run", TODAY])
         .code(75)
-        .stderr_has("failed (retry-safe): exited 75: site is down");
+        .stdout_has("failed (retry-safe): exited 75: site is down");
     assert_eq!(lines(&p, "calls.txt"), 3, "one try and two retries");
     p.run(&["run", TODAY]).code(0).stdout_has("published");
 
@@ -103,15 +103,15 @@ fn exit_codes_class_the_failure() {
     p.file("modes.txt", "77\n");
     p.run(&["run", TODAY])
         .code(3)
-        .stderr_has("failed (auth): exited 77: token expired")
-        .stderr_has("exit 77");
+        .stdout_has("failed (auth): exited 77: token expired")
+        .stdout_has("exit 77");
 
     let p = project(false);
     p.post("2026-11-28", "Yesterday");
     p.file("modes.txt", "65\n");
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("2026-11-28 site: failed (rejected): exited 65: title too long for the site")
+        .stdout_has("2026-11-28 site failed (rejected): exited 65: title too long for the site")
         .stdout_has("2026-11-29 site published");
     assert!(p.state_lines("site")[0].contains("class=rejected"));
 }
@@ -155,8 +155,8 @@ fn an_unclassed_exit_is_confirmed_and_never_resent_blind() {
         p.file("confirm_mode.txt", if broken { "broken" } else { "" });
         p.run(&["run", TODAY])
             .code(1)
-            .stderr_has("failed (unknown)")
-            .stderr_has("`dayrun retry 2026-11-29 --absent --target site`");
+            .stdout_has("failed (unknown)")
+            .stdout_has("`dayrun retry 2026-11-29 --absent --target site`");
         p.run(&["run", TODAY]).code(1);
         assert_eq!(lines(&p, "calls.txt"), 1, "resent blind");
     }
@@ -168,5 +168,5 @@ fn a_missing_script_is_a_config_error() {
     std::fs::remove_file(p.path("scripts/publish.sh")).unwrap();
     p.run(&["run", TODAY])
         .code(2)
-        .stderr_has("[targets.site]: `run`: ./scripts/publish.sh does not exist");
+        .stdout_has("[targets.site]: `run`: ./scripts/publish.sh does not exist");
 }

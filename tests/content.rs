@@ -64,11 +64,11 @@ fn one_bad_post_never_stops_the_others() {
         .stdout_has("2026-11-28 outbox published")
         .stdout_has("2026-11-29 outbox published")
         .stdout_has("2026-11-25 outbox published")
-        .stderr_has("content/2026-02-30.md: `2026-02-30` is not a real date")
-        .stderr_has("content/20261126.md: not a post: the name must be YYYY-MM-DD.md\n  rename it to 2026-11-26.md")
-        .stderr_has("two files for 2026-11-27: content/a/2026-11-27.md and content/b/2026-11-27.md");
+        .stdout_has("content/2026-02-30.md: `2026-02-30` is not a real date")
+        .stdout_has("content/20261126.md: not a post: the name must be YYYY-MM-DD.md\n  rename it to 2026-11-26.md")
+        .stdout_has("two files for 2026-11-27: content/a/2026-11-27.md and content/b/2026-11-27.md");
     for (_, _, needle) in cases {
-        out.stderr_has(needle);
+        out.stdout_has(needle);
     }
     let lines = p.state_lines("outbox");
     let failed: Vec<&String> = lines.iter().filter(|l| l.contains(" failed ")).collect();
@@ -93,17 +93,17 @@ fn an_old_broken_post_stops_alerting_once_reported() {
     p.post("2026-11-29", "Today");
     p.run(&["run", "--backfill", TODAY])
         .code(1)
-        .stderr_has("content/2026-11-01.md: no title");
+        .stdout_has("content/2026-11-01.md: no title");
     // Reported and recorded; older than catchup_days: still shown, no longer an alert.
     p.run(&["run", TODAY])
         .code(0)
-        .stderr_has("content/2026-11-01.md: no title");
+        .stdout_has("content/2026-11-01.md: no title");
     // A broken post within the window keeps the run red until it is fixed.
     p.file("content/2026-11-28.md", "no title either\n");
     p.run(&["run", TODAY]).code(1);
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("content/2026-11-28.md: no title");
+        .stdout_has("content/2026-11-28.md: no title");
     p.file("content/2026-11-28.md", "# Fixed\n");
     p.run(&["run", TODAY])
         .code(0)
@@ -120,7 +120,7 @@ fn a_very_long_title_is_refused_with_what_to_do() {
     p.post("2026-11-28", "Short");
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("content/2026-11-29.md: the title is 499 characters; at most 300 are allowed\n  shorten the title")
+        .stdout_has("content/2026-11-29.md: the title is 499 characters; at most 300 are allowed\n  shorten the title")
         .stdout_has("2026-11-28 outbox published");
 }
 
@@ -148,7 +148,7 @@ fn huge_files_and_symlink_loops_are_refused_not_followed() {
     std::os::unix::fs::symlink(p.path("content"), p.path("content/loop")).unwrap();
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("content/2026-11-28.md: file is more than the 5 MB a post may have")
+        .stdout_has("content/2026-11-28.md: file is more than the 5 MB a post may have")
         .stdout_has("2026-11-29 outbox published");
     p.run(&["check"])
         .code(1)
@@ -212,9 +212,9 @@ fn unreadable_files_and_folders_are_reported_and_the_rest_goes_on() {
         return;
     };
     out.code(1)
-        .stderr_has("content/2026-11-28.md: cannot read: Permission denied")
-        .stderr_has("content/locked: cannot read: Permission denied")
-        .stderr_has("posts below it are not seen")
+        .stdout_has("content/2026-11-28.md: cannot read: Permission denied")
+        .stdout_has("content/locked: cannot read: Permission denied")
+        .stdout_has("posts below it are not seen")
         .stdout_has("2026-11-29 outbox published")
         .stdout_has("2026-11-27 outbox published");
     std::fs::set_permissions(

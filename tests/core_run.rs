@@ -73,7 +73,7 @@ fn stale_posts_wait_for_backfill_or_a_named_key() {
         .post("2026-11-26", "Three days");
     p.run(&["run", TODAY])
         .code(0)
-        .stdout_has("2 stale key(s) skipped, 2026-11-01..2026-11-02")
+        .stdout_has("2 stale 2026-11-01..2026-11-02 (older than 3 days, never published")
         .stdout_has("2026-11-26 outbox published");
     p.run(&["run", TODAY, "--key", "2026-11-02"])
         .code(0)
@@ -115,7 +115,7 @@ fn dry_run_prints_decisions_and_changes_nothing() {
             "2026-11-29 outbox publish (due) \"Today\" tags= summary=\"Body of 2026-11-29.\"",
         )
         .stdout_has("2026-11-30 outbox scheduled")
-        .stderr_has("content/2026-11-27.md: no title");
+        .stdout_has("content/2026-11-27.md: no title");
     assert_eq!(p.tree(&[]), before, "dry-run changed the tree");
     assert!(!p.exists("state"));
     // After a real run, dry-run says what is done, still without writing.
@@ -272,7 +272,7 @@ fn config_errors_name_the_file_and_key() {
     );
     p.run(&["run", TODAY])
         .code(2)
-        .stderr_has("[targets.site]: unknown field `speed`");
+        .stdout_has("[targets.site]: unknown field `speed`");
     p.file("dayrun.toml", "[targets.site]\nkind = \"ftp\"\n");
     p.run(&["check"]).code(2).stderr_has("unknown kind `ftp`");
     p.file(

@@ -119,8 +119,8 @@ fn a_bad_key_stops_the_target_and_rate_limits_wait() {
     p.file("secrets/devto.key", "wrong");
     p.run(&["run", TODAY])
         .code(3)
-        .stderr_has("HTTP 401")
-        .stderr_has("put it in secrets/devto.key");
+        .stdout_has("HTTP 401")
+        .stdout_has("put it in secrets/devto.key");
     p.file("secrets/devto.key", KEY);
     api.state
         .lock()
@@ -142,7 +142,7 @@ fn a_validation_rejection_is_recorded() {
     let p = project(&api, "");
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("failed (rejected): create article: HTTP 422")
-        .stderr_has("Canonical url has already been taken");
+        .stdout_has("failed (rejected): create article: HTTP 422")
+        .stdout_has("Canonical url has already been taken");
     assert!(api.articles().is_empty());
 }

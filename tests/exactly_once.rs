@@ -129,7 +129,7 @@ fn http_list_of_only_the_newest_items_gives_one_copy_and_asks_a_human() {
     let run1 = p.run(&["run", TODAY]);
     assert_eq!(api.commits_of(KEY), 1, "{}", shown(&run1));
     run1.code(1)
-        .stderr_has(&format!("dayrun retry {KEY} --absent"));
+        .stdout_has(&format!("dayrun retry {KEY} --absent"));
     let line = &p.state_lines("blog")[0];
     assert!(
         line.contains("class=unknown") && !line.contains("lookup=absent"),
@@ -232,7 +232,7 @@ fn http_items_that_carry_only_a_title_never_match() {
     assert_eq!(api.commits_of(KEY), 1, "{}", shown(&out));
     out.code(0)
         .stdout_has(&format!("{KEY} blog published"))
-        .stderr_has("could not look for an existing copy");
+        .stdout_has("could not look for an existing copy");
 }
 
 #[test]
@@ -246,7 +246,7 @@ fn http_plain_list_without_the_post_cannot_prove_it_absent() {
     let out = p.run(&["run", TODAY]);
     assert_eq!(api.commits_of(KEY), 1, "{}", shown(&out));
     out.code(1)
-        .stderr_has("a plain list_url cannot prove a post absent");
+        .stdout_has("a plain list_url cannot prove a post absent");
     let line = &p.state_lines("blog")[0];
     assert!(
         line.contains("class=unknown")
@@ -332,8 +332,8 @@ fn http_match_by_title_is_a_config_error_naming_what_to_use() {
     let p = http(&api, &[("match_by", "\"title\"")]);
     p.run(&["run", TODAY])
         .code(2)
-        .stderr_has("match_by = \"title\"")
-        .stderr_has("was removed");
+        .stdout_has("match_by = \"title\"")
+        .stdout_has("was removed");
     assert_eq!(api.server.request_count(), 0);
 }
 
@@ -360,8 +360,8 @@ fn retry_absent_sends_a_key_waiting_on_cannot_tell() {
         shown(&run1)
     );
     run1.code(1)
-        .stderr_has(&format!("dayrun mark {KEY} done --id"))
-        .stderr_has(&format!("dayrun retry {KEY} --absent"));
+        .stdout_has(&format!("dayrun mark {KEY} done --id"))
+        .stdout_has(&format!("dayrun retry {KEY} --absent"));
     assert!(p.state_lines("blog")[0].contains("sent=maybe"));
     p.run(&["run", TODAY]).code(1);
     p.run(&["retry", KEY]).code(1);

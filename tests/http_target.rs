@@ -84,7 +84,7 @@ fn refused_connections_are_retried_then_left_for_the_next_run() {
     let p = project(&api, "dedup = false");
     api.server.down();
     let out = p.run(&["run", TODAY]);
-    out.code(75).stderr_has("failed (retry-safe)");
+    out.code(75).stdout_has("failed (retry-safe)");
     assert!(
         p.state_lines("blog")[0].contains("failed")
             && p.state_lines("blog")[0].contains("class=retry-safe")
@@ -154,10 +154,10 @@ fn without_a_list_an_unknown_outcome_goes_to_a_human() {
     api.faults(&[Fault::CommitHang]);
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("failed (unknown)")
-        .stderr_has("the lookup cannot tell (blog cannot look posts up)")
-        .stderr_has(advice)
-        .stderr_has("if it is there: `dayrun mark 2026-11-29 done --id ID --target blog`; if it is not: `dayrun retry 2026-11-29 --absent --target blog`");
+        .stdout_has("failed (unknown)")
+        .stdout_has("the lookup cannot tell (blog cannot look posts up)")
+        .stdout_has(advice)
+        .stdout_has("if it is there: `dayrun mark 2026-11-29 done --id ID --target blog`; if it is not: `dayrun retry 2026-11-29 --absent --target blog`");
     assert!(p.state_lines("blog")[0].contains("class=unknown"));
     p.run(&["run", TODAY])
         .code(1)
@@ -176,7 +176,7 @@ fn an_unreadable_list_never_leads_to_a_resend() {
     api.faults(&[Fault::CommitHang]).list_faults(&[200, 500]);
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("the lookup cannot tell (list: HTTP 500");
+        .stdout_has("the lookup cannot tell (list: HTTP 500");
     assert_eq!(api.commits_of("2026-11-29"), 1);
     // The human asks for a retry: it looks first, finds the post, and does not send.
     p.run(&["retry", "2026-11-29"])
@@ -206,8 +206,8 @@ fn credentials_refused_stop_the_target_and_name_the_file() {
         api.faults(&[Fault::Reject(status)]);
         let out = p.run(&["run", TODAY]);
         out.code(3)
-            .stderr_has(&format!("failed (auth): POST: HTTP {status}"))
-            .stderr_has("renew them in secrets/blog.token")
+            .stdout_has(&format!("failed (auth): POST: HTTP {status}"))
+            .stdout_has("renew them in secrets/blog.token")
             .stdout_has("2026-11-29 blog skip target stopped for this run: credentials rejected");
         assert_eq!(
             api.server.request_count(),
@@ -233,7 +233,7 @@ fn a_renewed_token_is_noticed() {
     api.token("new-token");
     p.run(&["run", TODAY])
         .code(3)
-        .stderr_has("secrets/blog.token");
+        .stdout_has("secrets/blog.token");
     p.run(&["run", TODAY])
         .code(1)
         .stdout_has("waiting failed (auth");
@@ -252,7 +252,7 @@ fn validation_rejections_are_recorded_and_other_keys_go_on() {
     api.faults(&[Fault::Reject(422)]);
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("2026-11-28 blog: failed (rejected): POST: HTTP 422: {\"error\":\"rejected with 422\",\"field\":\"title\"}")
+        .stdout_has("2026-11-28 blog failed (rejected): POST: HTTP 422: {\"error\":\"rejected with 422\",\"field\":\"title\"}")
         .stdout_has("2026-11-29 blog published");
     p.run(&["run", TODAY])
         .code(1)
@@ -275,7 +275,7 @@ fn rate_limits_wait_within_the_cap_and_stop_beyond_it() {
     api.faults(&[Fault::RateLimit(3600)]);
     p.run(&["run", TODAY])
         .code(75)
-        .stderr_has("failed (retry-safe)")
+        .stdout_has("failed (retry-safe)")
         .stdout_has("skip target stopped for this run: rate limited for 3600 s");
     assert_eq!(api.committed().len(), 1);
     p.run(&["run", TODAY]).code(0);
@@ -313,7 +313,7 @@ fn a_post_already_on_the_server_is_not_sent_again() {
     assert_eq!(api.commits_of("2026-11-29"), 1);
     p.run(&["run", TODAY])
         .code(0)
-        .stderr_has("2026-11-29 is already on blog (id=p-1); recorded as done, not sent again");
+        .stdout_has("2026-11-29 blog already there id=p-1");
     assert_eq!(api.commits_of("2026-11-29"), 1);
     assert!(p.state_lines("blog")[0].contains("dedup=1"));
     let status = p.run(&["status", "--json", TODAY]);
@@ -328,11 +328,11 @@ fn credential_files_are_checked_before_any_side_effect() {
     std::fs::remove_file(p.path("secrets/blog.token")).unwrap();
     p.run(&["run", TODAY])
         .code(2)
-        .stderr_has("cannot read the token file secrets/blog.token");
+        .stdout_has("cannot read the token file secrets/blog.token");
     p.file("secrets/blog.token", "\n");
     p.run(&["run", TODAY])
         .code(2)
-        .stderr_has("the token file secrets/blog.token is empty");
+        .stdout_has("the token file secrets/blog.token is empty");
     assert_eq!(api.server.request_count(), 0);
     p.file_mode("secrets/blog.token", TOKEN, 0o644);
     let out = p.run(&["run", TODAY]);

@@ -91,8 +91,8 @@ fn a_bad_token_stops_the_target() {
     p.file("secrets/masto.token", "nope");
     p.run(&["run", TODAY])
         .code(3)
-        .stderr_has("HTTP 401")
-        .stderr_has("put it in secrets/masto.token");
+        .stdout_has("HTTP 401")
+        .stdout_has("put it in secrets/masto.token");
     assert!(api.statuses().is_empty());
 }
 
@@ -107,7 +107,7 @@ fn a_validation_rejection_and_rate_limits() {
     let p = project(&api, "");
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("failed (rejected): post status: HTTP 422");
+        .stdout_has("failed (rejected): post status: HTTP 422");
     let api = FakeMastodon::start(500);
     api.state
         .lock()
@@ -125,6 +125,6 @@ fn a_validation_rejection_and_rate_limits() {
     let p = project(&api, "");
     p.run(&["run", TODAY])
         .code(75)
-        .stderr_has("failed (retry-safe)");
+        .stdout_has("failed (retry-safe)");
     assert!(api.statuses().is_empty());
 }

@@ -99,7 +99,7 @@ fn the_quick_start_publishes_the_sample_posts() {
     copy(std::path::Path::new(sample), &p.path("content"));
     p.run(&["run", "--backfill"])
         .code(0)
-        .stdout_has("outbox: 1 draft, 2 published");
+        .stdout_has("outbox: 1 draft 2026-01-07, 2 published");
     assert!(p.exists("outbox/2026-01-05.html"));
     p.run(&["run"]).code(0).stdout_has("outbox: 2 done");
 }

@@ -85,10 +85,10 @@ fn refused_credentials_stop_the_target_and_name_the_file() {
     p.post("2026-11-28", "Yesterday");
     p.run(&["run", TODAY])
         .code(3)
-        .stderr_has("HTTP 401")
-        .stderr_has("incorrect_password")
-        .stderr_has("renew the Application Password")
-        .stderr_has("put it in secrets/wp.password")
+        .stdout_has("HTTP 401")
+        .stdout_has("incorrect_password")
+        .stdout_has("renew the Application Password")
+        .stdout_has("put it in secrets/wp.password")
         .stdout_has("2026-11-29 wp skip target stopped for this run");
     assert!(wp.posts().is_empty());
 
@@ -97,8 +97,8 @@ fn refused_credentials_stop_the_target_and_name_the_file() {
     let p = project(&wp, "dedup = false");
     p.run(&["run", TODAY])
         .code(3)
-        .stderr_has("rest_cannot_create")
-        .stderr_has("Author role");
+        .stdout_has("rest_cannot_create")
+        .stdout_has("Author role");
 }
 
 #[test]
@@ -112,8 +112,8 @@ fn a_validation_rejection_is_recorded() {
     let p = project(&wp, "");
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("failed (rejected): create post: HTTP 400")
-        .stderr_has("rest_invalid_param");
+        .stdout_has("failed (rejected): create post: HTTP 400")
+        .stdout_has("rest_invalid_param");
     assert!(p.state_lines("wp")[0].contains("class=rejected"));
     assert!(wp.posts().is_empty());
 }
@@ -124,6 +124,6 @@ fn a_missing_category_is_a_rejection_before_anything_is_posted() {
     let p = project(&wp, "categories = [\"Nope\"]");
     p.run(&["run", TODAY])
         .code(1)
-        .stderr_has("category `Nope` does not exist on the site");
+        .stdout_has("category `Nope` does not exist on the site");
     assert_eq!(wp.state.lock().unwrap().post_requests, 0);
 }

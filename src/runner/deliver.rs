@@ -28,7 +28,8 @@ impl TargetRun<'_> {
             Err(err) => return self.local_error(key, err.clone()),
         };
         if post.draft {
-            self.count("draft", key, "draft", "draft: true; not published");
+            self.drafts.push(key);
+            self.count("draft", key, "draft", "`draft: true`: not published");
             return Ok(());
         }
         let record = self.state.get(key).cloned();
@@ -105,14 +106,7 @@ impl TargetRun<'_> {
                 sent: &out.body,
             };
             match self.look(&attempts) {
-                Verdict::Found(receipts) => {
-                    self.progress.err(&format!(
-                        "dayrun: warning: {key} is already on {} (id={}); recorded as done, not sent again",
-                        self.cfg.name,
-                        self.shown(&receipts[0].id)
-                    ));
-                    return self.found(&post, receipts, "dedup");
-                }
+                Verdict::Found(receipts) => return self.found(&post, receipts, "dedup"),
                 Verdict::Absent | Verdict::NotYet(_) => {}
                 Verdict::CannotTell(err)
                     if err.class() == Some(Class::Auth) || err.kind == Kind::Config =>
@@ -131,11 +125,14 @@ impl TargetRun<'_> {
                     .hint(self.advice(key));
                     return self.fail(&post, err, &carry, false);
                 }
-                Verdict::CannotTell(err) => self.progress.err(&format!(
-                    "dayrun: warning: {key}: could not look for an existing copy on {}: {}; sending",
-                    self.cfg.name,
-                    self.shown(&err.reason())
-                )),
+                Verdict::CannotTell(err) => self.say(
+                    key,
+                    "note",
+                    &format!(
+                        "could not look for an existing copy ({}); sending",
+                        err.reason()
+                    ),
+                ),
             }
         }
         self.send(&post, &out, carry)

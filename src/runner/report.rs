@@ -58,6 +58,9 @@ impl TargetRun<'_> {
             "confirm" => "confirmed",
             _ => "already there",
         };
+        if action == "dedup" {
+            detail.push_str(" (found before sending: recorded as done, not sent again)");
+        }
         self.trace(post.key, action, "done", &detail);
         self.count(word, post.key, word, &format!("{detail} {:?}", post.title));
         if !copies.is_empty() {
@@ -233,21 +236,15 @@ impl TargetRun<'_> {
             Kind::Config => "setup".to_string(),
             _ => class.to_string(),
         };
-        let mut text = format!(
-            "dayrun: {key} {}: failed ({class}): {}",
-            self.cfg.name,
-            self.shown(&err.located())
-        );
+        self.say(key, "failed", &format!("({class}): {}", err.located()));
         if let Some(hint) = &err.hint {
-            text.push_str("\n  ");
-            text.push_str(&self.shown(hint));
+            self.progress.out(&format!("  {}", self.shown(hint)));
         }
-        self.progress.err(&text);
     }
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
         *self.tally.entry(tally).or_default() += 1;
-        let quiet = matches!(tally, "done" | "stale" | "scheduled")
+        let quiet = matches!(tally, "done" | "stale" | "scheduled" | "draft" | "failed")
             && !self.plan.dry_run
             && !self.plan.retry;
         if !quiet {

@@ -43,12 +43,35 @@ impl TargetRun<'_> {
             Decision::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
             Decision::Stale => {
                 self.stale.push(key);
-                self.count("stale", key, "stale", "");
+                self.count(
+                    "stale",
+                    key,
+                    "stale",
+                    "never published; `--backfill` would publish it",
+                );
+            }
+            Decision::Draft => {
+                self.drafts.push(key);
+                self.count("draft", key, "draft", "`draft: true`: not published");
+            }
+            // Put aside by a human (`mark KEY failed`): quiet, no alert.
+            Decision::Waiting(why)
+                if self
+                    .state
+                    .get(key)
+                    .is_some_and(|r| r.get("by").as_deref() == Some("hand")) =>
+            {
+                self.count("failed", key, "waiting", &why);
             }
             Decision::Waiting(why) => {
-                self.count("waiting", key, "waiting", &why);
-                if self.in_window(key) {
-                    self.outcome.needs_human = true;
+                // An old failure outside the window needs no daily line: it is in the summary.
+                match self.in_window(key) {
+                    true => {
+                        *self.tally.entry("failed").or_default() += 1;
+                        self.say(key, "waiting", &why);
+                        self.outcome.needs_human = true;
+                    }
+                    false => self.count("failed", key, "waiting", &why),
                 }
             }
             Decision::Publish(why) => {
@@ -65,31 +88,34 @@ impl TargetRun<'_> {
         Ok(())
     }
 
-    /// The stale note and the per-target summary line.
+    /// The target's one summary line: what happened today and where the keys stand, in the
+    /// words `status` uses; keys that need nothing (drafts, stale) as a count and a range.
     pub(super) fn finish(&mut self) {
-        if let (Some(first), Some(last)) = (self.stale.first(), self.stale.last())
-            && !self.plan.dry_run
-        {
-            println!(
-                "{} {}: {} stale key(s) skipped, {first}..{last}: older than {} days and never published; `dayrun run --backfill` publishes them, `dayrun adopt` records them as done",
-                self.today,
-                self.cfg.name,
-                self.stale.len(),
-                self.catchup_days
-            );
+        if self.plan.dry_run {
+            return;
         }
-        if !self.plan.dry_run {
-            let parts: Vec<String> = self.tally.iter().map(|(k, n)| format!("{n} {k}")).collect();
-            println!(
-                "{}: {}",
-                self.cfg.name,
-                if parts.is_empty() {
-                    "nothing to do".into()
-                } else {
-                    parts.join(", ")
-                }
-            );
+        let range = |keys: &[Date]| match (keys.first(), keys.last()) {
+            (Some(first), Some(last)) if first != last => format!(" {first}..{last}"),
+            (Some(first), _) => format!(" {first}"),
+            _ => String::new(),
+        };
+        let mut parts: Vec<String> = self
+            .tally
+            .iter()
+            .map(|(word, n)| match *word {
+                "stale" => format!(
+                    "{n} stale{} (older than {} days, never published: `run --backfill` publishes them, `adopt` records them done)",
+                    range(&self.stale),
+                    self.catchup_days
+                ),
+                "draft" => format!("{n} draft{}", range(&self.drafts)),
+                word => format!("{n} {word}"),
+            })
+            .collect();
+        if parts.is_empty() {
+            parts.push("nothing to do".into());
         }
+        println!("{}: {}", self.cfg.name, parts.join(", "));
     }
 
     /// After an auth failure or a long rate limit nothing more goes to this target in this run.
@@ -119,6 +145,12 @@ impl TargetRun<'_> {
         let Some(record) = record else {
             if key > self.today {
                 return Decision::Scheduled;
+            }
+            // A draft is a draft, and a broken post an error, whatever its age.
+            match posts.get(key) {
+                Ok(post) if post.draft => return Decision::Draft,
+                Err(_) => return Decision::Publish("due"),
+                Ok(_) => {}
             }
             let named = self.plan.keys.contains(&key);
             if self.is_stale(key) && !self.plan.backfill && !named {
@@ -153,10 +185,22 @@ impl TargetRun<'_> {
                             .unwrap_or(false);
                         let renewed = class == Class::Auth
                             && self.target.credential().as_deref() != record.get("cred").as_deref();
+                        let renew = match self.target.credential_file() {
+                            Some(file) => format!("renew the credential in {}", file.display()),
+                            None => "renew the credential where the script reads it".into(),
+                        };
                         if changed {
                             Decision::Publish("content changed since it failed")
                         } else if renewed {
                             Decision::Publish("credential changed since it failed")
+                        } else if class == Class::Auth {
+                            Decision::Waiting(format!(
+                                "failed ({class}: {reason}); {renew}, then `dayrun retry {key}`"
+                            ))
+                        } else if record.get("by").as_deref() == Some("hand") {
+                            Decision::Waiting(format!(
+                                "put aside by hand; `dayrun retry {key}` publishes it"
+                            ))
                         } else {
                             Decision::Waiting(format!(
                                 "failed ({class}: {reason}); fix and save the post, or `dayrun retry {key}`"

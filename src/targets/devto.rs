@@ -263,6 +263,10 @@ impl Target for Devto {
         self.http.redactor().redact(text)
     }
 
+    fn credential_file(&self) -> Option<std::path::PathBuf> {
+        Some(self.key.file.clone())
+    }
+
     fn credential(&self) -> Option<String> {
         Some(self.key.fingerprint.clone())
     }

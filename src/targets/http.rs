@@ -339,6 +339,10 @@ impl Target for HttpTarget {
         self.http.redactor().redact(text)
     }
 
+    fn credential_file(&self) -> Option<PathBuf> {
+        HttpTarget::credential_file(self)
+    }
+
     fn credential(&self) -> Option<String> {
         self.token
             .as_ref()

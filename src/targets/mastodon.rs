@@ -423,6 +423,10 @@ impl Target for Mastodon {
         self.http.redactor().redact(text)
     }
 
+    fn credential_file(&self) -> Option<std::path::PathBuf> {
+        Some(self.token.file.clone())
+    }
+
     fn credential(&self) -> Option<String> {
         Some(self.token.fingerprint.clone())
     }

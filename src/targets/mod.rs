@@ -143,6 +143,11 @@ pub trait Target {
         text.to_string()
     }
 
+    /// Where the credential lives, for the advice after an auth failure ("renew X").
+    fn credential_file(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+
     /// A non-secret fingerprint of the credential in use, so that an auth failure is
     /// re-attempted by itself once the credential file is renewed.
     fn credential(&self) -> Option<String> {

@@ -408,6 +408,10 @@ impl Target for WordPress {
         self.http.redactor().redact(text)
     }
 
+    fn credential_file(&self) -> Option<std::path::PathBuf> {
+        Some(self.password.file.clone())
+    }
+
     fn credential(&self) -> Option<String> {
         Some(self.password.fingerprint.clone())
     }

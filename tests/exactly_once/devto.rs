@@ -114,5 +114,5 @@ fn devto_title_over_128_characters_is_refused_before_sending() {
         "{}",
         shown(&out)
     );
-    out.code(1).stderr_has("failed (rejected)");
+    out.code(1).stdout_has("failed (rejected)");
 }

@@ -136,8 +136,8 @@ fn mastodon_token_without_a_user_is_an_auth_failure() {
     let out = p.run(&["run", TODAY]);
     assert!(api.statuses().is_empty());
     out.code(3)
-        .stderr_has("This method requires an authenticated user")
-        .stderr_has("secrets/masto.token");
+        .stdout_has("This method requires an authenticated user")
+        .stdout_has("secrets/masto.token");
     assert!(p.state_lines("masto")[0].contains("class=auth"));
 }
 

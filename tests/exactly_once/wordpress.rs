@@ -121,7 +121,7 @@ fn wordpress_site_ignoring_the_application_password_is_an_auth_failure() {
     let p = project(&wp, key, "Why the Date is the Key", "");
     let out = p.run(&["run", &format!("--today={key}")]);
     assert!(wp.posts().is_empty());
-    out.code(3).stderr_has("secrets/wp.password");
+    out.code(3).stdout_has("secrets/wp.password");
     assert!(
         !out.stderr.contains("Author role"),
         "a 401 is the credential, not the role\n{}",
