@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+mod files;
 mod secrets;
 
 use crate::fake_server::Server;
