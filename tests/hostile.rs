@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 mod files;
+mod scripts;
 mod secrets;
 
 use crate::fake_server::Server;
