@@ -9,6 +9,7 @@
 mod files;
 mod scripts;
 mod secrets;
+mod servers;
 
 use crate::fake_server::Server;
 use crate::util::{Output, Project};
