@@ -87,6 +87,42 @@ proptest! {
     }
 }
 
+/// JSON with every non-ASCII character as `\uXXXX` (lowercase hex, UTF-16 surrogate pairs
+/// beyond the BMP), as Python writes it; `slash` also writes `/` as `\/`, as PHP's
+/// json_encode does by default (WordPress answers this way).
+fn json_ascii(s: &str, slash: bool) -> String {
+    let mut out = String::new();
+    for c in super::json_escape(s, slash).chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_non_ascii_secret_escaped_as_json_unicode_does_not_survive(
+        s in "[a-zA-Z0-9/éüß€—😀]{8,24}",
+        before in filler(),
+        after in filler(),
+    ) {
+        let mut r = Redactor::default();
+        r.add(&s);
+        for (how, form) in [("Python", json_ascii(&s, false)), ("PHP", json_ascii(&s, true))] {
+            let out = r.redact(&format!("{before}{form}{after}"));
+            prop_assert!(!out.contains(&form), "{how} form {form:?} survives in {out:?}");
+        }
+    }
+}
+
 #[test]
 fn short_values_are_never_redacted_inside_words() {
     let mut r = Redactor::default();
