@@ -77,11 +77,34 @@ pub enum Reply {
     Hang(Duration),
     /// Read the request, then close without answering.
     Close,
+    /// Status, headers, and a body sent byte for byte (any encoding, any size, not JSON).
+    Raw(u16, Vec<(String, String)>, Vec<u8>),
 }
 
 impl Reply {
     pub fn json(status: u16, body: Value) -> Reply {
         Reply::Json(status, Vec::new(), body)
+    }
+
+    /// A body exactly as given, with this Content-Type.
+    pub fn raw(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
+        Reply::Raw(
+            status,
+            vec![("Content-Type".into(), content_type.into())],
+            body.into(),
+        )
+    }
+
+    /// A 3xx pointing at `location`, with a small HTML body as servers send.
+    pub fn redirect(status: u16, location: &str) -> Reply {
+        Reply::Raw(
+            status,
+            vec![
+                ("Location".into(), location.into()),
+                ("Content-Type".into(), "text/html".into()),
+            ],
+            format!("<a href=\"{location}\">Moved</a>").into_bytes(),
+        )
     }
 }
 
@@ -211,6 +234,19 @@ fn serve(stream: TcpStream, handler: &Handler, count: &AtomicUsize) {
             head.push_str("\r\n");
             let _ = stream.write_all(head.as_bytes());
             let _ = stream.write_all(body.as_bytes());
+            let _ = stream.flush();
+        }
+        Reply::Raw(status, extra, body) => {
+            let mut head = format!(
+                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
+            for (n, v) in extra {
+                head.push_str(&format!("{n}: {v}\r\n"));
+            }
+            head.push_str("\r\n");
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
             let _ = stream.flush();
         }
         Reply::Hang(wait) => std::thread::sleep(wait),

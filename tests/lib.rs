@@ -15,6 +15,7 @@ mod crash;
 mod devto;
 mod drill;
 mod exactly_once;
+mod hostile;
 mod http_target;
 mod mastodon;
 mod readme;
