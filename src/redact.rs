@@ -29,6 +29,7 @@ impl Redactor {
             self.push(json.to_string());
             self.push(json.replace('/', "\\/"));
             self.push(ascii_escaped(text));
+            self.push(ascii_escaped(text).replace('/', "\\/"));
             self.push(url_encoded(text, false));
             self.push(url_encoded(text, true));
             self.base64(text.as_bytes());

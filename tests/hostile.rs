@@ -13,7 +13,7 @@ mod secrets;
 mod servers;
 // The property against `dayrun::redact::Redactor` (256 cases per property). It only compiles
 // once src/redact.rs exists on this branch; enable it then by uncommenting the next line.
-// mod redact;
+mod redact;
 
 use crate::fake_server::Server;
 use crate::util::{Output, Project};

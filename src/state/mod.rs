@@ -217,7 +217,7 @@ impl StateFile {
         mut source: Option<&mut File>,
     ) -> std::io::Result<(BTreeMap<Date, Span>, Option<Span>)> {
         let mut at = 0u64;
-        // Comment lines as they were, but for CR and trailing blanks (as every rewrite does).
+        // Comment lines byte for byte, but a CRLF becomes LF (the file keeps one line end).
         let mut copy = |span: &Span, out: &mut dyn Write, at: &mut u64| -> std::io::Result<Span> {
             let source = source.as_mut().ok_or(std::io::ErrorKind::NotFound)?;
             source.seek(SeekFrom::Start(span.start))?;
@@ -225,10 +225,13 @@ impl StateFile {
             let mut line = Vec::new();
             let start = *at;
             while lines.read_until(b'\n', &mut line)? > 0 {
-                let end = line
-                    .iter()
-                    .rposition(|b| !b.is_ascii_whitespace())
-                    .map_or(0, |i| i + 1);
+                let mut end = line.len();
+                if line.ends_with(b"\n") {
+                    end -= 1;
+                }
+                if line[..end].ends_with(b"\r") {
+                    end -= 1;
+                }
                 out.write_all(&line[..end])?;
                 out.write_all(b"\n")?;
                 *at += end as u64 + 1;

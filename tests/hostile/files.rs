@@ -26,15 +26,15 @@ fn special_post(what: &str, make: impl Fn(&std::path::Path)) {
     make(&p.path("content/2026-11-29.md"));
     let [dry, run, status, check] = four_commands(&p);
     for (name, out) in [("run --dry-run", &dry), ("run", &run), ("check", &check)] {
+        let printed = format!("{}{}", out.stdout, out.stderr);
         assert!(
-            out.stderr.contains("content/2026-11-29.md")
-                && out.stderr.contains("not a regular file"),
+            printed.contains("content/2026-11-29.md") && printed.contains("not a regular file"),
             "{what}: `{name}` does not name the file as not a regular file:\n{out:?}"
         );
     }
     dry.code(1).stdout_has("2026-11-28 outbox publish");
     run.code(1)
-        .stderr_has("2026-11-29 outbox: failed (local)")
+        .stdout_has("2026-11-29 outbox failed (local)")
         .stdout_has("2026-11-28 outbox published");
     assert_eq!(
         p.statuses("outbox"),
@@ -75,8 +75,9 @@ fn h1_a_fifo_token_file_is_a_config_error_naming_it() {
     let [dry, run, status, check] = four_commands(&p);
     for (name, out) in [("run --dry-run", &dry), ("run", &run), ("check", &check)] {
         assert_eq!(out.code, 2, "`{name}` exit code\n{out:?}");
+        let printed = format!("{}{}", out.stdout, out.stderr);
         assert!(
-            out.stderr.contains("secrets/blog.token") && out.stderr.contains("not a regular file"),
+            printed.contains("secrets/blog.token") && printed.contains("not a regular file"),
             "`{name}`:\n{out:?}"
         );
     }

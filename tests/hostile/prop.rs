@@ -68,7 +68,7 @@ proptest! {
         let p = http_project(&server, "token_file = \"secrets/blog.token\"\ndedup = false");
         p.secret("secrets/blog.token", format!("{token}\n"));
         let out = p.run(&["run", TODAY]);
-        out.code(1).stderr_has("2026-11-29 blog: failed (rejected): POST: HTTP 422");
+        out.code(1).stdout_has("2026-11-29 blog failed (rejected): POST: HTTP 422");
         assert_no_leak(&p, &[("run", &out)], &forms_and_parts("token", &token));
     }
 }

@@ -59,10 +59,10 @@ fn s3_a_script_printing_its_environment_leaks_no_secret() {
     with_secrets(&mut p);
     let out = p.run(&["run", TODAY]);
     out.code(3)
-        .stderr_has("2026-11-29 site: failed (auth): exited 77")
+        .stdout_has("2026-11-29 site failed (auth): exited 77")
         // Not secrets: a plain variable, and dayrun's own DAYRUN_* (even DAYRUN_IDEMPOTENCY_KEY).
-        .stderr_has("key=2026-11-29 idem=")
-        .stderr_has("plain=plain-Value-9Qz");
+        .stdout_has("key=2026-11-29 idem=")
+        .stdout_has("plain=plain-Value-9Qz");
     let seen = p.read("env-seen.txt");
     assert!(
         seen.contains("BLOG_TOKEN=tkn-8fQ2xW7pL3vZ\n"),
@@ -72,7 +72,7 @@ fn s3_a_script_printing_its_environment_leaks_no_secret() {
         .lines()
         .find_map(|l| l.strip_prefix("DAYRUN_IDEMPOTENCY_KEY="))
         .unwrap();
-    out.stderr_has(&format!("idem={idem}"));
+    out.stdout_has(&format!("idem={idem}"));
     assert!(p.state_lines("site")[0].contains("class=auth"));
     let all: Vec<_> = SECRETS
         .iter()
@@ -149,8 +149,8 @@ fn r3_a_flood_on_stdout_is_a_protocol_error_then_confirmed() {
             assert!(p.read("state/site.log").contains("protocol error"));
         } else {
             out.code(1)
-                .stderr_has("2026-11-29 site: failed (unknown)")
-                .stderr_has("protocol error");
+                .stdout_has("2026-11-29 site failed (unknown)")
+                .stdout_has("protocol error");
             assert!(p.state_lines("site")[0].contains("class=unknown"));
         }
         for (path, text) in state_files(&p) {
@@ -191,10 +191,10 @@ fn r3_an_id_with_control_characters_or_too_long_is_a_protocol_error() {
         let out = p.run(&["run", TODAY]);
         assert_eq!(out.code, 1, "{row}: exit code\n{out:?}");
         assert!(
-            out.stderr.contains("2026-11-29 site: failed (unknown)")
-                && out.stderr.contains("protocol error"),
+            out.stdout.contains("2026-11-29 site failed (unknown)")
+                && out.stdout.contains("protocol error"),
             "{row}:\n{}",
-            out.stderr
+            out.stdout
         );
         assert!(
             p.state_lines("site")[0].contains("class=unknown"),

@@ -42,12 +42,12 @@ fn s1_a_token_echoed_near_the_cut_is_redacted_before_the_cut() {
     p.secret("secrets/blog.token", format!("{TOKEN}\n"));
     let out = p.run(&["run", TODAY]);
     out.code(1)
-        .stderr_has("2026-11-29 blog: failed (rejected): POST: HTTP 422: {\"error\":\"xxxx");
+        .stdout_has("2026-11-29 blog failed (rejected): POST: HTTP 422: {\"error\":\"xxxx");
     assert_eq!(server.request_count(), 1, "a 422 is not sent again");
     assert!(p.state_lines("blog")[0].contains("class=rejected"));
     assert_no_leak(&p, &[("run", &out)], &forms_and_parts("token", TOKEN));
     // Redacted, then cut: the marker is within the 200 characters shown.
-    out.stderr_has("***");
+    out.stdout_has("***");
 }
 
 #[test]
@@ -62,8 +62,8 @@ fn s2_a_json_escaped_token_is_redacted() {
     p.secret("secrets/blog.token", format!("{TOKEN}\n"));
     let out = p.run(&["run", TODAY]);
     out.code(1)
-        .stderr_has("2026-11-29 blog: failed (rejected): POST: HTTP 422: {\"message\":\"token ")
-        .stderr_has("is not valid for this site");
+        .stdout_has("2026-11-29 blog failed (rejected): POST: HTTP 422: {\"message\":\"token ")
+        .stdout_has("is not valid for this site");
     assert_no_leak(&p, &[("run", &out)], &forms_and_parts("token", TOKEN));
 }
 
@@ -85,8 +85,8 @@ fn s2_the_base64_of_user_and_password_alone_is_redacted() {
     let p = wordpress_project(&server, WP_USER, WP_PASSWORD);
     let out = p.run(&["run", TODAY]);
     out.code(1)
-        .stderr_has("2026-11-29 wp: failed (rejected): create post: HTTP 422")
-        .stderr_has("does not match any user");
+        .stdout_has("2026-11-29 wp failed (rejected): create post: HTTP 422")
+        .stdout_has("does not match any user");
     assert!(p.state_lines("wp")[0].contains("class=rejected"));
     assert_no_leak(&p, &[("run", &out)], &wordpress_forms());
 }
@@ -100,8 +100,8 @@ fn s2_an_application_password_without_its_spaces_is_redacted() {
     let p = wordpress_project(&server, WP_USER, WP_PASSWORD);
     let out = p.run(&["run", TODAY]);
     out.code(1)
-        .stderr_has("2026-11-29 wp: failed (rejected): create post: HTTP 422")
-        .stderr_has("is revoked");
+        .stdout_has("2026-11-29 wp failed (rejected): create post: HTTP 422")
+        .stdout_has("is revoked");
     assert_no_leak(&p, &[("run", &out)], &wordpress_forms());
 }
 
@@ -116,8 +116,8 @@ fn s2_a_part_of_a_cookie_value_is_redacted() {
     );
     p.secret("secrets/blog.headers", format!("Cookie: {COOKIE}\n"));
     let out = p.run(&["run", TODAY]);
-    out.code(1).stderr_has(
-        "2026-11-29 blog: failed (rejected): POST: HTTP 422: {\"error\":\"csrf check failed for ",
+    out.code(1).stdout_has(
+        "2026-11-29 blog failed (rejected): POST: HTTP 422: {\"error\":\"csrf check failed for ",
     );
     let mut all = forms("cookie", COOKIE);
     all.extend(forms("session part", "session=Zk81PqR7tYw3Xc"));

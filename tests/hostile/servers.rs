@@ -52,8 +52,8 @@ fn h4_a_15_mb_list_of_zeros_is_survived_and_nothing_is_sent_twice() {
             println!("h4 {what}, run {run}: {took:?}, {gets} list request(s) so far");
             assert_eq!(out.code, code, "{what}, run {run}\n{out:?}");
             if code == 1 && run == 1 {
-                out.stderr_has("2026-11-29 blog: failed (unknown)")
-                    .stderr_has("the lookup cannot tell");
+                out.stdout_has("2026-11-29 blog failed (unknown)")
+                    .stdout_has("the lookup cannot tell");
             }
             assert_eq!(
                 counts[1].load(Ordering::SeqCst),
@@ -85,7 +85,7 @@ fn r1_a_latin1_body_keeps_the_class_of_its_status() {
         p.post("2026-11-28", "Yesterday");
         let out = p.run(&["run", TODAY]);
         out.code(code)
-            .stderr_has(&format!("failed ({class}): POST: HTTP {status}"));
+            .stdout_has(&format!("failed ({class}): POST: HTTP {status}"));
         let sent = if class == "auth" {
             out.stdout_has("skip target stopped for this run");
             1
@@ -145,11 +145,12 @@ fn r4_a_credential_that_cannot_be_a_header_is_a_config_error_before_sending() {
         for args in [&["run", TODAY][..], &["run", "--dry-run", TODAY]] {
             let out = p.run(args);
             assert_eq!(out.code, 2, "{row}: `{}`\n{out:?}", args.join(" "));
+            let printed = format!("{}{}", out.stdout, out.stderr);
             assert!(
-                out.stderr.contains(named),
+                printed.contains(named),
                 "{row}: does not name {named}\n{out:?}"
             );
-            assert!(!out.stderr.contains("outcome unknown"), "{row}\n{out:?}");
+            assert!(!printed.contains("outcome unknown"), "{row}\n{out:?}");
         }
         assert_eq!(server.request_count(), 0, "{row}: sent");
         assert!(
@@ -266,7 +267,7 @@ fn r4_a_self_signed_certificate_stops_the_target_before_sending() {
     p.post("2026-11-28", "Yesterday")
         .post("2026-11-29", "Today");
     let (out, _) = run_within(&p, &["run", TODAY], Duration::from_secs(30));
-    out.code(2).stderr_has("certificate");
+    out.code(2).stdout_has("certificate");
     for text in [&out.stdout, &out.stderr] {
         assert!(!text.contains("outcome unknown"), "{out:?}");
     }
@@ -324,7 +325,7 @@ fn r5_a_redirect_names_its_location() {
         let server =
             Server::start(move |_| Reply::redirect(status, "https://example.test/new-home/posts"));
         let p = http_project(&server, "dedup = false");
-        p.run(&["run", TODAY]).code(1).stderr_has(&format!(
+        p.run(&["run", TODAY]).code(1).stdout_has(&format!(
             "HTTP {status} to https://example.test/new-home/posts"
         ));
     }
@@ -344,7 +345,7 @@ fn r5_a_short_header_value_is_not_redacted_inside_words() {
         "header_file = \"secrets/blog.headers\"\ndedup = false",
     );
     p.secret("secrets/blog.headers", "X-Flag: v\nX-Team: blue\n");
-    p.run(&["run", TODAY]).code(1).stderr_has(
-        r#"2026-11-29 blog: failed (rejected): POST: HTTP 422: {"error":"invalid flag v for team ***, see blueprint"}"#,
+    p.run(&["run", TODAY]).code(1).stdout_has(
+        r#"2026-11-29 blog failed (rejected): POST: HTTP 422: {"error":"invalid flag v for team ***, see blueprint"}"#,
     );
 }
