@@ -1,0 +1,100 @@
+//! The command line: the version, and usage errors that say where to look.
+
+use crate::util::{Output, Project};
+
+/// Run the binary with exactly these arguments (no `-C`), in `dir`.
+fn bare(dir: &std::path::Path, args: &[&str]) -> Output {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dayrun"))
+        .args(args)
+        .current_dir(dir)
+        .env("TZ", "UTC")
+        .output()
+        .unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn version_is_printed_and_exits_0() {
+    let p = Project::new();
+    let want = format!("dayrun {}\n", env!("CARGO_PKG_VERSION"));
+    assert_eq!(want, "dayrun 0.2.0\n");
+    for args in [
+        &["--version"][..],
+        &["-V"],
+        &["-C", ".", "--version"],
+        &["--config", "none.toml", "-V"],
+    ] {
+        let out = bare(&p.root, args);
+        out.code(0);
+        assert_eq!(out.stdout, want, "{args:?}");
+        assert_eq!(out.stderr, "", "{args:?}");
+    }
+    p.run(&["--help"]).code(0).stdout_has("-V, --version");
+}
+
+#[test]
+fn usage_errors_say_dayrun_and_where_to_read_the_usage() {
+    let p = Project::new();
+    // (arguments after `-C ROOT`, what stderr must hold, what it must not)
+    let cases: [(&[&str], &[&str], &str); 6] = [
+        (
+            &["status", "-C", "/srv/blog"],
+            &[
+                "dayrun: unrecognized argument: -C\n",
+                "\n  global flags go before the command: `dayrun -C /srv/blog status`\n",
+                "\n  see `dayrun status --help` for usage",
+            ],
+            "",
+        ),
+        (
+            &["check", "--config", "other.toml"],
+            &["global flags go before the command: `dayrun --config other.toml check`"],
+            "",
+        ),
+        (
+            &["run", "--today=2026-11-29", "-C"],
+            &["global flags go before the command: `dayrun -C DIR run`"],
+            "",
+        ),
+        (
+            &["run", "--bogus"],
+            &[
+                "dayrun: unrecognized argument: --bogus\n",
+                "see `dayrun run --help` for usage",
+            ],
+            "global flags",
+        ),
+        (
+            &["frobnicate"],
+            &[
+                "dayrun: unrecognized argument: frobnicate\n",
+                "see `dayrun --help` for usage",
+            ],
+            "global flags",
+        ),
+        (
+            &["mark"],
+            &[
+                "dayrun: required positional arguments not provided:",
+                "see `dayrun mark --help` for usage",
+            ],
+            "global flags",
+        ),
+    ];
+    for (args, want, never) in cases {
+        let out = p.run(args);
+        out.code(2);
+        for text in want {
+            out.stderr_has(text);
+        }
+        assert!(
+            never.is_empty() || !out.stderr.contains(never),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}
