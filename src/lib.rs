@@ -50,7 +50,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             let plan = runner::Plan {
                 dry_run: a.dry_run,
                 backfill: a.backfill,
-                keys: keys(&a.key)?,
+                keys: keys(&a.key, "--key")?,
                 targets: a.target,
                 retry: false,
                 force: false,
@@ -65,7 +65,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 ));
             }
             let plan = runner::Plan {
-                keys: keys(&a.keys)?,
+                keys: keys(&a.keys, "key")?,
                 targets: a.target,
                 retry: true,
                 force: a.force,
@@ -87,10 +87,15 @@ fn dispatch(args: Args) -> Result<i32, Error> {
 
 /// A key from the command line: strict `YYYY-MM-DD`, a real date.
 pub fn key(s: &str, what: &str) -> Result<Date, Error> {
-    clock::parse_key(s)
-        .ok_or_else(|| Error::usage(format!("{what}: `{s}` is not a date written YYYY-MM-DD")))
+    clock::parse_key(s).ok_or_else(|| {
+        let why = match clock::looks_like_key(s) {
+            true => "is not a real date",
+            false => "is not a date written YYYY-MM-DD",
+        };
+        Error::usage(format!("{what}: `{s}` {why}"))
+    })
 }
 
-fn keys(list: &[String]) -> Result<Vec<Date>, Error> {
-    list.iter().map(|s| key(s, "key")).collect()
+fn keys(list: &[String], what: &str) -> Result<Vec<Date>, Error> {
+    list.iter().map(|s| key(s, what)).collect()
 }

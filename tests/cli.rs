@@ -1,4 +1,5 @@
-//! The command line: the version, and usage errors that say where to look.
+//! The command line: the version, usage errors that say where to look, and dates that do not
+//! exist.
 
 use crate::util::{Output, Project};
 
@@ -97,4 +98,48 @@ fn usage_errors_say_dayrun_and_where_to_read_the_usage() {
             out.stderr
         );
     }
+}
+
+#[test]
+fn dates_that_do_not_exist_are_called_so() {
+    let p = Project::new();
+    p.post("2026-11-28", "A");
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["run", "--today", "2026-13-01"],
+            "dayrun: --today: `2026-13-01` is not a real date",
+        ),
+        (
+            &["status", "--today=2026-02-29"],
+            "--today: `2026-02-29` is not a real date",
+        ),
+        (
+            &["adopt", "--until", "2026-11-31"],
+            "--until: `2026-11-31` is not a real date",
+        ),
+        (
+            &["run", "--key", "2026-00-10"],
+            "--key: `2026-00-10` is not a real date",
+        ),
+        (
+            &["retry", "2026-02-30"],
+            "key: `2026-02-30` is not a real date",
+        ),
+        (
+            &["mark", "2026-04-31", "done"],
+            "key: `2026-04-31` is not a real date",
+        ),
+        (
+            &["run", "--today", "2026-1-01"],
+            "--today: `2026-1-01` is not a date written YYYY-MM-DD",
+        ),
+        (
+            &["run", "--today", "tomorrow"],
+            "--today: `tomorrow` is not a date written YYYY-MM-DD",
+        ),
+    ];
+    for (args, want) in cases {
+        p.run(args).code(2).stderr_has(want);
+    }
+    assert!(!p.exists("state"), "a usage error wrote state");
 }
