@@ -56,6 +56,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 force: false,
                 absent: false,
             };
+            known(&config, &plan)?;
             runner::run(&config, &clock(&a.today)?, &plan)
         }
         Command::Retry(a) => {
@@ -73,6 +74,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 backfill: true,
                 dry_run: false,
             };
+            known(&config, &plan)?;
             runner::run(&config, &clock(&None)?, &plan)
         }
         Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,
@@ -98,4 +100,32 @@ pub fn key(s: &str, what: &str) -> Result<Date, Error> {
 
 fn keys(list: &[String], what: &str) -> Result<Vec<Date>, Error> {
     list.iter().map(|s| key(s, what)).collect()
+}
+
+/// Every key named on the command line has a post, or a state line on a selected target:
+/// otherwise it is a typo or a post not written yet, and nothing runs.
+fn known(config: &Config, plan: &runner::Plan) -> Result<(), Error> {
+    if plan.keys.is_empty() {
+        return Ok(());
+    }
+    let catalog = content::Catalog::scan(&config.content, &config.root)?;
+    let shown = config.show(&config.state);
+    let mut states = Vec::new();
+    for target in config.select(&plan.targets)? {
+        states.push(state::StateFile::load(&config.state, &target.name, &shown)?);
+    }
+    let unknown = plan.keys.iter().find(|key| {
+        !catalog.files.contains_key(key) && states.iter().all(|s| s.get(**key).is_none())
+    });
+    match unknown {
+        None => Ok(()),
+        Some(key) => {
+            let file = config.show(&config.content.join(format!("{key}.md")));
+            Err(Error::usage(format!(
+                "no post for {key}: {} does not exist, and no target has a record of {key}",
+                file.display()
+            ))
+            .hint("check the date, or write the post first"))
+        }
+    }
 }

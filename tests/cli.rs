@@ -1,5 +1,5 @@
-//! The command line: the version, usage errors that say where to look, and dates that do not
-//! exist.
+//! The command line: the version, usage errors that say where to look, dates that do not
+//! exist, and named keys that match nothing.
 
 use crate::util::{Output, Project};
 
@@ -142,4 +142,46 @@ fn dates_that_do_not_exist_are_called_so() {
         p.run(args).code(2).stderr_has(want);
     }
     assert!(!p.exists("state"), "a usage error wrote state");
+}
+
+#[test]
+fn a_named_key_with_no_post_and_no_record_is_a_usage_error() {
+    let p = Project::new();
+    p.post("2026-11-28", "A");
+    for args in [
+        &["run", "--key", "2026-11-23", "--today=2026-11-29"][..],
+        &["run", "--key", "2026-11-28", "--key", "2026-11-23"],
+        &["run", "--dry-run", "--key", "2026-11-23"],
+        &["retry", "2026-11-23"],
+    ] {
+        p.run(args)
+            .code(2)
+            .stderr_has(
+                "dayrun: no post for 2026-11-23: content/2026-11-23.md does not exist, and no target has a record of 2026-11-23",
+            )
+            .stderr_has("\n  check the date, or write the post first");
+        assert!(!p.exists("outbox"), "{args:?} published");
+        assert!(!p.exists("state/outbox.state"), "{args:?} recorded");
+    }
+    // A record is enough: a published post whose file was deleted can still be named.
+    p.run(&["run", "--today=2026-11-29"]).code(0);
+    std::fs::remove_file(p.path("content/2026-11-28.md")).unwrap();
+    let out = p.run(&["retry", "2026-11-28"]);
+    out.code(0);
+    assert!(!out.stderr.contains("no post"), "{}", out.stderr);
+    // Only the selected targets' records count.
+    p.file(
+        "dayrun.toml",
+        "[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\n[targets.site]\nkind = \"folder\"\ndir = \"site\"\n",
+    );
+    p.run(&[
+        "run",
+        "--key",
+        "2026-11-28",
+        "--today=2026-11-29",
+        "--target",
+        "site",
+    ])
+    .code(2)
+    .stderr_has("no post for 2026-11-28: content/2026-11-28.md does not exist");
 }
