@@ -8,6 +8,7 @@ mod fake_wordpress;
 mod harness;
 mod util;
 
+mod by_hand;
 mod cli;
 mod command_target;
 mod content;
