@@ -1,5 +1,5 @@
 //! The human levers say what they did: `mark` prints what it recorded on which target and
-//! warns about what it cannot know.
+//! warns about what it cannot know; `adopt` says when it adopts less than asked.
 
 use crate::util::Project;
 
@@ -76,4 +76,22 @@ fn mark_warns_about_what_it_cannot_know_but_still_records() {
         p.statuses("outbox"),
         ["2026-11-20 failed", "2026-11-28 done"]
     );
+}
+
+#[test]
+fn adopt_says_when_until_is_after_today() {
+    let p = Project::new();
+    p.post("2026-11-28", "A");
+    let today = jiff::Timestamp::now()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .date();
+    p.run(&["adopt", "--until", "2999-01-01"])
+        .code(0)
+        .stderr_has(&format!(
+            "dayrun: --until 2999-01-01 is after today ({today}): adopting up to today\n"
+        ))
+        .stdout_has(&format!("outbox: adopted 1 key(s) up to {today}"));
+    let out = p.run(&["adopt", "--until", "2026-11-28"]);
+    out.code(0);
+    assert_eq!(out.stderr, "", "an --until in the past is taken as it is");
 }
