@@ -11,6 +11,7 @@ mod util;
 mod by_hand;
 mod cli;
 mod command_target;
+mod config;
 mod content;
 mod core_run;
 mod crash;

@@ -1,0 +1,63 @@
+//! What dayrun says about its config: target tables named by file and line with the keys they
+//! take.
+
+use crate::util::Project;
+
+const EVERY: &str = "every target takes retries, backoff_secs, retry_after_cap_secs, confirm_polls, confirm_delay_secs, min_interval_secs, dedup, settle_secs";
+
+#[test]
+fn target_table_errors_name_file_line_and_the_keys_it_takes() {
+    let p = Project::new();
+    // (dayrun.toml, what `check` must print on stderr)
+    let cases: [(&str, &[&str]); 8] = [
+        (
+            "# blog\n[targets.outbox]\nkind = \"folder\"\ndir = \"out\"\nretires = 3\n",
+            &[
+                "dayrun: dayrun.toml:5: [targets.outbox]: unknown field `retires` (did you mean `retries`?)\n",
+                &format!("\n  a folder target takes dir; {EVERY}\n"),
+            ],
+        ),
+        (
+            "[targets.site]\nkind = \"command\"\nrun = [\"./p.sh\"]\nspeed = 3\n",
+            &[
+                "dayrun.toml:4: [targets.site]: unknown field `speed`\n",
+                &format!("\n  a command target takes run, confirm, timeout_secs, env; {EVERY}\n"),
+            ],
+        ),
+        (
+            "[targets]\nsite.kind = \"folder\"\nsite.dirr = \"out\"\n",
+            &["dayrun.toml:3: [targets.site]: unknown field `dirr` (did you mean `dir`?)"],
+        ),
+        (
+            "[targets.outbox]\nknd = \"folder\"\ndir = \"out\"\n",
+            &[
+                "dayrun: dayrun.toml:2: [targets.outbox]: missing `kind` (found `knd`: a typo?)\n",
+                "\n  `kind` is one of: folder, http, command, wordpress, devto, mastodon\n",
+            ],
+        ),
+        (
+            "\n[targets.outbox]\ntype = \"folder\"\n",
+            &["dayrun.toml:3: [targets.outbox]: missing `kind` (found `type`: a typo?)"],
+        ),
+        (
+            "\n[targets.outbox]\ndir = \"out\"\n",
+            &["dayrun.toml:2: [targets.outbox]: missing `kind`\n"],
+        ),
+        (
+            "[targets.site]\nkind = \"folder\"\ndir = \"site\"\n\nretries = 30\n",
+            &["dayrun.toml:5: [targets.site]: `retries` must be a whole number from 0 to 10"],
+        ),
+        (
+            "[targets.site]\nkind = \"folder\"\n",
+            &["dayrun.toml:1: [targets.site]: missing field `dir`"],
+        ),
+    ];
+    for (toml, want) in cases {
+        p.file("dayrun.toml", toml);
+        let out = p.run(&["check"]);
+        out.code(2);
+        for text in want {
+            out.stderr_has(text);
+        }
+    }
+}
