@@ -10,8 +10,13 @@ use std::time::Duration;
 /// Everything a command needs to know, resolved to absolute paths and typed values.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The project folder (`-C DIR`, else the current folder); relative paths start here.
+    /// The project folder (`-C DIR`, else the current folder): where `dayrun.toml` and a
+    /// relative `--config` are looked for, and what paths are shown relative to.
     pub root: PathBuf,
+    /// The config file's folder: relative paths from the file start here (`from_file`).
+    pub base: PathBuf,
+    /// The config file that was read, as shown in messages (`None`: none, defaults apply).
+    pub file: Option<PathBuf>,
     /// Where the dated posts live (`content`, default `content/`).
     pub content: PathBuf,
     /// Where state files, journals, trace logs and the lock live (`state`, default `state/`).
@@ -134,8 +139,9 @@ struct Source {
 }
 
 impl Config {
-    /// Build the config for project folder `root`, reading `config` (default `root/dayrun.toml`).
-    /// A missing default file means defaults; a missing named file is an error.
+    /// Build the config for project folder `root`, reading `config` (default `root/dayrun.toml`,
+    /// a named file relative to `root`). A missing default file means defaults; a missing named
+    /// file is an error. Relative paths in the file (and the defaults) start at its folder.
     pub fn load(root: &Path, config: Option<&Path>) -> Result<Config, Error> {
         let root = std::path::absolute(root)
             .map_err(|e| Error::io(crate::error::Kind::Config, root, "resolve the folder", &e))?;
@@ -178,14 +184,26 @@ impl Config {
         if targets.is_empty() {
             targets.push(TargetConfig::outbox(&source.path));
         }
+        let base = source
+            .path
+            .parent()
+            .map_or_else(|| root.clone(), Path::to_path_buf);
         Ok(Config {
-            content: root.join(file.content.unwrap_or_else(|| "content".into())),
-            state: root.join(file.state.unwrap_or_else(|| "state".into())),
+            content: base.join(file.content.unwrap_or_else(|| "content".into())),
+            state: base.join(file.state.unwrap_or_else(|| "state".into())),
+            file: source.text.is_some().then(|| source.shown.clone()),
+            base,
             root,
             timezone,
             catchup_days,
             targets,
         })
+    }
+
+    /// A path written in the config file, resolved as the file means it: relative paths start
+    /// at the file's folder (as Cargo does), absolute ones stay as they are.
+    pub fn from_file(&self, path: &Path) -> PathBuf {
+        self.base.join(path)
     }
 
     /// The targets named on the command line (all when none is named).

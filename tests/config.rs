@@ -1,5 +1,5 @@
 //! What dayrun says about its config: target tables named by file and line with the keys they
-//! take.
+//! take, and a `--config` file elsewhere read relative to its own folder.
 
 use crate::util::Project;
 
@@ -60,4 +60,35 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
             out.stderr_has(text);
         }
     }
+}
+
+#[test]
+fn a_config_elsewhere_reads_paths_from_its_own_folder() {
+    let p = Project::new();
+    p.file("posts/2026-11-29.md", "# Today\n");
+    p.file(
+        "conf/blog.toml",
+        "content = \"../posts\"\nstate = \"run-state\"\n",
+    );
+    p.run(&["--config", "conf/blog.toml", "run", "--today=2026-11-29"])
+        .code(0)
+        .stdout_has("2026-11-29 outbox published");
+    let state = p.read("conf/run-state/outbox.state");
+    assert!(
+        state.contains("\n2026-11-29 done ") || state.starts_with("2026-11-29 done "),
+        "{state}"
+    );
+    assert!(!p.exists("state"), "state went to the project folder");
+    // Errors name the file that was read.
+    p.file("conf/blog.toml", "content = \"../posts\"\ncolour = 1\n");
+    p.run(&["--config", "conf/blog.toml", "check"])
+        .code(2)
+        .stderr_has("dayrun: conf/blog.toml:2: unknown field `colour`");
+    p.file(
+        "conf/blog.toml",
+        "[targets.site]\nkind = \"folder\"\ndir = \"site\"\nretires = 1\n",
+    );
+    p.run(&["--config", "conf/blog.toml", "check"])
+        .code(2)
+        .stderr_has("dayrun: conf/blog.toml:4: [targets.site]: unknown field `retires`");
 }
