@@ -41,6 +41,12 @@ pub fn run(args: Args) -> i32 {
 fn dispatch(args: Args) -> Result<i32, Error> {
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
     let config = Config::load(&root, args.config.as_deref())?;
+    if config.file.is_none() && shows_setup(&args.command) {
+        eprintln!(
+            "dayrun: note: no dayrun.toml in {}: using the defaults (content/, state/, one folder target `outbox`)",
+            config.root.display()
+        );
+    }
     let clock = |today: &Option<String>| -> Result<Clock, Error> {
         let today = today.as_deref().map(|s| key(s, "--today")).transpose()?;
         Ok(Clock::new(config.timezone.clone(), today))
@@ -85,6 +91,16 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             adopt::run(&config, &clock(&None)?, until, &a.target)?
         }
     })
+}
+
+/// Whether the command shows the setup to a person (so a note on defaults helps), rather
+/// than running from a timer (whose log should not repeat it every day).
+fn shows_setup(command: &Command) -> bool {
+    match command {
+        Command::Status(_) | Command::Check(_) => true,
+        Command::Run(a) => a.dry_run,
+        _ => false,
+    }
 }
 
 /// A key from the command line: strict `YYYY-MM-DD`, a real date.

@@ -1,5 +1,5 @@
 //! What dayrun says about its config: target tables named by file and line with the keys they
-//! take, and a `--config` file elsewhere read relative to its own folder.
+//! take, a `--config` file elsewhere read relative to its own folder, and defaults announced.
 
 use crate::util::Project;
 
@@ -91,4 +91,37 @@ fn a_config_elsewhere_reads_paths_from_its_own_folder() {
     p.run(&["--config", "conf/blog.toml", "check"])
         .code(2)
         .stderr_has("dayrun: conf/blog.toml:4: [targets.site]: unknown field `retires`");
+}
+
+#[test]
+fn a_folder_without_config_says_defaults_apply_where_a_person_looks() {
+    let p = Project::new();
+    p.post("2026-11-29", "Today");
+    let note = format!(
+        "dayrun: note: no dayrun.toml in {}: using the defaults (content/, state/, one folder target `outbox`)\n",
+        p.root.display()
+    );
+    // (command, whether the note is printed)
+    let cases: [(&[&str], bool); 5] = [
+        (&["check"], true),
+        (&["status", "--today=2026-11-29"], true),
+        (&["run", "--dry-run", "--today=2026-11-29"], true),
+        (&["run", "--today=2026-11-29"], false),
+        (&["mark", "2026-11-29", "done", "--id", "x"], false),
+    ];
+    for (args, shown) in cases {
+        let out = p.run(args);
+        out.code(0);
+        assert_eq!(
+            out.stderr.matches(&note).count(),
+            usize::from(shown),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(!out.stdout.contains("no dayrun.toml"), "{args:?}");
+    }
+    p.file("dayrun.toml", "catchup_days = 3\n");
+    let out = p.run(&["check"]);
+    out.code(0);
+    assert!(!out.stderr.contains("no dayrun.toml"), "{}", out.stderr);
 }
