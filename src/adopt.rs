@@ -15,7 +15,13 @@ pub fn run(
     targets: &[String],
 ) -> Result<i32, Error> {
     let today = clock.today();
-    let until = until.map_or(today, |u| u.min(today));
+    let until = match until {
+        Some(until) if until > today => {
+            eprintln!("dayrun: --until {until} is after today ({today}): adopting up to today");
+            today
+        }
+        until => until.unwrap_or(today),
+    };
     let catalog = Catalog::scan(&config.content, &config.root)?;
     let (_guard, mut states) = locked_states(config, clock, targets)?;
     for state in &mut states {

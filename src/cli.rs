@@ -6,6 +6,9 @@ use std::path::PathBuf;
 /// Publish dated markdown posts (content/YYYY-MM-DD.md) to their targets, exactly once.
 #[derive(FromArgs, Debug)]
 pub struct Args {
+    /// print the version and exit
+    #[argh(switch, short = 'V')]
+    pub version: bool,
     /// work as if started in DIR
     #[argh(option, short = 'C')]
     pub dir: Option<PathBuf>,
@@ -116,8 +119,11 @@ pub struct AdoptArgs {
     pub target: Vec<String>,
 }
 
+/// The flags that belong before the command, with what their value stands for.
+const GLOBAL: [(&str, &str); 2] = [("-C", "DIR"), ("--config", "FILE")];
+
 /// Parse the process arguments. `Err((text, code))`: print `text` and exit with `code`
-/// (0 for `--help`, 2 for a usage error; argh alone would exit 1).
+/// (0 for `--help` and `--version`, 2 for a usage error; argh alone would exit 1).
 pub fn parse(argv: &[String]) -> Result<Args, (String, i32)> {
     let cmd = argv
         .first()
@@ -140,8 +146,66 @@ pub fn parse(argv: &[String]) -> Result<Args, (String, i32)> {
             _ => rest.push(arg),
         }
     }
+    // argh wants a command even with `--version`: answer it before argh sees it.
+    if matches!(rest.get(command_at(&rest)), Some(&("-V" | "--version"))) {
+        return Err((format!("dayrun {}", env!("CARGO_PKG_VERSION")), 0));
+    }
     Args::from_args(&[&cmd], &rest).map_err(|exit| match exit.status {
         Ok(()) => (exit.output, 0),
-        Err(()) => (exit.output, 2),
+        Err(()) => (usage_error(&exit.output, &rest), 2),
     })
+}
+
+/// Where the command is: the first argument after the global flags and their values.
+fn command_at(args: &[&str]) -> usize {
+    let mut at = 0;
+    while at < args.len() && GLOBAL.iter().any(|(flag, _)| *flag == args[at]) {
+        at += 2;
+    }
+    at
+}
+
+/// argh's message with the `dayrun: ` prefix, a hint when a global flag came after the
+/// command, and where to read the usage.
+fn usage_error(output: &str, args: &[&str]) -> String {
+    let message = output.trim();
+    let mut chars = message.chars();
+    let message: String = chars
+        .next()
+        .map(|c| c.to_ascii_lowercase())
+        .into_iter()
+        .chain(chars)
+        .collect();
+    let mut text = format!("dayrun: {message}");
+    let at = command_at(args);
+    let command = args.get(at).filter(|c| {
+        <Command as argh::SubCommands>::COMMANDS
+            .iter()
+            .any(|i| i.name == **c)
+    });
+    if let Some(command) = command
+        && let Some(hint) = misplaced_global(message.as_str(), command, &args[at + 1..])
+    {
+        text.push_str(&format!("\n  {hint}"));
+    }
+    let help = match command {
+        Some(command) => format!("dayrun {command} --help"),
+        None => "dayrun --help".into(),
+    };
+    text.push_str(&format!("\n  see `{help}` for usage"));
+    text
+}
+
+/// When argh refused a global flag given after `command`: where it belongs.
+fn misplaced_global(message: &str, command: &str, after: &[&str]) -> Option<String> {
+    let refused = message.strip_prefix("unrecognized argument: ")?;
+    let (flag, stands_for) = GLOBAL.iter().find(|(flag, _)| *flag == refused)?;
+    let at = after.iter().position(|a| a == flag)?;
+    let value = after
+        .get(at + 1)
+        .filter(|v| !v.starts_with('-'))
+        .unwrap_or(stands_for);
+    Some(format!(
+        "global flags go before the command: `dayrun {flag} {value} {command}`"
+    ))
 }

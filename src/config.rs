@@ -10,8 +10,13 @@ use std::time::Duration;
 /// Everything a command needs to know, resolved to absolute paths and typed values.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The project folder (`-C DIR`, else the current folder); relative paths start here.
+    /// The project folder (`-C DIR`, else the current folder): where `dayrun.toml` and a
+    /// relative `--config` are looked for, and what paths are shown relative to.
     pub root: PathBuf,
+    /// The config file's folder: relative paths from the file start here (`from_file`).
+    pub base: PathBuf,
+    /// The config file that was read, as shown in messages (`None`: none, defaults apply).
+    pub file: Option<PathBuf>,
     /// Where the dated posts live (`content`, default `content/`).
     pub content: PathBuf,
     /// Where state files, journals, trace logs and the lock live (`state`, default `state/`).
@@ -37,6 +42,10 @@ pub struct TargetConfig {
     pub settings: toml::Table,
     /// The config file the table came from, for error messages.
     pub source: PathBuf,
+    /// The line of the table's header in `source` (`None` for the default target).
+    pub line: Option<usize>,
+    /// The line of each of the table's keys in `source`, for error messages.
+    pub key_lines: BTreeMap<String, usize>,
 }
 
 /// How hard to try and how long to wait, per target.
@@ -100,99 +109,101 @@ struct File {
     targets: BTreeMap<String, toml::Table>,
 }
 
+/// The delivery keys every target table takes, besides its kind's own (see `Policy`).
+pub const POLICY_KEYS: [&str; 8] = [
+    "retries",
+    "backoff_secs",
+    "retry_after_cap_secs",
+    "confirm_polls",
+    "confirm_delay_secs",
+    "min_interval_secs",
+    "dedup",
+    "settle_secs",
+];
+
+/// The target kinds, for messages (the match that builds them is `targets::build`).
+pub const KINDS: [&str; 6] = [
+    "folder",
+    "http",
+    "command",
+    "wordpress",
+    "devto",
+    "mastodon",
+];
+
+/// The config file as read: where it is, how to show it, and its text (`None`: no file).
+struct Source {
+    path: PathBuf,
+    shown: PathBuf,
+    text: Option<String>,
+}
+
 impl Config {
-    /// Build the config for project folder `root`, reading `config` (default `root/dayrun.toml`).
-    /// A missing default file means defaults; a missing named file is an error.
+    /// Build the config for project folder `root`, reading `config` (default `root/dayrun.toml`,
+    /// a named file relative to `root`). A missing default file means defaults; a missing named
+    /// file is an error. Relative paths in the file (and the defaults) start at its folder.
     pub fn load(root: &Path, config: Option<&Path>) -> Result<Config, Error> {
         let root = std::path::absolute(root)
             .map_err(|e| Error::io(crate::error::Kind::Config, root, "resolve the folder", &e))?;
         if !root.is_dir() {
             return Err(Error::config("no such project folder").at(&root));
         }
-        let (path, required) = match config {
-            Some(p) => (root.join(p), true),
-            None => (root.join("dayrun.toml"), false),
-        };
-        // Errors name the file as the user would: relative to the project folder.
-        let shown = path.strip_prefix(&root).unwrap_or(&path).to_path_buf();
-        let read = crate::fsutil::read_regular(&path, 1024 * 1024, true).and_then(|bytes| {
-            String::from_utf8(bytes)
-                .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
-        });
-        let file = match read {
-            Ok(text) => parse_file(&text, &shown)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => File::default(),
-            Err(e) => {
-                return Err(Error::io(
-                    crate::error::Kind::Config,
-                    &shown,
-                    "read the config",
-                    &e,
-                ));
-            }
+        let source = read_source(&root, config)?;
+        let shown = &source.shown;
+        let file = match &source.text {
+            Some(text) => parse_file(text, shown)?,
+            None => File::default(),
         };
         let timezone = match &file.timezone {
             None => TimeZone::system(),
             Some(name) => TimeZone::get(name).map_err(|_| {
                 Error::config(format!("unknown time zone `{name}`"))
-                    .at(&shown)
+                    .at(shown)
                     .hint("use an IANA name such as `Europe/Berlin` or `UTC`")
             })?,
         };
         let catchup_days = file.catchup_days.unwrap_or(3);
         if catchup_days < 0 {
-            return Err(Error::config("`catchup_days` must be 0 or more").at(&shown));
+            return Err(Error::config("`catchup_days` must be 0 or more").at(shown));
         }
+        let mut lines = source.text.as_deref().map(target_lines).unwrap_or_default();
         let mut targets = Vec::new();
-        for (name, mut table) in file.targets {
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            {
-                return Err(Error::config(format!(
-                    "target name `{name}` may only use letters, digits, `-` and `_` (it names state files)"
-                ))
-                .at(&shown));
-            }
-            let ctx = |msg: String| Error::config(format!("[targets.{name}]: {msg}")).at(&shown);
-            let kind = match table.remove("kind") {
-                Some(toml::Value::String(kind)) => kind,
-                Some(_) => return Err(ctx("`kind` must be a string".into())),
-                None => {
-                    return Err(ctx(
-                        "missing `kind` (folder, http, command, wordpress, devto, mastodon)".into(),
-                    ));
-                }
-            };
-            let policy = take_policy(&mut table).map_err(ctx)?;
-            targets.push(TargetConfig {
+        for (name, table) in file.targets {
+            let (line, key_lines) = lines.remove(&name).unwrap_or_default();
+            let target = TargetConfig {
                 name,
-                kind,
-                policy,
+                kind: String::new(),
+                policy: Policy::default(),
                 settings: table,
-                source: path.clone(),
-            });
+                source: source.path.clone(),
+                line,
+                key_lines,
+            };
+            targets.push(target.typed(shown)?);
         }
         if targets.is_empty() {
-            let mut settings = toml::Table::new();
-            settings.insert("dir".into(), toml::Value::String("outbox".into()));
-            targets.push(TargetConfig {
-                name: "outbox".into(),
-                kind: "folder".into(),
-                policy: Policy::default(),
-                settings,
-                source: path.clone(),
-            });
+            targets.push(TargetConfig::outbox(&source.path));
         }
+        let base = source
+            .path
+            .parent()
+            .map_or_else(|| root.clone(), Path::to_path_buf);
         Ok(Config {
-            content: root.join(file.content.unwrap_or_else(|| "content".into())),
-            state: root.join(file.state.unwrap_or_else(|| "state".into())),
+            content: base.join(file.content.unwrap_or_else(|| "content".into())),
+            state: base.join(file.state.unwrap_or_else(|| "state".into())),
+            file: source.text.is_some().then(|| source.shown.clone()),
+            base,
             root,
             timezone,
             catchup_days,
             targets,
         })
+    }
+
+    /// A path written in the config file, resolved as the file means it: relative paths start
+    /// at the file's folder (as Cargo does), absolute ones stay as they are.
+    pub fn from_file(&self, path: &Path) -> PathBuf {
+        self.base.join(path)
     }
 
     /// The targets named on the command line (all when none is named).
@@ -219,43 +230,194 @@ impl Config {
     }
 }
 
+impl TargetConfig {
+    /// The line to show for an error about `key`: the key's own, else the table's.
+    pub fn line_of(&self, key: &str) -> Option<usize> {
+        self.key_lines.get(key).copied().or(self.line)
+    }
+
+    /// The one target used when the file names none: a folder target `outbox`.
+    fn outbox(source: &Path) -> TargetConfig {
+        let mut settings = toml::Table::new();
+        settings.insert("dir".into(), toml::Value::String("outbox".into()));
+        TargetConfig {
+            name: "outbox".into(),
+            kind: "folder".into(),
+            policy: Policy::default(),
+            settings,
+            source: source.to_path_buf(),
+            line: None,
+            key_lines: BTreeMap::new(),
+        }
+    }
+
+    /// Check the name, and take `kind` and the delivery keys out of the table.
+    fn typed(mut self, shown: &Path) -> Result<TargetConfig, Error> {
+        let name = self.name.clone();
+        let bad = |msg: String, line: Option<usize>| {
+            Error::config(format!("[targets.{name}]: {msg}"))
+                .at(shown)
+                .at_line(line)
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(Error::config(format!(
+                "target name `{name}` may only use letters, digits, `-` and `_` (it names state files)"
+            ))
+            .at(shown)
+            .at_line(self.line));
+        }
+        self.kind = match self.settings.remove("kind") {
+            Some(toml::Value::String(kind)) => kind,
+            Some(_) => {
+                return Err(bad("`kind` must be a string".into(), self.line_of("kind")));
+            }
+            None => {
+                let typo = self.kind_typo();
+                let found = typo
+                    .as_ref()
+                    .map(|key| format!(" (found `{key}`: a typo?)"))
+                    .unwrap_or_default();
+                let line = typo.as_deref().map_or(self.line, |key| self.line_of(key));
+                return Err(bad(format!("missing `kind`{found}"), line)
+                    .hint(format!("`kind` is one of: {}", KINDS.join(", "))));
+            }
+        };
+        self.policy =
+            take_policy(&mut self.settings).map_err(|(key, msg)| bad(msg, self.line_of(key)))?;
+        Ok(self)
+    }
+
+    /// A key that was probably meant as `kind`: spelled like it, or holding a kind's name.
+    fn kind_typo(&self) -> Option<String> {
+        self.settings
+            .iter()
+            .filter(|(key, _)| !POLICY_KEYS.contains(&key.as_str()))
+            .find(|(key, value)| {
+                closest(key, ["kind"]).is_some()
+                    || value.as_str().is_some_and(|v| KINDS.contains(&v))
+            })
+            .map(|(key, _)| key.clone())
+    }
+}
+
+/// Find and read the config file. A missing default file is no error: `text` is `None`.
+fn read_source(root: &Path, config: Option<&Path>) -> Result<Source, Error> {
+    let (path, required) = match config {
+        Some(p) => (root.join(p), true),
+        None => (root.join("dayrun.toml"), false),
+    };
+    // Errors name the file as the user would: relative to the project folder.
+    let shown = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+    let read = crate::fsutil::read_regular(&path, 1024 * 1024, true).and_then(|bytes| {
+        String::from_utf8(bytes)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+    });
+    let text = match read {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => None,
+        Err(e) => {
+            return Err(Error::io(
+                crate::error::Kind::Config,
+                &shown,
+                "read the config",
+                &e,
+            ));
+        }
+    };
+    Ok(Source { path, shown, text })
+}
+
 fn parse_file(text: &str, path: &Path) -> Result<File, Error> {
     toml::from_str(text).map_err(|e| {
         let mut err = Error::config(e.message().trim().to_string()).at(path);
         if let Some(span) = e.span() {
-            err = err.line(text[..span.start.min(text.len())].matches('\n').count() + 1);
+            err = err.line(line_at(text, span.start));
         }
         err
     })
 }
 
-fn take_policy(table: &mut toml::Table) -> Result<Policy, String> {
+/// The 1-based line of byte `offset` in `text`.
+fn line_at(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+/// Per target table: the line of its name (the `[targets.NAME]` header) and of each key in it.
+fn target_lines(text: &str) -> BTreeMap<String, (Option<usize>, BTreeMap<String, usize>)> {
+    let Ok(doc) = toml::de::DeTable::parse(text) else {
+        return BTreeMap::new();
+    };
+    let targets = doc
+        .get_ref()
+        .iter()
+        .find(|(key, _)| key.get_ref() == "targets")
+        .and_then(|(_, value)| value.get_ref().as_table());
+    let Some(targets) = targets else {
+        return BTreeMap::new();
+    };
+    let mut out = BTreeMap::new();
+    for (name, table) in targets {
+        let keys = table
+            .get_ref()
+            .as_table()
+            .into_iter()
+            .flatten()
+            .map(|(key, _)| (key.get_ref().to_string(), line_at(text, key.span().start)))
+            .collect();
+        out.insert(
+            name.get_ref().to_string(),
+            (Some(line_at(text, name.span().start)), keys),
+        );
+    }
+    out
+}
+
+/// Take the delivery keys out of a target table. `Err((key, message))` names the bad key.
+fn take_policy(table: &mut toml::Table) -> Result<Policy, (&'static str, String)> {
     let mut policy = Policy::default();
     if let Some(v) = table.remove("retries") {
         policy.retries = v
             .as_integer()
             .and_then(|n| u32::try_from(n).ok())
             .filter(|n| *n <= 10)
-            .ok_or("`retries` must be a whole number from 0 to 10")?;
+            .ok_or((
+                "retries",
+                "`retries` must be a whole number from 0 to 10".into(),
+            ))?;
     }
     if let Some(v) = table.remove("confirm_polls") {
         policy.confirm_polls = v
             .as_integer()
             .and_then(|n| u32::try_from(n).ok())
             .filter(|n| (1..=100).contains(n))
-            .ok_or("`confirm_polls` must be a whole number from 1 to 100")?;
+            .ok_or((
+                "confirm_polls",
+                "`confirm_polls` must be a whole number from 1 to 100".into(),
+            ))?;
     }
     if let Some(v) = table.remove("dedup") {
         policy.dedup = match (v.as_bool(), v.as_str()) {
             (Some(true), _) => Dedup::BestEffort,
             (Some(false), _) => Dedup::Off,
             (_, Some("strict")) => Dedup::Strict,
-            _ => return Err("`dedup` must be true, false or \"strict\"".into()),
+            _ => {
+                return Err(("dedup", "`dedup` must be true, false or \"strict\"".into()));
+            }
         };
     }
     if let Some(v) = table.remove("settle_secs") {
-        policy.settle =
-            Some(seconds(&v).ok_or("`settle_secs` must be a number of seconds, 0 or more")?);
+        policy.settle = Some(seconds(&v).ok_or((
+            "settle_secs",
+            "`settle_secs` must be a number of seconds, 0 or more".into(),
+        ))?);
     }
     let secs = [
         ("backoff_secs", &mut policy.backoff),
@@ -265,14 +427,73 @@ fn take_policy(table: &mut toml::Table) -> Result<Policy, String> {
     ];
     for (key, slot) in secs {
         if let Some(v) = table.remove(key) {
-            *slot = seconds(&v).ok_or(format!("`{key}` must be a number of seconds, 0 or more"))?;
+            *slot = seconds(&v).ok_or((
+                key,
+                format!("`{key}` must be a number of seconds, 0 or more"),
+            ))?;
         }
     }
     Ok(policy)
+}
+
+/// The known word `word` is most likely a misspelling of (at most one or two edits away).
+pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = if word.chars().count() <= 4 { 1 } else { 2 };
+    known
+        .into_iter()
+        .map(|k| (edits(word, k), k))
+        .filter(|(n, _)| *n <= limit)
+        .min_by_key(|(n, _)| *n)
+        .map(|(_, k)| k)
+}
+
+/// Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    d[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 /// A duration given in (possibly fractional) seconds.
 pub fn seconds(v: &toml::Value) -> Option<Duration> {
     let secs = v.as_float().or_else(|| v.as_integer().map(|n| n as f64))?;
     (secs.is_finite() && (0.0..=86_400.0).contains(&secs)).then(|| Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_finds_one_or_two_slips_only() {
+        let cases = [
+            ("retires", Some("retries")),
+            ("backof_secs", Some("backoff_secs")),
+            ("dedupe", Some("dedup")),
+            ("knd", Some("kind")),
+            ("kidn", Some("kind")),
+            ("speed", None),
+            ("url", None),
+            ("", None),
+        ];
+        for (word, want) in cases {
+            let known = POLICY_KEYS.iter().copied().chain(["kind", "dir"]);
+            assert_eq!(closest(word, known), want, "{word}");
+        }
+    }
 }

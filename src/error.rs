@@ -124,6 +124,12 @@ impl Error {
         self
     }
 
+    /// Set the line when one is known.
+    pub fn at_line(mut self, line: Option<usize>) -> Error {
+        self.line = line.or(self.line);
+        self
+    }
+
     pub fn hint(mut self, hint: impl Into<String>) -> Error {
         self.hint = Some(hint.into());
         self

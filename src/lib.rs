@@ -41,6 +41,12 @@ pub fn run(args: Args) -> i32 {
 fn dispatch(args: Args) -> Result<i32, Error> {
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
     let config = Config::load(&root, args.config.as_deref())?;
+    if config.file.is_none() && shows_setup(&args.command) {
+        eprintln!(
+            "dayrun: note: no dayrun.toml in {}: using the defaults (content/, state/, one folder target `outbox`)",
+            config.root.display()
+        );
+    }
     let clock = |today: &Option<String>| -> Result<Clock, Error> {
         let today = today.as_deref().map(|s| key(s, "--today")).transpose()?;
         Ok(Clock::new(config.timezone.clone(), today))
@@ -50,12 +56,13 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             let plan = runner::Plan {
                 dry_run: a.dry_run,
                 backfill: a.backfill,
-                keys: keys(&a.key)?,
+                keys: keys(&a.key, "--key")?,
                 targets: a.target,
                 retry: false,
                 force: false,
                 absent: false,
             };
+            known(&config, &plan)?;
             runner::run(&config, &clock(&a.today)?, &plan)
         }
         Command::Retry(a) => {
@@ -65,7 +72,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 ));
             }
             let plan = runner::Plan {
-                keys: keys(&a.keys)?,
+                keys: keys(&a.keys, "key")?,
                 targets: a.target,
                 retry: true,
                 force: a.force,
@@ -73,6 +80,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 backfill: true,
                 dry_run: false,
             };
+            known(&config, &plan)?;
             runner::run(&config, &clock(&None)?, &plan)
         }
         Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,
@@ -85,12 +93,55 @@ fn dispatch(args: Args) -> Result<i32, Error> {
     })
 }
 
-/// A key from the command line: strict `YYYY-MM-DD`, a real date.
-pub fn key(s: &str, what: &str) -> Result<Date, Error> {
-    clock::parse_key(s)
-        .ok_or_else(|| Error::usage(format!("{what}: `{s}` is not a date written YYYY-MM-DD")))
+/// Whether the command shows the setup to a person (so a note on defaults helps), rather
+/// than running from a timer (whose log should not repeat it every day).
+fn shows_setup(command: &Command) -> bool {
+    match command {
+        Command::Status(_) | Command::Check(_) => true,
+        Command::Run(a) => a.dry_run,
+        _ => false,
+    }
 }
 
-fn keys(list: &[String]) -> Result<Vec<Date>, Error> {
-    list.iter().map(|s| key(s, "key")).collect()
+/// A key from the command line: strict `YYYY-MM-DD`, a real date.
+pub fn key(s: &str, what: &str) -> Result<Date, Error> {
+    clock::parse_key(s).ok_or_else(|| {
+        let why = match clock::looks_like_key(s) {
+            true => "is not a real date",
+            false => "is not a date written YYYY-MM-DD",
+        };
+        Error::usage(format!("{what}: `{s}` {why}"))
+    })
+}
+
+fn keys(list: &[String], what: &str) -> Result<Vec<Date>, Error> {
+    list.iter().map(|s| key(s, what)).collect()
+}
+
+/// Every key named on the command line has a post, or a state line on a selected target:
+/// otherwise it is a typo or a post not written yet, and nothing runs.
+fn known(config: &Config, plan: &runner::Plan) -> Result<(), Error> {
+    if plan.keys.is_empty() {
+        return Ok(());
+    }
+    let catalog = content::Catalog::scan(&config.content, &config.root)?;
+    let shown = config.show(&config.state);
+    let mut states = Vec::new();
+    for target in config.select(&plan.targets)? {
+        states.push(state::StateFile::load(&config.state, &target.name, &shown)?);
+    }
+    let unknown = plan.keys.iter().find(|key| {
+        !catalog.files.contains_key(key) && states.iter().all(|s| s.get(**key).is_none())
+    });
+    match unknown {
+        None => Ok(()),
+        Some(key) => {
+            let file = config.show(&config.content.join(format!("{key}.md")));
+            Err(Error::usage(format!(
+                "no post for {key}: {} does not exist, and no target has a record of {key}",
+                file.display()
+            ))
+            .hint("check the date, or write the post first"))
+        }
+    }
 }

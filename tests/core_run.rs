@@ -244,7 +244,7 @@ fn usage_errors_exit_2() {
     let p = three_days();
     p.run(&["run", "--today", "2026-02-30"])
         .code(2)
-        .stderr_has("`2026-02-30` is not a date");
+        .stderr_has("`2026-02-30` is not a real date");
     p.run(&["run", "--target", "nope"])
         .code(2)
         .stderr_has("no target named `nope`");

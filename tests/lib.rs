@@ -8,7 +8,10 @@ mod fake_wordpress;
 mod harness;
 mod util;
 
+mod by_hand;
+mod cli;
 mod command_target;
+mod config;
 mod content;
 mod core_run;
 mod crash;

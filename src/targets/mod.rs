@@ -182,15 +182,37 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
     })
 }
 
-/// The target's own settings from its table; unknown keys are an error naming the table.
+/// The target's own settings from its table; errors name the table, file and line, and an
+/// unknown key lists every key the table may hold.
 fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
-    T::deserialize(ctx.target.settings.clone()).map_err(|e| {
-        Error::config(format!(
-            "[targets.{}]: {}",
-            ctx.target.name,
-            e.message().trim()
+    let target = ctx.target;
+    T::deserialize(target.settings.clone()).map_err(|e| {
+        let message = e.message().trim();
+        let err = |msg: String, line: Option<usize>| {
+            Error::config(format!("[targets.{}]: {msg}", target.name))
+                .at(ctx.config.show(&target.source))
+                .at_line(line)
+        };
+        // serde: "unknown field `x`, expected `a`" / "… one of `a`, `b`" / "… there are no fields"
+        let Some((key, expected)) = message
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split_once('`'))
+        else {
+            return err(message.to_string(), target.line);
+        };
+        let own: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let guess =
+            crate::config::closest(key, own.iter().copied().chain(crate::config::POLICY_KEYS))
+                .map(|k| format!(" (did you mean `{k}`?)"))
+                .unwrap_or_default();
+        let own = match own.is_empty() {
+            true => String::new(),
+            false => format!("a {} target takes {}; ", target.kind, own.join(", ")),
+        };
+        err(format!("unknown field `{key}`{guess}"), target.line_of(key)).hint(format!(
+            "{own}every target takes {}",
+            crate::config::POLICY_KEYS.join(", ")
         ))
-        .at(ctx.config.show(&ctx.target.source))
     })
 }
 
