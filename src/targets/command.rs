@@ -89,7 +89,12 @@ impl CommandTarget {
                     "`{what}` must name a program: [\"./scripts/publish.sh\"]"
                 )));
             };
-            if program.contains('/') && !ctx.config.root.join(program).is_file() {
+            if program.contains('/')
+                && !ctx
+                    .config
+                    .from_file(std::path::Path::new(program))
+                    .is_file()
+            {
                 return Err(bad(format!("`{what}`: {program} does not exist")));
             }
         }
@@ -111,7 +116,7 @@ impl CommandTarget {
             env: settings.env,
             redactor,
             name: ctx.target.name.clone(),
-            root: ctx.config.root.clone(),
+            root: ctx.config.base.clone(),
             run: settings.run,
             confirm: settings.confirm,
             timeout,

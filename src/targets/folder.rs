@@ -13,7 +13,7 @@ use std::time::Duration;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// Output folder, relative to the project folder.
+    /// Output folder, relative to the config file's folder.
     dir: PathBuf,
 }
 
@@ -25,7 +25,7 @@ pub struct Folder {
 
 impl Folder {
     pub fn new(ctx: &Context, settings: Settings) -> Result<Folder, Error> {
-        let dir = ctx.config.root.join(&settings.dir);
+        let dir = ctx.config.from_file(&settings.dir);
         Ok(Folder {
             shown: ctx.config.show(&dir),
             dir,

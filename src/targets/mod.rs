@@ -177,7 +177,8 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
                 "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon)",
                 ctx.target.name
             ))
-            .at(&ctx.target.source));
+            .at(ctx.config.show(&ctx.target.source))
+            .at_line(ctx.target.line_of("kind")));
         }
     })
 }

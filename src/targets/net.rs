@@ -28,12 +28,12 @@ impl std::fmt::Debug for Secret {
 }
 
 impl Secret {
-    /// Read `file` (relative to the project folder): a regular file (a symbolic link to one
+    /// Read `file` (relative to the config file's folder): a regular file (a symbolic link to one
     /// is fine: Kubernetes and Docker mount secrets that way), read without blocking, at most
     /// 64 KiB. Missing, empty or unreadable is a config error before any side effect; a file
     /// others can read gets a warning.
     pub fn read(ctx: &Context, file: &Path, what: &str) -> Result<Secret, Error> {
-        let path = ctx.config.root.join(file);
+        let path = ctx.config.from_file(file);
         let shown = ctx.config.show(&path);
         let name = &ctx.target.name;
         let bad = |why: String| {
