@@ -48,7 +48,10 @@ impl Catalog {
         let walk = WalkDir::new(root)
             .follow_links(false)
             .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !name_of(e.path()).starts_with(b"."));
+            // Hidden folders (.git) are not walked; hidden files are listed for `check`.
+            .filter_entry(|e| {
+                e.depth() == 0 || !(e.file_type().is_dir() && name_of(e.path()).starts_with(b"."))
+            });
         let prefix = root.as_os_str().len();
         for entry in walk {
             let entry = match entry {
@@ -79,6 +82,10 @@ impl Catalog {
             }
             if is_leftover(&name) {
                 catalog.ignored.push((shown(path), "editor leftover"));
+                continue;
+            }
+            if name.starts_with('.') {
+                catalog.ignored.push((shown(path), "hidden file"));
                 continue;
             }
             let Some(stem) = name.strip_suffix(".md") else {

@@ -170,3 +170,25 @@ fn a_missing_script_is_a_config_error() {
         .code(2)
         .stdout_has("[targets.site]: `run`: ./scripts/publish.sh does not exist");
 }
+
+#[test]
+fn a_script_that_cannot_start_stops_only_its_target() {
+    // Issue 10 row 3: the README's script saved without `chmod +x`.
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.site]\nkind = \"command\"\nrun = [\"./scripts/publish.sh\"]\n\n[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\n",
+    );
+    p.file_mode("scripts/publish.sh", PUBLISH, 0o644);
+    p.post("2026-11-29", "Today");
+    p.run(&["check"])
+        .code(2)
+        .stderr_has("./scripts/publish.sh is not executable: run `chmod +x ./scripts/publish.sh`");
+    let out = p.run(&["run", TODAY]);
+    out.code(2)
+        .stdout_has("site: not run: ")
+        .stdout_has("chmod +x ./scripts/publish.sh")
+        .stdout_has("2026-11-29 outbox published");
+    assert!(!p.exists("calls.txt"), "the script ran");
+    assert!(p.state_lines("site").is_empty(), "{:?}", p.state_lines("site"));
+}

@@ -58,7 +58,9 @@ fn one_bad_post_never_stops_the_others() {
         .file("content/b/2026-11-27.md", "# Two\n");
     p.post("2026-11-28", "Fine").post("2026-11-29", "Also fine");
     p.file("content/2026-11-29.md~", "# backup\n")
-        .file("content/.#2026-11-29.md", "lock");
+        .file("content/.#2026-11-29.md", "lock")
+        .file("content/.2026-11-22.md.swp", "swap")
+        .file("content/.git/2026-11-21.md", "# Not a post\n");
     let out = p.run(&["run", "--backfill", TODAY]);
     out.code(1)
         .stdout_has("2026-11-28 outbox published")
@@ -83,6 +85,8 @@ fn one_bad_post_never_stops_the_others() {
     check
         .code(1)
         .stdout_has("ignored content/2026-11-29.md~: editor leftover")
+        .stdout_has("ignored content/.#2026-11-29.md: editor leftover")
+        .stdout_has("ignored content/.2026-11-22.md.swp: editor leftover")
         .stderr_has("content/2026-11-20.md: the file is empty");
 }
 

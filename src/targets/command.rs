@@ -12,7 +12,7 @@ use jiff::civil::Date;
 use serde::Deserialize;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -89,13 +89,8 @@ impl CommandTarget {
                     "`{what}` must name a program: [\"./scripts/publish.sh\"]"
                 )));
             };
-            if program.contains('/')
-                && !ctx
-                    .config
-                    .from_file(std::path::Path::new(program))
-                    .is_file()
-            {
-                return Err(bad(format!("`{what}`: {program} does not exist")));
+            if let Err(why) = runnable(&ctx.config.from_file(Path::new(program)), program) {
+                return Err(bad(format!("`{what}`: {program} {why}")));
             }
         }
         let timeout = match &settings.timeout_secs {
@@ -230,6 +225,34 @@ impl CommandTarget {
     }
 }
 
+/// Whether `program` (at `path` when it names a file) can be started: it exists and may be
+/// executed. A bare name is looked up in PATH when it is run.
+fn runnable(path: &Path, program: &str) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    if !program.contains('/') {
+        return Ok(());
+    }
+    match std::fs::metadata(path) {
+        Err(_) => Err("does not exist".into()),
+        Ok(meta) if !meta.is_file() => Err("is not a file".into()),
+        Ok(meta) if meta.permissions().mode() & 0o111 == 0 => {
+            Err(format!("is not executable: run `chmod +x {program}`"))
+        }
+        Ok(_) => Ok(()),
+    }
+}
+
+/// A script that cannot be started is the target's setup, not the post: nothing was sent, the
+/// target stops for this run and the run exits 2.
+fn cannot_start(program: &str, err: &std::io::Error) -> Error {
+    let hint = match err.kind() {
+        std::io::ErrorKind::PermissionDenied => format!("make it executable: `chmod +x {program}`"),
+        std::io::ErrorKind::NotFound => format!("check the path {program}, or install it"),
+        _ => format!("check that {program} can be run"),
+    };
+    Error::config(format!("cannot start {program}: {err}")).hint(hint)
+}
+
 #[allow(unsafe_code)]
 fn signal_group(child: &Child, signal: i32) {
     let pgid = child.id() as libc::pid_t;
@@ -325,12 +348,7 @@ impl Target for CommandTarget {
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let finished = self
             .exec(&self.run, post.key, &out.body, None)
-            .map_err(|e| {
-                Error::failure(
-                    Class::RetrySafe,
-                    format!("cannot start {}: {e}", self.run[0]),
-                )
-            })?;
+            .map_err(|e| cannot_start(&self.run[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
             (false, Some(0)) => receipt(&finished.stdout, &post.key.to_string()),
@@ -349,9 +367,7 @@ impl Target for CommandTarget {
         };
         let finished = self
             .exec(&confirm, attempts.key, attempts.sent, attempts.last)
-            .map_err(|e| {
-                Error::failure(Class::Unknown, format!("cannot start {}: {e}", confirm[0]))
-            })?;
+            .map_err(|e| cannot_start(&confirm[0], &e))?;
         Ok(match (finished.timed_out, finished.code) {
             (false, Some(0)) => {
                 Lookup::Found(vec![receipt(&finished.stdout, &attempts.key.to_string())?])
