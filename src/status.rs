@@ -27,6 +27,10 @@ struct Row<'a> {
     class: Option<String>,
     reason: Option<String>,
     stuck: bool,
+    /// Done, and the post's file changed since (its fingerprint is not the one published).
+    edited: bool,
+    /// Done, and the post's file is gone.
+    deleted: bool,
 }
 
 pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> Result<i32, Error> {
@@ -59,6 +63,8 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             "stale",
             "draft",
             "dedup",
+            "edited",
+            "deleted",
         ]
         .into_iter()
         .map(|k| (k, 0))
@@ -95,6 +101,19 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 .and_then(|r| r.at().parse::<jiff::Timestamp>().ok())
                 .map(|at| now.as_second() - at.as_second());
             let field = |name: &str| record.and_then(|r| r.get(name)).map(|v| v.into_owned());
+            let done = record.filter(|r| r.status == Status::Done);
+            let deleted = done.is_some() && !catalog.files.contains_key(&key);
+            let edited = !deleted
+                && done.and_then(|r| r.get("fp")).is_some_and(|fp| {
+                    catalog
+                        .post(key)
+                        .is_ok_and(|post| post.fingerprint != fp.as_ref())
+                });
+            for (flag, word) in [(edited, "edited"), (deleted, "deleted")] {
+                if flag {
+                    *counts.entry(word).or_default() += 1;
+                }
+            }
             let row = Row {
                 key: key.to_string(),
                 status,
@@ -105,6 +124,8 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 reason: field("reason"),
                 stuck: record.is_some_and(|r| r.status == Status::Pending)
                     && age.is_some_and(|a| a > STUCK_SECS),
+                edited,
+                deleted,
             };
             if as_json {
                 let json = serde_json::to_string(&row).expect("a row serialises");
@@ -149,6 +170,12 @@ fn text(row: &Row) -> String {
     }
     if row.stuck {
         line.push_str(" STUCK: pending for over 5 minutes; the next run confirms it");
+    }
+    if row.edited {
+        line.push_str(" EDITED: the post changed since it was published");
+    }
+    if row.deleted {
+        line.push_str(" DELETED: the post's file is gone (the published copy is not touched)");
     }
     for (name, value) in [("id", &row.id), ("class", &row.class)] {
         if let Some(value) = value {

@@ -190,5 +190,9 @@ fn a_script_that_cannot_start_stops_only_its_target() {
         .stdout_has("chmod +x ./scripts/publish.sh")
         .stdout_has("2026-11-29 outbox published");
     assert!(!p.exists("calls.txt"), "the script ran");
-    assert!(p.state_lines("site").is_empty(), "{:?}", p.state_lines("site"));
+    assert!(
+        p.state_lines("site").is_empty(),
+        "{:?}",
+        p.state_lines("site")
+    );
 }

@@ -373,3 +373,37 @@ fn a_long_run_without_a_terminal_prints_plain_lines_only() {
         out.stdout
     );
 }
+
+#[test]
+fn status_flags_posts_edited_or_deleted_after_publishing() {
+    // Issue 10 row 12.
+    let p = Project::new();
+    p.post("2026-11-27", "Stays")
+        .post("2026-11-28", "Edited")
+        .post("2026-11-29", "Deleted");
+    p.run(&["run", TODAY]).code(0);
+    p.file("content/2026-11-28.md", "# Edited\n\nA typo fixed.\n");
+    std::fs::remove_file(p.path("content/2026-11-29.md")).unwrap();
+    let out = p.run(&["status", TODAY]);
+    out.code(0)
+        .stdout_has("2026-11-28 outbox done")
+        .stdout_has("EDITED: the post changed since it was published")
+        .stdout_has("DELETED: the post's file is gone");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(!lines.iter().any(|l| l.starts_with("2026-11-27") && (l.contains("EDITED") || l.contains("DELETED"))));
+    let json = p.run(&["status", "--json", TODAY]);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let keys = doc["targets"][0]["keys"].as_array().unwrap();
+    let flags: Vec<(bool, bool)> = keys
+        .iter()
+        .map(|k| {
+            (
+                k["edited"].as_bool().unwrap(),
+                k["deleted"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(flags, [(false, false), (true, false), (false, true)]);
+    assert_eq!(doc["targets"][0]["counts"]["edited"], 1);
+    assert_eq!(doc["targets"][0]["counts"]["deleted"], 1);
+}
