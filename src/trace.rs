@@ -35,6 +35,7 @@ impl Trace {
         line.push('\n');
         let written = (|| {
             if self.file.is_none() {
+                rotate(&self.path)?;
                 self.file = Some(crate::fsutil::open_own(&self.path, true)?);
             }
             self.file
@@ -52,4 +53,30 @@ impl Trace {
             self.warned = true;
         }
     }
+}
+
+/// A trace over this size is rotated when a run first writes to it.
+const ROTATE_BYTES: u64 = 1024 * 1024;
+/// Old traces kept: `<target>.log.1` (newest) to `<target>.log.3`.
+const KEEP: u32 = 3;
+
+/// Rotate `path` when it has grown past `ROTATE_BYTES`: `.log` → `.log.1` → … → `.log.3`
+/// (the oldest is dropped). A link in the way is never followed (the rename moves the link).
+fn rotate(path: &Path) -> std::io::Result<()> {
+    let big = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() > ROTATE_BYTES);
+    if !big {
+        return Ok(());
+    }
+    let old = |n: u32| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{n}"));
+        PathBuf::from(name)
+    };
+    for n in (1..KEEP).rev() {
+        match std::fs::rename(old(n), old(n + 1)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    std::fs::rename(path, old(1))
 }

@@ -407,3 +407,29 @@ fn status_flags_posts_edited_or_deleted_after_publishing() {
     assert_eq!(doc["targets"][0]["counts"]["edited"], 1);
     assert_eq!(doc["targets"][0]["counts"]["deleted"], 1);
 }
+
+#[test]
+fn the_trace_is_rotated_by_size_and_three_old_ones_are_kept() {
+    let p = Project::new();
+    let big = "x".repeat(1024 * 1024 + 1);
+    for (name, text) in [
+        ("state/outbox.log", big.as_str()),
+        ("state/outbox.log.1", "one\n"),
+        ("state/outbox.log.2", "two\n"),
+        ("state/outbox.log.3", "three\n"),
+    ] {
+        p.file(name, text);
+    }
+    p.post("2026-11-29", "Today");
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(p.read("state/outbox.log.1"), big, "the full trace moved to .1");
+    assert_eq!(p.read("state/outbox.log.2"), "one\n");
+    assert_eq!(p.read("state/outbox.log.3"), "two\n");
+    assert!(!p.exists("state/outbox.log.4"));
+    let fresh = p.read("state/outbox.log");
+    assert!(fresh.contains(" 2026-11-29 publish done ") && fresh.len() < 1000, "{fresh}");
+    // A small trace is not rotated.
+    p.post("2026-11-30", "Tomorrow");
+    p.run(&["run", "--today=2026-11-30"]).code(0);
+    assert_eq!(p.read("state/outbox.log.1"), big);
+}
