@@ -1,24 +1,33 @@
 //! `dayrun check`: validate the config, every target's settings, state files and every post.
-//! No network, no writes.
+//! No writes; no network unless `--online`, which logs in to each target and looks today's
+//! post up, so credentials and lookups are proven before the first timer run.
 
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::content::Catalog;
-use crate::error::{Error, code};
+use crate::error::{Class, Error, code};
+use crate::outside::escape;
 use crate::state::StateFile;
-use crate::targets::{self, Context};
+use crate::targets::{self, Attempts, Context, Lookup};
 
-pub fn run(config: &Config, clock: &Clock) -> Result<i32, Error> {
+pub fn run(config: &Config, clock: &Clock, online: bool) -> Result<i32, Error> {
     let shown = config.show(&config.state);
+    let mut built = Vec::new();
     for cfg in &config.targets {
-        targets::build(&Context {
+        built.push(targets::build(&Context {
             config,
             target: cfg,
             clock,
-        })?;
+        })?);
         StateFile::load(&config.state, &cfg.name, &shown)?;
     }
     let catalog = Catalog::scan(&config.content, &config.root)?;
+    if online {
+        let code = look_up_today(config, clock, &catalog, &mut built);
+        if code != code::OK {
+            return Ok(code);
+        }
+    }
     let mut bad = 0;
     for problem in &catalog.problems {
         eprintln!("{problem}");
@@ -50,4 +59,62 @@ pub fn run(config: &Config, clock: &Clock) -> Result<i32, Error> {
         names.join(", ")
     );
     Ok(if bad > 0 { code::NEEDS_HUMAN } else { code::OK })
+}
+
+/// One read-only lookup of today's key on every target: proves the credentials (lookups log
+/// in) and says what a lookup can tell there. Auth refused is exit 3, any other failure 1.
+fn look_up_today(
+    config: &Config,
+    clock: &Clock,
+    catalog: &Catalog,
+    built: &mut [Box<dyn targets::Target>],
+) -> i32 {
+    let today = clock.today();
+    let post = catalog.post(today).ok();
+    let sent = post
+        .as_ref()
+        .map_or_else(|| serde_json::json!({"key": today.to_string()}), targets::payload);
+    let marks: Vec<String> = post
+        .iter()
+        .map(|p| targets::mark(&p.fingerprint))
+        .collect();
+    let attempts = Attempts {
+        key: today,
+        marks: &marks,
+        since: None,
+        last: None,
+        sent: &sent,
+    };
+    let mut worst = code::OK;
+    for (cfg, target) in config.targets.iter().zip(built.iter_mut()) {
+        let looked = target.can_find().then(|| target.find(&attempts));
+        let shown = |text: &str| escape(&target.redact(text), 2000);
+        let said = match looked {
+            None => "cannot look posts up (no list_url or confirm command): unknown outcomes will go to you".to_string(),
+            Some(looked) => match looked {
+                Ok(Lookup::Found(found)) => format!(
+                    "lookup works; today's post {today} is there (id={})",
+                    shown(&found[0].id)
+                ),
+                Ok(Lookup::Absent) => format!("lookup works; today's post {today} is not there"),
+                Ok(Lookup::CannotTell(why)) => format!(
+                    "lookup works, but cannot tell whether a post is there: {}",
+                    shown(&why)
+                ),
+                Err(err) => {
+                    worst = worst.max(match err.class() {
+                        Some(Class::Auth) => code::AUTH,
+                        _ => code::NEEDS_HUMAN,
+                    });
+                    let mut text = format!("FAILED: {}", shown(&err.located()));
+                    if let Some(hint) = &err.hint {
+                        text.push_str(&format!("\n  {}", shown(hint)));
+                    }
+                    text
+                }
+            },
+        };
+        println!("online {}: {said}", cfg.name);
+    }
+    worst
 }

@@ -69,7 +69,11 @@ pub struct StatusArgs {
 /// Validate the config and every content file; no network, no writes.
 #[derive(FromArgs, Debug)]
 #[argh(subcommand, name = "check")]
-pub struct CheckArgs {}
+pub struct CheckArgs {
+    /// also log in to each target and look today's post up (reads only, never writes)
+    #[argh(switch)]
+    pub online: bool,
+}
 
 /// Publish failed or unconfirmed keys again, now (a pending key is confirmed first).
 #[derive(FromArgs, Debug)]

@@ -84,7 +84,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             runner::run(&config, &clock(&None)?, &plan)
         }
         Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,
-        Command::Check(_) => check::run(&config, &clock(&None)?)?,
+        Command::Check(a) => check::run(&config, &clock(&None)?, a.online)?,
         Command::Mark(a) => mark::run(&config, &clock(&None)?, &a)?,
         Command::Adopt(a) => {
             let until = a.until.as_deref().map(|s| key(s, "--until")).transpose()?;

@@ -446,3 +446,26 @@ fn an_auth_failure_stops_only_its_own_target() {
         .code(1)
         .stdout_has("waiting failed (auth");
 }
+
+#[test]
+fn check_online_proves_credentials_and_lookups_without_writing() {
+    // Issue 10: `dayrun check --online` logs in and reads, never writes.
+    let api = PostsApi::start();
+    api.token(TOKEN);
+    let p = project(&api, "");
+    let today = jiff::Timestamp::now()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .date()
+        .to_string();
+    p.post(&today, "Today");
+    p.run(&["check", "--online"])
+        .code(0)
+        .stdout_has(&format!("online blog: lookup works; today's post {today} is not there"));
+    p.secret("secrets/blog.token", "a-revoked-token");
+    p.run(&["check", "--online"])
+        .code(3)
+        .stdout_has("online blog: FAILED: list: HTTP 401")
+        .stdout_has("renew them in secrets/blog.token");
+    assert!(api.committed().is_empty(), "check wrote");
+    assert!(!p.exists("state/blog.state"));
+}
