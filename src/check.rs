@@ -71,13 +71,11 @@ fn look_up_today(
 ) -> i32 {
     let today = clock.today();
     let post = catalog.post(today).ok();
-    let sent = post
-        .as_ref()
-        .map_or_else(|| serde_json::json!({"key": today.to_string()}), targets::payload);
-    let marks: Vec<String> = post
-        .iter()
-        .map(|p| targets::mark(&p.fingerprint))
-        .collect();
+    let sent = post.as_ref().map_or_else(
+        || serde_json::json!({"key": today.to_string()}),
+        targets::payload,
+    );
+    let marks: Vec<String> = post.iter().map(|p| targets::mark(&p.fingerprint)).collect();
     let attempts = Attempts {
         key: today,
         marks: &marks,

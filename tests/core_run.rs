@@ -73,7 +73,7 @@ fn stale_posts_wait_for_backfill_or_a_named_key() {
         .post("2026-11-26", "Three days");
     p.run(&["run", TODAY])
         .code(0)
-        .stdout_has("2 stale 2026-11-01..2026-11-02 (older than 3 days, never published")
+        .stdout_has("2 stale 2026-11-01..2026-11-02 (`run --backfill` publishes them)")
         .stdout_has("2026-11-26 outbox published");
     p.run(&["run", TODAY, "--key", "2026-11-02"])
         .code(0)
@@ -422,12 +422,19 @@ fn the_trace_is_rotated_by_size_and_three_old_ones_are_kept() {
     }
     p.post("2026-11-29", "Today");
     p.run(&["run", TODAY]).code(0);
-    assert_eq!(p.read("state/outbox.log.1"), big, "the full trace moved to .1");
+    assert_eq!(
+        p.read("state/outbox.log.1"),
+        big,
+        "the full trace moved to .1"
+    );
     assert_eq!(p.read("state/outbox.log.2"), "one\n");
     assert_eq!(p.read("state/outbox.log.3"), "two\n");
     assert!(!p.exists("state/outbox.log.4"));
     let fresh = p.read("state/outbox.log");
-    assert!(fresh.contains(" 2026-11-29 publish done ") && fresh.len() < 1000, "{fresh}");
+    assert!(
+        fresh.contains(" 2026-11-29 publish done ") && fresh.len() < 1000,
+        "{fresh}"
+    );
     // A small trace is not rotated.
     p.post("2026-11-30", "Tomorrow");
     p.run(&["run", "--today=2026-11-30"]).code(0);

@@ -458,9 +458,9 @@ fn check_online_proves_credentials_and_lookups_without_writing() {
         .date()
         .to_string();
     p.post(&today, "Today");
-    p.run(&["check", "--online"])
-        .code(0)
-        .stdout_has(&format!("online blog: lookup works; today's post {today} is not there"));
+    p.run(&["check", "--online"]).code(0).stdout_has(&format!(
+        "online blog: lookup works; today's post {today} is not there"
+    ));
     p.secret("secrets/blog.token", "a-revoked-token");
     p.run(&["check", "--online"])
         .code(3)

@@ -18,6 +18,7 @@ mod crash;
 mod devto;
 mod drill;
 mod exactly_once;
+mod fortnight;
 mod hostile;
 mod http_target;
 mod mastodon;

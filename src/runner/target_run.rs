@@ -99,9 +99,8 @@ impl TargetRun<'_> {
             .iter()
             .map(|(word, n)| match *word {
                 "stale" => format!(
-                    "{n} stale{} (older than {} days, never published: `run --backfill` publishes them, `adopt` records them done)",
-                    range(&self.stale),
-                    self.catchup_days
+                    "{n} stale{} (`run --backfill` publishes them)",
+                    range(&self.stale)
                 ),
                 "draft" => format!("{n} draft{}", range(&self.drafts)),
                 word => format!("{n} {word}"),
