@@ -372,7 +372,6 @@ fn retry_absent_sends_a_key_waiting_on_cannot_tell() {
     assert!(p.read("state/blog.log").contains("retry --absent"));
 }
 
-/// Whether a process runs (a zombie does not).
 #[test]
 fn command_stop_signal_reaches_the_script_and_dayrun_does_not_wait_out_its_timeout() {
     // dayrun passes SIGINT on to the script's process group: a script that traps it ends at
@@ -387,10 +386,19 @@ fn command_stop_signal_reaches_the_script_and_dayrun_does_not_wait_out_its_timeo
         "#!/bin/sh\ntrap 'echo INT > signalled.txt; exit 130' INT TERM HUP\ncat > /dev/null\necho $$ > script.pid\nsleep 8 &\nwait\n",
     );
     p.post(KEY, "Today");
+    let (out, took) = interrupt_once_the_script_runs(&p);
+    assert!(p.exists("signalled.txt"), "the script never got the signal");
+    assert!(took < Duration::from_secs(4), "dayrun waited {took:?}");
+    assert_eq!(out.status.code(), Some(130));
+}
+
+/// Run dayrun, wait until its script has written `script.pid`, then send dayrun SIGINT.
+/// Returns what dayrun printed and how long it took to end after the signal.
+fn interrupt_once_the_script_runs(p: &Project) -> (std::process::Output, Duration) {
     let child = p
         .command(&["run", TODAY])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let started = Instant::now();
@@ -404,12 +412,10 @@ fn command_stop_signal_reaches_the_script_and_dayrun_does_not_wait_out_its_timeo
         .unwrap();
     let signalled = Instant::now();
     let out = child.wait_with_output().unwrap();
-    let took = signalled.elapsed();
-    assert!(p.exists("signalled.txt"), "the script never got the signal");
-    assert!(took < Duration::from_secs(4), "dayrun waited {took:?}");
-    assert_eq!(out.status.code(), Some(130));
+    (out, signalled.elapsed())
 }
 
+/// Whether a process runs (a zombie does not).
 fn running(pid: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rsplit(')')
@@ -435,23 +441,7 @@ fn command_sigint_to_dayrun_leaves_no_script_running_and_one_copy() {
         "#!/bin/sh\ncat > /dev/null\ngrep -qx \"$DAYRUN_KEY\" published.txt 2>/dev/null && echo site-1 && exit 0\nexit 1\n",
     );
     p.post(KEY, "Today");
-    let child = p
-        .command(&["run", TODAY])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !p.exists("script.pid") && started.elapsed() < Duration::from_secs(3) {
-        sleep(0.02);
-    }
-    sleep(0.1);
-    let pid = child.id().to_string();
-    std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap();
-    let first = child.wait_with_output().unwrap();
+    let (first, _) = interrupt_once_the_script_runs(&p);
     let first_code = {
         use std::os::unix::process::ExitStatusExt;
         first

@@ -280,23 +280,6 @@ impl Wp {
     }
 }
 
-fn base64(input: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in input.chunks(3) {
-        let n = (0..3).fold(0u32, |acc, i| {
-            acc << 8 | u32::from(*chunk.get(i).unwrap_or(&0))
-        });
-        for i in 0..4 {
-            match i <= chunk.len() {
-                true => out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char),
-                false => out.push('='),
-            }
-        }
-    }
-    out
-}
-
 fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     // Routing as WordPress does it.
@@ -316,7 +299,7 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
     };
     let expected = format!(
         "Basic {}",
-        base64(format!("{USER}:{}", s.password).as_bytes())
+        crate::util::base64(format!("{USER}:{}", s.password).as_bytes(), false, true)
     );
     // Without a usable Application Password the request runs logged out.
     let logged_in = match req.header("authorization") {

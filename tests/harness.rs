@@ -242,7 +242,11 @@ impl WordPress {
         let url = format!("{}/wp-json{route}", self.url);
         let auth = format!(
             "Basic {}",
-            base64(format!("{}:{}", self.user, self.password).as_bytes())
+            crate::util::base64(
+                format!("{}:{}", self.user, self.password).as_bytes(),
+                false,
+                true
+            )
         );
         let result = match (method, body) {
             ("GET", _) => agent.get(&url).header("Authorization", &auth).call(),
@@ -428,23 +432,4 @@ fn tail(path: &Path, n: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| format!("({e})"));
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
-fn base64(input: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in input.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }

@@ -16,7 +16,7 @@ mod servers;
 mod redact;
 
 use crate::fake_server::Server;
-use crate::util::{Output, Project};
+use crate::util::{Output, Project, base64};
 use std::io::Read;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
@@ -130,29 +130,6 @@ pub fn url_encode(s: &str, plus: bool) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-pub fn base64(input: &[u8], url: bool, pad: bool) -> String {
-    let alphabet: &[u8; 64] = if url {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-    } else {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    };
-    let mut out = String::new();
-    for chunk in input.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else if pad {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// Everything dayrun shows or keeps about the project: the given outputs, plus a fresh
