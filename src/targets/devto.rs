@@ -1,6 +1,7 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
-use super::net::{Http, Reply, Secret, slug, status_class, timeouts};
+use super::net::{Http, Reply, slug, status_class, timeouts};
+use super::secret::Secret;
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
 use crate::post::Post;

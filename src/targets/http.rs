@@ -1,7 +1,8 @@
 //! `kind = "http"`: POST the post as JSON to an endpoint; confirm through an optional list URL.
 
 use super::items;
-use super::net::{Http, Secret, encode, id_at, idempotency_key, status_class, timeouts};
+use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
+use super::secret::Secret;
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
 use crate::error::Error;
 use crate::post::Post;

@@ -17,6 +17,7 @@ pub mod http;
 pub mod items;
 pub mod mastodon;
 pub mod net;
+pub mod secret;
 pub mod wordpress;
 
 /// What the target answered: the id to record (and a link, where it gives one).

@@ -1,7 +1,8 @@
 //! `kind = "wordpress"`: a self-hosted WordPress site through its REST API, with an Application
 //! Password. WordPress has no idempotency key: the deterministic slug is what confirms a post.
 
-use super::net::{Http, Reply, Secret, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::secret::Secret;
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
