@@ -166,7 +166,7 @@ fn publishes_today_and_a_backfill_once_with_their_tags() {
     p.run(&["run", &on_today])
         .code(0)
         .stdout_has(&format!("{today} wp published id="))
-        .stdout_has("1 stale key(s) skipped");
+        .stdout_has(&format!("wp: 1 published, 1 stale {back}"));
     assert_eq!(wp.posts().len(), 1, "the stale key waits for --key");
     p.run(&["run", &on_today, "--key", &back])
         .code(0)
@@ -434,9 +434,9 @@ fn a_wrong_application_password_names_the_file_not_the_role() {
         p.secret("secrets/wp.password", format!("{wrong}\n"));
         post(&p, &today, "Never published", tags);
         let out = p.run(&["run", &format!("--today={today}")]);
-        println!("{what}: {}", out.stderr.trim());
-        out.code(3).stderr_has("secrets/wp.password");
-        assert!(!out.stderr.contains("Author role"), "{what}: {out:?}");
+        println!("{what}: {}", out.stdout.trim());
+        out.code(3).stdout_has("secrets/wp.password");
+        assert!(!out.stdout.contains("Author role"), "{what}: {out:?}");
         assert!(
             !out.stdout.contains(wrong) && !out.stderr.contains(wrong),
             "{what}: the password is never printed"
