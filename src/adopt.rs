@@ -61,5 +61,6 @@ pub fn run(
             }
         );
     }
+    crate::links::write(config)?;
     Ok(code::OK)
 }

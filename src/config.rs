@@ -25,6 +25,9 @@ pub struct Config {
     pub timezone: TimeZone,
     /// Due keys older than this many days are stale unless backfilled (`catchup_days`, default 3).
     pub catchup_days: i64,
+    /// Where each run that changed something writes every key's URLs and ids per target, as
+    /// JSON for a static site (`links_file`, default: none).
+    pub links_file: Option<PathBuf>,
     /// Configured targets, by name (default: one folder target `outbox` writing to `outbox/`).
     pub targets: Vec<TargetConfig>,
 }
@@ -105,6 +108,7 @@ struct File {
     state: Option<PathBuf>,
     timezone: Option<String>,
     catchup_days: Option<i64>,
+    links_file: Option<PathBuf>,
     #[serde(default)]
     targets: BTreeMap<String, toml::Table>,
 }
@@ -189,6 +193,7 @@ impl Config {
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
         Ok(Config {
+            links_file: file.links_file.map(|f| base.join(f)),
             content: base.join(file.content.unwrap_or_else(|| "content".into())),
             state: base.join(file.state.unwrap_or_else(|| "state".into())),
             file: source.text.is_some().then(|| source.shown.clone()),

@@ -70,6 +70,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
             names.join(", ")
         );
     }
+    crate::links::write(config)?;
     Ok(code::OK)
 }
 

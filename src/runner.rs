@@ -147,8 +147,10 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         }
         states.push(state);
     }
+    let mut changed = false;
     if !plan.dry_run {
         for state in &mut states {
+            changed |= state.is_dirty();
             state.compact()?;
         }
     }
@@ -225,9 +227,14 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     // Fold the journal back even when a state write failed midway: what was recorded stays.
     if !plan.dry_run {
         for state in &mut states {
+            changed |= state.is_dirty();
             if let Err(e) = state.compact() {
                 eprintln!("dayrun: {e}");
             }
+        }
+        let missing = config.links_file.as_ref().is_some_and(|f| !f.exists());
+        if changed || missing {
+            crate::links::write(config).unwrap_or_else(|e| eprintln!("dayrun: {e}"));
         }
     }
     result?;

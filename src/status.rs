@@ -24,6 +24,7 @@ struct Row<'a> {
     at: Option<&'a str>,
     age_secs: Option<i64>,
     id: Option<String>,
+    url: Option<String>,
     class: Option<String>,
     reason: Option<String>,
     stuck: bool,
@@ -120,6 +121,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 at: record.map(|r| r.at()),
                 age_secs: age,
                 id: field("id"),
+                url: field("url"),
                 class: field("class"),
                 reason: field("reason"),
                 stuck: record.is_some_and(|r| r.status == Status::Pending)

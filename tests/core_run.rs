@@ -440,3 +440,48 @@ fn the_trace_is_rotated_by_size_and_three_old_ones_are_kept() {
     p.run(&["run", "--today=2026-11-30"]).code(0);
     assert_eq!(p.read("state/outbox.log.1"), big);
 }
+
+#[test]
+fn the_links_file_maps_each_key_to_its_copies_and_is_stable() {
+    // Issue 11, links back: a data file a static site reads.
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "links_file = \"data/syndication.json\"\n\n[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\n\n[targets.copy]\nkind = \"folder\"\ndir = \"copy\"\n",
+    );
+    p.post("2026-11-28", "Yesterday")
+        .post("2026-11-29", "Today");
+    p.run(&["run", TODAY]).code(0);
+    let links: serde_json::Value = serde_json::from_str(&p.read("data/syndication.json")).unwrap();
+    assert_eq!(
+        links,
+        serde_json::json!({
+            "2026-11-28": {"copy": {"id": "copy/2026-11-28.html"}, "outbox": {"id": "outbox/2026-11-28.html"}},
+            "2026-11-29": {"copy": {"id": "copy/2026-11-29.html"}, "outbox": {"id": "outbox/2026-11-29.html"}},
+        })
+    );
+    // Nothing changed: the file is left as it was, byte for byte and untouched.
+    let before = std::fs::metadata(p.path("data/syndication.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    p.run(&["run", TODAY]).code(0);
+    let after = std::fs::metadata(p.path("data/syndication.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after, "rewritten though nothing changed");
+    // A mark changes it.
+    p.run(&[
+        "mark",
+        "2026-11-27",
+        "done",
+        "--id",
+        "by-hand",
+        "--target",
+        "copy",
+    ])
+    .code(0);
+    assert!(p.read("data/syndication.json").contains("\"by-hand\""));
+}

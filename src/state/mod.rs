@@ -201,6 +201,11 @@ impl StateFile {
         Ok(state)
     }
 
+    /// Whether records changed since the file was last read or written.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
     pub fn get(&self, key: Date) -> Option<&Record> {
         self.records.get(&key)
     }

@@ -1,0 +1,49 @@
+//! Links back: `links_file` maps each published key to its copies' URLs and ids on every target,
+//! for a static site's templates ("discuss this on Mastodon", canonical links). Written
+//! atomically after a run that changed something; byte for byte the same when nothing did.
+
+use crate::config::Config;
+use crate::error::{Error, Kind};
+use crate::fsutil;
+use crate::state::{StateFile, Status};
+use std::collections::BTreeMap;
+
+/// Write the links file, if one is configured, from every target's state file.
+pub fn write(config: &Config) -> Result<(), Error> {
+    let Some(path) = &config.links_file else {
+        return Ok(());
+    };
+    let shown = config.show(&config.state);
+    let mut links: BTreeMap<String, BTreeMap<&str, serde_json::Value>> = BTreeMap::new();
+    let mut states = Vec::new();
+    for target in &config.targets {
+        states.push((
+            target,
+            StateFile::load(&config.state, &target.name, &shown)?,
+        ));
+    }
+    for (target, state) in &states {
+        for record in state.records().filter(|r| r.status == Status::Done) {
+            let mut copy = serde_json::Map::new();
+            for field in ["url", "id"] {
+                if let Some(value) = record.get(field) {
+                    copy.insert(field.into(), value.into_owned().into());
+                }
+            }
+            links
+                .entry(record.key.to_string())
+                .or_default()
+                .insert(&target.name, copy.into());
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&links).expect("links serialise");
+    text.push('\n');
+    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(());
+    }
+    let shown = config.show(path);
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| fsutil::write_atomic(path, text.as_bytes()))
+        .map_err(|e| Error::io(Kind::State, &shown, "write the links file", &e))
+}
