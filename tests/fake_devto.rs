@@ -3,7 +3,8 @@
 //! whitespace collapsed) and at most 128; tags lower-cased, Unicode alphanumerics of at most 30,
 //! at most 4 (422 otherwise); `body_markdown` stored as sent; the five-minute duplicate-title
 //! rule; `/api/articles/me/all` paginated (`page`, `per_page` default 30, max 1000) with drafts
-//! first; `canonical_url` never empty; and `{"error", "status"}` bodies.
+//! first; `canonical_url` never empty; and `{"error", "status"}` bodies. `PUT /api/articles/{id}`
+//! updates the fields sent (the API has no delete: `published: false` unpublishes).
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -23,6 +24,8 @@ pub struct Forem {
     pub list_faults: VecDeque<u16>,
     pub post_requests: usize,
     pub accept_headers: Vec<String>,
+    /// PUT /api/articles/{id} requests that reached the handler.
+    pub put_requests: usize,
 }
 
 pub struct FakeDevto {
@@ -56,6 +59,11 @@ impl FakeDevto {
         for article in &mut self.state.lock().unwrap().articles {
             article["recent"] = Value::Bool(false);
         }
+    }
+
+    /// The article with this id.
+    pub fn article(&self, id: u64) -> Option<Value> {
+        self.articles().into_iter().find(|a| a["id"] == id)
     }
 
     pub fn articles(&self) -> Vec<Value> {
@@ -164,6 +172,35 @@ impl Forem {
     }
 }
 
+/// The id in `/api/articles/{id}`.
+fn article_id(path: &str) -> Option<u64> {
+    path.strip_prefix("/api/articles/")?.parse().ok()
+}
+
+impl Forem {
+    /// `Articles::Updater`: the fields sent replace the stored ones; `published: false`
+    /// unpublishes (the article stays, with its id and URL). 404 for an unknown id.
+    fn update(&mut self, id: u64, changes: &Value) -> Reply {
+        let Some(article) = self.articles.iter_mut().find(|a| a["id"] == id) else {
+            return forem_error(404, "not found");
+        };
+        for field in ["title", "body_markdown", "description", "canonical_url"] {
+            if let Some(value) = changes.get(field) {
+                article[field] = value.clone();
+            }
+        }
+        if let Some(published) = changes.get("published").and_then(Value::as_bool) {
+            article["published"] = json!(published);
+            if published && article["published_at"].is_null() {
+                article["published_at"] = json!(jiff::Timestamp::now().to_string());
+            }
+        }
+        let mut shown = article.clone();
+        shown.as_object_mut().unwrap().remove("recent");
+        Reply::json(200, shown)
+    }
+}
+
 fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     if req.header("api-key") != Some(KEY) {
@@ -224,6 +261,12 @@ fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
                     Reply::json(201, stored)
                 }
             }
+        }
+        ("PUT", path) if article_id(path).is_some() => {
+            s.put_requests += 1;
+            let id = article_id(path).unwrap();
+            let changes = req.json()["article"].clone();
+            s.update(id, &changes)
         }
         ("GET", "/api/articles/me/all") => match s.list_faults.pop_front() {
             Some(status) if status != 200 => forem_error(status, "Internal Server Error"),

@@ -3,7 +3,8 @@
 //! repeat within the hour returns the first status), text stripped and mentions rewritten before
 //! saving, `content` HTML-escaped and rendered as Mastodon does (hashtags, links, mentions shown as
 //! `@user`), length in grapheme clusters, timelines newest first at most 40 a page with `max_id`,
-//! `created_at`, `/statuses/:id/source`, 429 with `X-RateLimit-Reset`.
+//! `created_at`, `/statuses/:id/source`, 429 with `X-RateLimit-Reset`; `GET` and `DELETE
+//! /api/v1/statuses/:id` (an Idempotency-Key whose status was deleted answers 404, as `find` does).
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -33,6 +34,8 @@ pub struct Masto {
     pub instance_status: u16,
     /// The token belongs to an application, not a user (client credentials).
     pub userless: bool,
+    /// DELETE /api/v1/statuses/:id requests that reached the handler.
+    pub delete_requests: usize,
 }
 
 pub struct FakeMastodon {
@@ -226,7 +229,8 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
         return Reply::json(401, json!({"error": "The access token is invalid"}));
     }
     let timeline = format!("/api/v1/accounts/{ACCOUNT}/statuses");
-    let needs_user = req.method == "POST" || req.path() == "/api/v1/accounts/verify_credentials";
+    let needs_user = ["POST", "DELETE"].contains(&req.method.as_str())
+        || req.path() == "/api/v1/accounts/verify_credentials";
     if s.userless && needs_user {
         return Reply::json(422, json!({ "error": NO_USER }));
     }
@@ -235,6 +239,10 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
             s.post_requests += 1;
             let key = req.header("idempotency-key").unwrap_or("").to_string();
             if let Some(first) = s.idempotent.get(&key) {
+                // `@account.statuses.find(id)`: a status deleted since is not found.
+                if !s.statuses.iter().any(|st| st["id"] == first["id"]) {
+                    return Reply::json(404, json!({"error": "Record not found"}));
+                }
                 return Reply::json(200, first.clone());
             }
             let text = req.json()["status"].as_str().unwrap_or("").to_string();
@@ -315,11 +323,37 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
         }
         ("GET", path) if path.starts_with("/api/v1/statuses/") && path.ends_with("/source") => {
             let id = &path["/api/v1/statuses/".len()..path.len() - "/source".len()];
-            match s.texts.get(id) {
+            let live = s.statuses.iter().any(|st| st["id"] == id);
+            match s.texts.get(id).filter(|_| live) {
                 Some(text) => Reply::json(200, json!({"id": id, "text": text, "spoiler_text": ""})),
                 None => Reply::json(404, json!({"error": "Record not found"})),
             }
         }
+        ("GET", path) if status_id(path).is_some() => {
+            let id = status_id(path).unwrap();
+            match s.statuses.iter().find(|st| st["id"] == id) {
+                Some(status) => Reply::json(200, status.clone()),
+                None => Reply::json(404, json!({"error": "Record not found"})),
+            }
+        }
+        ("DELETE", path) if status_id(path).is_some() => {
+            s.delete_requests += 1;
+            let id = status_id(path).unwrap().to_string();
+            let Some(at) = s.statuses.iter().position(|st| st["id"] == id.as_str()) else {
+                return Reply::json(404, json!({"error": "Record not found"}));
+            };
+            // Mastodon answers the deleted status with its source text (for "delete & redraft").
+            let mut status = s.statuses.remove(at);
+            // Its text stays in `texts` (ids keep counting from it); `/source` checks `statuses`.
+            status["text"] = json!(s.texts.get(&id).cloned().unwrap_or_default());
+            Reply::json(200, status)
+        }
         _ => Reply::json(404, json!({"error": "Record not found"})),
     }
+}
+
+/// The id in `/api/v1/statuses/:id` (digits only, so `/source` and others do not match).
+fn status_id(path: &str) -> Option<&str> {
+    let id = path.strip_prefix("/api/v1/statuses/")?;
+    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then_some(id)
 }

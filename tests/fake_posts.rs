@@ -1,7 +1,8 @@
 //! A fake generic posts API (for `kind = "http"`): POST /posts commits, GET /posts lists, newest
 //! first. Like real APIs it can lag its list, show only the newest N, leave fields out of items,
 //! filter on `?key=` / `?idempotency_key=`, and give each POST or list request a fault; it
-//! counts what it committed, per key.
+//! counts what it committed, per key. `DELETE /posts/{id}` removes a post (204; 404 if unknown),
+//! with its own queue of faults.
 
 #![allow(dead_code)]
 
@@ -75,12 +76,19 @@ pub struct ApiState {
     /// Called for every POST when no queued fault applies (for seeded drills).
     pub chooser: Option<Box<dyn FnMut() -> Fault + Send>>,
     pub list_chooser: Option<Box<dyn FnMut() -> u16 + Send>>,
+    /// Posts a DELETE removed, in order (they no longer show in lists).
+    pub removed: Vec<Committed>,
+    /// What the next DELETEs meet: `Normal`, `CommitHang`, `CommitClose`, `CommitStatus`,
+    /// `Reject`, `Hang` (others act as `Normal`).
+    pub delete_faults: VecDeque<Fault>,
+    /// DELETE requests that reached the handler, whatever became of them.
+    pub delete_requests: usize,
 }
 
 impl ApiState {
     /// Commit one post; returns its id.
     fn push(&mut self, key: &str, title: &str, idem: &str, body: Value) -> String {
-        let id = format!("p-{}", self.posts.len() + 1);
+        let id = format!("p-{}", self.posts.len() + self.removed.len() + 1);
         self.posts.push(Committed {
             id: id.clone(),
             key: key.into(),
@@ -185,6 +193,20 @@ impl PostsApi {
         self
     }
 
+    pub fn delete_faults(&self, faults: &[Fault]) -> &PostsApi {
+        self.state.lock().unwrap().delete_faults.extend(faults);
+        self
+    }
+
+    /// Posts removed by a DELETE, in order.
+    pub fn removed(&self) -> Vec<Committed> {
+        self.state.lock().unwrap().removed.clone()
+    }
+
+    pub fn delete_requests(&self) -> usize {
+        self.state.lock().unwrap().delete_requests
+    }
+
     pub fn committed(&self) -> Vec<Committed> {
         self.state.lock().unwrap().posts.clone()
     }
@@ -201,6 +223,11 @@ impl PostsApi {
             *counts.entry(p.key.clone()).or_default() += 1;
         }
         counts
+    }
+
+    /// The `delete_url` line for this server (`{id}` filled in by dayrun).
+    pub fn delete_url(&self) -> String {
+        format!("delete_url = \"{}\"", self.server.url("/posts/{id}"))
     }
 
     /// A `[targets.NAME]` table for this server, with fast retries and confirmation.
@@ -299,6 +326,34 @@ fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
                 ),
             }
         }
+        ("DELETE", path) if path.starts_with("/posts/") => {
+            let id = &path["/posts/".len()..];
+            delete(&mut s, id)
+        }
         _ => Reply::json(404, json!({"error": "no route"})),
+    }
+}
+
+/// `DELETE /posts/{id}`: remove the post (204), or 404 when no post has that id.
+fn delete(s: &mut ApiState, id: &str) -> Reply {
+    s.delete_requests += 1;
+    let fault = s.delete_faults.pop_front().unwrap_or(Fault::Normal);
+    match fault {
+        Fault::Reject(status) => {
+            return Reply::json(status, json!({"error": format!("rejected with {status}")}));
+        }
+        Fault::Hang => return Reply::Hang(s.hang),
+        _ => {}
+    }
+    let Some(at) = s.posts.iter().position(|p| p.id == id) else {
+        return Reply::json(404, json!({"error": "no such post"}));
+    };
+    let post = s.posts.remove(at);
+    s.removed.push(post);
+    match fault {
+        Fault::CommitHang => Reply::Hang(s.hang),
+        Fault::CommitClose => Reply::Close,
+        Fault::CommitStatus(status) => Reply::json(status, json!({"error": "upstream trouble"})),
+        _ => Reply::Raw(204, Vec::new(), Vec::new()),
     }
 }

@@ -2,7 +2,8 @@
 //! `?rest_route=`), Application Password auth, posts with unique slugs (`-2`, `-3`; drafts are not
 //! uniquified), `date` on create, lookups by `slug`, `status`, `after`/`before` and pages with
 //! X-WP-Total, tags with `term_exists`, categories, a PHP worker that commits after the client
-//! gave up, and WordPress's error bodies (`{"code", "message", "data": {"status"}}`).
+//! gave up, and WordPress's error bodies (`{"code", "message", "data": {"status"}}`). A DELETE
+//! moves a post to the trash (`?force=true` deletes it); `GET /wp/v2/posts/{id}` reads one post.
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -44,6 +45,10 @@ pub struct Wp {
     pub lookups_fail: bool,
     pub post_requests: usize,
     pub password: String,
+    /// DELETE /wp/v2/posts/{id} requests that reached the handler.
+    pub delete_requests: usize,
+    /// What the next DELETEs meet: `CommitHang` (trash, then no answer), `Reject(status)`.
+    pub delete_faults: VecDeque<Fault>,
 }
 
 pub struct FakeWordPress {
@@ -91,6 +96,11 @@ impl FakeWordPress {
         )
     }
 
+    /// The post with this id, whatever its status.
+    pub fn post(&self, id: u64) -> Option<Value> {
+        self.posts().into_iter().find(|p| p["id"] == id)
+    }
+
     pub fn posts(&self) -> Vec<Value> {
         self.state.lock().unwrap().posts.clone()
     }
@@ -102,7 +112,7 @@ impl FakeWordPress {
     }
 
     /// Move a post to the trash: WordPress renames its slug `<slug>__trashed`.
-    #[allow(dead_code)] // no test trashes a post yet
+    #[allow(dead_code)] // tests trash through the API
     pub fn trash(&self, id: u64) {
         let mut s = self.state.lock().unwrap();
         let post = s.posts.iter_mut().find(|p| p["id"] == id).unwrap();
@@ -280,6 +290,61 @@ impl Wp {
     }
 }
 
+/// The id in `/wp/v2/posts/{id}`, when the route is one post.
+fn one_post(route: &str) -> Option<u64> {
+    route.strip_prefix("/wp/v2/posts/")?.parse().ok()
+}
+
+impl Wp {
+    /// `WP_REST_Posts_Controller::delete_item` without `force`: to the trash, 200 with the post,
+    /// its slug renamed `__trashed`; 410 `rest_already_trashed` the second time.
+    fn delete(&mut self, id: u64, logged_in: bool) -> Reply {
+        self.delete_requests += 1;
+        if !logged_in {
+            let msg = "Sorry, you are not allowed to delete this post.";
+            return wp_error(401, "rest_cannot_delete", msg);
+        }
+        let fault = self.delete_faults.pop_front().unwrap_or(Fault::Normal);
+        if let Fault::Reject(status) = fault {
+            let msg = "Sorry, you are not allowed to delete this post.";
+            return wp_error(status, "rest_cannot_delete", msg);
+        }
+        let Some(post) = self.posts.iter_mut().find(|p| p["id"] == id) else {
+            return wp_error(404, "rest_post_invalid_id", "Invalid post ID.");
+        };
+        if post["status"] == "trash" {
+            let msg = "The post has already been deleted.";
+            return wp_error(410, "rest_already_trashed", msg);
+        }
+        post["slug"] = json!(format!("{}__trashed", post["slug"].as_str().unwrap()));
+        post["status"] = json!("trash");
+        match fault {
+            Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+            _ => Reply::json(200, post.clone()),
+        }
+    }
+
+    /// `GET /wp/v2/posts/{id}`: any status with `context=edit` when logged in; a visitor sees
+    /// only published posts.
+    fn get(&self, req: &Request, id: u64, logged_in: bool) -> Reply {
+        let edit = req.query("context").as_deref() == Some("edit");
+        if self.lookups_fail {
+            let msg = "There has been a critical error on this website.";
+            return wp_error(500, "internal_server_error", msg);
+        }
+        if edit && !logged_in {
+            let msg = "Sorry, you are not allowed to edit this post.";
+            return wp_error(401, "rest_forbidden_context", msg);
+        }
+        match self.posts.iter().find(|p| p["id"] == id) {
+            Some(post) if logged_in || post["status"] == "publish" => {
+                Reply::json(200, post.clone())
+            }
+            _ => wp_error(404, "rest_post_invalid_id", "Invalid post ID."),
+        }
+    }
+}
+
 fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     // Routing as WordPress does it.
@@ -414,6 +479,8 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
             "There has been a critical error on this website.",
         ),
         ("GET", "/wp/v2/posts") => s.list(req, logged_in),
+        ("DELETE", r) if one_post(r).is_some() => s.delete(one_post(r).unwrap(), logged_in),
+        ("GET", r) if one_post(r).is_some() => s.get(req, one_post(r).unwrap(), logged_in),
         _ => wp_error(
             404,
             "rest_no_route",
