@@ -10,6 +10,7 @@ use crate::fake_wordpress::{self, FakeWordPress};
 use crate::util::{Output, Project};
 
 mod edges;
+mod fakes;
 
 const TODAY: &str = "--today=2026-11-29";
 const KEY: &str = "2026-11-29";
