@@ -28,6 +28,7 @@ pub enum Command {
     Retry(RetryArgs),
     Mark(MarkArgs),
     Adopt(AdoptArgs),
+    Retract(RetractArgs),
 }
 
 /// Publish every due post that is not done yet.
@@ -91,6 +92,24 @@ pub struct RetryArgs {
     /// you checked the target and the post is not there: send without looking first
     #[argh(switch)]
     pub absent: bool,
+}
+
+/// Take published posts back from their targets: delete, trash or unpublish, then verify.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "retract")]
+pub struct RetractArgs {
+    /// keys to retract (YYYY-MM-DD)
+    #[argh(positional)]
+    pub keys: Vec<String>,
+    /// only this target (repeatable)
+    #[argh(option)]
+    pub target: Vec<String>,
+    /// do not ask (required when stdin is not a terminal)
+    #[argh(switch)]
+    pub yes: bool,
+    /// print what would be removed where; change nothing
+    #[argh(switch)]
+    pub dry_run: bool,
 }
 
 /// Record a key's outcome by hand: `mark KEY done [--id ID]` or `mark KEY failed`.

@@ -15,6 +15,7 @@ pub mod outside;
 pub mod post;
 pub mod progress;
 pub mod redact;
+pub mod retract;
 pub mod runner;
 pub mod signals;
 pub mod state;
@@ -62,6 +63,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 retry: false,
                 force: false,
                 absent: false,
+                retract: false,
             };
             known(&config, &plan)?;
             runner::run(&config, &clock(&a.today)?, &plan)
@@ -80,8 +82,28 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 absent: a.absent,
                 backfill: true,
                 dry_run: false,
+                retract: false,
             };
             known(&config, &plan)?;
+            runner::run(&config, &clock(&None)?, &plan)
+        }
+        Command::Retract(a) => {
+            if a.keys.is_empty() {
+                return Err(Error::usage(
+                    "name the key(s) to retract, e.g. `dayrun retract 2026-11-29 --yes`",
+                ));
+            }
+            let plan = runner::Plan {
+                keys: keys(&a.keys, "key")?,
+                targets: a.target,
+                dry_run: a.dry_run,
+                backfill: true,
+                retract: true,
+                ..runner::Plan::default()
+            };
+            if !a.dry_run && !a.yes && !retract::confirmed(&config, &plan)? {
+                return Ok(error::code::USAGE);
+            }
             runner::run(&config, &clock(&None)?, &plan)
         }
         Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,

@@ -20,6 +20,7 @@ mod carry;
 mod confirm;
 mod deliver;
 mod report;
+mod retract;
 mod target_run;
 
 /// What the command line asked for.
@@ -40,6 +41,8 @@ pub struct Plan {
     /// With `retry`: the human checked the target and the post is not there; send without
     /// looking first (`retry --absent`).
     pub absent: bool,
+    /// `dayrun retract`: take the named keys back instead of publishing.
+    pub retract: bool,
 }
 
 /// What happened, for the exit code and the summary.
@@ -250,10 +253,12 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
 /// The first line of every run, so that an appended log splits into runs: when, which dayrun,
 /// what it was asked, which targets.
 fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
-    let what = match (plan.retry, plan.dry_run) {
-        (true, _) => "retry",
-        (false, true) => "run --dry-run",
-        (false, false) => "run",
+    let what = match (plan.retract, plan.retry, plan.dry_run) {
+        (true, _, true) => "retract --dry-run",
+        (true, _, false) => "retract",
+        (_, true, _) => "retry",
+        (_, false, true) => "run --dry-run",
+        (_, false, false) => "run",
     };
     let targets: Vec<String> = selected
         .iter()
@@ -320,6 +325,8 @@ enum Decision {
     Publish(&'static str),
     /// A pending key from an earlier run: look on the target first.
     Confirm,
+    /// Taken back by `dayrun retract`: never published again by a run.
+    Retracted,
 }
 
 struct TargetRun<'a> {

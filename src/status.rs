@@ -63,6 +63,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             "scheduled",
             "stale",
             "draft",
+            "retracted",
             "dedup",
             "edited",
             "deleted",

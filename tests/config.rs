@@ -21,7 +21,9 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
             "[targets.site]\nkind = \"command\"\nrun = [\"./p.sh\"]\nspeed = 3\n",
             &[
                 "dayrun.toml:4: [targets.site]: unknown field `speed`\n",
-                &format!("\n  a command target takes run, confirm, timeout_secs, env; {EVERY}\n"),
+                &format!(
+                    "\n  a command target takes run, confirm, retract, timeout_secs, env; {EVERY}\n"
+                ),
             ],
         ),
         (

@@ -244,7 +244,10 @@ impl TargetRun<'_> {
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
         *self.tally.entry(tally).or_default() += 1;
-        let quiet = matches!(tally, "done" | "stale" | "scheduled" | "draft" | "failed")
+        let quiet = matches!(
+            tally,
+            "done" | "stale" | "scheduled" | "draft" | "failed" | "retracted"
+        ) && word != "retracted"
             && !self.plan.dry_run
             && !self.plan.retry;
         if !quiet {

@@ -26,6 +26,9 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn step(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {
+        if self.plan.retract {
+            return self.retract(key, posts);
+        }
         let decision = self.decide(key, posts);
         match decision {
             Decision::SkipDone if self.plan.retry => self.count(
@@ -74,11 +77,17 @@ impl TargetRun<'_> {
                 self.attempt(key, posts, why)?;
                 self.progress.advance();
             }
+            Decision::Confirm
+                if self.state.get(key).and_then(|r| r.get("op")).as_deref() == Some("retract") =>
+            {
+                self.retract(key, posts)?;
+            }
             Decision::Confirm => {
                 self.progress.start(&key.to_string(), &self.cfg.name);
                 self.attempt(key, posts, "pending from an earlier run")?;
                 self.progress.advance();
             }
+            Decision::Retracted => self.count("retracted", key, "skip", "retracted"),
         }
         Ok(())
     }
@@ -155,6 +164,10 @@ impl TargetRun<'_> {
         match record.status {
             Status::Done if self.plan.force => Decision::Publish("forced"),
             Status::Done => Decision::SkipDone,
+            Status::Retracted if self.plan.force => {
+                Decision::Publish("the retracted copy is gone; publishing a new one")
+            }
+            Status::Retracted => Decision::Retracted,
             Status::Pending => Decision::Confirm,
             Status::Failed => {
                 let class = record.class().unwrap_or(Class::Unknown);

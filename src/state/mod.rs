@@ -24,6 +24,12 @@ pub use record::{Record, Status};
 /// The longest line a state file or journal may hold; a longer one is an error, found at once.
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// The state file's format: 2 added `retracted`. Written as the first line of every file dayrun
+/// rewrites, so that a dayrun that knows less refuses the file clearly instead of calling it
+/// damaged; a file without the line is format 1.
+pub const FORMAT: u32 = 2;
+const FORMAT_LINE: &str = "# dayrun state format ";
+
 /// A run of comment and blank lines in the state file as last read or written, by byte range:
 /// copied byte for byte when the file is rewritten, never held in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +143,23 @@ impl StateFile {
             };
             let line =
                 std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into(), number))?;
+            if number == 1
+                && let Some(format) = line.trim_end().strip_prefix(FORMAT_LINE)
+            {
+                match format.parse::<u32>() {
+                    Ok(n) if n <= FORMAT => {
+                        offset += len;
+                        continue;
+                    }
+                    _ => {
+                        return Err(Error::state(format!(
+                            "written by a newer dayrun (format {format}; this dayrun reads up to {FORMAT})"
+                        ))
+                        .at(&shown)
+                        .hint("upgrade dayrun; nothing was changed"));
+                    }
+                }
+            }
             match Record::parse(line).map_err(|e| bad(e, number))? {
                 None => {
                     let span = comments.get_or_insert(Span {
@@ -221,7 +244,9 @@ impl StateFile {
         out: &mut impl Write,
         mut source: Option<&mut File>,
     ) -> std::io::Result<(BTreeMap<Date, Span>, Option<Span>)> {
-        let mut at = 0u64;
+        let marker = format!("{FORMAT_LINE}{FORMAT}\n");
+        out.write_all(marker.as_bytes())?;
+        let mut at = marker.len() as u64;
         // Comment lines byte for byte, but a CRLF becomes LF (the file keeps one line end).
         let mut copy = |span: &Span, out: &mut dyn Write, at: &mut u64| -> std::io::Result<Span> {
             let source = source.as_mut().ok_or(std::io::ErrorKind::NotFound)?;

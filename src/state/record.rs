@@ -13,6 +13,8 @@ pub enum Status {
     Pending,
     Done,
     Failed,
+    /// Published, then taken back by `dayrun retract`: never published again by a run.
+    Retracted,
 }
 
 impl Status {
@@ -21,6 +23,7 @@ impl Status {
             Status::Pending => "pending",
             Status::Done => "done",
             Status::Failed => "failed",
+            Status::Retracted => "retracted",
         }
     }
 }
@@ -100,9 +103,10 @@ impl Record {
             Some("pending") => Status::Pending,
             Some("done") => Status::Done,
             Some("failed") => Status::Failed,
+            Some("retracted") => Status::Retracted,
             Some(other) => {
                 return Err(format!(
-                    "unknown status `{other}` (pending, done or failed)"
+                    "unknown status `{other}` (pending, done, failed or retracted)"
                 ));
             }
             None => return Err("missing status after the key".into()),
@@ -334,7 +338,8 @@ mod tests {
             let status = prop_oneof![
                 Just(Status::Pending),
                 Just(Status::Done),
-                Just(Status::Failed)
+                Just(Status::Failed),
+                Just(Status::Retracted)
             ];
             let at = prop_oneof![
                 Just("2026-11-29T09:00:04+08:00"),

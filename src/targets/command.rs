@@ -29,6 +29,8 @@ pub struct Settings {
     run: Vec<String>,
     /// Optional lookup command: exit 0 + id = published, 1 = not published, other = cannot tell.
     confirm: Option<Vec<String>>,
+    /// Optional command that takes a post back (`dayrun retract`), with `DAYRUN_ID` set.
+    retract: Option<Vec<String>>,
     /// Kill the command's process group after this long (default 60 s): outcome unknown.
     timeout_secs: Option<toml::Value>,
     /// Pass the command only these environment variables (plus PATH, HOME, LANG, LC_*, TZ and
@@ -41,6 +43,7 @@ pub struct CommandTarget {
     root: PathBuf,
     run: Vec<String>,
     confirm: Option<Vec<String>>,
+    retract: Option<Vec<String>>,
     timeout: Duration,
     env: Option<Vec<String>>,
     /// The values of dayrun's environment variables whose names say they are secrets.
@@ -82,6 +85,7 @@ impl CommandTarget {
         for (what, argv) in [
             ("run", Some(&settings.run)),
             ("confirm", settings.confirm.as_ref()),
+            ("retract", settings.retract.as_ref()),
         ] {
             let Some(argv) = argv else { continue };
             let Some(program) = argv.first() else {
@@ -109,6 +113,7 @@ impl CommandTarget {
         }
         Ok(CommandTarget {
             env: settings.env,
+            retract: settings.retract,
             redactor,
             name: ctx.target.name.clone(),
             root: ctx.config.base.clone(),
@@ -127,6 +132,7 @@ impl CommandTarget {
         key: Date,
         input: &serde_json::Value,
         attempt_at: Option<Timestamp>,
+        id: Option<&str>,
     ) -> Result<Finished, std::io::Error> {
         let key = key.to_string();
         let mut command = Command::new(&argv[0]);
@@ -158,6 +164,9 @@ impl CommandTarget {
             .process_group(0);
         if let Some(at) = attempt_at {
             command.env("DAYRUN_ATTEMPT_AT", at.to_string());
+        }
+        if let Some(id) = id {
+            command.env("DAYRUN_ID", id);
         }
         let mut child = command.spawn()?;
         let input = serde_json::to_vec(input).expect("a JSON value serialises");
@@ -347,7 +356,7 @@ impl Target for CommandTarget {
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let finished = self
-            .exec(&self.run, post.key, &out.body, None)
+            .exec(&self.run, post.key, &out.body, None, None)
             .map_err(|e| cannot_start(&self.run[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
@@ -366,7 +375,7 @@ impl Target for CommandTarget {
             return Ok(Lookup::CannotTell("no confirm command".into()));
         };
         let finished = self
-            .exec(&confirm, attempts.key, attempts.sent, attempts.last)
+            .exec(&confirm, attempts.key, attempts.sent, attempts.last, None)
             .map_err(|e| cannot_start(&confirm[0], &e))?;
         Ok(match (finished.timed_out, finished.code) {
             (false, Some(0)) => {
@@ -379,6 +388,43 @@ impl Target for CommandTarget {
 
     fn can_find(&self) -> bool {
         self.confirm.is_some()
+    }
+
+    fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {
+        let Some(argv) = self.retract.clone() else {
+            return Err(Error::config(format!(
+                "[targets.{}]: set `retract = [\"./scripts/retract.sh\"]` so that posts can be retracted",
+                self.name
+            )));
+        };
+        let input = post.map_or_else(|| serde_json::json!({"key": key.to_string()}), payload);
+        let finished = self
+            .exec(&argv, key, &input, None, Some(id))
+            .map_err(|e| cannot_start(&argv[0], &e))?;
+        let why = how(&finished, self.timeout);
+        match (finished.timed_out, finished.code) {
+            (false, Some(0)) => Ok(()),
+            (false, Some(EXIT_RETRY_SAFE)) => Err(Error::failure(Class::RetrySafe, why)),
+            (false, Some(EXIT_AUTH)) => Err(Error::failure(Class::Auth, why)),
+            (false, Some(EXIT_REJECTED)) => Err(Error::failure(Class::Rejected, why)),
+            _ => Err(Error::failure(Class::Unknown, why)),
+        }
+    }
+
+    /// The `confirm` command, told the id: exit 1 proves the post gone.
+    fn still_there(&mut self, key: Date, id: &str) -> Result<Lookup, Error> {
+        let Some(confirm) = self.confirm.clone() else {
+            return Ok(Lookup::CannotTell("no confirm command".into()));
+        };
+        let input = serde_json::json!({"key": key.to_string()});
+        let finished = self
+            .exec(&confirm, key, &input, None, Some(id))
+            .map_err(|e| cannot_start(&confirm[0], &e))?;
+        Ok(match (finished.timed_out, finished.code) {
+            (false, Some(0)) => Lookup::Found(vec![Receipt::id(id)]),
+            (false, Some(1)) => Lookup::Absent,
+            _ => Lookup::CannotTell(format!("confirm {}", how(&finished, self.timeout))),
+        })
     }
 
     fn timeout(&self) -> Duration {

@@ -1,6 +1,6 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
-use super::net::{Http, Reply, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
@@ -251,6 +251,45 @@ impl Target for Devto {
 
     fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// The API has no delete: the article is unpublished (`published: false`).
+    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+        let url = self.url(&format!("/api/articles/{}", encode(id)));
+        let body = json!({"article": {"published": false}});
+        let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("unpublish article", &reply));
+        }
+        Ok(())
+    }
+
+    /// Gone when the user's articles no longer hold it published.
+    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+        for page in 1..=MAX_PAGES {
+            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
+            let reply = self.http.get(&self.url(&path), &self.headers())?;
+            if status_class(reply.status).is_some() {
+                return Err(self.failure("list my articles", &reply));
+            }
+            let (mut listed, mut published) = (0, None);
+            let walk = items::each(&reply.body, "", &mut |item| {
+                listed += 1;
+                if item["id"].as_u64().map(|n| n.to_string()).as_deref() == Some(id) {
+                    published = item["published"].as_bool();
+                }
+            });
+            if let Err(e) = walk {
+                return Ok(Lookup::CannotTell(format!("article list is {e}")));
+            }
+            match published {
+                Some(true) => return Ok(Lookup::Found(vec![Receipt::id(id)])),
+                Some(false) => return Ok(Lookup::Absent),
+                None if listed < PER_PAGE => return Ok(Lookup::Absent),
+                None => {}
+            }
+        }
+        Ok(Lookup::CannotTell("too many articles to read".into()))
     }
 
     fn where_to_look(&self, key: Date) -> String {

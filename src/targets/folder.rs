@@ -110,6 +110,35 @@ impl Target for Folder {
         true
     }
 
+    /// Delete the key's two files (either may be gone already) and make that durable.
+    fn retract(&mut self, key: Date, _: &str, _: Option<&Post>) -> Result<(), Error> {
+        let removed = (|| {
+            for ext in ["json", "html"] {
+                match std::fs::remove_file(self.dir.join(format!("{key}.{ext}"))) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                    _ => {}
+                }
+            }
+            crate::fsutil::sync_dir(&self.dir)
+        })();
+        removed.map_err(|e| {
+            Error::failure(
+                Class::RetrySafe,
+                format!("cannot remove from {}: {e}", self.shown.display()),
+            )
+        })
+    }
+
+    fn still_there(&mut self, key: Date, _: &str) -> Result<Lookup, Error> {
+        let there = ["json", "html"]
+            .iter()
+            .any(|ext| self.dir.join(format!("{key}.{ext}")).exists());
+        Ok(match there {
+            true => Lookup::Found(vec![self.receipt(key)]),
+            false => Lookup::Absent,
+        })
+    }
+
     fn timeout(&self) -> Duration {
         Duration::ZERO
     }

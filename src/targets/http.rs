@@ -30,6 +30,11 @@ pub struct Settings {
     token_file: Option<PathBuf>,
     /// File holding raw `Name: value` header lines (e.g. a Cookie).
     header_file: Option<PathBuf>,
+    /// URL that removes a post (`dayrun retract`); `{id}` and `{key}` are filled in.
+    delete_url: Option<String>,
+    /// Method for `delete_url` (default DELETE; POST, PUT or PATCH send the post's key as JSON).
+    #[serde(default = "default_delete_method")]
+    delete_method: String,
     /// JSON pointer to the receipt id in the POST answer and in each listed item.
     #[serde(default = "default_id")]
     id_pointer: String,
@@ -49,6 +54,9 @@ pub struct Settings {
     connect_timeout_secs: Option<toml::Value>,
 }
 
+fn default_delete_method() -> String {
+    "DELETE".into()
+}
 fn default_id() -> String {
     "/id".into()
 }
@@ -322,6 +330,46 @@ impl Target for HttpTarget {
 
     fn timeout(&self) -> std::time::Duration {
         self.timeout
+    }
+
+    fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+        let Some(template) = &self.settings.delete_url else {
+            return Err(Error::config(format!(
+                "[targets.{}]: set `delete_url` (with {{id}}) so that posts can be retracted",
+                self.name
+            )));
+        };
+        let url = template
+            .replace("{id}", &encode(id))
+            .replace("{key}", &encode(&key.to_string()));
+        let reply = match self.settings.delete_method.as_str() {
+            "DELETE" => self.http.delete(&url, &self.headers)?,
+            method => self.http.send(
+                method,
+                &url,
+                &self.headers,
+                &serde_json::json!({"key": key.to_string(), "id": id}),
+            )?,
+        };
+        // Already gone is what was asked for.
+        if reply.status == 404 || reply.status == 410 || status_class(reply.status).is_none() {
+            return Ok(());
+        }
+        Err(self
+            .http
+            .failure("retract", &reply, self.credential_file().as_deref()))
+    }
+
+    /// The normal lookup, with nothing sent to compare: an exact query by key that answers no
+    /// item proves the post gone.
+    fn still_there(&mut self, key: jiff::civil::Date, _: &str) -> Result<Lookup, Error> {
+        self.find(&Attempts {
+            key,
+            marks: &[],
+            since: None,
+            last: None,
+            sent: &Value::Null,
+        })
     }
 
     fn where_to_look(&self, key: jiff::civil::Date) -> String {

@@ -288,6 +288,25 @@ impl Target for Mastodon {
         self.timeout
     }
 
+    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+        let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
+        let reply = self.http.delete(&url, &self.headers())?;
+        if status_class(reply.status).is_none() || reply.status == 404 {
+            return Ok(());
+        }
+        Err(self.failure("delete status", &reply))
+    }
+
+    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+        let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
+        let reply = self.http.get(&url, &self.headers())?;
+        match reply.status {
+            404 => Ok(Lookup::Absent),
+            _ if status_class(reply.status).is_some() => Err(self.failure("read a status", &reply)),
+            _ => Ok(Lookup::Found(vec![Receipt::id(id)])),
+        }
+    }
+
     fn where_to_look(&self, key: Date) -> String {
         format!(
             "the status for {key} on your profile at {}",

@@ -138,6 +138,20 @@ pub trait Target {
     /// Where a human should look for the key, for the advice printed when dayrun cannot tell.
     fn where_to_look(&self, key: Date) -> String;
 
+    /// Take a published post back (`dayrun retract`). Errors are classed as for `publish`.
+    fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {
+        let _ = (key, id, post);
+        Err(Error::config("this kind of target cannot retract posts"))
+    }
+
+    /// After a retract: whether the post with `id` is still there (`Found`) or gone (`Absent`).
+    fn still_there(&mut self, key: Date, id: &str) -> Result<Lookup, Error> {
+        let _ = (key, id);
+        Ok(Lookup::CannotTell(
+            "this kind of target cannot look a post up by id".into(),
+        ))
+    }
+
     /// Mask every form of this target's secrets in a text from outside (a server's body, a
     /// script's output) before it is stored or printed.
     fn redact(&self, text: &str) -> String {

@@ -111,15 +111,37 @@ impl Http {
         headers: &[(String, String)],
         body: &serde_json::Value,
     ) -> Result<Reply, Error> {
-        let mut req = self
-            .agent
-            .post(url)
-            .header("Content-Type", "application/json");
+        self.send("POST", url, headers, body)
+    }
+
+    /// Send a JSON body with `method` (POST, PUT, PATCH). Transport failures come back classed.
+    pub fn send(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: &serde_json::Value,
+    ) -> Result<Reply, Error> {
+        let mut req = match method {
+            "PUT" => self.agent.put(url),
+            "PATCH" => self.agent.patch(url),
+            _ => self.agent.post(url),
+        }
+        .header("Content-Type", "application/json");
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
         let bytes = serde_json::to_vec(body).expect("a JSON value serialises");
         self.reply(req.send(&bytes[..]))
+    }
+
+    /// DELETE a URL. Transport failures come back classed; any status is a `Reply`.
+    pub fn delete(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
+        let mut req = self.agent.delete(url).header("Accept", "application/json");
+        for (name, value) in headers {
+            req = req.header(name.as_str(), value.as_str());
+        }
+        self.reply(req.call())
     }
 
     /// GET a URL. Transport failures come back classed; any status is a `Reply`.

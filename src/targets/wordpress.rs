@@ -100,12 +100,25 @@ impl WordPress {
     /// that is not a WordPress REST answer means they are off, and the call goes again through
     /// `?rest_route=` (a 404 page created nothing, so this is safe for a POST too).
     fn call(&mut self, route: &str, query: &str, body: Option<&Value>) -> Result<Reply, Error> {
+        let method = if body.is_some() { "POST" } else { "GET" };
+        self.request(method, route, query, body)
+    }
+
+    /// `call` with any method (DELETE for the trash).
+    fn request(
+        &mut self,
+        method: &str,
+        route: &str,
+        query: &str,
+        body: Option<&Value>,
+    ) -> Result<Reply, Error> {
         let headers = [("Authorization".to_string(), self.auth.clone())];
         let send = |this: &Self, pretty: bool| {
             let url = this.url(route, query, pretty);
-            match body {
-                Some(body) => this.http.post(&url, &headers, body),
-                None => this.http.get(&url, &headers),
+            match (method, body) {
+                ("DELETE", _) => this.http.delete(&url, &headers),
+                (_, Some(body)) => this.http.send(method, &url, &headers, body),
+                (_, None) => this.http.get(&url, &headers),
             }
         };
         let reply = send(self, self.pretty.unwrap_or(true))?;
@@ -391,6 +404,41 @@ impl Target for WordPress {
 
     fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// `DELETE /wp/v2/posts/{id}`: WordPress moves the post to the trash (it can be restored).
+    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+        let route = format!("/wp/v2/posts/{}", encode(id));
+        let reply = self.request("DELETE", &route, "", None)?;
+        // 410 rest_already_trashed: already where it was asked to go.
+        if status_class(reply.status).is_none() || reply.status == 410 {
+            return Ok(());
+        }
+        Err(self.failure("trash post", &reply))
+    }
+
+    /// Gone when WordPress no longer has it, or has it in the trash.
+    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+        let route = format!("/wp/v2/posts/{}", encode(id));
+        let reply = self.call(&route, "context=edit", None)?;
+        if reply.status == 404 {
+            let code = serde_json::from_str::<Value>(&reply.body).unwrap_or(Value::Null)["code"]
+                .as_str()
+                .map(str::to_string);
+            return Ok(match code.as_deref() {
+                Some("rest_post_invalid_id") => Lookup::Absent,
+                _ => Lookup::CannotTell("HTTP 404 without WordPress's own answer".into()),
+            });
+        }
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("look up post", &reply));
+        }
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        Ok(match doc["status"].as_str() {
+            Some("trash") => Lookup::Absent,
+            Some(_) => Lookup::Found(vec![Receipt::id(id)]),
+            None => Lookup::CannotTell("the post's answer has no status".into()),
+        })
     }
 
     /// PHP may go on with a request for a while after dayrun gave up on it.
