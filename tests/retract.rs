@@ -117,7 +117,8 @@ pub fn http_project(api: &PostsApi) -> Project {
 
 /// Requests that write to the posts API: POSTs and DELETEs.
 fn http_writes(api: &PostsApi) -> usize {
-    api.state.lock().unwrap().post_times.len() + api.delete_requests()
+    let posts = api.state.lock().unwrap().post_times.len();
+    posts + api.delete_requests()
 }
 
 #[test]
