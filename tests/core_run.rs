@@ -207,10 +207,15 @@ fn retry_and_mark_are_the_human_levers() {
         .code(0)
         .stdout_has("2026-11-29 outbox skip done");
     std::fs::remove_file(p.path("outbox/2026-11-29.html")).unwrap();
+    // A target that updates in place takes `--force` as "send it again, in place"…
     p.run(&["retry", "2026-11-29", "--force"])
         .code(0)
-        .stdout_has("2026-11-29 outbox published");
+        .stdout_has("2026-11-29 outbox updated");
     assert!(p.exists("outbox/2026-11-29.html"));
+    // … and `--new` as "publish a second copy".
+    p.run(&["retry", "2026-11-29", "--force", "--new"])
+        .code(0)
+        .stdout_has("2026-11-29 outbox published");
 
     p.run(&["mark", "2026-11-28", "failed"])
         .code(0)

@@ -203,7 +203,9 @@ impl TargetRun<'_> {
                     };
                     let deadline = later(Timestamp::now(), self.settle());
                     match self.confirm(&attempts, deadline, true) {
-                        Verdict::Found(receipts) => return self.found(post, receipts, "confirm"),
+                        Verdict::Found(receipts) => {
+                            return self.found(post, receipts, "confirm");
+                        }
                         Verdict::NotYet(until) => return self.not_yet(post.key, until),
                         Verdict::CannotTell(lookup) => {
                             return self.cannot_tell(post, lookup, &carry, &err.reason());

@@ -31,6 +31,8 @@ pub struct Settings {
     confirm: Option<Vec<String>>,
     /// Optional command that takes a post back (`dayrun retract`), with `DAYRUN_ID` set.
     retract: Option<Vec<String>>,
+    /// Optional command that sends an edit to the published copy, with `DAYRUN_ID` set.
+    update: Option<Vec<String>>,
     /// Kill the command's process group after this long (default 60 s): outcome unknown.
     timeout_secs: Option<toml::Value>,
     /// Pass the command only these environment variables (plus PATH, HOME, LANG, LC_*, TZ and
@@ -44,6 +46,7 @@ pub struct CommandTarget {
     run: Vec<String>,
     confirm: Option<Vec<String>>,
     retract: Option<Vec<String>>,
+    update: Option<Vec<String>>,
     timeout: Duration,
     env: Option<Vec<String>>,
     /// The values of dayrun's environment variables whose names say they are secrets.
@@ -86,6 +89,7 @@ impl CommandTarget {
             ("run", Some(&settings.run)),
             ("confirm", settings.confirm.as_ref()),
             ("retract", settings.retract.as_ref()),
+            ("update", settings.update.as_ref()),
         ] {
             let Some(argv) = argv else { continue };
             let Some(program) = argv.first() else {
@@ -114,6 +118,7 @@ impl CommandTarget {
         Ok(CommandTarget {
             env: settings.env,
             retract: settings.retract,
+            update: settings.update,
             redactor,
             name: ctx.target.name.clone(),
             root: ctx.config.base.clone(),
@@ -388,6 +393,49 @@ impl Target for CommandTarget {
 
     fn can_find(&self) -> bool {
         self.confirm.is_some()
+    }
+
+    fn updates(&self) -> bool {
+        self.update.is_some()
+    }
+
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let Some(argv) = self.update.clone() else {
+            return Err(Error::config(format!(
+                "[targets.{}]: set `update = [\"./scripts/update.sh\"]` so that edits can be sent",
+                self.name
+            )));
+        };
+        let finished = self
+            .exec(&argv, post.key, &out.body, None, Some(id))
+            .map_err(|e| cannot_start(&argv[0], &e))?;
+        let why = how(&finished, self.timeout);
+        match (finished.timed_out, finished.code) {
+            (false, Some(0)) => Ok(Receipt::id(id)),
+            (false, Some(EXIT_RETRY_SAFE)) => Err(Error::failure(Class::RetrySafe, why)),
+            (false, Some(EXIT_AUTH)) => Err(Error::failure(Class::Auth, why)),
+            (false, Some(EXIT_REJECTED)) => Err(Error::failure(Class::Rejected, why)),
+            _ => Err(Error::failure(Class::Unknown, why)),
+        }
+    }
+
+    /// The `confirm` command, handed the edit and the id: exit 0 = the copy holds it.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let Some(confirm) = self.confirm.clone() else {
+            return Ok(Lookup::CannotTell("no confirm command".into()));
+        };
+        let key = out.body["key"]
+            .as_str()
+            .and_then(crate::clock::parse_key)
+            .ok_or_else(|| Error::failure(Class::Unknown, "no key in the payload"))?;
+        let finished = self
+            .exec(&confirm, key, &out.body, None, Some(id))
+            .map_err(|e| cannot_start(&confirm[0], &e))?;
+        Ok(match (finished.timed_out, finished.code) {
+            (false, Some(0)) => Lookup::Found(vec![Receipt::id(id)]),
+            (false, Some(1)) => Lookup::Absent,
+            _ => Lookup::CannotTell(format!("confirm {}", how(&finished, self.timeout))),
+        })
     }
 
     fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {

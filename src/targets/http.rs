@@ -30,6 +30,11 @@ pub struct Settings {
     token_file: Option<PathBuf>,
     /// File holding raw `Name: value` header lines (e.g. a Cookie).
     header_file: Option<PathBuf>,
+    /// URL that replaces a published post with an edit; `{id}` and `{key}` are filled in.
+    update_url: Option<String>,
+    /// Method for `update_url` (default PUT).
+    #[serde(default = "default_update_method")]
+    update_method: String,
     /// URL that removes a post (`dayrun retract`); `{id}` and `{key}` are filled in.
     delete_url: Option<String>,
     /// Method for `delete_url` (default DELETE; POST, PUT or PATCH send the post's key as JSON).
@@ -54,6 +59,9 @@ pub struct Settings {
     connect_timeout_secs: Option<toml::Value>,
 }
 
+fn default_update_method() -> String {
+    "PUT".into()
+}
 fn default_delete_method() -> String {
     "DELETE".into()
 }
@@ -330,6 +338,57 @@ impl Target for HttpTarget {
 
     fn timeout(&self) -> std::time::Duration {
         self.timeout
+    }
+
+    fn updates(&self) -> bool {
+        self.settings.update_url.is_some()
+    }
+
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let Some(template) = &self.settings.update_url else {
+            return Err(Error::config(format!(
+                "[targets.{}]: set `update_url` (with {{id}}) so that edits can be sent",
+                self.name
+            )));
+        };
+        let url = template
+            .replace("{id}", &encode(id))
+            .replace("{key}", &encode(&post.key.to_string()));
+        let reply = self
+            .http
+            .send(&self.settings.update_method, &url, &self.headers, &out.body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self
+                .http
+                .failure("update", &reply, self.credential_file().as_deref()));
+        }
+        Ok(Receipt {
+            id: id.to_string(),
+            url: serde_json::from_str::<Value>(&reply.body)
+                .ok()
+                .and_then(|doc| id_at(&doc, &self.settings.url_pointer)),
+            note: None,
+        })
+    }
+
+    /// The lookup, matched on the fingerprint sent: found means the edit is there.
+    fn read_back(&mut self, _: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let key = out.body["key"]
+            .as_str()
+            .and_then(crate::clock::parse_key)
+            .ok_or_else(|| Error::failure(crate::error::Class::Unknown, "no key in the payload"))?;
+        let lookup = self.find(&Attempts {
+            key,
+            marks: &out.marks,
+            since: None,
+            last: None,
+            sent: &out.body,
+        })?;
+        // An item of this key that is not what was sent is the older version.
+        Ok(match lookup {
+            Lookup::CannotTell(why) if why.contains("not what was sent") => Lookup::Absent,
+            other => other,
+        })
     }
 
     fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {

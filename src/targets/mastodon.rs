@@ -288,6 +288,33 @@ impl Target for Mastodon {
         self.timeout
     }
 
+    /// `PUT /api/v1/statuses/{id}` (Mastodon 3.5+). Off by default (`on_edit = "update"` turns
+    /// it on): an edit notifies everyone who boosted the status.
+    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
+        let reply = self.http.send("PUT", &url, &self.headers(), &out.body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("edit status", &reply));
+        }
+        let receipt = self.http.receipt(&reply, "/id", "/url")?;
+        Ok(Receipt {
+            id: id.to_string(),
+            ..receipt
+        })
+    }
+
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let Some(text) = self.source(id)? else {
+            return Ok(Lookup::CannotTell(format!(
+                "status {id} has no source text"
+            )));
+        };
+        Ok(match out.marks.contains(&mark(&normal(&text))) {
+            true => Lookup::Found(vec![Receipt::id(id)]),
+            false => Lookup::Absent,
+        })
+    }
+
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
         let reply = self.http.delete(&url, &self.headers())?;

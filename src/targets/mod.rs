@@ -138,6 +138,29 @@ pub trait Target {
     /// Where a human should look for the key, for the advice printed when dayrun cannot tell.
     fn where_to_look(&self, key: Date) -> String;
 
+    /// Whether edits go to the published copy unless `on_edit` says otherwise: kinds that edit
+    /// in place without telling anyone (a folder, a blog) do; a timeline does not.
+    fn updates(&self) -> bool {
+        false
+    }
+
+    /// Replace the published copy `id` with what `out` holds, in place (never a second copy).
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let _ = (id, post, out);
+        Err(Error::config(
+            "this kind of target cannot update a published post",
+        ))
+    }
+
+    /// Read the copy `id` back: `Found` when it holds what `out` holds (the update landed),
+    /// `Absent` when it holds something else (an older version), or cannot tell.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let _ = (id, out);
+        Ok(Lookup::CannotTell(
+            "this kind of target cannot read a post back".into(),
+        ))
+    }
+
     /// Take a published post back (`dayrun retract`). Errors are classed as for `publish`.
     fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {
         let _ = (key, id, post);
