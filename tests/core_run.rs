@@ -490,3 +490,21 @@ fn the_links_file_maps_each_key_to_its_copies_and_is_stable() {
     .code(0);
     assert!(p.read("data/syndication.json").contains("\"by-hand\""));
 }
+
+#[test]
+fn status_says_once_that_a_copy_without_id_cannot_be_updated() {
+    let p = Project::new();
+    p.post("2026-11-29", "Adopted");
+    p.run(&["adopt"]).code(0);
+    p.file("content/2026-11-29.md", "# Adopted, edited\n\nNew.\n");
+    p.run(&["run", TODAY]).code(0).stdout_has("outbox: 1 done");
+    assert!(
+        !p.exists("outbox/2026-11-29.html"),
+        "an adopted post was written"
+    );
+    let status = p.run(&["status", TODAY]);
+    status
+        .stdout_has("2026-11-29 outbox done")
+        .stdout_has("(no id: edits and retracts cannot reach this copy");
+    assert_eq!(status.stdout.matches("no id:").count(), 1);
+}
