@@ -17,15 +17,19 @@ impl TargetRun<'_> {
     /// Whether edits of this done key go to its copy: the target updates (or `on_edit` says
     /// so), the copy's id is known, and the first publish is within `edit_days`.
     pub(super) fn may_update(&self, record: &Record) -> bool {
-        let on = self.policy.on_edit.unwrap_or_else(|| self.target.updates());
+        // Cheap checks first: a no-op run asks this of every done key.
+        if !self.policy.on_edit.unwrap_or_else(|| self.target.updates())
+            || record.get("id").is_none()
+        {
+            return false;
+        }
         let published = record
             .get("published")
             .map_or_else(|| record.at().to_string(), |p| p.into_owned());
-        let day = published
+        published
             .parse::<jiff::Timestamp>()
-            .map(|t| t.to_zoned_datetime(self.clock.tz().clone()).date());
-        on && record.get("id").is_some()
-            && day.is_ok_and(|d| crate::clock::days_between(d, self.today) <= self.policy.edit_days)
+            .map(|t| t.to_zoned_datetime(self.clock.tz().clone()).date())
+            .is_ok_and(|d| crate::clock::days_between(d, self.today) <= self.policy.edit_days)
     }
 
     /// A done key within its edit window: send the edit if the payload changed. A line from
