@@ -24,5 +24,6 @@ mod http_target;
 mod mastodon;
 mod readme;
 mod real_wordpress;
+mod real_wordpress_edits;
 mod state_file;
 mod wordpress;
