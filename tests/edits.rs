@@ -81,7 +81,9 @@ impl Site {
     }
 
     fn folder() -> Site {
-        let table = format!("[targets.out]\nkind = \"folder\"\ndir = \"outbox\"\nconfirm_delay_secs = 0.01\n{QUICK}");
+        let table = format!(
+            "[targets.out]\nkind = \"folder\"\ndir = \"outbox\"\nconfirm_delay_secs = 0.01\n{QUICK}"
+        );
         Site::new("out", Fake::Folder, table)
     }
 
@@ -98,11 +100,15 @@ impl Site {
     }
 
     fn http() -> Site {
+        Site::http_with("")
+    }
+
+    fn http_with(extra: &str) -> Site {
         let api = PostsApi::start();
         let table = api.config(
             "posts",
             &format!(
-                "update_url = \"{}\"\n{QUICK}",
+                "update_url = \"{}\"\n{QUICK}{extra}",
                 api.server.url("/posts/{id}")
             ),
         );
@@ -158,12 +164,15 @@ impl Site {
     fn field(&self, name: &str) -> Option<String> {
         let prefix = format!("{name}=");
         let line = self.line();
-        let value = line.split_whitespace().find_map(|w| w.strip_prefix(&prefix));
+        let value = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(&prefix));
         value.map(str::to_string)
     }
 
     fn id(&self) -> String {
-        self.field("id").unwrap_or_else(|| panic!("no id in {:?}", self.line()))
+        self.field("id")
+            .unwrap_or_else(|| panic!("no id in {:?}", self.line()))
     }
 
     /// Everything the target saw: changes whenever anything is sent (or, for a folder, written).
@@ -221,11 +230,19 @@ impl Site {
             }
             Fake::Wp(wp) => {
                 let posts = wp.posts();
-                posts.iter().find(|p| p["id"].to_string() == id).unwrap().to_string()
+                posts
+                    .iter()
+                    .find(|p| p["id"] == id.parse::<u64>().unwrap_or(0))
+                    .unwrap()
+                    .to_string()
             }
             Fake::Devto(api) => {
                 let articles = api.articles();
-                articles.iter().find(|a| a["id"].to_string() == id).unwrap().to_string()
+                articles
+                    .iter()
+                    .find(|a| a["id"] == id.parse::<u64>().unwrap_or(0))
+                    .unwrap()
+                    .to_string()
             }
             Fake::Masto(api) => api.state.lock().unwrap().texts[id].clone(),
         }
@@ -283,7 +300,11 @@ impl Site {
         assert!(line.starts_with(&format!("{KEY} done ")), "{line}");
         assert_eq!(self.id(), id, "{line}");
         assert_eq!(self.field("updated"), Some(n.to_string()), "{line}");
-        assert!(self.shown(id).contains(text), "{text:?} not in {}", self.shown(id));
+        assert!(
+            self.shown(id).contains(text),
+            "{text:?} not in {}",
+            self.shown(id)
+        );
     }
 }
 

@@ -246,7 +246,11 @@ impl Forem {
     fn put(&mut self, id: &str, article: &Value) -> Reply {
         self.put_requests += 1;
         let fault = self.put_faults.pop_front().unwrap_or(Fault::Normal);
-        let Some(stored) = self.articles.iter_mut().find(|a| a["id"].to_string() == id) else {
+        let Some(stored) = self
+            .articles
+            .iter_mut()
+            .find(|a| a["id"] == id.parse::<u64>().unwrap_or(0))
+        else {
             return forem_error(404, "not found");
         };
         match fault {

@@ -343,13 +343,18 @@ impl Masto {
         }
         match fault {
             Fault::Reject(status) => {
-                return Reply::json(status, json!({"error": "Validation failed: Text can't be blank"}));
+                return Reply::json(
+                    status,
+                    json!({"error": "Validation failed: Text can't be blank"}),
+                );
             }
             Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
             _ => {}
         }
         let text = text.trim().to_string();
-        let edited = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+        let edited = jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string();
         self.texts.insert(id.to_string(), text.clone());
         let status = self.statuses.iter_mut().find(|st| st["id"] == id).unwrap();
         status["content"] = json!(render(&text));

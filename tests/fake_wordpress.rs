@@ -289,12 +289,20 @@ impl Wp {
     fn update(&mut self, id: &str, body: &Value) -> Reply {
         self.update_requests += 1;
         let fault = self.update_faults.pop_front().unwrap_or(Fault::Normal);
-        let Some(post) = self.posts.iter_mut().find(|p| p["id"].to_string() == id) else {
+        let Some(post) = self
+            .posts
+            .iter_mut()
+            .find(|p| p["id"] == id.parse::<u64>().unwrap_or(0))
+        else {
             return wp_error(404, "rest_post_invalid_id", "Invalid post ID.");
         };
         match fault {
             Fault::Reject(status) => {
-                return wp_error(status, "rest_invalid_param", "Invalid parameter(s): content");
+                return wp_error(
+                    status,
+                    "rest_invalid_param",
+                    "Invalid parameter(s): content",
+                );
             }
             Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
             _ => {}
@@ -321,9 +329,17 @@ impl Wp {
     /// `GET /wp/v2/posts/{id}` (`context=edit` shows the raw fields, as stored here).
     fn one(&self, id: &str, req: &Request) -> Reply {
         if req.query("context").as_deref() != Some("edit") {
-            return wp_error(400, "test_expectation", "read a post back with context=edit");
+            return wp_error(
+                400,
+                "test_expectation",
+                "read a post back with context=edit",
+            );
         }
-        match self.posts.iter().find(|p| p["id"].to_string() == id) {
+        match self
+            .posts
+            .iter()
+            .find(|p| p["id"] == id.parse::<u64>().unwrap_or(0))
+        {
             Some(post) => Reply::json(200, post.clone()),
             None => wp_error(404, "rest_post_invalid_id", "Invalid post ID."),
         }

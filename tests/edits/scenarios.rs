@@ -11,10 +11,12 @@ fn edit_in_place(site: Site) {
     let updates = site.updates();
     site.edit(SECOND);
 
-    site.run(&["run", TODAY, "--dry-run"]).code(0).stdout_has(&format!(
-        "{KEY} {} update (edited since it was published) id={id}",
-        site.name
-    ));
+    site.run(&["run", TODAY, "--dry-run"])
+        .code(0)
+        .stdout_has(&format!(
+            "{KEY} {} update (edited since it was published) id={id}",
+            site.name
+        ));
     assert_eq!(site.traffic(), before, "a dry run sent something");
 
     site.run(&["run", TODAY])
@@ -69,7 +71,9 @@ fn wordpress_edit_posts_to_the_same_post_keeping_slug_and_date() {
         (post["slug"].clone(), post["date"].clone())
     };
     site.edit(SECOND);
-    site.run(&["run", TODAY]).code(0).stdout_has("updated id=500");
+    site.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("updated id=500");
     let post = wp.posts()[0].clone();
     assert_eq!(post["title"]["raw"], "Second title");
     assert_eq!((&post["slug"], &post["date"]), (&slug, &date));
@@ -151,10 +155,10 @@ fn mastodon_lost_update_is_read_back() {
 
 /// The request is lost before the target applied it: the read back shows the old version, so
 /// the update is sent again (never a create), and the copy ends up holding the edit.
-fn lost_before_applied(site: Site) {
+fn lost_before_applied(site: Site, fault: Fault) {
     let id = site.publish();
     site.edit(SECOND);
-    site.lose_next_update(Fault::Hang);
+    site.lose_next_update(fault);
     let out = site.run(&["run", TODAY]);
     out.code(0)
         .stdout_has(&format!("{KEY} {} updated id={id} ", site.name));
@@ -165,17 +169,65 @@ fn lost_before_applied(site: Site) {
 
 #[test]
 fn http_update_lost_before_applied_is_sent_again() {
-    lost_before_applied(Site::http());
+    lost_before_applied(Site::http(), Fault::Hang);
 }
 
 #[test]
 fn wordpress_update_lost_before_applied_is_sent_again() {
-    lost_before_applied(Site::wordpress());
+    lost_before_applied(Site::wordpress(), Fault::Hang);
 }
 
 #[test]
 fn mastodon_update_lost_before_applied_is_sent_again() {
-    lost_before_applied(Site::mastodon("on_edit = \"update\""));
+    lost_before_applied(Site::mastodon("on_edit = \"update\""), Fault::Hang);
+}
+
+/// The same with items matched on the fingerprint only (`match_by = "fingerprint"`).
+#[test]
+fn http_update_lost_before_applied_is_sent_again_matching_fingerprints() {
+    lost_before_applied(Site::http_with("match_by = \"fingerprint\"\n"), Fault::Hang);
+}
+
+/// A lost answer and a list that cannot be read: the line stays `pending op=update` (exit 75,
+/// `unconfirmed`); the next run reads the copy back and finishes it, without sending again.
+#[test]
+fn http_update_that_cannot_be_read_back_stays_pending_until_the_next_run() {
+    let site = Site::http();
+    let super::Fake::Http(api) = &site.fake else {
+        unreachable!()
+    };
+    let id = site.publish();
+    site.edit(SECOND);
+    api.put_faults(&[Fault::CommitHang]).list_faults(&[500]);
+    site.run(&["run", TODAY])
+        .code(75)
+        .stdout_has(&format!("{KEY} posts unconfirmed"));
+    let line = site.line();
+    assert!(line.starts_with(&format!("{KEY} pending ")), "{line}");
+    assert_eq!(site.field("op").as_deref(), Some("update"), "{line}");
+    assert_eq!(site.id(), id);
+    site.run(&["run", TODAY, "--dry-run"])
+        .code(0)
+        .stdout_has("update (an interrupted update");
+    site.run(&["run", TODAY])
+        .code(0)
+        .stdout_has(&format!("updated id={id} "));
+    assert_eq!(site.updates(), Some(1));
+    assert_eq!(site.copies(), 1);
+    site.holds(&id, 1, "Second words");
+}
+
+/// A 503 before anything changed (5xx: the outcome is unknown): read back, the copy shows the
+/// old version, so the update is sent again in the same run.
+#[test]
+fn http_update_met_by_503_is_read_back_and_sent_again() {
+    lost_before_applied(Site::http(), Fault::Reject(503));
+}
+
+#[test]
+fn http_update_met_by_503_is_sent_again_matching_fingerprints() {
+    let site = Site::http_with("match_by = \"fingerprint\"\n");
+    lost_before_applied(site, Fault::Reject(503));
 }
 
 /// A refused update: the line goes back to done with `edit_failed=`, nothing is sent until the
@@ -281,6 +333,19 @@ fn devto_retry_force_updates_and_new_publishes_a_second_copy() {
 #[test]
 fn mastodon_retry_force_updates_and_new_publishes_a_second_copy() {
     forced(Site::mastodon("on_edit = \"update\""), true);
+}
+
+/// `--force --new` within the hour on Mastodon: the contract asks for a second status, while
+/// Mastodon answers a repeated Idempotency-Key with the first one.
+#[test]
+fn mastodon_force_new_within_the_hour_publishes_a_second_status() {
+    let site = Site::mastodon("on_edit = \"update\"");
+    let id = site.publish();
+    let out = site.run(&["retry", KEY, "--force", "--new"]);
+    out.code(0);
+    let what = format!("{}\n{}", out.stdout, site.line());
+    assert_eq!(site.copies(), 2, "no second status: {what}");
+    assert_ne!(site.id(), id, "{}", site.line());
 }
 
 /// A file saved again with the same text is not an edit.
