@@ -38,6 +38,7 @@ mode=$(head -n 1 modes.txt 2>/dev/null)
 case "${mode:-ok}" in
   reject) echo "the site refuses the edit" >&2; exit 65 ;;
   lost) printf '%s' "$input" > "site/$DAYRUN_ID.json"; echo "connection dropped" >&2; exit 3 ;;
+  early) echo "died before sending" >&2; exit 3 ;;
 esac
 printf '%s' "$input" > "site/$DAYRUN_ID.json"
 "#;
@@ -253,8 +254,12 @@ impl Site {
         match &self.fake {
             Fake::Folder => panic!("a folder has no answer to lose"),
             Fake::Command => {
-                assert_eq!(fault, Fault::CommitHang, "the script knows `lost` only");
-                self.p.file("modes.txt", "lost\n");
+                let mode = match fault {
+                    Fault::CommitHang => "lost\n",
+                    Fault::Hang => "early\n",
+                    _ => panic!("the update script knows no {fault:?}"),
+                };
+                self.p.file("modes.txt", mode);
             }
             Fake::Http(api) => api.state.lock().unwrap().put_faults.push_back(fault),
             Fake::Wp(wp) => wp.state.lock().unwrap().update_faults.push_back(fault),

@@ -7,6 +7,8 @@ use crate::fake_posts::Fault;
 /// same copy; the next run sends nothing; an edit past `edit_days` sends nothing.
 fn edit_in_place(site: Site) {
     let id = site.publish();
+    let published = site.field("published");
+    assert!(published.is_some(), "{}", site.line());
     let before = site.traffic();
     let updates = site.updates();
     site.edit(SECOND);
@@ -28,6 +30,7 @@ fn edit_in_place(site: Site) {
     assert_eq!(site.updates(), updates.map(|n| n + 1));
     site.holds(&id, 1, "Second words");
     assert!(!site.shown(&id).contains("First words"));
+    assert_eq!(site.field("published"), published, "the edit window moved");
 
     let after = site.traffic();
     assert_ne!(after, before, "the update was not sent");
@@ -170,6 +173,16 @@ fn lost_before_applied(site: Site, fault: Fault) {
 #[test]
 fn http_update_lost_before_applied_is_sent_again() {
     lost_before_applied(Site::http(), Fault::Hang);
+}
+
+#[test]
+fn command_update_that_died_before_sending_is_sent_again() {
+    lost_before_applied(Site::command(), Fault::Hang);
+}
+
+#[test]
+fn devto_update_lost_before_applied_is_sent_again() {
+    lost_before_applied(Site::devto(), Fault::Hang);
 }
 
 #[test]
@@ -357,4 +370,22 @@ fn the_same_text_saved_again_sends_nothing() {
     site.edit(FIRST);
     site.run(&["run", TODAY]).code(0);
     assert_eq!(site.traffic(), before);
+}
+
+/// `retry KEY --force` (without `--new`) past `edit_days`: the contract says a forced retry of a
+/// done key on an updating target updates it; `--new` alone asks for a second copy.
+#[test]
+fn http_retry_force_past_edit_days_does_not_make_a_second_copy() {
+    let site = Site::http();
+    let id = site.publish();
+    let path = site.p.path("state/posts.state");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let published = format!("published={}", site.field("published").unwrap());
+    let old = text.replace(&published, "published=2026-10-01T00:00:00+00:00");
+    assert_ne!(old, text);
+    std::fs::write(&path, old).unwrap();
+    let out = site.run(&["retry", KEY, "--force"]);
+    let what = format!("{}\n{}", out.stdout, site.line());
+    assert_eq!(site.copies(), 1, "retry --force made a second copy: {what}");
+    assert_eq!(site.id(), id, "{what}");
 }
