@@ -23,6 +23,9 @@ pub struct Forem {
     pub list_faults: VecDeque<u16>,
     pub post_requests: usize,
     pub accept_headers: Vec<String>,
+    /// What the next `PUT /api/articles/{id}` requests (updates) meet.
+    pub put_faults: VecDeque<Fault>,
+    pub put_requests: usize,
 }
 
 pub struct FakeDevto {
@@ -229,6 +232,55 @@ fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
             Some(status) if status != 200 => forem_error(status, "Internal Server Error"),
             _ => s.me_all(req),
         },
+        ("PUT", path) if path.starts_with("/api/articles/") => {
+            let id = path["/api/articles/".len()..].to_string();
+            s.put(&id, &req.json()["article"])
+        }
         _ => forem_error(404, "not found"),
+    }
+}
+
+impl Forem {
+    /// `PUT /api/articles/{id}` with `{"article": {…}}`: the fields sent replace the stored
+    /// ones (title normalised, tags lower-cased); 200 with the article.
+    fn put(&mut self, id: &str, article: &Value) -> Reply {
+        self.put_requests += 1;
+        let fault = self.put_faults.pop_front().unwrap_or(Fault::Normal);
+        let Some(stored) = self
+            .articles
+            .iter_mut()
+            .find(|a| a["id"] == id.parse::<u64>().unwrap_or(0))
+        else {
+            return forem_error(404, "not found");
+        };
+        match fault {
+            Fault::Reject(status) => return forem_error(status, "Body markdown is invalid"),
+            Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
+            _ => {}
+        }
+        if let Some(title) = article["title"].as_str() {
+            stored["title"] = json!(normalize_title(title));
+        }
+        if let Some(tags) = article["tags"].as_array() {
+            let tags: Vec<String> = tags
+                .iter()
+                .map(|t| t.as_str().unwrap_or("").to_lowercase())
+                .collect();
+            stored["tag_list"] = json!(tags);
+        }
+        for field in ["body_markdown", "description", "canonical_url", "series"] {
+            if let Some(value) = article.get(field) {
+                stored[field] = value.clone();
+            }
+        }
+        if let Some(published) = article["published"].as_bool() {
+            stored["published"] = json!(published);
+        }
+        let mut shown = stored.clone();
+        shown.as_object_mut().unwrap().remove("recent");
+        match fault {
+            Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+            _ => Reply::json(200, shown),
+        }
     }
 }

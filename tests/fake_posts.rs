@@ -75,6 +75,11 @@ pub struct ApiState {
     /// Called for every POST when no queued fault applies (for seeded drills).
     pub chooser: Option<Box<dyn FnMut() -> Fault + Send>>,
     pub list_chooser: Option<Box<dyn FnMut() -> u16 + Send>>,
+    /// What the next `PUT /posts/{id}` requests meet (an update).
+    pub put_faults: VecDeque<Fault>,
+    /// How many `PUT /posts/{id}` requests arrived, and how many replaced a post.
+    pub put_requests: usize,
+    pub updates_applied: usize,
 }
 
 impl ApiState {
@@ -166,6 +171,12 @@ impl PostsApi {
 
     pub fn list_faults(&self, statuses: &[u16]) -> &PostsApi {
         self.state.lock().unwrap().list_faults.extend(statuses);
+        self
+    }
+
+    /// Faults for the next `PUT /posts/{id}` (updates).
+    pub fn put_faults(&self, faults: &[Fault]) -> &PostsApi {
+        self.state.lock().unwrap().put_faults.extend(faults);
         self
     }
 
@@ -299,6 +310,38 @@ fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
                 ),
             }
         }
+        ("PUT", path) if path.starts_with("/posts/") => {
+            let id = path["/posts/".len()..].to_string();
+            put(&mut s, &id, req)
+        }
         _ => Reply::json(404, json!({"error": "no route"})),
+    }
+}
+
+/// `PUT /posts/{id}`: the post's body (title, fingerprint, …) replaced, its id and key kept.
+fn put(s: &mut ApiState, id: &str, req: &Request) -> Reply {
+    s.put_requests += 1;
+    let fault = s.put_faults.pop_front().unwrap_or(Fault::Normal);
+    let Some(at) = s.posts.iter().position(|p| p.id == id) else {
+        return Reply::json(404, json!({"error": format!("no post {id}")}));
+    };
+    match fault {
+        Fault::Reject(status) => {
+            return Reply::json(status, json!({"error": format!("rejected with {status}")}));
+        }
+        Fault::Hang => return Reply::Hang(s.hang),
+        _ => {}
+    }
+    let body = req.json();
+    let post = &mut s.posts[at];
+    post.title = body["title"].as_str().unwrap_or("").to_string();
+    post.body = body;
+    s.updates_applied += 1;
+    let url = format!("https://example.test/{id}");
+    match fault {
+        Fault::CommitHang => Reply::Hang(s.hang),
+        Fault::CommitClose => Reply::Close,
+        Fault::CommitStatus(status) => Reply::json(status, json!({"error": "upstream trouble"})),
+        _ => Reply::json(200, json!({"id": id, "url": url})),
     }
 }

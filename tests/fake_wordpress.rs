@@ -44,6 +44,9 @@ pub struct Wp {
     pub lookups_fail: bool,
     pub post_requests: usize,
     pub password: String,
+    /// What the next `POST /wp/v2/posts/{id}` requests (updates) meet.
+    pub update_faults: VecDeque<Fault>,
+    pub update_requests: usize,
 }
 
 pub struct FakeWordPress {
@@ -280,6 +283,69 @@ impl Wp {
     }
 }
 
+impl Wp {
+    /// `POST /wp/v2/posts/{id}`: title, content, excerpt, tags (and status, slug, date when
+    /// sent) replaced; 200 with the post.
+    fn update(&mut self, id: &str, body: &Value) -> Reply {
+        self.update_requests += 1;
+        let fault = self.update_faults.pop_front().unwrap_or(Fault::Normal);
+        let Some(post) = self
+            .posts
+            .iter_mut()
+            .find(|p| p["id"] == id.parse::<u64>().unwrap_or(0))
+        else {
+            return wp_error(404, "rest_post_invalid_id", "Invalid post ID.");
+        };
+        match fault {
+            Fault::Reject(status) => {
+                return wp_error(
+                    status,
+                    "rest_invalid_param",
+                    "Invalid parameter(s): content",
+                );
+            }
+            Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
+            _ => {}
+        }
+        for (field, shown) in [("title", true), ("content", false), ("excerpt", false)] {
+            if let Some(value) = body.get(field) {
+                post[field] = match shown {
+                    true => json!({"raw": value, "rendered": value}),
+                    false => json!({ "raw": value }),
+                };
+            }
+        }
+        for field in ["tags", "categories", "status", "slug", "date"] {
+            if let Some(value) = body.get(field) {
+                post[field] = value.clone();
+            }
+        }
+        match fault {
+            Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+            _ => Reply::json(200, post.clone()),
+        }
+    }
+
+    /// `GET /wp/v2/posts/{id}` (`context=edit` shows the raw fields, as stored here).
+    fn one(&self, id: &str, req: &Request) -> Reply {
+        if req.query("context").as_deref() != Some("edit") {
+            return wp_error(
+                400,
+                "test_expectation",
+                "read a post back with context=edit",
+            );
+        }
+        match self
+            .posts
+            .iter()
+            .find(|p| p["id"] == id.parse::<u64>().unwrap_or(0))
+        {
+            Some(post) => Reply::json(200, post.clone()),
+            None => wp_error(404, "rest_post_invalid_id", "Invalid post ID."),
+        }
+    }
+}
+
 fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     // Routing as WordPress does it.
@@ -414,6 +480,12 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
             "There has been a critical error on this website.",
         ),
         ("GET", "/wp/v2/posts") => s.list(req, logged_in),
+        ("POST", r) if r.starts_with("/wp/v2/posts/") && logged_in => {
+            s.update(&r["/wp/v2/posts/".len()..], &req.json())
+        }
+        ("GET", r) if r.starts_with("/wp/v2/posts/") && logged_in => {
+            s.one(&r["/wp/v2/posts/".len()..], req)
+        }
         _ => wp_error(
             404,
             "rest_no_route",

@@ -17,6 +17,7 @@ mod core_run;
 mod crash;
 mod devto;
 mod drill;
+mod edits;
 mod exactly_once;
 mod fortnight;
 mod hostile;
