@@ -44,6 +44,10 @@ impl TargetRun<'_> {
         if action == "dedup" {
             record = record.with("dedup", "1");
         }
+        // Which copy this is (`retry --force --new`), from the attempt's pending line.
+        if let Some(generation) = self.state.get(post.key).and_then(|r| r.get("generation")) {
+            record = record.with("generation", generation.into_owned());
+        }
         record = record
             .with("copies", self.target.redact(&copies.join(",")))
             .with("published", self.clock.stamp())

@@ -168,7 +168,7 @@ impl TargetRun<'_> {
             return Decision::Publish("due");
         };
         match record.status {
-            Status::Done if self.plan.force && !self.plan.new && self.may_update(record) => {
+            Status::Done if self.plan.force && !self.plan.new && self.can_update(record) => {
                 Decision::CheckEdit(true)
             }
             Status::Done if self.plan.force => Decision::Publish("forced: a second copy"),

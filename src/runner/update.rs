@@ -32,6 +32,12 @@ impl TargetRun<'_> {
             .is_ok_and(|d| crate::clock::days_between(d, self.today) <= self.policy.edit_days)
     }
 
+    /// Whether this done key's copy can be updated at all (the target updates, its id is
+    /// known), whatever the edit window: `retry --force` updates such a copy, never adds one.
+    pub(super) fn can_update(&self, record: &Record) -> bool {
+        self.policy.on_edit.unwrap_or_else(|| self.target.updates()) && record.get("id").is_some()
+    }
+
     /// A done key within its edit window: send the edit if the payload changed. A line from
     /// before payloads were recorded gets the current payload, without sending anything.
     pub(super) fn check_edit(

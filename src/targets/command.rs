@@ -138,7 +138,10 @@ impl CommandTarget {
         input: &serde_json::Value,
         attempt_at: Option<Timestamp>,
         id: Option<&str>,
+        idempotency_key: Option<String>,
     ) -> Result<Finished, std::io::Error> {
+        let idempotency_key = idempotency_key
+            .unwrap_or_else(|| super::net::idempotency_key(&self.name, &key.to_string()));
         let key = key.to_string();
         let mut command = Command::new(&argv[0]);
         if let Some(names) = &self.env {
@@ -159,10 +162,7 @@ impl CommandTarget {
             .current_dir(&self.root)
             .env("DAYRUN_KEY", &key)
             .env("DAYRUN_TARGET", &self.name)
-            .env(
-                "DAYRUN_IDEMPOTENCY_KEY",
-                super::net::idempotency_key(&self.name, &key),
-            )
+            .env("DAYRUN_IDEMPOTENCY_KEY", idempotency_key)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -354,6 +354,7 @@ fn how(finished: &Finished, timeout: Duration) -> String {
 impl Target for CommandTarget {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         Ok(Outgoing {
+            generation: 0,
             body: payload(post),
             marks: vec![mark(&post.fingerprint)],
         })
@@ -361,7 +362,14 @@ impl Target for CommandTarget {
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let finished = self
-            .exec(&self.run, post.key, &out.body, None, None)
+            .exec(
+                &self.run,
+                post.key,
+                &out.body,
+                None,
+                None,
+                Some(out.idempotency_key(&self.name, post.key)),
+            )
             .map_err(|e| cannot_start(&self.run[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
@@ -380,7 +388,14 @@ impl Target for CommandTarget {
             return Ok(Lookup::CannotTell("no confirm command".into()));
         };
         let finished = self
-            .exec(&confirm, attempts.key, attempts.sent, attempts.last, None)
+            .exec(
+                &confirm,
+                attempts.key,
+                attempts.sent,
+                attempts.last,
+                None,
+                None,
+            )
             .map_err(|e| cannot_start(&confirm[0], &e))?;
         Ok(match (finished.timed_out, finished.code) {
             (false, Some(0)) => {
@@ -407,7 +422,7 @@ impl Target for CommandTarget {
             )));
         };
         let finished = self
-            .exec(&argv, post.key, &out.body, None, Some(id))
+            .exec(&argv, post.key, &out.body, None, Some(id), None)
             .map_err(|e| cannot_start(&argv[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
@@ -429,7 +444,7 @@ impl Target for CommandTarget {
             .and_then(crate::clock::parse_key)
             .ok_or_else(|| Error::failure(Class::Unknown, "no key in the payload"))?;
         let finished = self
-            .exec(&confirm, key, &out.body, None, Some(id))
+            .exec(&confirm, key, &out.body, None, Some(id), None)
             .map_err(|e| cannot_start(&confirm[0], &e))?;
         Ok(match (finished.timed_out, finished.code) {
             (false, Some(0)) => Lookup::Found(vec![Receipt::id(id)]),
@@ -447,7 +462,7 @@ impl Target for CommandTarget {
         };
         let input = post.map_or_else(|| serde_json::json!({"key": key.to_string()}), payload);
         let finished = self
-            .exec(&argv, key, &input, None, Some(id))
+            .exec(&argv, key, &input, None, Some(id), None)
             .map_err(|e| cannot_start(&argv[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
@@ -466,7 +481,7 @@ impl Target for CommandTarget {
         };
         let input = serde_json::json!({"key": key.to_string()});
         let finished = self
-            .exec(&confirm, key, &input, None, Some(id))
+            .exec(&confirm, key, &input, None, Some(id), None)
             .map_err(|e| cannot_start(&confirm[0], &e))?;
         Ok(match (finished.timed_out, finished.code) {
             (false, Some(0)) => Lookup::Found(vec![Receipt::id(id)]),

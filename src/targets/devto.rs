@@ -174,6 +174,7 @@ impl Target for Devto {
             article["series"] = json!(series);
         }
         Ok(Outgoing {
+            generation: 0,
             body: json!({ "article": article }),
             marks,
         })

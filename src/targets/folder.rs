@@ -60,6 +60,7 @@ impl Folder {
 impl Target for Folder {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         Ok(Outgoing {
+            generation: 0,
             body: serde_json::json!({
                 "title": post.title,
                 "tags": post.tags,
@@ -124,6 +125,7 @@ impl Target for Folder {
         self.publish(
             post,
             &Outgoing {
+                generation: 0,
                 body: serde_json::Value::Null,
                 marks: Vec::new(),
             },

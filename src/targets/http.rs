@@ -176,7 +176,7 @@ impl HttpTarget {
     }
 
     /// The fields an item is matched by, in the order `auto` tries them.
-    fn fields(&self) -> &[&'static str] {
+    fn fields(&self) -> &'static [&'static str] {
         match self.settings.match_by.as_str() {
             "auto" => &FIELDS,
             "key" => &FIELDS[..1],
@@ -187,10 +187,9 @@ impl HttpTarget {
 
     /// Whether `item` is this key's post: `Some(true/false)` by the first match field it
     /// carries, `None` when it carries none of them (it cannot be told apart).
-    fn matches(&self, item: &Value, attempts: &Attempts) -> Option<bool> {
+    fn matches(&self, item: &Value, attempts: &Attempts, fields: &[&str]) -> Option<bool> {
         let key = attempts.key.to_string();
-        let field = self
-            .fields()
+        let field = fields
             .iter()
             .find_map(|f| Some((*f, item.get(*f)?.as_str()?)))?;
         Some(match field {
@@ -200,56 +199,14 @@ impl HttpTarget {
         })
     }
 
-    /// `list_url` for this key: placeholders filled in (encoded), and whether that made it an
-    /// exact query.
-    fn list_url(&self, list_url: &str, key: &str) -> (String, bool) {
-        let exact = list_url.contains("{key}") || list_url.contains("{idempotency_key}");
-        let url = list_url
-            .replace("{key}", &encode(key))
-            .replace("{idempotency_key}", &idempotency_key(&self.name, key));
-        (url, exact)
-    }
-}
-
-/// RFC 9110 token characters, the only ones a header name may hold.
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-/// The fields an item can be matched by.
-const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
-
-impl Target for HttpTarget {
-    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(Outgoing {
-            body: payload(post),
-            marks: vec![mark(&post.fingerprint)],
-        })
-    }
-
-    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let mut headers = self.headers.clone();
-        headers.push((
-            "Idempotency-Key".into(),
-            idempotency_key(&self.name, &post.key.to_string()),
-        ));
-        let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self
-                .http
-                .failure("POST", &reply, self.credential_file().as_deref()));
-        }
-        self.http.receipt(
-            &reply,
-            &self.settings.id_pointer,
-            &self.settings.url_pointer,
-        )
-    }
-
-    /// Found when an item matches. Absent only when the lookup covers where the post would
-    /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
-    /// or one the user declares complete. An item that cannot be told apart spoils absence.
-    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+    /// The lookup, matching items on `fields`. `older`: an item of this key that is not what
+    /// was sent is an older version of it (reading an update back), not a cannot-tell.
+    fn lookup(
+        &mut self,
+        attempts: &Attempts,
+        fields: &'static [&'static str],
+        older: bool,
+    ) -> Result<Lookup, Error> {
         let Some(list_url) = &self.settings.list_url else {
             return Ok(Lookup::CannotTell("no list_url to look posts up".into()));
         };
@@ -268,7 +225,7 @@ impl Target for HttpTarget {
         let mut oldest: Result<Option<jiff::Timestamp>, ()> = Ok(None);
         let walk = items::each(&reply.body, pointer, &mut |item| {
             listed += 1;
-            match self.matches(&item, attempts) {
+            match self.matches(&item, attempts, fields) {
                 Some(true) => found.push(Receipt {
                     id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
                     url: id_at(&item, &self.settings.url_pointer),
@@ -297,10 +254,10 @@ impl Target for HttpTarget {
         if !found.is_empty() {
             return Ok(Lookup::Found(found));
         }
-        let fields = self.fields().join(" or ");
         if blind > 0 {
             return Ok(Lookup::CannotTell(format!(
-                "{blind} listed item(s) carry no {fields} to tell them apart"
+                "{blind} listed item(s) carry no {} to tell them apart",
+                fields.join(" or ")
             )));
         }
         if exact {
@@ -308,6 +265,7 @@ impl Target for HttpTarget {
             // ignored the filter, or holds a copy no attempt of ours sent.
             return Ok(match others {
                 0 => Lookup::Absent,
+                _ if older => Lookup::Absent,
                 n => Lookup::CannotTell(format!(
                     "the exact query answered {n} item(s) that are not what was sent"
                 )),
@@ -334,6 +292,61 @@ impl Target for HttpTarget {
                 attempts.reach_back()
             )),
         })
+    }
+
+    /// `list_url` for this key: placeholders filled in (encoded), and whether that made it an
+    /// exact query.
+    fn list_url(&self, list_url: &str, key: &str) -> (String, bool) {
+        let exact = list_url.contains("{key}") || list_url.contains("{idempotency_key}");
+        let url = list_url
+            .replace("{key}", &encode(key))
+            .replace("{idempotency_key}", &idempotency_key(&self.name, key));
+        (url, exact)
+    }
+}
+
+/// RFC 9110 token characters, the only ones a header name may hold.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// The fields an item can be matched by.
+const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
+
+impl Target for HttpTarget {
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        Ok(Outgoing {
+            generation: 0,
+            body: payload(post),
+            marks: vec![mark(&post.fingerprint)],
+        })
+    }
+
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let mut headers = self.headers.clone();
+        headers.push((
+            "Idempotency-Key".into(),
+            out.idempotency_key(&self.name, post.key),
+        ));
+        let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self
+                .http
+                .failure("POST", &reply, self.credential_file().as_deref()));
+        }
+        self.http.receipt(
+            &reply,
+            &self.settings.id_pointer,
+            &self.settings.url_pointer,
+        )
+    }
+
+    /// Found when an item matches. Absent only when the lookup covers where the post would
+    /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
+    /// or one the user declares complete. An item that cannot be told apart spoils absence.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let fields = self.fields();
+        self.lookup(attempts, fields, false)
     }
 
     fn timeout(&self) -> std::time::Duration {
@@ -371,24 +384,21 @@ impl Target for HttpTarget {
         })
     }
 
-    /// The lookup, matched on the fingerprint sent: found means the edit is there.
+    /// The lookup, matched on the fingerprint sent whatever `match_by` says: an item of this
+    /// key that holds another fingerprint is the version before the edit.
     fn read_back(&mut self, _: &str, out: &Outgoing) -> Result<Lookup, Error> {
         let key = out.body["key"]
             .as_str()
             .and_then(crate::clock::parse_key)
             .ok_or_else(|| Error::failure(crate::error::Class::Unknown, "no key in the payload"))?;
-        let lookup = self.find(&Attempts {
+        let attempts = Attempts {
             key,
             marks: &out.marks,
             since: None,
             last: None,
             sent: &out.body,
-        })?;
-        // An item of this key that is not what was sent is the older version.
-        Ok(match lookup {
-            Lookup::CannotTell(why) if why.contains("not what was sent") => Lookup::Absent,
-            other => other,
-        })
+        };
+        self.lookup(&attempts, &FIELDS[2..], true)
     }
 
     fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {

@@ -1,7 +1,7 @@
 //! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
 //! instance's character limit, sent with an Idempotency-Key.
 
-use super::net::{Http, Reply, encode, idempotency_key, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
@@ -179,6 +179,7 @@ impl Target for Mastodon {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let text = self.text(post)?;
         Ok(Outgoing {
+            generation: 0,
             marks: vec![mark(&normal(&text))],
             body: json!({ "status": text, "visibility": self.settings.visibility }),
         })
@@ -188,7 +189,7 @@ impl Target for Mastodon {
         let mut headers = self.headers();
         headers.push((
             "Idempotency-Key".into(),
-            idempotency_key(&self.name, &post.key.to_string()),
+            out.idempotency_key(&self.name, post.key),
         ));
         let reply = self
             .http

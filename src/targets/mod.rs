@@ -91,6 +91,19 @@ impl Attempts<'_> {
 pub struct Outgoing {
     pub body: serde_json::Value,
     pub marks: Vec<String>,
+    /// Which copy of the key this is: 0 for the first; `retry --force --new` makes the next.
+    /// Mixed into the idempotency key, so a server that dedups on it makes a new copy.
+    pub generation: u32,
+}
+
+impl Outgoing {
+    /// The idempotency key of this copy of the key on `target`.
+    pub fn idempotency_key(&self, target: &str, key: Date) -> String {
+        match self.generation {
+            0 => net::idempotency_key(target, &key.to_string()),
+            n => net::idempotency_key(target, &format!("{key}#{n}")),
+        }
+    }
 }
 
 /// A short hash of something sent (a status text, a body, a fingerprint): 16 hex digits, kept on

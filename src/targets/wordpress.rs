@@ -367,6 +367,7 @@ impl Target for WordPress {
         Ok(Outgoing {
             body,
             marks: Vec::new(),
+            generation: 0,
         })
     }
 
