@@ -11,7 +11,7 @@ use crate::util::{Output, Project};
 const KEY: &str = "2026-11-29";
 const TODAY: &str = "--today=2026-11-29";
 /// Past the default `edit_days` (7) from the first publish.
-const LATER: &str = "--today=2026-12-30";
+const LATER: &str = "--today=2099-01-01";
 const FIRST: &str = "# First title\n\nFirst words.\n";
 const SECOND: &str = "# Second title\n\nSecond words.\n";
 const THIRD: &str = "# Third title\n\nThird words.\n";
