@@ -1,7 +1,7 @@
 //! `kind = "command"`: the user's own publish script, by argv (never a shell string), with an
 //! exit-code contract that classes its failures.
 
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, outgoing, payload, payload_key};
 use crate::config::seconds;
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -353,11 +353,7 @@ fn how(finished: &Finished, timeout: Duration) -> String {
 
 impl Target for CommandTarget {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(Outgoing {
-            generation: 0,
-            body: payload(post),
-            marks: vec![mark(&post.fingerprint)],
-        })
+        Ok(outgoing(post))
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -439,10 +435,7 @@ impl Target for CommandTarget {
         let Some(confirm) = self.confirm.clone() else {
             return Ok(Lookup::CannotTell("no confirm command".into()));
         };
-        let key = out.body["key"]
-            .as_str()
-            .and_then(crate::clock::parse_key)
-            .ok_or_else(|| Error::failure(Class::Unknown, "no key in the payload"))?;
+        let key = payload_key(&out.body)?;
         let finished = self
             .exec(&confirm, key, &out.body, None, Some(id), None)
             .map_err(|e| cannot_start(&confirm[0], &e))?;

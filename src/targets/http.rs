@@ -3,7 +3,7 @@
 use super::items;
 use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, outgoing, payload_key};
 use crate::error::Error;
 use crate::post::Post;
 use crate::redact::Redactor;
@@ -315,11 +315,7 @@ const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
 
 impl Target for HttpTarget {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(Outgoing {
-            generation: 0,
-            body: payload(post),
-            marks: vec![mark(&post.fingerprint)],
-        })
+        Ok(outgoing(post))
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -387,10 +383,7 @@ impl Target for HttpTarget {
     /// The lookup, matched on the fingerprint sent whatever `match_by` says: an item of this
     /// key that holds another fingerprint is the version before the edit.
     fn read_back(&mut self, _: &str, out: &Outgoing) -> Result<Lookup, Error> {
-        let key = out.body["key"]
-            .as_str()
-            .and_then(crate::clock::parse_key)
-            .ok_or_else(|| Error::failure(crate::error::Class::Unknown, "no key in the payload"))?;
+        let key = payload_key(&out.body)?;
         let attempts = Attempts {
             key,
             marks: &out.marks,

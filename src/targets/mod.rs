@@ -280,3 +280,20 @@ pub fn payload(post: &Post) -> serde_json::Value {
         "fingerprint": post.fingerprint,
     })
 }
+
+/// What http and command targets send: the payload, marked by the post's fingerprint.
+pub fn outgoing(post: &Post) -> Outgoing {
+    Outgoing {
+        generation: 0,
+        body: payload(post),
+        marks: vec![mark(&post.fingerprint)],
+    }
+}
+
+/// The key a payload (see `payload`) is for.
+pub fn payload_key(body: &serde_json::Value) -> Result<Date, Error> {
+    body["key"]
+        .as_str()
+        .and_then(crate::clock::parse_key)
+        .ok_or_else(|| Error::failure(crate::error::Class::Unknown, "no key in the payload"))
+}
