@@ -92,6 +92,9 @@ pub struct RetryArgs {
     /// you checked the target and the post is not there: send without looking first
     #[argh(switch)]
     pub absent: bool,
+    /// with --force: publish a second copy instead of updating the first in place
+    #[argh(switch)]
+    pub new: bool,
 }
 
 /// Take published posts back from their targets: delete, trash or unpublish, then verify.

@@ -72,6 +72,11 @@ pub struct Policy {
     /// How long after dayrun gave up on a request the target may still show it
     /// (`settle_secs`; default per kind, see `Target::settle`).
     pub settle: Option<Duration>,
+    /// Send an edit made after publishing to the copy, in place (`on_edit = "update"`), or
+    /// leave the copy as it is (`"ignore"`); `None`: the kind's default (`Target::updates`).
+    pub on_edit: Option<bool>,
+    /// Edits are sent for this many days after the first publish (`edit_days`, default 7).
+    pub edit_days: i64,
 }
 
 /// Pre-submit dedup: whether to look for a copy before the first attempt, and what a lookup
@@ -97,6 +102,8 @@ impl Default for Policy {
             min_interval: Duration::ZERO,
             dedup: Dedup::BestEffort,
             settle: None,
+            on_edit: None,
+            edit_days: 7,
         }
     }
 }
@@ -114,7 +121,7 @@ struct File {
 }
 
 /// The delivery keys every target table takes, besides its kind's own (see `Policy`).
-pub const POLICY_KEYS: [&str; 8] = [
+pub const POLICY_KEYS: [&str; 10] = [
     "retries",
     "backoff_secs",
     "retry_after_cap_secs",
@@ -123,6 +130,8 @@ pub const POLICY_KEYS: [&str; 8] = [
     "min_interval_secs",
     "dedup",
     "settle_secs",
+    "on_edit",
+    "edit_days",
 ];
 
 /// The target kinds, for messages (the match that builds them is `targets::build`).
@@ -417,6 +426,24 @@ fn take_policy(table: &mut toml::Table) -> Result<Policy, (&'static str, String)
                 return Err(("dedup", "`dedup` must be true, false or \"strict\"".into()));
             }
         };
+    }
+    if let Some(v) = table.remove("on_edit") {
+        policy.on_edit = Some(match v.as_str() {
+            Some("update") => true,
+            Some("ignore") => false,
+            _ => {
+                return Err((
+                    "on_edit",
+                    "`on_edit` must be \"update\" or \"ignore\"".into(),
+                ));
+            }
+        });
+    }
+    if let Some(v) = table.remove("edit_days") {
+        policy.edit_days = v.as_integer().filter(|n| (0..=3650).contains(n)).ok_or((
+            "edit_days",
+            "`edit_days` must be a whole number of days from 0 to 3650".into(),
+        ))?;
     }
     if let Some(v) = table.remove("settle_secs") {
         policy.settle = Some(seconds(&v).ok_or((

@@ -64,6 +64,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 force: false,
                 absent: false,
                 retract: false,
+                new: false,
             };
             known(&config, &plan)?;
             runner::run(&config, &clock(&a.today)?, &plan)
@@ -83,6 +84,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 backfill: true,
                 dry_run: false,
                 retract: false,
+                new: a.new,
             };
             known(&config, &plan)?;
             runner::run(&config, &clock(&None)?, &plan)

@@ -19,9 +19,10 @@ use std::time::Instant;
 mod carry;
 mod confirm;
 mod deliver;
-mod report;
+pub(super) mod report;
 mod retract;
 mod target_run;
+mod update;
 
 /// What the command line asked for.
 #[derive(Debug, Clone, Default)]
@@ -43,6 +44,8 @@ pub struct Plan {
     pub absent: bool,
     /// `dayrun retract`: take the named keys back instead of publishing.
     pub retract: bool,
+    /// With `retry --force`: publish a second copy instead of updating the first.
+    pub new: bool,
 }
 
 /// What happened, for the exit code and the summary.
@@ -327,6 +330,9 @@ enum Decision {
     Confirm,
     /// Taken back by `dayrun retract`: never published again by a run.
     Retracted,
+    /// Done, within its edit window: send the edit if it changed (`true`: asked by `retry
+    /// --force`, sent even when nothing changed).
+    CheckEdit(bool),
 }
 
 struct TargetRun<'a> {
@@ -355,7 +361,7 @@ fn detail(err: &Error) -> String {
     format!("class={class} reason={:?}", err.reason())
 }
 
-fn describe(post: &Post) -> String {
+pub(super) fn describe(post: &Post) -> String {
     format!(
         "{:?} tags={} summary={:?}",
         post.title,

@@ -177,6 +177,9 @@ fn text(row: &Row) -> String {
     if row.edited {
         line.push_str(" EDITED: the post changed since it was published");
     }
+    if row.status == "done" && row.id.is_none() {
+        line.push_str(" (no id: edits and retracts cannot reach this copy; `dayrun mark KEY done --id ID` records it)");
+    }
     if row.deleted {
         line.push_str(" DELETED: the post's file is gone (the published copy is not touched)");
     }

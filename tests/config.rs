@@ -3,7 +3,7 @@
 
 use crate::util::Project;
 
-const EVERY: &str = "every target takes retries, backoff_secs, retry_after_cap_secs, confirm_polls, confirm_delay_secs, min_interval_secs, dedup, settle_secs";
+const EVERY: &str = "every target takes retries, backoff_secs, retry_after_cap_secs, confirm_polls, confirm_delay_secs, min_interval_secs, dedup, settle_secs, on_edit, edit_days";
 
 #[test]
 fn target_table_errors_name_file_line_and_the_keys_it_takes() {
@@ -22,7 +22,7 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
             &[
                 "dayrun.toml:4: [targets.site]: unknown field `speed`\n",
                 &format!(
-                    "\n  a command target takes run, confirm, retract, timeout_secs, env; {EVERY}\n"
+                    "\n  a command target takes run, confirm, retract, update, timeout_secs, env; {EVERY}\n"
                 ),
             ],
         ),

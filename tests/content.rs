@@ -160,13 +160,38 @@ fn huge_files_and_symlink_loops_are_refused_not_followed() {
 }
 
 #[test]
-fn editing_a_published_post_does_not_republish_it() {
+fn an_edit_updates_the_copy_in_place_and_never_republishes_it() {
+    // Issue 11: a folder takes edits in place (on_edit = "update" by default), same id.
     let p = Project::new();
     p.post("2026-11-29", "Once");
     p.run(&["run", TODAY]).code(0);
     p.file("content/2026-11-29.md", "# Once, edited\n\nNew body.\n");
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 outbox updated id=outbox/2026-11-29.html")
+        .stdout_has("outbox: 1 updated");
+    assert!(p.read("outbox/2026-11-29.json").contains("Once, edited"));
+    assert!(p.state_lines("outbox")[0].contains(" updated=1"));
+    // Unchanged since: nothing is sent again.
     p.run(&["run", TODAY]).code(0).stdout_has("outbox: 1 done");
-    assert!(!p.read("outbox/2026-11-29.json").contains("edited"));
+    // With on_edit = "ignore", or outside edit_days, an edit stays local.
+    p.file(
+        "dayrun.toml",
+        "[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\non_edit = \"ignore\"\n",
+    );
+    p.file(
+        "content/2026-11-29.md",
+        "# Once, edited twice\n\nNewer body.\n",
+    );
+    p.run(&["run", TODAY]).code(0).stdout_has("outbox: 1 done");
+    p.file(
+        "dayrun.toml",
+        "[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\nedit_days = 7\n",
+    );
+    p.run(&["run", "--today=2099-01-01"])
+        .code(0)
+        .stdout_has("outbox: 1 done");
+    assert!(!p.read("outbox/2026-11-29.json").contains("twice"));
 }
 
 /// Run dayrun as user `nobody` (root can read anything, so unreadable files need another

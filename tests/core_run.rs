@@ -207,10 +207,15 @@ fn retry_and_mark_are_the_human_levers() {
         .code(0)
         .stdout_has("2026-11-29 outbox skip done");
     std::fs::remove_file(p.path("outbox/2026-11-29.html")).unwrap();
+    // A target that updates in place takes `--force` as "send it again, in place"…
     p.run(&["retry", "2026-11-29", "--force"])
         .code(0)
-        .stdout_has("2026-11-29 outbox published");
+        .stdout_has("2026-11-29 outbox updated");
     assert!(p.exists("outbox/2026-11-29.html"));
+    // … and `--new` as "publish a second copy".
+    p.run(&["retry", "2026-11-29", "--force", "--new"])
+        .code(0)
+        .stdout_has("2026-11-29 outbox published");
 
     p.run(&["mark", "2026-11-28", "failed"])
         .code(0)
@@ -484,4 +489,22 @@ fn the_links_file_maps_each_key_to_its_copies_and_is_stable() {
     ])
     .code(0);
     assert!(p.read("data/syndication.json").contains("\"by-hand\""));
+}
+
+#[test]
+fn status_says_once_that_a_copy_without_id_cannot_be_updated() {
+    let p = Project::new();
+    p.post("2026-11-29", "Adopted");
+    p.run(&["adopt"]).code(0);
+    p.file("content/2026-11-29.md", "# Adopted, edited\n\nNew.\n");
+    p.run(&["run", TODAY]).code(0).stdout_has("outbox: 1 done");
+    assert!(
+        !p.exists("outbox/2026-11-29.html"),
+        "an adopted post was written"
+    );
+    let status = p.run(&["status", TODAY]);
+    status
+        .stdout_has("2026-11-29 outbox done")
+        .stdout_has("(no id: edits and retracts cannot reach this copy");
+    assert_eq!(status.stdout.matches("no id:").count(), 1);
 }

@@ -88,7 +88,7 @@ fn the_five_minute_rule_is_an_unknown_outcome_then_confirmed() {
     assert_eq!(api.articles().len(), 1);
     // Now a human forces a resend within five minutes: Forem refuses the same title, which is
     // an unknown outcome, and the confirmation finds the article.
-    p.run(&["retry", "2026-11-29", "--force"])
+    p.run(&["retry", "2026-11-29", "--force", "--new"])
         .code(0)
         .stdout_has("2026-11-29 devto confirmed id=1000");
     assert!(

@@ -3,8 +3,7 @@
 //! whitespace collapsed) and at most 128; tags lower-cased, Unicode alphanumerics of at most 30,
 //! at most 4 (422 otherwise); `body_markdown` stored as sent; the five-minute duplicate-title
 //! rule; `/api/articles/me/all` paginated (`page`, `per_page` default 30, max 1000) with drafts
-//! first; `canonical_url` never empty; and `{"error", "status"}` bodies. `PUT /api/articles/{id}`
-//! updates the fields sent (the API has no delete: `published: false` unpublishes).
+//! first; `canonical_url` never empty; and `{"error", "status"}` bodies.
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -24,7 +23,8 @@ pub struct Forem {
     pub list_faults: VecDeque<u16>,
     pub post_requests: usize,
     pub accept_headers: Vec<String>,
-    /// PUT /api/articles/{id} requests that reached the handler.
+    /// What the next `PUT /api/articles/{id}` requests (updates) meet.
+    pub put_faults: VecDeque<Fault>,
     pub put_requests: usize,
 }
 
@@ -172,35 +172,6 @@ impl Forem {
     }
 }
 
-/// The id in `/api/articles/{id}`.
-fn article_id(path: &str) -> Option<u64> {
-    path.strip_prefix("/api/articles/")?.parse().ok()
-}
-
-impl Forem {
-    /// `Articles::Updater`: the fields sent replace the stored ones; `published: false`
-    /// unpublishes (the article stays, with its id and URL). 404 for an unknown id.
-    fn update(&mut self, id: u64, changes: &Value) -> Reply {
-        let Some(article) = self.articles.iter_mut().find(|a| a["id"] == id) else {
-            return forem_error(404, "not found");
-        };
-        for field in ["title", "body_markdown", "description", "canonical_url"] {
-            if let Some(value) = changes.get(field) {
-                article[field] = value.clone();
-            }
-        }
-        if let Some(published) = changes.get("published").and_then(Value::as_bool) {
-            article["published"] = json!(published);
-            if published && article["published_at"].is_null() {
-                article["published_at"] = json!(jiff::Timestamp::now().to_string());
-            }
-        }
-        let mut shown = article.clone();
-        shown.as_object_mut().unwrap().remove("recent");
-        Reply::json(200, shown)
-    }
-}
-
 fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     if req.header("api-key") != Some(KEY) {
@@ -262,16 +233,59 @@ fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
                 }
             }
         }
-        ("PUT", path) if article_id(path).is_some() => {
-            s.put_requests += 1;
-            let id = article_id(path).unwrap();
-            let changes = req.json()["article"].clone();
-            s.update(id, &changes)
-        }
         ("GET", "/api/articles/me/all") => match s.list_faults.pop_front() {
             Some(status) if status != 200 => forem_error(status, "Internal Server Error"),
             _ => s.me_all(req),
         },
+        ("PUT", path) if path.starts_with("/api/articles/") => {
+            let id = path["/api/articles/".len()..].to_string();
+            s.put(&id, &req.json()["article"])
+        }
         _ => forem_error(404, "not found"),
+    }
+}
+
+impl Forem {
+    /// `PUT /api/articles/{id}` with `{"article": {…}}`: the fields sent replace the stored
+    /// ones (title normalised, tags lower-cased); 200 with the article.
+    fn put(&mut self, id: &str, article: &Value) -> Reply {
+        self.put_requests += 1;
+        let fault = self.put_faults.pop_front().unwrap_or(Fault::Normal);
+        let Some(stored) = self
+            .articles
+            .iter_mut()
+            .find(|a| a["id"] == id.parse::<u64>().unwrap_or(0))
+        else {
+            return forem_error(404, "not found");
+        };
+        match fault {
+            Fault::Reject(status) => return forem_error(status, "Body markdown is invalid"),
+            Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
+            _ => {}
+        }
+        if let Some(title) = article["title"].as_str() {
+            stored["title"] = json!(normalize_title(title));
+        }
+        if let Some(tags) = article["tags"].as_array() {
+            let tags: Vec<String> = tags
+                .iter()
+                .map(|t| t.as_str().unwrap_or("").to_lowercase())
+                .collect();
+            stored["tag_list"] = json!(tags);
+        }
+        for field in ["body_markdown", "description", "canonical_url", "series"] {
+            if let Some(value) = article.get(field) {
+                stored[field] = value.clone();
+            }
+        }
+        if let Some(published) = article["published"].as_bool() {
+            stored["published"] = json!(published);
+        }
+        let mut shown = stored.clone();
+        shown.as_object_mut().unwrap().remove("recent");
+        match fault {
+            Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+            _ => Reply::json(200, shown),
+        }
     }
 }

@@ -34,6 +34,9 @@ pub struct Masto {
     pub instance_status: u16,
     /// The token belongs to an application, not a user (client credentials).
     pub userless: bool,
+    /// What the next `PUT /api/v1/statuses/{id}` requests (edits) meet.
+    pub edit_faults: VecDeque<Fault>,
+    pub edit_requests: usize,
     /// DELETE /api/v1/statuses/:id requests that reached the handler.
     pub delete_requests: usize,
 }
@@ -348,7 +351,47 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
             status["text"] = json!(s.texts.get(&id).cloned().unwrap_or_default());
             Reply::json(200, status)
         }
+        ("PUT", path) if path.starts_with("/api/v1/statuses/") => {
+            let id = path["/api/v1/statuses/".len()..].to_string();
+            let text = req.json()["status"].as_str().unwrap_or("").to_string();
+            s.edit(&id, &text)
+        }
         _ => Reply::json(404, json!({"error": "Record not found"})),
+    }
+}
+
+impl Masto {
+    /// `PUT /api/v1/statuses/{id}` with `{"status": …}`: the text replaced (and `/source`
+    /// shows it), `edited_at` set; 200 with the status.
+    fn edit(&mut self, id: &str, text: &str) -> Reply {
+        self.edit_requests += 1;
+        let fault = self.edit_faults.pop_front().unwrap_or(Fault::Normal);
+        if !self.texts.contains_key(id) {
+            return Reply::json(404, json!({"error": "Record not found"}));
+        }
+        match fault {
+            Fault::Reject(status) => {
+                return Reply::json(
+                    status,
+                    json!({"error": "Validation failed: Text can't be blank"}),
+                );
+            }
+            Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
+            _ => {}
+        }
+        let text = text.trim().to_string();
+        let edited = jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string();
+        self.texts.insert(id.to_string(), text.clone());
+        let status = self.statuses.iter_mut().find(|st| st["id"] == id).unwrap();
+        status["content"] = json!(render(&text));
+        status["edited_at"] = json!(edited);
+        let status = status.clone();
+        match fault {
+            Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+            _ => Reply::json(200, status),
+        }
     }
 }
 

@@ -1,8 +1,7 @@
 //! A fake generic posts API (for `kind = "http"`): POST /posts commits, GET /posts lists, newest
 //! first. Like real APIs it can lag its list, show only the newest N, leave fields out of items,
 //! filter on `?key=` / `?idempotency_key=`, and give each POST or list request a fault; it
-//! counts what it committed, per key. `DELETE /posts/{id}` removes a post (204; 404 if unknown),
-//! with its own queue of faults.
+//! counts what it committed, per key.
 
 #![allow(dead_code)]
 
@@ -76,10 +75,14 @@ pub struct ApiState {
     /// Called for every POST when no queued fault applies (for seeded drills).
     pub chooser: Option<Box<dyn FnMut() -> Fault + Send>>,
     pub list_chooser: Option<Box<dyn FnMut() -> u16 + Send>>,
+    /// What the next `PUT /posts/{id}` requests meet (an update).
+    pub put_faults: VecDeque<Fault>,
+    /// How many `PUT /posts/{id}` requests arrived, and how many replaced a post.
+    pub put_requests: usize,
+    pub updates_applied: usize,
     /// Posts a DELETE removed, in order (they no longer show in lists).
     pub removed: Vec<Committed>,
-    /// What the next DELETEs meet: `Normal`, `CommitHang`, `CommitClose`, `CommitStatus`,
-    /// `Reject`, `Hang` (others act as `Normal`).
+    /// What the next DELETEs meet (`Reject`, `Hang`, `Commit*`; others act as `Normal`).
     pub delete_faults: VecDeque<Fault>,
     /// DELETE requests that reached the handler, whatever became of them.
     pub delete_requests: usize,
@@ -177,6 +180,12 @@ impl PostsApi {
         self
     }
 
+    /// Faults for the next `PUT /posts/{id}` (updates).
+    pub fn put_faults(&self, faults: &[Fault]) -> &PostsApi {
+        self.state.lock().unwrap().put_faults.extend(faults);
+        self
+    }
+
     pub fn token(&self, token: &str) -> &PostsApi {
         self.state.lock().unwrap().token = Some(token.into());
         self
@@ -207,6 +216,11 @@ impl PostsApi {
         self.state.lock().unwrap().delete_requests
     }
 
+    /// The `delete_url` line for this server (`{id}` filled in by dayrun).
+    pub fn delete_url(&self) -> String {
+        format!("delete_url = \"{}\"", self.server.url("/posts/{id}"))
+    }
+
     pub fn committed(&self) -> Vec<Committed> {
         self.state.lock().unwrap().posts.clone()
     }
@@ -223,11 +237,6 @@ impl PostsApi {
             *counts.entry(p.key.clone()).or_default() += 1;
         }
         counts
-    }
-
-    /// The `delete_url` line for this server (`{id}` filled in by dayrun).
-    pub fn delete_url(&self) -> String {
-        format!("delete_url = \"{}\"", self.server.url("/posts/{id}"))
     }
 
     /// A `[targets.NAME]` table for this server, with fast retries and confirmation.
@@ -326,9 +335,13 @@ fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
                 ),
             }
         }
+        ("PUT", path) if path.starts_with("/posts/") => {
+            let id = path["/posts/".len()..].to_string();
+            put(&mut s, &id, req)
+        }
         ("DELETE", path) if path.starts_with("/posts/") => {
-            let id = &path["/posts/".len()..];
-            delete(&mut s, id)
+            let id = path["/posts/".len()..].to_string();
+            delete(&mut s, &id)
         }
         _ => Reply::json(404, json!({"error": "no route"})),
     }
@@ -355,5 +368,33 @@ fn delete(s: &mut ApiState, id: &str) -> Reply {
         Fault::CommitClose => Reply::Close,
         Fault::CommitStatus(status) => Reply::json(status, json!({"error": "upstream trouble"})),
         _ => Reply::Raw(204, Vec::new(), Vec::new()),
+    }
+}
+
+/// `PUT /posts/{id}`: the post's body (title, fingerprint, …) replaced, its id and key kept.
+fn put(s: &mut ApiState, id: &str, req: &Request) -> Reply {
+    s.put_requests += 1;
+    let fault = s.put_faults.pop_front().unwrap_or(Fault::Normal);
+    let Some(at) = s.posts.iter().position(|p| p.id == id) else {
+        return Reply::json(404, json!({"error": format!("no post {id}")}));
+    };
+    match fault {
+        Fault::Reject(status) => {
+            return Reply::json(status, json!({"error": format!("rejected with {status}")}));
+        }
+        Fault::Hang => return Reply::Hang(s.hang),
+        _ => {}
+    }
+    let body = req.json();
+    let post = &mut s.posts[at];
+    post.title = body["title"].as_str().unwrap_or("").to_string();
+    post.body = body;
+    s.updates_applied += 1;
+    let url = format!("https://example.test/{id}");
+    match fault {
+        Fault::CommitHang => Reply::Hang(s.hang),
+        Fault::CommitClose => Reply::Close,
+        Fault::CommitStatus(status) => Reply::json(status, json!({"error": "upstream trouble"})),
+        _ => Reply::json(200, json!({"id": id, "url": url})),
     }
 }

@@ -145,6 +145,14 @@ fn normalise(text: &str, root: &str) -> String {
             None => result.push_str(word),
         }
     }
+    // `retry` has no --today: its header shows the real date.
+    let result = match result.find("retry, today ") {
+        Some(at) => {
+            let date = at + "retry, today ".len();
+            format!("{}<TODAY>{}", &result[..date], &result[date + 10..])
+        }
+        None => result,
+    };
     result.replace(env!("CARGO_PKG_VERSION"), "<VERSION>")
 }
 

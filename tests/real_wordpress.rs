@@ -14,27 +14,27 @@ use std::time::{Duration, Instant};
 /// Today in UTC, the zone of both dayrun (`timezone = "UTC"`) and the harness site. Keys must be
 /// real dates near now: the lookup searches a date window around the key, and a post published
 /// for today carries the time it was sent.
-fn today() -> String {
+pub(crate) fn today() -> String {
     // A timestamp prints in UTC: `2026-11-29T07:00:00.123Z`.
     jiff::Timestamp::now().to_string()[..10].to_string()
 }
 
 /// A day well before `catchup_days`, so it publishes only with `--backfill` or `--key`.
-fn days_ago(n: i64) -> String {
+pub(crate) fn days_ago(n: i64) -> String {
     let today: jiff::civil::Date = today().parse().unwrap();
     (today - jiff::Span::new().days(n)).to_string()
 }
 
 /// A project publishing to `url` (the server, or a fault proxy in front of it). `delivery` is
 /// extra lines for the target table (e.g. `settle_secs`, `dedup`).
-fn project(wp: &WordPress, url: &str, timeout_secs: u32, delivery: &str) -> Project {
+pub(crate) fn project(wp: &WordPress, url: &str, timeout_secs: u32, delivery: &str) -> Project {
     let p = Project::new();
     p.file("dayrun.toml", config(wp, url, timeout_secs, delivery));
     p.secret("secrets/wp.password", wp.password_file());
     p
 }
 
-fn config(wp: &WordPress, url: &str, timeout_secs: u32, delivery: &str) -> String {
+pub(crate) fn config(wp: &WordPress, url: &str, timeout_secs: u32, delivery: &str) -> String {
     format!(
         "timezone = \"UTC\"\n\n[targets.wp]\nkind = \"wordpress\"\nurl = \"{url}\"\nuser = \"{}\"\n\
          password_file = \"secrets/wp.password\"\ntimeout_secs = {timeout_secs}\n{delivery}\n",
@@ -43,9 +43,9 @@ fn config(wp: &WordPress, url: &str, timeout_secs: u32, delivery: &str) -> Strin
 }
 
 /// What the lost-answer tests add: give up quickly, and look again soon.
-const LOST_ANSWER: &str = "settle_secs = 1\nconfirm_delay_secs = 1\nconfirm_polls = 3\n";
+pub(crate) const LOST_ANSWER: &str = "settle_secs = 1\nconfirm_delay_secs = 1\nconfirm_polls = 3\n";
 
-fn post(p: &Project, key: &str, title: &str, tags: &[&str]) {
+pub(crate) fn post(p: &Project, key: &str, title: &str, tags: &[&str]) {
     let front = if tags.is_empty() {
         String::new()
     } else {
@@ -58,7 +58,7 @@ fn post(p: &Project, key: &str, title: &str, tags: &[&str]) {
 }
 
 /// The posts on the server whose slug is the key's (`KEY-…`).
-fn on_server<'a>(posts: &'a [Value], key: &str) -> Vec<&'a Value> {
+pub(crate) fn on_server<'a>(posts: &'a [Value], key: &str) -> Vec<&'a Value> {
     posts
         .iter()
         .filter(|p| {
@@ -69,7 +69,7 @@ fn on_server<'a>(posts: &'a [Value], key: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-fn id(post: &Value) -> String {
+pub(crate) fn id(post: &Value) -> String {
     post["id"].as_u64().expect("a post id").to_string()
 }
 
@@ -79,7 +79,7 @@ fn mentions(line: &str, id: &str) -> bool {
 }
 
 /// The value of `name=` on the key's state line.
-fn state_field(p: &Project, key: &str, name: &str) -> Option<String> {
+pub(crate) fn state_field(p: &Project, key: &str, name: &str) -> Option<String> {
     let line = p
         .state_lines("wp")
         .into_iter()

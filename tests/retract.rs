@@ -187,6 +187,11 @@ fn command_runs_the_retract_script_with_the_id() {
     assert!(p.read("published.txt").contains(KEY));
 }
 
+/// The WordPress post with this id, whatever its status.
+fn wp_post(wp: &FakeWordPress, id: u64) -> Option<serde_json::Value> {
+    wp.posts().into_iter().find(|p| p["id"] == id)
+}
+
 #[test]
 fn wordpress_moves_the_post_to_the_trash() {
     let wp = FakeWordPress::start();
@@ -200,19 +205,22 @@ fn wordpress_moves_the_post_to_the_trash() {
     p.run(&["run", TODAY])
         .code(0)
         .stdout_has(&format!("{KEY} wp published id=500"));
-    let slug = wp.post(500).unwrap()["slug"].as_str().unwrap().to_string();
+    let slug = wp_post(&wp, 500).unwrap()["slug"]
+        .as_str()
+        .unwrap()
+        .to_string();
     retract_ok(&p, "wp", "500");
-    let trashed = wp.post(500).unwrap();
+    let trashed = wp_post(&wp, 500).unwrap();
     assert_eq!(trashed["status"], "trash");
     assert_eq!(trashed["slug"], format!("{slug}__trashed"));
-    assert_eq!(wp.state.lock().unwrap().delete_requests, 1);
+    assert_eq!(wp.state.lock().unwrap().trash.requests, 1);
     let writes = || {
         let s = wp.state.lock().unwrap();
-        s.post_requests + s.delete_requests
+        s.post_requests + s.trash.requests
     };
     stays_retracted(&p, "wp", writes);
     republish(&p, "wp", "501");
-    let again = wp.post(501).unwrap();
+    let again = wp_post(&wp, 501).unwrap();
     assert_eq!(again["status"], "publish");
     assert_eq!(
         again["slug"],

@@ -56,9 +56,19 @@ impl TargetRun<'_> {
         if why != "due" {
             self.say(key, "retry", &format!("({why})"));
         }
-        let out = match self.target.prepare(&post) {
+        let mut out = match self.target.prepare(&post) {
             Ok(out) => out,
             Err(err) => return self.fail(&post, err, &carry, false),
+        };
+        // A second copy (`retry --force --new`) is a new generation, with its own idempotency
+        // key; an attempt that is resent keeps the generation its pending line says.
+        let generation = |r: &Record| r.get("generation").and_then(|g| g.parse::<u32>().ok());
+        out.generation = match record.as_ref() {
+            Some(r) if self.plan.new && matches!(r.status, Status::Done | Status::Retracted) => {
+                generation(r).unwrap_or(0) + 1
+            }
+            Some(r) => generation(r).unwrap_or(0),
+            None => 0,
         };
         if carry.maybe && self.plan.absent {
             self.trace(
@@ -150,9 +160,12 @@ impl TargetRun<'_> {
             if self.target.keeps_payload() {
                 self.keep_payload(post.key, &out.body)?;
             }
-            let pending = Record::new(post.key, Status::Pending, started.clone())
+            let mut pending = Record::new(post.key, Status::Pending, started.clone())
                 .with("fp", &post.fingerprint)
                 .with("attempt", attempt.to_string());
+            if out.generation > 0 {
+                pending = pending.with("generation", out.generation.to_string());
+            }
             self.state.set(this.stamp(pending))?;
             let clock = Instant::now();
             let result = self.target.publish(post, out);
@@ -203,7 +216,9 @@ impl TargetRun<'_> {
                     };
                     let deadline = later(Timestamp::now(), self.settle());
                     match self.confirm(&attempts, deadline, true) {
-                        Verdict::Found(receipts) => return self.found(post, receipts, "confirm"),
+                        Verdict::Found(receipts) => {
+                            return self.found(post, receipts, "confirm");
+                        }
                         Verdict::NotYet(until) => return self.not_yet(post.key, until),
                         Verdict::CannotTell(lookup) => {
                             return self.cannot_tell(post, lookup, &carry, &err.reason());

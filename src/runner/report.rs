@@ -8,7 +8,7 @@ use crate::error::{Class, Error, Kind};
 use crate::outside::escape;
 use crate::post::Post;
 use crate::state::{Record, Status};
-use crate::targets::Receipt;
+use crate::targets::{Receipt, mark};
 use jiff::civil::Date;
 use std::time::Instant;
 
@@ -24,6 +24,8 @@ impl TargetRun<'_> {
         self.done(post, receipts, action, Instant::now())
     }
 
+    /// Record the key done: the receipt, when it was first published (kept by updates), and a
+    /// hash of the payload sent, by which a later edit is noticed.
     pub(super) fn done(
         &mut self,
         post: &Post,
@@ -42,7 +44,14 @@ impl TargetRun<'_> {
         if action == "dedup" {
             record = record.with("dedup", "1");
         }
-        record = record.with("copies", self.target.redact(&copies.join(",")));
+        // Which copy this is (`retry --force --new`), from the attempt's pending line.
+        if let Some(generation) = self.state.get(post.key).and_then(|r| r.get("generation")) {
+            record = record.with("generation", generation.into_owned());
+        }
+        record = record
+            .with("copies", self.target.redact(&copies.join(",")))
+            .with("published", self.clock.stamp())
+            .with("payload", payload_mark(post));
         self.state.set(record)?;
         self.drop_payload(post.key);
         let mut detail = format!(
@@ -284,4 +293,17 @@ impl TargetRun<'_> {
             );
         }
     }
+}
+
+/// A hash of what a post says (title, body, summary, tags): a later one that differs is an
+/// edit. Taken from the post, not from a target's request (which holds things that vary, such
+/// as WordPress's term ids), so an unchanged post costs no request at all.
+pub(super) fn payload_mark(post: &Post) -> String {
+    mark(&format!(
+        "{}\n{}\n{}\n{}",
+        post.fingerprint,
+        post.summary,
+        post.tags.join("\n"),
+        post.title
+    ))
 }

@@ -82,6 +82,12 @@ impl TargetRun<'_> {
             {
                 self.retract(key, posts)?;
             }
+            Decision::Confirm
+                if self.state.get(key).and_then(|r| r.get("op")).as_deref() == Some("update") =>
+            {
+                self.finish_update(key, posts)?;
+            }
+            Decision::CheckEdit(forced) => self.check_edit(key, posts, forced)?,
             Decision::Confirm => {
                 self.progress.start(&key.to_string(), &self.cfg.name);
                 self.attempt(key, posts, "pending from an earlier run")?;
@@ -162,7 +168,11 @@ impl TargetRun<'_> {
             return Decision::Publish("due");
         };
         match record.status {
-            Status::Done if self.plan.force => Decision::Publish("forced"),
+            Status::Done if self.plan.force && !self.plan.new && self.can_update(record) => {
+                Decision::CheckEdit(true)
+            }
+            Status::Done if self.plan.force => Decision::Publish("forced: a second copy"),
+            Status::Done if self.may_update(record) => Decision::CheckEdit(false),
             Status::Done => Decision::SkipDone,
             Status::Retracted if self.plan.force => {
                 Decision::Publish("the retracted copy is gone; publishing a new one")

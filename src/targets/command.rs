@@ -1,7 +1,7 @@
 //! `kind = "command"`: the user's own publish script, by argv (never a shell string), with an
 //! exit-code contract that classes its failures.
 
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, outgoing, payload, payload_key};
 use crate::config::seconds;
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -31,6 +31,8 @@ pub struct Settings {
     confirm: Option<Vec<String>>,
     /// Optional command that takes a post back (`dayrun retract`), with `DAYRUN_ID` set.
     retract: Option<Vec<String>>,
+    /// Optional command that sends an edit to the published copy, with `DAYRUN_ID` set.
+    update: Option<Vec<String>>,
     /// Kill the command's process group after this long (default 60 s): outcome unknown.
     timeout_secs: Option<toml::Value>,
     /// Pass the command only these environment variables (plus PATH, HOME, LANG, LC_*, TZ and
@@ -44,6 +46,7 @@ pub struct CommandTarget {
     run: Vec<String>,
     confirm: Option<Vec<String>>,
     retract: Option<Vec<String>>,
+    update: Option<Vec<String>>,
     timeout: Duration,
     env: Option<Vec<String>>,
     /// The values of dayrun's environment variables whose names say they are secrets.
@@ -86,6 +89,7 @@ impl CommandTarget {
             ("run", Some(&settings.run)),
             ("confirm", settings.confirm.as_ref()),
             ("retract", settings.retract.as_ref()),
+            ("update", settings.update.as_ref()),
         ] {
             let Some(argv) = argv else { continue };
             let Some(program) = argv.first() else {
@@ -114,6 +118,7 @@ impl CommandTarget {
         Ok(CommandTarget {
             env: settings.env,
             retract: settings.retract,
+            update: settings.update,
             redactor,
             name: ctx.target.name.clone(),
             root: ctx.config.base.clone(),
@@ -133,7 +138,10 @@ impl CommandTarget {
         input: &serde_json::Value,
         attempt_at: Option<Timestamp>,
         id: Option<&str>,
+        idempotency_key: Option<String>,
     ) -> Result<Finished, std::io::Error> {
+        let idempotency_key = idempotency_key
+            .unwrap_or_else(|| super::net::idempotency_key(&self.name, &key.to_string()));
         let key = key.to_string();
         let mut command = Command::new(&argv[0]);
         if let Some(names) = &self.env {
@@ -154,10 +162,7 @@ impl CommandTarget {
             .current_dir(&self.root)
             .env("DAYRUN_KEY", &key)
             .env("DAYRUN_TARGET", &self.name)
-            .env(
-                "DAYRUN_IDEMPOTENCY_KEY",
-                super::net::idempotency_key(&self.name, &key),
-            )
+            .env("DAYRUN_IDEMPOTENCY_KEY", idempotency_key)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -348,15 +353,19 @@ fn how(finished: &Finished, timeout: Duration) -> String {
 
 impl Target for CommandTarget {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(Outgoing {
-            body: payload(post),
-            marks: vec![mark(&post.fingerprint)],
-        })
+        Ok(outgoing(post))
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let finished = self
-            .exec(&self.run, post.key, &out.body, None, None)
+            .exec(
+                &self.run,
+                post.key,
+                &out.body,
+                None,
+                None,
+                Some(out.idempotency_key(&self.name, post.key)),
+            )
             .map_err(|e| cannot_start(&self.run[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
@@ -375,7 +384,14 @@ impl Target for CommandTarget {
             return Ok(Lookup::CannotTell("no confirm command".into()));
         };
         let finished = self
-            .exec(&confirm, attempts.key, attempts.sent, attempts.last, None)
+            .exec(
+                &confirm,
+                attempts.key,
+                attempts.sent,
+                attempts.last,
+                None,
+                None,
+            )
             .map_err(|e| cannot_start(&confirm[0], &e))?;
         Ok(match (finished.timed_out, finished.code) {
             (false, Some(0)) => {
@@ -390,6 +406,46 @@ impl Target for CommandTarget {
         self.confirm.is_some()
     }
 
+    fn updates(&self) -> bool {
+        self.update.is_some()
+    }
+
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let Some(argv) = self.update.clone() else {
+            return Err(Error::config(format!(
+                "[targets.{}]: set `update = [\"./scripts/update.sh\"]` so that edits can be sent",
+                self.name
+            )));
+        };
+        let finished = self
+            .exec(&argv, post.key, &out.body, None, Some(id), None)
+            .map_err(|e| cannot_start(&argv[0], &e))?;
+        let why = how(&finished, self.timeout);
+        match (finished.timed_out, finished.code) {
+            (false, Some(0)) => Ok(Receipt::id(id)),
+            (false, Some(EXIT_RETRY_SAFE)) => Err(Error::failure(Class::RetrySafe, why)),
+            (false, Some(EXIT_AUTH)) => Err(Error::failure(Class::Auth, why)),
+            (false, Some(EXIT_REJECTED)) => Err(Error::failure(Class::Rejected, why)),
+            _ => Err(Error::failure(Class::Unknown, why)),
+        }
+    }
+
+    /// The `confirm` command, handed the edit and the id: exit 0 = the copy holds it.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let Some(confirm) = self.confirm.clone() else {
+            return Ok(Lookup::CannotTell("no confirm command".into()));
+        };
+        let key = payload_key(&out.body)?;
+        let finished = self
+            .exec(&confirm, key, &out.body, None, Some(id), None)
+            .map_err(|e| cannot_start(&confirm[0], &e))?;
+        Ok(match (finished.timed_out, finished.code) {
+            (false, Some(0)) => Lookup::Found(vec![Receipt::id(id)]),
+            (false, Some(1)) => Lookup::Absent,
+            _ => Lookup::CannotTell(format!("confirm {}", how(&finished, self.timeout))),
+        })
+    }
+
     fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {
         let Some(argv) = self.retract.clone() else {
             return Err(Error::config(format!(
@@ -399,7 +455,7 @@ impl Target for CommandTarget {
         };
         let input = post.map_or_else(|| serde_json::json!({"key": key.to_string()}), payload);
         let finished = self
-            .exec(&argv, key, &input, None, Some(id))
+            .exec(&argv, key, &input, None, Some(id), None)
             .map_err(|e| cannot_start(&argv[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
@@ -418,7 +474,7 @@ impl Target for CommandTarget {
         };
         let input = serde_json::json!({"key": key.to_string()});
         let finished = self
-            .exec(&confirm, key, &input, None, Some(id))
+            .exec(&confirm, key, &input, None, Some(id), None)
             .map_err(|e| cannot_start(&confirm[0], &e))?;
         Ok(match (finished.timed_out, finished.code) {
             (false, Some(0)) => Lookup::Found(vec![Receipt::id(id)]),

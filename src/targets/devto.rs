@@ -174,6 +174,7 @@ impl Target for Devto {
             article["series"] = json!(series);
         }
         Ok(Outgoing {
+            generation: 0,
             body: json!({ "article": article }),
             marks,
         })
@@ -251,6 +252,59 @@ impl Target for Devto {
 
     fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    fn updates(&self) -> bool {
+        true
+    }
+
+    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let url = self.url(&format!("/api/articles/{}", encode(id)));
+        let reply = self.http.send("PUT", &url, &self.headers(), &out.body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("update article", &reply));
+        }
+        let receipt = self.http.receipt(&reply, "/id", "/url")?;
+        Ok(Receipt {
+            id: id.to_string(),
+            ..receipt
+        })
+    }
+
+    /// The article holds the edit when its body is the one sent.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        for page in 1..=MAX_PAGES {
+            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
+            let reply = self.http.get(&self.url(&path), &self.headers())?;
+            if status_class(reply.status).is_some() {
+                return Err(self.failure("list my articles", &reply));
+            }
+            let (mut listed, mut holds) = (0, None);
+            let walk = items::each(&reply.body, "", &mut |item| {
+                listed += 1;
+                if item["id"].as_u64().map(|n| n.to_string()).as_deref() == Some(id) {
+                    let body = item["body_markdown"]
+                        .as_str()
+                        .map(squash)
+                        .unwrap_or_default();
+                    holds = Some(out.marks.contains(&mark(&body)));
+                }
+            });
+            if let Err(e) = walk {
+                return Ok(Lookup::CannotTell(format!("article list is {e}")));
+            }
+            match holds {
+                Some(true) => return Ok(Lookup::Found(vec![Receipt::id(id)])),
+                Some(false) => return Ok(Lookup::Absent),
+                None if listed < PER_PAGE => {
+                    return Ok(Lookup::CannotTell(format!(
+                        "article {id} is not among yours"
+                    )));
+                }
+                None => {}
+            }
+        }
+        Ok(Lookup::CannotTell("too many articles to read".into()))
     }
 
     /// The API has no delete: the article is unpublished (`published: false`).

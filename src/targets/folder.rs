@@ -60,7 +60,13 @@ impl Folder {
 impl Target for Folder {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         Ok(Outgoing {
-            body: serde_json::Value::Null,
+            generation: 0,
+            body: serde_json::json!({
+                "title": post.title,
+                "tags": post.tags,
+                "summary": post.summary,
+                "html": page(post),
+            }),
             marks: vec![mark(&post.fingerprint)],
         })
     }
@@ -108,6 +114,42 @@ impl Target for Folder {
 
     fn immediate(&self) -> bool {
         true
+    }
+
+    fn updates(&self) -> bool {
+        true
+    }
+
+    /// A folder is updated by writing the files again (each replaced atomically).
+    fn update(&mut self, _: &str, post: &Post, _: &Outgoing) -> Result<Receipt, Error> {
+        self.publish(
+            post,
+            &Outgoing {
+                generation: 0,
+                body: serde_json::Value::Null,
+                marks: Vec::new(),
+            },
+        )
+    }
+
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let key = id
+            .rsplit('/')
+            .next()
+            .and_then(|name| name.strip_suffix(".html"))
+            .and_then(crate::clock::parse_key);
+        let Some(key) = key else {
+            return Ok(Lookup::CannotTell(format!(
+                "`{id}` is not a file this folder wrote"
+            )));
+        };
+        self.find(&Attempts {
+            key,
+            marks: &out.marks,
+            since: None,
+            last: None,
+            sent: &out.body,
+        })
     }
 
     /// Delete the key's two files (either may be gone already) and make that durable.

@@ -3,7 +3,7 @@
 use super::items;
 use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark, payload};
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, outgoing, payload_key};
 use crate::error::Error;
 use crate::post::Post;
 use crate::redact::Redactor;
@@ -30,6 +30,11 @@ pub struct Settings {
     token_file: Option<PathBuf>,
     /// File holding raw `Name: value` header lines (e.g. a Cookie).
     header_file: Option<PathBuf>,
+    /// URL that replaces a published post with an edit; `{id}` and `{key}` are filled in.
+    update_url: Option<String>,
+    /// Method for `update_url` (default PUT).
+    #[serde(default = "default_update_method")]
+    update_method: String,
     /// URL that removes a post (`dayrun retract`); `{id}` and `{key}` are filled in.
     delete_url: Option<String>,
     /// Method for `delete_url` (default DELETE; POST, PUT or PATCH send the post's key as JSON).
@@ -54,6 +59,9 @@ pub struct Settings {
     connect_timeout_secs: Option<toml::Value>,
 }
 
+fn default_update_method() -> String {
+    "PUT".into()
+}
 fn default_delete_method() -> String {
     "DELETE".into()
 }
@@ -168,7 +176,7 @@ impl HttpTarget {
     }
 
     /// The fields an item is matched by, in the order `auto` tries them.
-    fn fields(&self) -> &[&'static str] {
+    fn fields(&self) -> &'static [&'static str] {
         match self.settings.match_by.as_str() {
             "auto" => &FIELDS,
             "key" => &FIELDS[..1],
@@ -179,10 +187,9 @@ impl HttpTarget {
 
     /// Whether `item` is this key's post: `Some(true/false)` by the first match field it
     /// carries, `None` when it carries none of them (it cannot be told apart).
-    fn matches(&self, item: &Value, attempts: &Attempts) -> Option<bool> {
+    fn matches(&self, item: &Value, attempts: &Attempts, fields: &[&str]) -> Option<bool> {
         let key = attempts.key.to_string();
-        let field = self
-            .fields()
+        let field = fields
             .iter()
             .find_map(|f| Some((*f, item.get(*f)?.as_str()?)))?;
         Some(match field {
@@ -192,56 +199,14 @@ impl HttpTarget {
         })
     }
 
-    /// `list_url` for this key: placeholders filled in (encoded), and whether that made it an
-    /// exact query.
-    fn list_url(&self, list_url: &str, key: &str) -> (String, bool) {
-        let exact = list_url.contains("{key}") || list_url.contains("{idempotency_key}");
-        let url = list_url
-            .replace("{key}", &encode(key))
-            .replace("{idempotency_key}", &idempotency_key(&self.name, key));
-        (url, exact)
-    }
-}
-
-/// RFC 9110 token characters, the only ones a header name may hold.
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-/// The fields an item can be matched by.
-const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
-
-impl Target for HttpTarget {
-    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(Outgoing {
-            body: payload(post),
-            marks: vec![mark(&post.fingerprint)],
-        })
-    }
-
-    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let mut headers = self.headers.clone();
-        headers.push((
-            "Idempotency-Key".into(),
-            idempotency_key(&self.name, &post.key.to_string()),
-        ));
-        let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self
-                .http
-                .failure("POST", &reply, self.credential_file().as_deref()));
-        }
-        self.http.receipt(
-            &reply,
-            &self.settings.id_pointer,
-            &self.settings.url_pointer,
-        )
-    }
-
-    /// Found when an item matches. Absent only when the lookup covers where the post would
-    /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
-    /// or one the user declares complete. An item that cannot be told apart spoils absence.
-    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+    /// The lookup, matching items on `fields`. `older`: an item of this key that is not what
+    /// was sent is an older version of it (reading an update back), not a cannot-tell.
+    fn lookup(
+        &mut self,
+        attempts: &Attempts,
+        fields: &'static [&'static str],
+        older: bool,
+    ) -> Result<Lookup, Error> {
         let Some(list_url) = &self.settings.list_url else {
             return Ok(Lookup::CannotTell("no list_url to look posts up".into()));
         };
@@ -260,7 +225,7 @@ impl Target for HttpTarget {
         let mut oldest: Result<Option<jiff::Timestamp>, ()> = Ok(None);
         let walk = items::each(&reply.body, pointer, &mut |item| {
             listed += 1;
-            match self.matches(&item, attempts) {
+            match self.matches(&item, attempts, fields) {
                 Some(true) => found.push(Receipt {
                     id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
                     url: id_at(&item, &self.settings.url_pointer),
@@ -289,10 +254,10 @@ impl Target for HttpTarget {
         if !found.is_empty() {
             return Ok(Lookup::Found(found));
         }
-        let fields = self.fields().join(" or ");
         if blind > 0 {
             return Ok(Lookup::CannotTell(format!(
-                "{blind} listed item(s) carry no {fields} to tell them apart"
+                "{blind} listed item(s) carry no {} to tell them apart",
+                fields.join(" or ")
             )));
         }
         if exact {
@@ -300,6 +265,7 @@ impl Target for HttpTarget {
             // ignored the filter, or holds a copy no attempt of ours sent.
             return Ok(match others {
                 0 => Lookup::Absent,
+                _ if older => Lookup::Absent,
                 n => Lookup::CannotTell(format!(
                     "the exact query answered {n} item(s) that are not what was sent"
                 )),
@@ -328,8 +294,104 @@ impl Target for HttpTarget {
         })
     }
 
+    /// `list_url` for this key: placeholders filled in (encoded), and whether that made it an
+    /// exact query.
+    fn list_url(&self, list_url: &str, key: &str) -> (String, bool) {
+        let exact = list_url.contains("{key}") || list_url.contains("{idempotency_key}");
+        let url = list_url
+            .replace("{key}", &encode(key))
+            .replace("{idempotency_key}", &idempotency_key(&self.name, key));
+        (url, exact)
+    }
+}
+
+/// RFC 9110 token characters, the only ones a header name may hold.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// The fields an item can be matched by.
+const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
+
+impl Target for HttpTarget {
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        Ok(outgoing(post))
+    }
+
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let mut headers = self.headers.clone();
+        headers.push((
+            "Idempotency-Key".into(),
+            out.idempotency_key(&self.name, post.key),
+        ));
+        let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self
+                .http
+                .failure("POST", &reply, self.credential_file().as_deref()));
+        }
+        self.http.receipt(
+            &reply,
+            &self.settings.id_pointer,
+            &self.settings.url_pointer,
+        )
+    }
+
+    /// Found when an item matches. Absent only when the lookup covers where the post would
+    /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
+    /// or one the user declares complete. An item that cannot be told apart spoils absence.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let fields = self.fields();
+        self.lookup(attempts, fields, false)
+    }
+
     fn timeout(&self) -> std::time::Duration {
         self.timeout
+    }
+
+    fn updates(&self) -> bool {
+        self.settings.update_url.is_some()
+    }
+
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let Some(template) = &self.settings.update_url else {
+            return Err(Error::config(format!(
+                "[targets.{}]: set `update_url` (with {{id}}) so that edits can be sent",
+                self.name
+            )));
+        };
+        let url = template
+            .replace("{id}", &encode(id))
+            .replace("{key}", &encode(&post.key.to_string()));
+        let reply = self
+            .http
+            .send(&self.settings.update_method, &url, &self.headers, &out.body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self
+                .http
+                .failure("update", &reply, self.credential_file().as_deref()));
+        }
+        Ok(Receipt {
+            id: id.to_string(),
+            url: serde_json::from_str::<Value>(&reply.body)
+                .ok()
+                .and_then(|doc| id_at(&doc, &self.settings.url_pointer)),
+            note: None,
+        })
+    }
+
+    /// The lookup, matched on the fingerprint sent whatever `match_by` says: an item of this
+    /// key that holds another fingerprint is the version before the edit.
+    fn read_back(&mut self, _: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let key = payload_key(&out.body)?;
+        let attempts = Attempts {
+            key,
+            marks: &out.marks,
+            since: None,
+            last: None,
+            sent: &out.body,
+        };
+        self.lookup(&attempts, &FIELDS[2..], true)
     }
 
     fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {

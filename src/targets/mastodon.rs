@@ -1,7 +1,7 @@
 //! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
 //! instance's character limit, sent with an Idempotency-Key.
 
-use super::net::{Http, Reply, encode, idempotency_key, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
@@ -179,6 +179,7 @@ impl Target for Mastodon {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let text = self.text(post)?;
         Ok(Outgoing {
+            generation: 0,
             marks: vec![mark(&normal(&text))],
             body: json!({ "status": text, "visibility": self.settings.visibility }),
         })
@@ -188,7 +189,7 @@ impl Target for Mastodon {
         let mut headers = self.headers();
         headers.push((
             "Idempotency-Key".into(),
-            idempotency_key(&self.name, &post.key.to_string()),
+            out.idempotency_key(&self.name, post.key),
         ));
         let reply = self
             .http
@@ -286,6 +287,33 @@ impl Target for Mastodon {
 
     fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// `PUT /api/v1/statuses/{id}` (Mastodon 3.5+). Off by default (`on_edit = "update"` turns
+    /// it on): an edit notifies everyone who boosted the status.
+    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
+        let reply = self.http.send("PUT", &url, &self.headers(), &out.body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("edit status", &reply));
+        }
+        let receipt = self.http.receipt(&reply, "/id", "/url")?;
+        Ok(Receipt {
+            id: id.to_string(),
+            ..receipt
+        })
+    }
+
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let Some(text) = self.source(id)? else {
+            return Ok(Lookup::CannotTell(format!(
+                "status {id} has no source text"
+            )));
+        };
+        Ok(match out.marks.contains(&mark(&normal(&text))) {
+            true => Lookup::Found(vec![Receipt::id(id)]),
+            false => Lookup::Absent,
+        })
     }
 
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {

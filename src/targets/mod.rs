@@ -91,6 +91,19 @@ impl Attempts<'_> {
 pub struct Outgoing {
     pub body: serde_json::Value,
     pub marks: Vec<String>,
+    /// Which copy of the key this is: 0 for the first; `retry --force --new` makes the next.
+    /// Mixed into the idempotency key, so a server that dedups on it makes a new copy.
+    pub generation: u32,
+}
+
+impl Outgoing {
+    /// The idempotency key of this copy of the key on `target`.
+    pub fn idempotency_key(&self, target: &str, key: Date) -> String {
+        match self.generation {
+            0 => net::idempotency_key(target, &key.to_string()),
+            n => net::idempotency_key(target, &format!("{key}#{n}")),
+        }
+    }
 }
 
 /// A short hash of something sent (a status text, a body, a fingerprint): 16 hex digits, kept on
@@ -137,6 +150,29 @@ pub trait Target {
 
     /// Where a human should look for the key, for the advice printed when dayrun cannot tell.
     fn where_to_look(&self, key: Date) -> String;
+
+    /// Whether edits go to the published copy unless `on_edit` says otherwise: kinds that edit
+    /// in place without telling anyone (a folder, a blog) do; a timeline does not.
+    fn updates(&self) -> bool {
+        false
+    }
+
+    /// Replace the published copy `id` with what `out` holds, in place (never a second copy).
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let _ = (id, post, out);
+        Err(Error::config(
+            "this kind of target cannot update a published post",
+        ))
+    }
+
+    /// Read the copy `id` back: `Found` when it holds what `out` holds (the update landed),
+    /// `Absent` when it holds something else (an older version), or cannot tell.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let _ = (id, out);
+        Ok(Lookup::CannotTell(
+            "this kind of target cannot read a post back".into(),
+        ))
+    }
 
     /// Take a published post back (`dayrun retract`). Errors are classed as for `publish`.
     fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {
@@ -243,4 +279,21 @@ pub fn payload(post: &Post) -> serde_json::Value {
         "html": post.html,
         "fingerprint": post.fingerprint,
     })
+}
+
+/// What http and command targets send: the payload, marked by the post's fingerprint.
+pub fn outgoing(post: &Post) -> Outgoing {
+    Outgoing {
+        generation: 0,
+        body: payload(post),
+        marks: vec![mark(&post.fingerprint)],
+    }
+}
+
+/// The key a payload (see `payload`) is for.
+pub fn payload_key(body: &serde_json::Value) -> Result<Date, Error> {
+    body["key"]
+        .as_str()
+        .and_then(crate::clock::parse_key)
+        .ok_or_else(|| Error::failure(crate::error::Class::Unknown, "no key in the payload"))
 }

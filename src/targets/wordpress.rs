@@ -367,6 +367,7 @@ impl Target for WordPress {
         Ok(Outgoing {
             body,
             marks: Vec::new(),
+            generation: 0,
         })
     }
 
@@ -404,6 +405,42 @@ impl Target for WordPress {
 
     fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    fn updates(&self) -> bool {
+        true
+    }
+
+    /// `POST /wp/v2/posts/{id}` with the new title, content, excerpt and terms; the slug and
+    /// date stay as published, so links to the post keep working.
+    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let mut body = out.body.clone();
+        if let Some(fields) = body.as_object_mut() {
+            fields.remove("slug");
+            fields.remove("date");
+        }
+        let route = format!("/wp/v2/posts/{}", encode(id));
+        let reply = self.call(&route, "", Some(&body))?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("update post", &reply));
+        }
+        self.http.receipt(&reply, "/id", "/link")
+    }
+
+    /// The copy holds the edit when its raw title and content are what was sent.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let route = format!("/wp/v2/posts/{}", encode(id));
+        let reply = self.call(&route, "context=edit", None)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("read a post back", &reply));
+        }
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        let same = doc["title"]["raw"] == out.body["title"]
+            && doc["content"]["raw"] == out.body["content"];
+        Ok(match same {
+            true => Lookup::Found(vec![Receipt::id(id)]),
+            false => Lookup::Absent,
+        })
     }
 
     /// `DELETE /wp/v2/posts/{id}`: WordPress moves the post to the trash (it can be restored).
