@@ -64,7 +64,11 @@ impl TargetRun<'_> {
         // key; an attempt that is resent keeps the generation its pending line says.
         let generation = |r: &Record| r.get("generation").and_then(|g| g.parse::<u32>().ok());
         out.generation = match record.as_ref() {
-            Some(r) if self.plan.new && matches!(r.status, Status::Done | Status::Retracted) => {
+            // A retracted copy is gone; its idempotency key may still name it (Mastodon keeps
+            // one for an hour and answers 404 for the deleted status): a new copy is new.
+            Some(r)
+                if r.status == Status::Retracted || (self.plan.new && r.status == Status::Done) =>
+            {
                 generation(r).unwrap_or(0) + 1
             }
             Some(r) => generation(r).unwrap_or(0),

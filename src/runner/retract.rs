@@ -12,7 +12,7 @@ impl TargetRun<'_> {
     /// Retract `key` from this target, when it is published there.
     pub(super) fn retract(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {
         let Some(record) = self.state.get(key).cloned() else {
-            self.count("skip", key, "skip", "not published here");
+            self.count("skip", key, "skip", "not published (no record here)");
             return Ok(());
         };
         match record.status {
@@ -21,7 +21,7 @@ impl TargetRun<'_> {
                 return self.finish_retract(key, posts);
             }
             other => {
-                let why = format!("not published here ({})", other.as_str());
+                let why = format!("not published ({})", other.as_str());
                 self.count("skip", key, "skip", &why);
                 return Ok(());
             }
@@ -71,10 +71,7 @@ impl TargetRun<'_> {
             }
             Err(err) => {
                 // Nothing was removed: the post is still published.
-                self.state.set(copy_fields(
-                    was,
-                    Record::new(key, Status::Done, was.at().to_string()),
-                ))?;
+                self.state.set(was.clone())?;
                 self.trace(key, "retract", "failed", &super::detail(&err));
                 self.report(key, &err, true);
                 Ok(())
@@ -106,10 +103,7 @@ impl TargetRun<'_> {
         match self.target.still_there(key, id) {
             Ok(Lookup::Absent) => self.retracted(key, was, true),
             Ok(Lookup::Found(_)) => {
-                self.state.set(copy_fields(
-                    was,
-                    Record::new(key, Status::Done, was.at().to_string()),
-                ))?;
+                self.state.set(was.clone())?;
                 let err = Error::failure(
                     Class::Unknown,
                     format!("{} still shows the post after the removal", self.cfg.name),
