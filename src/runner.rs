@@ -197,6 +197,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             tally: BTreeMap::new(),
             stale: Vec::new(),
             drafts: Vec::new(),
+            deleted: Vec::new(),
             progress: &quiet,
         })
         .collect();
@@ -353,6 +354,8 @@ struct TargetRun<'a> {
     tally: BTreeMap<&'static str, usize>,
     stale: Vec<Date>,
     drafts: Vec<Date>,
+    /// Done keys whose post file is gone.
+    deleted: Vec<Date>,
     progress: &'a Progress,
 }
 

@@ -46,7 +46,14 @@ fn drill_no_duplicates_no_losses_under_random_faults() {
     }
     let p = Project::new();
     let config = api
-        .config("blog", "list_complete = true\nsettle_secs = 0")
+        .config(
+            "blog",
+            &format!(
+                "list_complete = true\nsettle_secs = 0\nupdate_url = \"{}\"\n{}",
+                api.server.url("/posts/{id}"),
+                api.delete_url()
+            ),
+        )
         .replace("timeout_secs = 0.3", "timeout_secs = 0.15")
         .replace("backoff_secs = 0.01", "backoff_secs = 0.005");
     p.file("dayrun.toml", config);
@@ -54,6 +61,8 @@ fn drill_no_duplicates_no_losses_under_random_faults() {
     let start: jiff::civil::Date = "2020-01-01".parse().unwrap();
     let (mut runs, mut retries, mut downs, mut duplicates, mut lost) =
         (0u64, 0u64, 0u64, 0usize, 0usize);
+    let (mut edits, mut stale_copies) = (0u64, 0usize);
+    let mut retracted: std::collections::BTreeSet<String> = Default::default();
     for round in 0..rounds as i64 {
         let keys: Vec<String> = (0..KEYS_PER_ROUND)
             .map(|i| (start + jiff::Span::new().days(round * KEYS_PER_ROUND + i)).to_string())
@@ -111,9 +120,84 @@ fn drill_no_duplicates_no_losses_under_random_faults() {
                 break;
             }
         }
+        // After publishing: typo fixes (updates in place, some answers lost), and now and then
+        // a retract. Then runs until every key is settled again.
         for key in &keys {
-            let commits = api.commits_of(key);
+            if rng.lock().unwrap().below(3) == 0 {
+                let path = format!("content/{key}.md");
+                p.file(
+                    &path,
+                    format!("{}\nEdit in round {round}.\n", p.read(&path)),
+                );
+                edits += 1;
+                if rng.lock().unwrap().below(4) == 0 {
+                    api.state
+                        .lock()
+                        .unwrap()
+                        .put_faults
+                        .push_back(Fault::CommitHang);
+                }
+            }
+        }
+        if rng.lock().unwrap().below(8) == 0 {
+            let out = p.run(&["retract", &keys[0], "--yes"]);
+            assert!(
+                [0, 1, 75].contains(&out.code),
+                "retract: {}{}",
+                out.stdout,
+                out.stderr
+            );
+        }
+        for _ in 0..40 {
+            p.run(&["run", &today]);
+            runs += 1;
+            let lines = p.state_lines("blog");
+            let settled = keys.iter().all(|key| {
+                lines.iter().any(|l| {
+                    l.starts_with(key.as_str())
+                        && (l.contains(" done ") || l.contains(" retracted "))
+                })
+            });
+            if settled {
+                break;
+            }
+        }
+        for key in &keys {
+            let line = p
+                .state_lines("blog")
+                .into_iter()
+                .find(|l| l.starts_with(key.as_str()))
+                .unwrap();
+            if line.contains(" retracted ") {
+                retracted.insert(key.clone());
+            }
+            let live: Vec<_> = api
+                .committed()
+                .into_iter()
+                .filter(|c| &c.key == key)
+                .collect();
+            if retracted.contains(key) {
+                // A retracted key has no live copy, and nothing republished it.
+                stale_copies += live.len();
+                continue;
+            }
+            // The copy says what the file says now: no edit was lost or left stale.
+            let text = p.read(&format!("content/{key}.md"));
+            let body = text.split_once('\n').map_or("", |(_, rest)| rest).trim();
+            if live
+                .iter()
+                .any(|c| c.body["markdown"].as_str().unwrap_or("").trim() != body)
+            {
+                stale_copies += 1;
+            }
+        }
+        for key in &keys {
+            let removed = api.removed().iter().filter(|c| &c.key == key).count();
+            let commits = api.commits_of(key) + removed;
             duplicates += commits.saturating_sub(1);
+            if retracted.contains(key) {
+                continue;
+            }
             let line = p
                 .state_lines("blog")
                 .into_iter()
@@ -136,12 +220,21 @@ fn drill_no_duplicates_no_losses_under_random_faults() {
         .filter(|l| l.contains(" pending "))
         .count();
     let confirmed = p.read("state/blog.log").matches(" confirm done ").count();
+    let updated = p.read("state/blog.log").matches(" update done ").count();
     println!(
-        "drill: seed={seed} rounds={rounds} keys={} runs={runs} human_retries={retries} server_downs={downs} duplicates={duplicates} lost={lost} leaked_pending={leaked_pending} confirmed={confirmed}",
-        rounds as i64 * KEYS_PER_ROUND
+        "drill: seed={seed} rounds={rounds} keys={} runs={runs} human_retries={retries} server_downs={downs} edits={edits} updated={updated} retracted={} duplicates={duplicates} lost={lost} leaked_pending={leaked_pending} stale_copies={stale_copies} confirmed={confirmed}",
+        rounds as i64 * KEYS_PER_ROUND,
+        retracted.len()
     );
     assert_eq!(final_lines.len() as i64, rounds as i64 * KEYS_PER_ROUND);
-    assert_eq!((duplicates, lost, leaked_pending), (0, 0, 0));
+    assert_eq!(
+        (duplicates, lost, leaked_pending, stale_copies),
+        (0, 0, 0, 0)
+    );
+    assert!(
+        edits > 0 && updated > 0 && !retracted.is_empty(),
+        "the drill never edited or retracted"
+    );
     assert!(confirmed > 0, "the drill never exercised confirmation");
 }
 

@@ -11,6 +11,13 @@ use std::collections::BTreeSet;
 impl TargetRun<'_> {
     /// The keys this target looks at: every post, and every key whose state is not done.
     pub(super) fn keys(&mut self, catalog: &Catalog) -> BTreeSet<Date> {
+        // Published posts whose file is gone: never retracted by themselves, but said.
+        self.deleted = self
+            .state
+            .records()
+            .filter(|r| r.status == Status::Done && !catalog.files.contains_key(&r.key))
+            .map(|r| r.key)
+            .collect();
         let mut keys: BTreeSet<Date> = catalog.files.keys().copied().collect();
         keys.extend(
             self.state
@@ -121,6 +128,13 @@ impl TargetRun<'_> {
                 word => format!("{n} {word}"),
             })
             .collect();
+        if !self.deleted.is_empty() {
+            parts.push(format!(
+                "{} published with the file gone{} (`dayrun retract` removes the copies)",
+                self.deleted.len(),
+                range(&self.deleted)
+            ));
+        }
         if parts.is_empty() {
             parts.push("nothing to do".into());
         }
