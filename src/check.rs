@@ -76,13 +76,7 @@ fn look_up_today(
         targets::payload,
     );
     let marks: Vec<String> = post.iter().map(|p| targets::mark(&p.fingerprint)).collect();
-    let attempts = Attempts {
-        key: today,
-        marks: &marks,
-        since: None,
-        last: None,
-        sent: &sent,
-    };
+    let attempts = Attempts::none_yet(today, &marks, &sent);
     let mut worst = code::OK;
     for (cfg, target) in config.targets.iter().zip(built.iter_mut()) {
         let looked = target.can_find().then(|| target.find(&attempts));

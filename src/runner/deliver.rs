@@ -112,13 +112,7 @@ impl TargetRun<'_> {
                 ),
             }
         } else if record.is_none() && self.policy.dedup != Dedup::Off && self.target.can_find() {
-            let attempts = Attempts {
-                key,
-                marks: &out.marks,
-                since: None,
-                last: None,
-                sent: &out.body,
-            };
+            let attempts = Attempts::none_yet(key, &out.marks, &out.body);
             match self.look(&attempts) {
                 Verdict::Found(receipts) => return self.found(&post, receipts, "dedup"),
                 Verdict::Absent | Verdict::NotYet(_) => {}

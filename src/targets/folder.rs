@@ -143,13 +143,7 @@ impl Target for Folder {
                 "`{id}` is not a file this folder wrote"
             )));
         };
-        self.find(&Attempts {
-            key,
-            marks: &out.marks,
-            since: None,
-            last: None,
-            sent: &out.body,
-        })
+        self.find(&Attempts::none_yet(key, &out.marks, &out.body))
     }
 
     /// Delete the key's two files (either may be gone already) and make that durable.

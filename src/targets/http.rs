@@ -384,13 +384,7 @@ impl Target for HttpTarget {
     /// key that holds another fingerprint is the version before the edit.
     fn read_back(&mut self, _: &str, out: &Outgoing) -> Result<Lookup, Error> {
         let key = payload_key(&out.body)?;
-        let attempts = Attempts {
-            key,
-            marks: &out.marks,
-            since: None,
-            last: None,
-            sent: &out.body,
-        };
+        let attempts = Attempts::none_yet(key, &out.marks, &out.body);
         self.lookup(&attempts, &FIELDS[2..], true)
     }
 
@@ -425,13 +419,7 @@ impl Target for HttpTarget {
     /// The normal lookup, with nothing sent to compare: an exact query by key that answers no
     /// item proves the post gone.
     fn still_there(&mut self, key: jiff::civil::Date, _: &str) -> Result<Lookup, Error> {
-        self.find(&Attempts {
-            key,
-            marks: &[],
-            since: None,
-            last: None,
-            sent: &Value::Null,
-        })
+        self.find(&Attempts::none_yet(key, &[], &Value::Null))
     }
 
     fn where_to_look(&self, key: jiff::civil::Date) -> String {

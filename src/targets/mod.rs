@@ -68,7 +68,19 @@ pub struct Attempts<'a> {
     pub sent: &'a serde_json::Value,
 }
 
-impl Attempts<'_> {
+impl<'a> Attempts<'a> {
+    /// A lookup with no attempt behind it (pre-submit dedup, a read-back, `check --online`):
+    /// only the key's own day bounds where a copy could be.
+    pub fn none_yet(key: Date, marks: &'a [String], sent: &'a serde_json::Value) -> Attempts<'a> {
+        Attempts {
+            key,
+            marks,
+            since: None,
+            last: None,
+            sent,
+        }
+    }
+
     /// The earliest time a copy of this key could have been created on the target.
     pub fn reach_back(&self) -> Timestamp {
         self.since.unwrap_or_else(|| {
