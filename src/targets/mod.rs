@@ -66,6 +66,9 @@ pub struct Attempts<'a> {
     pub last: Option<Timestamp>,
     /// The document that attempt sent (or would send now), for targets that hand it over.
     pub sent: &'a serde_json::Value,
+    /// The record key chosen for the copy being looked for (see `Target::record_key`); `None`
+    /// when no attempt chose one (a lookup with no state behind it).
+    pub rkey: Option<&'a str>,
 }
 
 impl<'a> Attempts<'a> {
@@ -78,6 +81,7 @@ impl<'a> Attempts<'a> {
             since: None,
             last: None,
             sent,
+            rkey: None,
         }
     }
 
@@ -106,6 +110,9 @@ pub struct Outgoing {
     /// Which copy of the key this is: 0 for the first; `retry --force --new` makes the next.
     /// Mixed into the idempotency key, so a server that dedups on it makes a new copy.
     pub generation: u32,
+    /// The record key this copy is created under, for targets that let the client choose it
+    /// (`Target::record_key`); set by the runner, from the key's state line when it has one.
+    pub rkey: Option<String>,
 }
 
 impl Outgoing {
@@ -134,6 +141,14 @@ pub trait Target {
 
     /// Look the key up. `Err` is a failed lookup (cannot tell; an auth error stops the target).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error>;
+
+    /// The record key of copy `generation` of `key`, for a target where the client names the
+    /// record and the server keeps one record per name: the same for every attempt, so a
+    /// resend can never make a second copy. `None`: the server names its records.
+    fn record_key(&self, key: Date, generation: u32) -> Option<String> {
+        let _ = (key, generation);
+        None
+    }
 
     /// Whether `find` can answer at all (an http target without `list_url` cannot).
     fn can_find(&self) -> bool {
@@ -297,6 +312,7 @@ pub fn payload(post: &Post) -> serde_json::Value {
 pub fn outgoing(post: &Post) -> Outgoing {
     Outgoing {
         generation: 0,
+        rkey: None,
         body: payload(post),
         marks: vec![mark(&post.fingerprint)],
     }
