@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
+pub mod bluesky;
 pub mod command;
 pub mod devto;
 pub mod folder;
@@ -250,9 +251,10 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
         "wordpress" => Box::new(wordpress::WordPress::new(ctx, settings(ctx)?)?),
         "devto" => Box::new(devto::Devto::new(ctx, settings(ctx)?)?),
         "mastodon" => Box::new(mastodon::Mastodon::new(ctx, settings(ctx)?)?),
+        "bluesky" => Box::new(bluesky::Bluesky::new(ctx, settings(ctx)?)?),
         other => {
             return Err(Error::config(format!(
-                "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon)",
+                "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon, bluesky)",
                 ctx.target.name
             ))
             .at(ctx.config.show(&ctx.target.source))
