@@ -157,7 +157,7 @@ pub fn merge_key(a: &Record, b: &Record) -> (Record, Option<Conflict>) {
         false => (b, a),
     };
     let mut merged = win.clone();
-    let same_copy = win.get("generation") == lose.get("generation");
+    let same_copy = order(win).0 == order(lose).0;
     let id = |r: &Record| r.get("id").map(|i| i.into_owned());
     let mut conflict = None;
     if let (Some(x), Some(y)) = (id(win), id(lose))

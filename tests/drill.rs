@@ -49,7 +49,7 @@ fn drill_no_duplicates_no_losses_under_random_faults() {
         .config(
             "blog",
             &format!(
-                "list_complete = true\nsettle_secs = 0\nupdate_url = \"{}\"\n{}",
+                "list_complete = true\nsettle_secs = 0.5\nupdate_url = \"{}\"\n{}",
                 api.server.url("/posts/{id}"),
                 api.delete_url()
             ),

@@ -12,6 +12,10 @@ use crate::targets::{Receipt, mark};
 use jiff::civil::Date;
 use std::time::Instant;
 
+/// How a "cannot tell" reason begins, and what follows the earlier reason in it.
+const UNKNOWN: &str = "outcome unknown (";
+const CANNOT_TELL: &str = ") and the lookup cannot tell (";
+
 impl TargetRun<'_> {
     /// Record what a lookup found: the first copy is the receipt. More than one copy means the
     /// post exists twice: said loudly, and a human is needed (nothing more is sent).
@@ -153,10 +157,19 @@ impl TargetRun<'_> {
         if lookup.class() == Some(Class::Auth) || lookup.kind == Kind::Config {
             return self.fail(post, lookup, carry, false);
         }
+        // A reason that already says so is not wrapped again: a key a timer meets every
+        // morning would grow its line by one wrapping a day.
+        let mut was = was;
+        while let Some(inner) = was
+            .strip_prefix(UNKNOWN)
+            .and_then(|rest| rest.rfind(CANNOT_TELL).map(|end| &rest[..end]))
+        {
+            was = inner;
+        }
         let err = Error::failure(
             Class::Unknown,
             format!(
-                "outcome unknown ({was}) and the lookup cannot tell ({}); not sent again",
+                "{UNKNOWN}{was}{CANNOT_TELL}{}); not sent again",
                 lookup.reason()
             ),
         )

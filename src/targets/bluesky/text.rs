@@ -68,6 +68,7 @@ pub fn fit(post: &Post, link: Option<&str>) -> Result<Text, Error> {
         }
         // The longest cut of the summary that fits, found by halving.
         let graphemes: Vec<&str> = post.summary.graphemes(true).collect();
+        // A cut ends at a word when that keeps at least half of it, and in `…`.
         let cut = |n: usize| {
             let head = graphemes[..n].concat();
             let head = match head.rfind(' ') {
@@ -84,8 +85,10 @@ pub fn fit(post: &Post, link: Option<&str>) -> Result<Text, Error> {
                 false => hi = mid - 1,
             }
         }
-        let summary = match lo >= MIN_SUMMARY {
-            true => cut(lo),
+        let summary = cut(lo);
+        // What is kept, without the `…`: too little of a summary says nothing.
+        let summary = match summary.graphemes(true).count() > MIN_SUMMARY {
+            true => summary,
             false => String::new(),
         };
         return Ok(compose(&post.title, &summary, &tags, link));
