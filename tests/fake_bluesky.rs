@@ -22,6 +22,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod repo;
+mod selftest;
+
 pub const HANDLE: &str = "alice.test";
 pub const DID: &str = "did:plc:w4xbfzo7kqfes5zb7r6qv3rw";
 pub const APP_PASSWORD: &str = "k3v9-pq2x-7hmr-wz4t";
@@ -62,6 +65,9 @@ pub struct Pds {
     /// Status codes for the next getRecords (200 = normal; 400 = a RecordNotFound lie is never
     /// told: any other code answers an error body).
     pub get_faults: VecDeque<u16>,
+    /// Like `get_faults`, for getRecords after the first createRecord (confirmation, not the
+    /// pre-submit lookups).
+    pub confirm_faults: VecDeque<u16>,
     pub get_chooser: Option<Box<dyn FnMut() -> u16 + Send>>,
     /// The next createSessions answer 429 with this Retry-After (seconds).
     pub login_faults: VecDeque<u64>,
@@ -78,6 +84,8 @@ pub struct Pds {
     /// its journal (else of its state file) is copied to `pending_at_create`.
     pub watch: Option<PathBuf>,
     pub pending_at_create: Vec<Option<String>>,
+    /// Every token a session handed out (access and refresh), to look for in output.
+    pub issued: Vec<String>,
     /// Access token → (expired, its refresh token).
     access: HashMap<String, (bool, String)>,
     refresh: HashSet<String>,
@@ -143,6 +151,11 @@ impl FakeBluesky {
         self
     }
 
+    pub fn confirm_faults(&self, statuses: &[u16]) -> &FakeBluesky {
+        self.state.lock().unwrap().confirm_faults.extend(statuses);
+        self
+    }
+
     /// A record another run (or the app) made with this rkey.
     pub fn seed(&self, rkey: &str, text: &str) {
         let value = json!({"$type": POST, "text": text, "createdAt": "2026-11-29T07:00:00.000Z"});
@@ -196,6 +209,7 @@ impl Pds {
         let refresh = jwt("refresh+jwt", "com.atproto.refresh");
         self.access.insert(access.clone(), (false, refresh.clone()));
         self.refresh.insert(refresh.clone());
+        self.issued.extend([access.clone(), refresh.clone()]);
         json!({"did": DID, "handle": HANDLE, "email": "alice@example.com", "emailConfirmed": false,
                "active": true, "accessJwt": access, "refreshJwt": refresh})
     }
@@ -288,8 +302,8 @@ fn handle(state: &Arc<Mutex<Pds>>, req: &Request) -> Reply {
             }
             create_record(&mut s, req)
         }
-        "com.atproto.repo.getRecord" => get_record(&mut s, req),
-        "com.atproto.repo.listRecords" => list_records(&s, req),
+        "com.atproto.repo.getRecord" => repo::get_record(&mut s, req),
+        "com.atproto.repo.listRecords" => repo::list_records(&s, req),
         "com.atproto.repo.deleteRecord" | "com.atproto.repo.putRecord" => {
             if let Err(reply) = s.authorize(req, &nsid) {
                 return reply;
@@ -300,8 +314,8 @@ fn handle(state: &Arc<Mutex<Pds>>, req: &Request) -> Reply {
             }
             let rkey = body["rkey"].as_str().unwrap_or("").to_string();
             match nsid.ends_with("deleteRecord") {
-                true => delete_record(&mut s, req, &rkey),
-                false => put_record(&mut s, req, &rkey, &body["record"]),
+                true => repo::delete_record(&mut s, req, &rkey),
+                false => repo::put_record(&mut s, req, &rkey, &body["record"]),
             }
         }
         _ => s.error(req, 501, "MethodNotImplemented", "Method Not Implemented"),
@@ -408,108 +422,4 @@ fn create_record(s: &mut Pds, req: &Request) -> Reply {
         Fault::CommitNoReceipt => Reply::json(200, json!({})),
         _ => Reply::json(200, answer),
     }
-}
-
-fn get_record(s: &mut Pds, req: &Request) -> Reply {
-    if bearer(req).is_some()
-        && let Err(reply) = s.authorize(req, "com.atproto.repo.getRecord")
-    {
-        return reply;
-    }
-    let status = match s.get_faults.pop_front() {
-        Some(status) => status,
-        None => s.get_chooser.as_mut().map_or(200, |f| f()),
-    };
-    match status {
-        200 => {}
-        502 | 503 | 504 => {
-            return Reply::raw(status, "text/html", "<html><body>Bad Gateway</body></html>");
-        }
-        _ => return s.error(req, status, "InternalServerError", "Internal Server Error"),
-    }
-    let (repo, collection) = (
-        req.query("repo").unwrap_or_default(),
-        req.query("collection").unwrap_or_default(),
-    );
-    let rkey = req.query("rkey").unwrap_or_default();
-    if repo != DID && repo != HANDLE {
-        return s.error(
-            req,
-            400,
-            "InvalidRequest",
-            &format!("Could not find repo: {repo}"),
-        );
-    }
-    match s.records.get(&rkey).filter(|_| collection == POST) {
-        Some(r) => Reply::json(200, json!({"uri": r.uri, "cid": r.cid, "value": r.value})),
-        None => {
-            let msg = format!("Could not locate record: at://{DID}/{collection}/{rkey}");
-            s.error(req, 400, "RecordNotFound", &msg)
-        }
-    }
-}
-
-fn list_records(s: &Pds, req: &Request) -> Reply {
-    let limit: usize = req
-        .query("limit")
-        .and_then(|l| l.parse().ok())
-        .unwrap_or(50);
-    let cursor = req.query("cursor");
-    let page: Vec<&Stored> = s
-        .records
-        .values()
-        .rev()
-        .filter(|r| cursor.as_ref().is_none_or(|c| r.rkey < *c))
-        .take(limit.clamp(1, 100))
-        .collect();
-    let items: Vec<Value> = page
-        .iter()
-        .map(|r| json!({"uri": r.uri, "cid": r.cid, "value": r.value}))
-        .collect();
-    let mut answer = json!({ "records": items });
-    if let Some(last) = page.last().filter(|_| page.len() == limit.clamp(1, 100)) {
-        answer["cursor"] = json!(last.rkey);
-    }
-    Reply::json(200, answer)
-}
-
-fn delete_record(s: &mut Pds, req: &Request, rkey: &str) -> Reply {
-    let fault = s.delete_faults.pop_front().unwrap_or(Fault::Normal);
-    match fault {
-        Fault::Reject(status) => {
-            return s.error(req, status, "InternalServerError", "Internal Server Error");
-        }
-        Fault::Hang => return Reply::Hang(s.hang),
-        _ => {}
-    }
-    let Some(gone) = s.records.remove(rkey) else {
-        return Reply::json(200, json!({}));
-    };
-    s.deleted.push(gone);
-    let rev = s.rev();
-    match fault {
-        Fault::CommitHang => Reply::Hang(s.hang),
-        Fault::CommitStatus(status) => {
-            s.error(req, status, "InternalServerError", "Internal Server Error")
-        }
-        _ => Reply::json(
-            200,
-            json!({"commit": {"cid": rules::cid(&json!(rev)), "rev": rev}}),
-        ),
-    }
-}
-
-fn put_record(s: &mut Pds, req: &Request, rkey: &str, record: &Value) -> Reply {
-    if let Some(msg) = rules::bad_rkey(rkey) {
-        return s.error(req, 400, "InvalidRequest", &msg);
-    }
-    if let Err(msg) = rules::check_post(record) {
-        return s.error(req, 400, "InvalidRequest", &msg);
-    }
-    let stored = s.commit(rkey, record.clone());
-    let rev = s.rev();
-    Reply::json(
-        200,
-        json!({"uri": stored.uri, "cid": stored.cid, "commit": {"cid": rules::cid(&json!(rev)), "rev": rev}, "validationStatus": "valid"}),
-    )
 }

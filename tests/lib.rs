@@ -11,6 +11,7 @@ mod fake_wordpress_trash;
 mod harness;
 mod util;
 
+mod bluesky;
 mod by_hand;
 mod cli;
 mod command_target;
