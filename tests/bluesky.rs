@@ -10,6 +10,7 @@ use crate::fake_posts::Fault;
 use crate::util::{Output, Project};
 
 mod auth;
+mod retract;
 mod text;
 
 pub const TODAY: &str = "--today=2026-11-29";
@@ -99,6 +100,12 @@ fn publishes_one_record_whose_rkey_was_pending_before_the_request() {
         Some("maybe"),
         "{pending}"
     );
+    // Before the first attempt, getRecord looked for the copies of generations 0 to 3.
+    let mut asked = api.state.lock().unwrap().got.clone();
+    asked.sort();
+    let mut probes: Vec<String> = (0..4).map(|g| derived_rkey("sky", KEY, g)).collect();
+    probes.sort();
+    assert_eq!(asked, probes, "pre-submit lookups");
     // Again: nothing to do, nothing sent, not even a login.
     let calls = api.calls().len();
     p.run(&["run", TODAY]).code(0);
@@ -147,6 +154,16 @@ fn an_answer_lost_after_the_commit_is_confirmed_by_get_record() {
         out.code(0)
             .stdout_has(&format!("{KEY} sky confirmed id={}", uri(&rkey)));
         done_with(&p, &rkey);
+        // Confirmation asks for the attempt's rkey only (the 4 lookups before it were dedup).
+        let asked = api.state.lock().unwrap().got.clone();
+        assert!(
+            asked.len() > 4,
+            "{fault:?}: no confirmation lookup: {asked:?}"
+        );
+        assert!(
+            asked[4..].iter().all(|r| *r == rkey),
+            "{fault:?}: {asked:?}"
+        );
     }
 }
 
@@ -227,6 +244,23 @@ fn a_lost_state_file_finds_a_copy_of_a_later_generation() {
 }
 
 #[test]
+fn two_copies_found_before_sending_are_a_duplicate_and_nothing_is_sent() {
+    let api = FakeBluesky::start();
+    let (first, second) = (derived_rkey("sky", KEY, 0), derived_rkey("sky", KEY, 1));
+    api.seed(&first, "Why the date is the key");
+    api.seed(&second, "Why the date is the key");
+    let p = project(&api, "");
+    let out = p.run(&["run", TODAY]);
+    assert_eq!(api.count(CREATE), 0, "{}", shown(&out));
+    out.code(1);
+    assert!(out.stderr.contains("DUPLICATE"), "{}", shown(&out));
+    let done = line(&p, KEY);
+    assert_eq!(field(&done, "id"), Some(uri(&first)), "{done}");
+    assert_eq!(field(&done, "copies"), Some(uri(&second)), "{done}");
+    assert_eq!(api.records().len(), 2, "dayrun deletes nothing by itself");
+}
+
+#[test]
 fn the_rkey_on_the_line_is_used_not_derived_again() {
     let api = FakeBluesky::start();
     api.create_faults(&[Fault::RateLimit(3600)]);
@@ -250,80 +284,31 @@ fn the_rkey_on_the_line_is_used_not_derived_again() {
 }
 
 #[test]
-fn a_429_is_retry_safe() {
-    let api = FakeBluesky::start();
-    api.create_faults(&[Fault::RateLimit(1)]);
-    let p = project(&api, "");
-    let out = p.run(&["run", TODAY]);
-    assert_eq!(api.count(CREATE), 2, "{}", shown(&out));
-    out.code(0).stdout_has("published");
-    assert_eq!(api.records().len(), 1);
-    done_with(&p, &derived_rkey("sky", KEY, 0));
-}
-
-#[test]
-fn retract_deletes_the_record_and_proves_it_gone() {
-    let api = FakeBluesky::start();
-    let p = project(&api, "");
-    p.run(&["run", TODAY]).code(0);
-    let rkey = derived_rkey("sky", KEY, 0);
-    let before = api.calls().len();
-    let out = p.run(&["retract", KEY, "--yes"]);
-    out.code(0);
-    assert!(api.records().is_empty(), "{}", shown(&out));
-    let deleted = api.state.lock().unwrap().deleted.clone();
-    assert_eq!(deleted.len(), 1);
-    assert_eq!(deleted[0].rkey, rkey);
-    let calls = api.calls()[before..].to_vec();
-    let del = calls
-        .iter()
-        .position(|c| c == "com.atproto.repo.deleteRecord");
-    let get = calls.iter().rposition(|c| c == GET);
-    assert!(
-        matches!((del, get), (Some(d), Some(g)) if d < g),
-        "deleteRecord, then getRecord: {calls:?}"
-    );
-    assert!(line(&p, KEY).starts_with(&format!("{KEY} retracted ")));
-    // A new copy after a retract is a new generation with a new rkey.
-    let out = p.run(&["retry", KEY, "--force"]);
-    out.code(0);
-    let next = derived_rkey("sky", KEY, 1);
-    let rkeys: Vec<String> = api.records().into_iter().map(|r| r.rkey).collect();
-    assert_eq!(rkeys, std::slice::from_ref(&next), "{}", shown(&out));
-    let done = line(&p, KEY);
-    assert_eq!(field(&done, "generation").as_deref(), Some("1"), "{done}");
-    assert_eq!(field(&done, "rkey"), Some(next), "{done}");
-}
-
-#[test]
-fn an_edit_updates_the_record_in_place_when_asked() {
-    let api = FakeBluesky::start();
-    let p = project(&api, "on_edit = \"update\"");
-    p.run(&["run", TODAY]).code(0);
-    let rkey = derived_rkey("sky", KEY, 0);
-    let first = api.record(&rkey).unwrap();
-    p.file(
-        &format!("content/{KEY}.md"),
-        "---\ntags: [rust]\n---\n# Why the date is the key\n\nOne key per day, fixed.\n",
-    );
-    let out = p.run(&["run", TODAY]);
-    out.code(0);
-    assert_eq!(
-        api.count("com.atproto.repo.putRecord"),
-        1,
-        "{}",
-        shown(&out)
-    );
-    assert_eq!(api.count(CREATE), 1);
-    let records = api.records();
-    assert_eq!(records.len(), 1);
-    assert!(
-        records[0].text().contains("One key per day, fixed."),
-        "{}",
-        records[0].text()
-    );
-    assert_eq!(records[0].value["createdAt"], first.value["createdAt"]);
-    assert_eq!(field(&line(&p, KEY), "updated").as_deref(), Some("1"));
+fn a_429_is_retry_safe_and_its_wait_is_read_from_either_header() {
+    for reset_only in [false, true] {
+        let api = FakeBluesky::start();
+        api.state.lock().unwrap().reset_only = reset_only;
+        api.create_faults(&[Fault::RateLimit(1)]);
+        let p = project(&api, "");
+        let out = p.run(&["run", TODAY]);
+        assert_eq!(api.count(CREATE), 2, "{}", shown(&out));
+        out.code(0).stdout_has("published");
+        assert_eq!(api.records().len(), 1);
+        done_with(&p, &derived_rkey("sky", KEY, 0));
+        // A wait past retry_after_cap_secs: left for the next run, nothing sent again now.
+        let api = FakeBluesky::start();
+        api.state.lock().unwrap().reset_only = reset_only;
+        api.create_faults(&[Fault::RateLimit(3600)]);
+        let p = project(&api, "");
+        let out = p.run(&["run", TODAY]);
+        assert_eq!(
+            api.count(CREATE),
+            1,
+            "reset_only={reset_only}: {}",
+            shown(&out)
+        );
+        out.code(75).stdout_has("failed (retry-safe)");
+    }
 }
 
 #[test]
@@ -339,10 +324,14 @@ fn a_dry_run_sends_nothing_at_all() {
 fn an_unknown_key_in_the_table_is_a_config_error_listing_the_keys() {
     let api = FakeBluesky::start();
     let p = project(&api, "app_pasword = \"x\"");
-    p.run(&["run", TODAY])
-        .code(2)
-        .stderr_has("[targets.sky]")
-        .stderr_has("app_pasword")
-        .stderr_has("app_password_file");
+    let out = p.run(&["run", TODAY]);
+    out.code(2);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    for needle in [
+        "[targets.sky]: unknown field `app_pasword`",
+        "app_password_file",
+    ] {
+        assert!(said.contains(needle), "lacks {needle:?}\n{}", shown(&out));
+    }
     assert!(api.calls().is_empty());
 }

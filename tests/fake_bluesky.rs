@@ -57,6 +57,11 @@ pub struct Pds {
     pub deleted: Vec<Stored>,
     /// Every XRPC call that arrived, by NSID, in order (whatever became of it).
     pub calls: Vec<String>,
+    /// The rkey every getRecord asked for, in order.
+    pub got: Vec<String>,
+    /// 429 answers carry `RateLimit-Reset` (epoch seconds) but no `Retry-After`, as the
+    /// PDS's write and global limits may.
+    pub reset_only: bool,
     /// The body of every createRecord that got past the token check.
     pub creates: Vec<Value>,
     /// What the next createRecords meet after the token check (then `create_chooser`).
@@ -376,10 +381,10 @@ fn create_record(s: &mut Pds, req: &Request) -> Reply {
     match fault {
         Fault::RateLimit(secs) => {
             let reset = jiff::Timestamp::now().as_second() + secs as i64;
-            let headers = vec![
-                ("Retry-After".into(), secs.to_string()),
-                ("RateLimit-Reset".into(), reset.to_string()),
-            ];
+            let mut headers = vec![("RateLimit-Reset".into(), reset.to_string())];
+            if !s.reset_only {
+                headers.push(("Retry-After".into(), secs.to_string()));
+            }
             return Reply::Json(
                 429,
                 headers,

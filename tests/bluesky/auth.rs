@@ -3,7 +3,7 @@
 //! a 429 is waited out, and whatever secret an error body echoes is redacted everywhere dayrun
 //! writes.
 
-use super::{CREATE, LOGIN, TODAY, field, project, shown};
+use super::{CREATE, GET, LOGIN, TODAY, field, project, shown};
 use crate::fake_bluesky::{APP_PASSWORD, FakeBluesky};
 use crate::fake_posts::Fault;
 use crate::util::{Output, Project};
@@ -68,19 +68,22 @@ fn a_wrong_app_password_stops_the_target_and_names_the_file() {
 
 #[test]
 fn an_expired_token_is_refreshed_once_then_the_call_repeated() {
-    let api = FakeBluesky::start();
-    api.state.lock().unwrap().expire_before = Some(CREATE.into());
-    let p = project(&api, "");
-    let out = p.run(&["run", TODAY]);
-    assert_eq!(api.records().len(), 1, "{}", shown(&out));
-    out.code(0).stdout_has("published");
-    assert_eq!(api.count(REFRESH), 1, "{:?}", api.calls());
-    assert_eq!(api.count(LOGIN), 1);
-    assert_eq!(
-        api.count(CREATE),
-        2,
-        "refused once (before any write), then repeated"
-    );
+    // The token expires before the createRecord, or before the first getRecord (dedup).
+    for (nsid, creates) in [(CREATE, 2), (GET, 1)] {
+        let api = FakeBluesky::start();
+        api.state.lock().unwrap().expire_before = Some(nsid.into());
+        let p = project(&api, "");
+        let out = p.run(&["run", TODAY]);
+        assert_eq!(api.records().len(), 1, "{nsid}: {}", shown(&out));
+        out.code(0).stdout_has("published");
+        assert_eq!(api.count(REFRESH), 1, "{:?}", api.calls());
+        assert_eq!(api.count(LOGIN), 1);
+        assert_eq!(
+            api.count(CREATE),
+            creates,
+            "refused once (before any write), then repeated"
+        );
+    }
 }
 
 #[test]

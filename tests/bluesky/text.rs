@@ -58,16 +58,16 @@ fn title_summary_hashtags_and_link_with_facets_on_utf8_bytes() {
     let api = FakeBluesky::start();
     let p = post(
         &api,
-        "---\ntitle: \"Café ☕ and 日本語\"\ntags: [rust, web-dev, ops]\nsummary: \"Émoji 👩‍💻 and 漢字 in the summary.\"\n---\nBody.\n",
+        "---\ntitle: \"Café ☕ and 日本語\"\ntags: [rust, web-dev, café-crème]\nsummary: \"Émoji 👩‍💻 and 漢字 in the summary.\"\n---\nBody.\n",
     );
     let record = published(&api, &p);
-    let text = "Café ☕ and 日本語\n\nÉmoji 👩‍💻 and 漢字 in the summary.\n\n#rust #webdev #ops\nhttps://blog.test/2026-11-29";
+    let text = "Café ☕ and 日本語\n\nÉmoji 👩‍💻 and 漢字 in the summary.\n\n#rust #webdev #cafécrème\nhttps://blog.test/2026-11-29";
     assert_eq!(record["text"], text);
     assert_eq!(record["$type"], "app.bsky.feed.post");
     assert!(record.get("langs").is_none(), "no `lang`, no langs");
     let mut got = facets(&record);
     got.sort();
-    let mut want: Vec<(String, String)> = ["#rust", "#webdev", "#ops"]
+    let mut want: Vec<(String, String)> = ["#rust", "#webdev", "#cafécrème"]
         .iter()
         .map(|t| (t.to_string(), t.to_string()))
         .collect();
@@ -185,6 +185,18 @@ fn hashtags_are_dropped_before_the_title_is_touched() {
     );
     let tags: Vec<String> = facets(&record).into_iter().map(|(s, _)| s).collect();
     assert!(tags.contains(&"#gamma".to_string()) && !tags.contains(&"#delta".to_string()));
+}
+
+#[test]
+fn a_summary_without_room_for_ten_graphemes_is_dropped_whole() {
+    // Title + link leave 5 graphemes for the summary: no "Lon…", no summary at all.
+    let api = FakeBluesky::start();
+    let title = "t".repeat(300 - 2 - 28 - 2 - 5);
+    let p = post(
+        &api,
+        &format!("---\ntitle: {title}\nsummary: A long enough summary for any cut.\n---\nBody.\n"),
+    );
+    assert_eq!(published(&api, &p)["text"], format!("{title}\n\n{LINK}"));
 }
 
 #[test]

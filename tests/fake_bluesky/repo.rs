@@ -15,6 +15,7 @@ pub(super) fn get_record(s: &mut Pds, req: &Request) -> Reply {
     {
         return reply;
     }
+    s.got.push(req.query("rkey").unwrap_or_default());
     let confirm = match s.creates.is_empty() {
         true => None,
         false => s.confirm_faults.pop_front(),
