@@ -111,3 +111,45 @@ fn a_bare_tid_id_marked_by_hand_is_retracted_too() {
     assert_eq!(api.count(DELETE), 1);
     assert!(line(&p, KEY).starts_with(&format!("{KEY} retracted ")));
 }
+
+#[test]
+fn a_copy_found_before_sending_keeps_its_rkey_so_a_new_copy_gets_a_new_one() {
+    // The state file was lost after a retract and a new copy (generation 1): dedup finds that
+    // copy. Retracted again and published again, the next copy must not reuse its rkey.
+    let api = FakeBluesky::start();
+    let found = derived_rkey("sky", KEY, 1);
+    api.seed(&found, "Why the date is the key");
+    let p = project(&api, "");
+    p.run(&["run", TODAY]).code(0).stdout_has("already there");
+    p.run(&["retract", KEY, "--yes"]).code(0);
+    let out = p.run(&["retry", KEY, "--force"]);
+    out.code(0);
+    let rkeys: Vec<String> = api.records().into_iter().map(|r| r.rkey).collect();
+    assert_eq!(rkeys.len(), 1, "{}", shown(&out));
+    assert_ne!(
+        rkeys[0], found,
+        "the new copy reused the retracted copy's rkey"
+    );
+    let later: Vec<String> = (2..4).map(|g| derived_rkey("sky", KEY, g)).collect();
+    assert!(
+        later.contains(&rkeys[0]),
+        "not a later generation: {rkeys:?}"
+    );
+}
+
+#[test]
+fn a_second_copy_asked_for_gets_the_next_generation_rkey() {
+    let api = FakeBluesky::start();
+    let p = project(&api, "");
+    p.run(&["run", TODAY]).code(0);
+    let out = p.run(&["retry", KEY, "--force", "--new"]);
+    out.code(0);
+    let mut rkeys: Vec<String> = api.records().into_iter().map(|r| r.rkey).collect();
+    rkeys.sort();
+    let mut want = vec![derived_rkey("sky", KEY, 0), derived_rkey("sky", KEY, 1)];
+    want.sort();
+    assert_eq!(rkeys, want, "{}", shown(&out));
+    let done = line(&p, KEY);
+    assert_eq!(field(&done, "generation").as_deref(), Some("1"), "{done}");
+    assert_eq!(field(&done, "rkey"), Some(derived_rkey("sky", KEY, 1)));
+}

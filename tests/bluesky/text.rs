@@ -200,6 +200,27 @@ fn a_summary_without_room_for_ten_graphemes_is_dropped_whole() {
 }
 
 #[test]
+fn a_cut_summary_keeps_ten_graphemes_or_goes() {
+    // Room for 12 graphemes and the "…": the last word boundary would leave only "abcdefg".
+    let api = FakeBluesky::start();
+    let title = "t".repeat(300 - 2 - 28 - 2 - 13);
+    let p = post(
+        &api,
+        &format!(
+            "---\ntitle: {title}\nsummary: abcdefg hijklmnopqrstuvwxyz and more words\n---\nB.\n"
+        ),
+    );
+    let text = published(&api, &p)["text"].as_str().unwrap().to_string();
+    let middle = text[title.len()..text.len() - LINK.len()].trim_matches('\n');
+    let kept = middle.strip_suffix('…').unwrap_or(middle);
+    assert!(
+        middle.is_empty() || graphemes(kept) >= 10,
+        "a summary cut to {} graphemes: {middle:?}",
+        graphemes(kept)
+    );
+}
+
+#[test]
 fn emoji_and_cjk_are_cut_to_whole_graphemes_within_both_limits() {
     // 200 family emoji: 200 graphemes but 5000 bytes, so the byte limit binds.
     let family = "👨‍👩‍👧‍👦";
