@@ -207,6 +207,13 @@ impl Target for Bluesky {
         Some(tid::record_key(&self.name, key, generation))
     }
 
+    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
+        let rkey = self.rkey_of(id).ok()?;
+        (0..PROBE_GENERATIONS)
+            .find(|g| tid::record_key(&self.name, key, *g) == rkey)
+            .map(|g| (g, rkey.to_string()))
+    }
+
     /// `createRecord` under the copy's record key. A second create with that key is refused
     /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -229,7 +236,7 @@ impl Target for Bluesky {
                 && (reply.body.contains("record key") || reply.body.contains("rkey"));
             // A server that will not take this record key: a new one (the next generation) is
             // safe only once the old one is proven absent.
-            if refused_key && self.get_record(&rkey)?.is_none() {
+            if refused_key && matches!(self.get_record(&rkey), Ok(None)) {
                 return Err(err.hint(format!(
                     "the server refuses record key {rkey} and holds no record under it; `dayrun retry KEY --new --target {}` sends the post under the next record key",
                     self.name
@@ -240,6 +247,20 @@ impl Target for Bluesky {
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         match doc["uri"].as_str() {
             Some(uri) if uri.ends_with(&format!("/{COLLECTION}/{rkey}")) => Ok(self.receipt(uri)),
+            // Created, but not under the key asked for: record what the server named (a
+            // lookup by our key would not find it, and sending again would make a copy).
+            Some(uri)
+                if uri.starts_with("at://")
+                    && uri.len() <= 512
+                    && !uri.contains(|c: char| c.is_whitespace() || c.is_control()) =>
+            {
+                Ok(Receipt {
+                    note: Some(format!(
+                        "the server named the record {uri} instead of using record key {rkey}"
+                    )),
+                    ..self.receipt(uri)
+                })
+            }
             _ => Err(Error::failure(
                 Class::Unknown,
                 format!(
