@@ -7,6 +7,8 @@ use crate::util::{Project, Rng, env_number};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod bluesky;
+
 const KEYS_PER_ROUND: i64 = 3;
 
 fn fault(rng: &mut Rng) -> Fault {

@@ -1,5 +1,7 @@
 //! Integration tests: the real `dayrun` binary on real files in temp folders.
 
+mod fake_bluesky;
+mod fake_bluesky_rules;
 mod fake_devto;
 mod fake_mastodon;
 mod fake_posts;
@@ -9,6 +11,7 @@ mod fake_wordpress_trash;
 mod harness;
 mod util;
 
+mod bluesky;
 mod by_hand;
 mod cli;
 mod command_target;

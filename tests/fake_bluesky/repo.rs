@@ -1,0 +1,119 @@
+//! The fake PDS's repo reads and writes besides createRecord: getRecord (missing → 400
+//! RecordNotFound; its faults stand for a lookup that cannot tell), listRecords (newest first,
+//! by cursor), deleteRecord (200 `{commit}`, again 200 `{}`) and putRecord (same rules as a
+//! create; replaces the record in place).
+
+use super::{DID, HANDLE, Pds, Stored, bearer};
+use crate::fake_bluesky_rules::{self as rules, POST};
+use crate::fake_posts::Fault;
+use crate::fake_server::{Reply, Request};
+use serde_json::{Value, json};
+
+pub(super) fn get_record(s: &mut Pds, req: &Request) -> Reply {
+    if bearer(req).is_some()
+        && let Err(reply) = s.authorize(req, "com.atproto.repo.getRecord")
+    {
+        return reply;
+    }
+    s.got.push(req.query("rkey").unwrap_or_default());
+    let confirm = match s.creates.is_empty() {
+        true => None,
+        false => s.confirm_faults.pop_front(),
+    };
+    let status = match confirm.or_else(|| s.get_faults.pop_front()) {
+        Some(status) => status,
+        None => s.get_chooser.as_mut().map_or(200, |f| f()),
+    };
+    match status {
+        200 => {}
+        502..=504 => {
+            return Reply::raw(status, "text/html", "<html><body>Bad Gateway</body></html>");
+        }
+        _ => return s.error(req, status, "InternalServerError", "Internal Server Error"),
+    }
+    let (repo, collection) = (
+        req.query("repo").unwrap_or_default(),
+        req.query("collection").unwrap_or_default(),
+    );
+    let rkey = req.query("rkey").unwrap_or_default();
+    if repo != DID && repo != HANDLE {
+        return s.error(
+            req,
+            400,
+            "InvalidRequest",
+            &format!("Could not find repo: {repo}"),
+        );
+    }
+    match s.records.get(&rkey).filter(|_| collection == POST) {
+        Some(r) => Reply::json(200, json!({"uri": r.uri, "cid": r.cid, "value": r.value})),
+        None => {
+            let msg = format!("Could not locate record: at://{DID}/{collection}/{rkey}");
+            s.error(req, 400, "RecordNotFound", &msg)
+        }
+    }
+}
+
+pub(super) fn list_records(s: &Pds, req: &Request) -> Reply {
+    let limit: usize = req
+        .query("limit")
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(50);
+    let cursor = req.query("cursor");
+    let page: Vec<&Stored> = s
+        .records
+        .values()
+        .rev()
+        .filter(|r| cursor.as_ref().is_none_or(|c| r.rkey < *c))
+        .take(limit.clamp(1, 100))
+        .collect();
+    let items: Vec<Value> = page
+        .iter()
+        .map(|r| json!({"uri": r.uri, "cid": r.cid, "value": r.value}))
+        .collect();
+    let mut answer = json!({ "records": items });
+    if let Some(last) = page.last().filter(|_| page.len() == limit.clamp(1, 100)) {
+        answer["cursor"] = json!(last.rkey);
+    }
+    Reply::json(200, answer)
+}
+
+pub(super) fn delete_record(s: &mut Pds, req: &Request, rkey: &str) -> Reply {
+    let fault = s.delete_faults.pop_front().unwrap_or(Fault::Normal);
+    match fault {
+        Fault::Reject(status) => {
+            return s.error(req, status, "InternalServerError", "Internal Server Error");
+        }
+        Fault::Hang => return Reply::Hang(s.hang),
+        _ => {}
+    }
+    let Some(gone) = s.records.remove(rkey) else {
+        return Reply::json(200, json!({}));
+    };
+    s.deleted.push(gone);
+    let rev = s.rev();
+    match fault {
+        Fault::CommitHang => Reply::Hang(s.hang),
+        Fault::CommitStatus(status) => {
+            s.error(req, status, "InternalServerError", "Internal Server Error")
+        }
+        _ => Reply::json(
+            200,
+            json!({"commit": {"cid": rules::cid(&json!(rev)), "rev": rev}}),
+        ),
+    }
+}
+
+pub(super) fn put_record(s: &mut Pds, req: &Request, rkey: &str, record: &Value) -> Reply {
+    if let Some(msg) = rules::bad_rkey(rkey) {
+        return s.error(req, 400, "InvalidRequest", &msg);
+    }
+    if let Err(msg) = rules::check_post(record) {
+        return s.error(req, 400, "InvalidRequest", &msg);
+    }
+    let stored = s.commit(rkey, record.clone());
+    let rev = s.rev();
+    Reply::json(
+        200,
+        json!({"uri": stored.uri, "cid": stored.cid, "commit": {"cid": rules::cid(&json!(rev)), "rev": rev}, "validationStatus": "valid"}),
+    )
+}
