@@ -92,7 +92,8 @@ pub struct RetryArgs {
     /// you checked the target and the post is not there: send without looking first
     #[argh(switch)]
     pub absent: bool,
-    /// with --force: publish a second copy instead of updating the first in place
+    /// with --force: publish a second copy instead of updating the first in place; on a failed
+    /// key that never reached the target: send it as a new copy (a new record key)
     #[argh(switch)]
     pub new: bool,
 }

@@ -33,6 +33,8 @@ pub struct Post {
     pub fingerprint: String,
     /// `draft: true` in the front matter: never published.
     pub draft: bool,
+    /// `lang:` in the front matter: language tags (e.g. `en`, `pt-BR`), at most 3.
+    pub lang: Vec<String>,
 }
 
 /// Read and derive the post at `path` (shown to the user as `shown`). `dir_tags` are the folder
@@ -135,6 +137,7 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         html,
         fingerprint,
         draft: meta.draft,
+        lang: meta.lang,
     })
 }
 
@@ -173,6 +176,7 @@ struct FrontMatter {
     tags: Option<Vec<String>>,
     summary: Option<String>,
     draft: bool,
+    lang: Vec<String>,
 }
 
 impl FrontMatter {
@@ -241,13 +245,54 @@ impl FrontMatter {
                 ));
             }
         };
+        let lang = languages(map.get("lang")).map_err(|msg| (line_of(matter, "lang"), msg))?;
         Ok(FrontMatter {
             title: text("title")?,
             tags,
             summary: text("summary")?.or(text("description")?),
             draft,
+            lang,
         })
     }
+}
+
+/// `lang: en` or `lang: [en, pt-BR]`: at most 3 language tags (`ab`, `abc`, then `-` parts).
+fn languages(value: Option<&Pod>) -> Result<Vec<String>, String> {
+    let items = match value {
+        None | Some(Pod::Null) => return Ok(Vec::new()),
+        Some(Pod::String(s)) => vec![s.clone()],
+        Some(Pod::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Pod::String(s) => Ok(s.clone()),
+                _ => Err(String::new()),
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|_| {
+                "front matter `lang` must be a language tag or a list of them".to_string()
+            })?,
+        Some(_) => {
+            return Err("front matter `lang` must be a language tag like `en` or `pt-BR`".into());
+        }
+    };
+    let valid = |tag: &str| {
+        let mut parts = tag.split('-');
+        let first = parts.next().unwrap_or_default();
+        (2..=3).contains(&first.len())
+            && first.chars().all(|c| c.is_ascii_alphabetic())
+            && parts
+                .all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+    };
+    if let Some(bad) = items.iter().find(|t| !valid(t.trim())) {
+        return Err(format!(
+            "front matter `lang`: `{}` is not a language tag (write e.g. `en`, `de` or `pt-BR`)",
+            crate::outside::escape(bad, 40)
+        ));
+    }
+    if items.len() > 3 {
+        return Err("front matter `lang` names more than the 3 languages a post may have".into());
+    }
+    Ok(items.iter().map(|t| t.trim().to_string()).collect())
 }
 
 /// The line (1-based, within the matter) that sets `name`.

@@ -1,6 +1,7 @@
 //! What earlier attempts of a key may have left on the target: `sent=maybe`, when the first
 //! such attempt started (`since`) and what each sent (`marks`). Kept on every line of the key
-//! until it is done, so no later run sends it again without looking first.
+//! until it is done, so no later run sends it again without looking first. Every line of a key
+//! also names which copy it is about: its generation and the record key chosen for it.
 
 use crate::state::{Record, Status};
 use jiff::Timestamp;
@@ -18,6 +19,11 @@ pub(super) struct Carry {
     pub since: Option<String>,
     /// Short hashes of what those attempts sent, oldest first.
     pub marks: Vec<String>,
+    /// Which copy of the key: 0 for the first; a retracted copy's key is published again as
+    /// the next, and `retry --force --new` makes the next on purpose.
+    pub generation: u32,
+    /// The record key chosen for this copy (`Target::record_key`), once a line has named it.
+    pub rkey: Option<String>,
 }
 
 impl Carry {
@@ -29,13 +35,30 @@ impl Carry {
         let Some(record) = record else {
             return Carry::default();
         };
+        let generation = record
+            .get("generation")
+            .and_then(|g| g.parse::<u32>().ok())
+            .unwrap_or(0);
+        // A retracted copy is gone: whatever comes next for the key is the next copy, with a
+        // record key of its own (the old one may still be remembered by the server).
+        let copy = match record.status {
+            Status::Retracted => Carry {
+                generation: generation + 1,
+                ..Carry::default()
+            },
+            _ => Carry {
+                generation,
+                rkey: record.get("rkey").map(|r| r.into_owned()),
+                ..Carry::default()
+            },
+        };
         let pending = record.status == Status::Pending;
         let old_absent = record.get("sent").is_none()
             && record
                 .get("reason")
                 .is_some_and(|r| r.contains(OLD_CONFIRMED_ABSENT));
         if !pending && !old_absent && record.get("sent").as_deref() != Some("maybe") {
-            return Carry::default();
+            return copy;
         }
         Carry {
             maybe: true,
@@ -53,6 +76,17 @@ impl Carry {
                         .collect()
                 })
                 .unwrap_or_default(),
+            ..copy
+        }
+    }
+
+    /// The next copy of a published key (`retry --force --new`): a new generation, whose
+    /// record key is chosen afresh.
+    pub fn next_copy(&self) -> Carry {
+        Carry {
+            generation: self.generation + 1,
+            rkey: None,
+            ..self.clone()
         }
     }
 
@@ -79,8 +113,15 @@ impl Carry {
         self.since.as_deref().and_then(|s| s.parse().ok())
     }
 
-    /// Write the carry onto a line (nothing when no attempt may have landed).
-    pub fn stamp(&self, record: Record) -> Record {
+    /// Write the carry onto a line: which copy, and what earlier attempts may have left (only
+    /// when one may have landed).
+    pub fn stamp(&self, mut record: Record) -> Record {
+        if self.generation > 0 {
+            record = record.with("generation", self.generation.to_string());
+        }
+        if let Some(rkey) = &self.rkey {
+            record = record.with("rkey", rkey);
+        }
         if !self.maybe {
             return record;
         }

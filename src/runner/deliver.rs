@@ -33,7 +33,19 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let record = self.state.get(key).cloned();
-        let carry = Carry::of(record.as_ref());
+        let mut carry = Carry::of(record.as_ref());
+        // A second copy of a published key (`retry --force --new`) is a new generation, with
+        // its own idempotency and record key, and so is `retry --new` of a failed key that
+        // nothing can have reached (a server that refused the record key). Any other attempt
+        // keeps the copy its line names.
+        let new_copy =
+            |r: &Record| r.status == Status::Done || (r.status == Status::Failed && !carry.maybe);
+        if self.plan.new && record.as_ref().is_some_and(new_copy) {
+            carry = carry.next_copy();
+        }
+        if carry.rkey.is_none() {
+            carry.rkey = self.target.record_key(key, carry.generation);
+        }
         let look_first = carry.maybe && !self.plan.absent;
         if self.plan.dry_run {
             let look = match look_first {
@@ -60,20 +72,8 @@ impl TargetRun<'_> {
             Ok(out) => out,
             Err(err) => return self.fail(&post, err, &carry, false),
         };
-        // A second copy (`retry --force --new`) is a new generation, with its own idempotency
-        // key; an attempt that is resent keeps the generation its pending line says.
-        let generation = |r: &Record| r.get("generation").and_then(|g| g.parse::<u32>().ok());
-        out.generation = match record.as_ref() {
-            // A retracted copy is gone; its idempotency key may still name it (Mastodon keeps
-            // one for an hour and answers 404 for the deleted status): a new copy is new.
-            Some(r)
-                if r.status == Status::Retracted || (self.plan.new && r.status == Status::Done) =>
-            {
-                generation(r).unwrap_or(0) + 1
-            }
-            Some(r) => generation(r).unwrap_or(0),
-            None => 0,
-        };
+        out.generation = carry.generation;
+        out.rkey = carry.rkey.clone();
         if carry.maybe && self.plan.absent {
             self.trace(
                 key,
@@ -91,6 +91,7 @@ impl TargetRun<'_> {
                 since: carry.since(),
                 last: pending.and_then(|r| r.at().parse().ok()).or(carry.since()),
                 sent: &sent,
+                rkey: out.rkey.as_deref(),
             };
             let deadline = self.deadline(record.as_ref());
             let wait_first = Timestamp::now() < deadline;
@@ -112,7 +113,10 @@ impl TargetRun<'_> {
                 ),
             }
         } else if record.is_none() && self.policy.dedup != Dedup::Off && self.target.can_find() {
-            let attempts = Attempts::none_yet(key, &out.marks, &out.body);
+            let attempts = Attempts {
+                rkey: out.rkey.as_deref(),
+                ..Attempts::none_yet(key, &out.marks, &out.body)
+            };
             match self.look(&attempts) {
                 Verdict::Found(receipts) => return self.found(&post, receipts, "dedup"),
                 Verdict::Absent | Verdict::NotYet(_) => {}
@@ -158,12 +162,9 @@ impl TargetRun<'_> {
             if self.target.keeps_payload() {
                 self.keep_payload(post.key, &out.body)?;
             }
-            let mut pending = Record::new(post.key, Status::Pending, started.clone())
+            let pending = Record::new(post.key, Status::Pending, started.clone())
                 .with("fp", &post.fingerprint)
                 .with("attempt", attempt.to_string());
-            if out.generation > 0 {
-                pending = pending.with("generation", out.generation.to_string());
-            }
             self.state.set(this.stamp(pending))?;
             let clock = Instant::now();
             let result = self.target.publish(post, out);
@@ -211,6 +212,7 @@ impl TargetRun<'_> {
                         since: carry.since(),
                         last: started.parse().ok(),
                         sent: &out.body,
+                        rkey: out.rkey.as_deref(),
                     };
                     let deadline = later(Timestamp::now(), self.settle());
                     match self.confirm(&attempts, deadline, true) {

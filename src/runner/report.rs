@@ -44,9 +44,14 @@ impl TargetRun<'_> {
         if action == "dedup" {
             record = record.with("dedup", "1");
         }
-        // Which copy this is (`retry --force --new`), from the attempt's pending line.
-        if let Some(generation) = self.state.get(post.key).and_then(|r| r.get("generation")) {
-            record = record.with("generation", generation.into_owned());
+        // Which copy this is (`retry --force --new`) and its record key, from the attempt's
+        // pending line (or the line the lookup confirmed).
+        if let Some(line) = self.state.get(post.key) {
+            for field in ["generation", "rkey"] {
+                if let Some(value) = line.get(field) {
+                    record = record.with(field, value.into_owned());
+                }
+            }
         }
         record = record
             .with("copies", self.target.redact(&copies.join(",")))

@@ -159,7 +159,7 @@ impl TargetRun<'_> {
 
 /// The fields of a published post's line that stay with it through a retract.
 fn copy_fields(was: &Record, mut record: Record) -> Record {
-    for field in ["id", "url", "fp", "published"] {
+    for field in ["id", "url", "fp", "published", "generation", "rkey"] {
         if let Some(value) = was.get(field) {
             record = record.with(field, value.into_owned());
         }

@@ -222,7 +222,15 @@ impl TargetRun<'_> {
 /// The fields of a published line that an update keeps: the copy's id and url, and when it was
 /// first published (the edit window counts from then).
 fn keep(was: &Record, mut record: Record) -> Record {
-    for field in ["id", "url", "published", "updated", "payload"] {
+    for field in [
+        "id",
+        "url",
+        "published",
+        "updated",
+        "payload",
+        "generation",
+        "rkey",
+    ] {
         if let Some(value) = was.get(field) {
             record = record.with(field, value.into_owned());
         }

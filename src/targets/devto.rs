@@ -175,6 +175,7 @@ impl Target for Devto {
         }
         Ok(Outgoing {
             generation: 0,
+            rkey: None,
             body: json!({ "article": article }),
             marks,
         })

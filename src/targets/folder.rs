@@ -61,6 +61,7 @@ impl Target for Folder {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         Ok(Outgoing {
             generation: 0,
+            rkey: None,
             body: serde_json::json!({
                 "title": post.title,
                 "tags": post.tags,
@@ -126,6 +127,7 @@ impl Target for Folder {
             post,
             &Outgoing {
                 generation: 0,
+                rkey: None,
                 body: serde_json::Value::Null,
                 marks: Vec::new(),
             },

@@ -180,6 +180,7 @@ impl Target for Mastodon {
         let text = self.text(post)?;
         Ok(Outgoing {
             generation: 0,
+            rkey: None,
             marks: vec![mark(&normal(&text))],
             body: json!({ "status": text, "visibility": self.settings.visibility }),
         })

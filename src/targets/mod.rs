@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
+pub mod bluesky;
 pub mod command;
 pub mod devto;
 pub mod folder;
@@ -66,6 +67,9 @@ pub struct Attempts<'a> {
     pub last: Option<Timestamp>,
     /// The document that attempt sent (or would send now), for targets that hand it over.
     pub sent: &'a serde_json::Value,
+    /// The record key chosen for the copy being looked for (see `Target::record_key`); `None`
+    /// when no attempt chose one (a lookup with no state behind it).
+    pub rkey: Option<&'a str>,
 }
 
 impl<'a> Attempts<'a> {
@@ -78,6 +82,7 @@ impl<'a> Attempts<'a> {
             since: None,
             last: None,
             sent,
+            rkey: None,
         }
     }
 
@@ -106,6 +111,9 @@ pub struct Outgoing {
     /// Which copy of the key this is: 0 for the first; `retry --force --new` makes the next.
     /// Mixed into the idempotency key, so a server that dedups on it makes a new copy.
     pub generation: u32,
+    /// The record key this copy is created under, for targets that let the client choose it
+    /// (`Target::record_key`); set by the runner, from the key's state line when it has one.
+    pub rkey: Option<String>,
 }
 
 impl Outgoing {
@@ -134,6 +142,14 @@ pub trait Target {
 
     /// Look the key up. `Err` is a failed lookup (cannot tell; an auth error stops the target).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error>;
+
+    /// The record key of copy `generation` of `key`, for a target where the client names the
+    /// record and the server keeps one record per name: the same for every attempt, so a
+    /// resend can never make a second copy. `None`: the server names its records.
+    fn record_key(&self, key: Date, generation: u32) -> Option<String> {
+        let _ = (key, generation);
+        None
+    }
 
     /// Whether `find` can answer at all (an http target without `list_url` cannot).
     fn can_find(&self) -> bool {
@@ -235,9 +251,10 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
         "wordpress" => Box::new(wordpress::WordPress::new(ctx, settings(ctx)?)?),
         "devto" => Box::new(devto::Devto::new(ctx, settings(ctx)?)?),
         "mastodon" => Box::new(mastodon::Mastodon::new(ctx, settings(ctx)?)?),
+        "bluesky" => Box::new(bluesky::Bluesky::new(ctx, settings(ctx)?)?),
         other => {
             return Err(Error::config(format!(
-                "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon)",
+                "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon, bluesky)",
                 ctx.target.name
             ))
             .at(ctx.config.show(&ctx.target.source))
@@ -297,6 +314,7 @@ pub fn payload(post: &Post) -> serde_json::Value {
 pub fn outgoing(post: &Post) -> Outgoing {
     Outgoing {
         generation: 0,
+        rkey: None,
         body: payload(post),
         marks: vec![mark(&post.fingerprint)],
     }

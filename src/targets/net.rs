@@ -104,6 +104,11 @@ impl Http {
         &self.redactor
     }
 
+    /// A secret learnt while running (a session token), masked from now on like the others.
+    pub fn add_secret(&mut self, secret: &str) {
+        self.redactor.add(secret);
+    }
+
     /// POST a JSON body. Transport failures come back classed; any status is a `Reply`.
     pub fn post(
         &self,
@@ -133,6 +138,15 @@ impl Http {
         }
         let bytes = serde_json::to_vec(body).expect("a JSON value serialises");
         self.reply(req.send(&bytes[..]))
+    }
+
+    /// POST with no body (an XRPC procedure without input). Transport failures come back classed.
+    pub fn post_empty(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
+        let mut req = self.agent.post(url).header("Accept", "application/json");
+        for (name, value) in headers {
+            req = req.header(name.as_str(), value.as_str());
+        }
+        self.reply(req.send_empty())
     }
 
     /// DELETE a URL. Transport failures come back classed; any status is a `Reply`.
@@ -351,7 +365,8 @@ fn describe(err: &ureq::Error) -> String {
     }
 }
 
-/// `Retry-After` (seconds or an HTTP date) or Mastodon's `X-RateLimit-Reset` (a timestamp).
+/// `Retry-After` (seconds or an HTTP date), Mastodon's `X-RateLimit-Reset` (a timestamp) or
+/// atproto's `RateLimit-Reset` (epoch seconds; small numbers are read as seconds from now).
 fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
     let now = jiff::Timestamp::now();
     let until =
@@ -365,10 +380,23 @@ fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
             return Some(until(at.timestamp()));
         }
     }
-    let reset = headers
+    if let Some(reset) = headers
         .get("x-ratelimit-reset")
-        .and_then(|v| v.to_str().ok())?;
-    reset.trim().parse::<jiff::Timestamp>().ok().map(until)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<jiff::Timestamp>().ok())
+    {
+        return Some(until(reset));
+    }
+    let reset: i64 = headers
+        .get("ratelimit-reset")
+        .and_then(|v| v.to_str().ok())?
+        .trim()
+        .parse()
+        .ok()?;
+    match reset {
+        0..1_000_000_000 => Some(Duration::from_secs(reset as u64)),
+        _ => jiff::Timestamp::from_second(reset).ok().map(until),
+    }
 }
 
 /// `Idempotency-Key`: the same for every attempt of one key on one target.

@@ -368,6 +368,7 @@ impl Target for WordPress {
             body,
             marks: Vec::new(),
             generation: 0,
+            rkey: None,
         })
     }
 

@@ -148,6 +148,7 @@ mod tests {
             html: String::new(),
             fingerprint: String::new(),
             draft: false,
+            lang: Vec::new(),
         }
     }
 

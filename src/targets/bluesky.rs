@@ -1,0 +1,368 @@
+//! `kind = "bluesky"`: an `app.bsky.feed.post` record created under a record key dayrun
+//! chooses, so a repository holds at most one record per copy of a key, whatever happens.
+
+use super::net::{Http, Reply, slug, status_class, timeouts};
+use super::secret::Secret;
+use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
+use crate::error::{Class, Error};
+use crate::post::Post;
+use jiff::civil::Date;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::Duration;
+
+mod session;
+mod text;
+mod tid;
+
+pub use text::{MAX_BYTES, MAX_GRAPHEMES, fit};
+pub use tid::{is_tid, record_key};
+
+const COLLECTION: &str = "app.bsky.feed.post";
+/// Generations a lookup with no state behind it tries (a copy made after a retract is found
+/// even when the state file was lost).
+const PROBE_GENERATIONS: u32 = 4;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The PDS or entryway, e.g. `https://bsky.social`.
+    service: String,
+    /// The account's handle (or DID, or e-mail) to log in with.
+    handle: String,
+    /// File holding an App Password (Settings → Privacy and security → App passwords).
+    app_password_file: PathBuf,
+    /// Link template added at the end and as a link card; `{key}` and `{slug}` are filled in.
+    link: Option<String>,
+    timeout_secs: Option<toml::Value>,
+    connect_timeout_secs: Option<toml::Value>,
+}
+
+pub struct Bluesky {
+    name: String,
+    settings: Settings,
+    client: session::Client,
+    timeout: Duration,
+}
+
+impl Bluesky {
+    pub fn new(ctx: &Context, settings: Settings) -> Result<Bluesky, Error> {
+        let at = |key: &str, msg: String| {
+            Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
+                .at(ctx.config.show(&ctx.target.source))
+                .at_line(ctx.target.line_of(key))
+        };
+        if !settings.service.starts_with("https://") && !settings.service.starts_with("http://") {
+            return Err(at(
+                "service",
+                format!(
+                    "service = `{}`: write the server's URL, e.g. \"https://bsky.social\"",
+                    crate::outside::escape(&settings.service, 80)
+                ),
+            ));
+        }
+        if let Some(link) = &settings.link
+            && !link.starts_with("https://")
+            && !link.starts_with("http://")
+        {
+            return Err(at(
+                "link",
+                "link must start with https:// (Bluesky links are URLs)".into(),
+            ));
+        }
+        if settings.handle.trim().is_empty() {
+            return Err(at(
+                "handle",
+                "handle is empty: write the account's handle, e.g. \"alice.bsky.social\"".into(),
+            ));
+        }
+        let password = Secret::read(ctx, &settings.app_password_file, "app password")?
+            .one_line(ctx, "app password")?;
+        let (timeout, connect) =
+            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
+        let http = Http::new(connect, timeout, password.redactor());
+        let client =
+            session::Client::new(&settings.service, settings.handle.trim(), password, http);
+        Ok(Bluesky {
+            name: ctx.target.name.clone(),
+            settings,
+            client,
+            timeout,
+        })
+    }
+
+    fn link(&self, post: &Post) -> Option<String> {
+        let template = self.settings.link.as_ref()?;
+        Some(
+            template
+                .replace("{key}", &post.key.to_string())
+                .replace("{slug}", &slug(&post.title, 80)),
+        )
+    }
+
+    /// Where the record can be seen: the Bluesky app's address for it.
+    fn receipt(&self, uri: &str) -> Receipt {
+        let rkey = uri.rsplit('/').next().unwrap_or_default();
+        Receipt {
+            id: uri.to_string(),
+            url: Some(format!(
+                "https://bsky.app/profile/{}/post/{rkey}",
+                self.client.handle()
+            )),
+            note: None,
+        }
+    }
+
+    fn failure(&self, what: &str, reply: &Reply) -> Error {
+        self.client.failure(what, reply, false)
+    }
+
+    /// `getRecord` by record key: `Some(record)` when it exists, `None` on `RecordNotFound`.
+    fn get_record(&mut self, rkey: &str) -> Result<Option<Value>, Error> {
+        let did = self.client.did()?;
+        let reply = self.client.get(
+            "com.atproto.repo.getRecord",
+            &[("repo", &did), ("collection", COLLECTION), ("rkey", rkey)],
+        )?;
+        if status_class(reply.status).is_none() {
+            let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+            if doc["uri"].is_string() && doc["value"].is_object() {
+                return Ok(Some(doc));
+            }
+            return Err(Error::failure(
+                Class::Unknown,
+                format!("getRecord {rkey}: HTTP {} without a record", reply.status),
+            ));
+        }
+        if reply.status == 400 && session::error_name(&reply).as_deref() == Some("RecordNotFound") {
+            return Ok(None);
+        }
+        Err(self.failure(&format!("getRecord {rkey}"), &reply))
+    }
+
+    /// The record key of a recorded id: `at://DID/app.bsky.feed.post/RKEY`, or a bare TID.
+    fn rkey_of<'a>(&self, id: &'a str) -> Result<&'a str, Error> {
+        let rkey = match id.strip_prefix("at://") {
+            Some(rest) => match rest.split('/').collect::<Vec<_>>()[..] {
+                [_, COLLECTION, rkey] => rkey,
+                _ => "",
+            },
+            None => id,
+        };
+        if tid::is_tid(rkey) {
+            return Ok(rkey);
+        }
+        Err(Error::failure(
+            Class::Local,
+            format!(
+                "id `{}` is not a post's at:// URI (at://DID/{COLLECTION}/RKEY) or record key",
+                crate::outside::escape(id, 120)
+            ),
+        )
+        .hint(format!(
+            "correct the id with `dayrun mark KEY done --id at://… --target {}`",
+            self.name
+        )))
+    }
+
+    /// The time of sending as atproto writes it: UTC with milliseconds.
+    fn now() -> String {
+        jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string()
+    }
+}
+
+impl Target for Bluesky {
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        let link = self.link(post);
+        let text = text::fit(post, link.as_deref())?;
+        let mut record = json!({ "$type": COLLECTION, "text": text.text });
+        if !text.facets.is_empty() {
+            record["facets"] = json!(text.facets);
+        }
+        if !post.lang.is_empty() {
+            record["langs"] = json!(post.lang);
+        }
+        if let Some(link) = link {
+            record["embed"] = json!({
+                "$type": "app.bsky.embed.external",
+                "external": {
+                    "uri": link,
+                    "title": post.title,
+                    "description": text::first_graphemes(&post.summary, MAX_GRAPHEMES),
+                },
+            });
+        }
+        Ok(Outgoing {
+            marks: vec![mark(&text.text)],
+            body: record,
+            generation: 0,
+            rkey: None,
+        })
+    }
+
+    fn record_key(&self, key: Date, generation: u32) -> Option<String> {
+        Some(tid::record_key(&self.name, key, generation))
+    }
+
+    /// `createRecord` under the copy's record key. A second create with that key is refused
+    /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
+    fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let rkey = out.rkey.clone().ok_or_else(|| {
+            Error::failure(Class::Local, "no record key was chosen for this copy")
+        })?;
+        let did = self.client.did()?;
+        let mut record = out.body.clone();
+        record["createdAt"] = json!(Bluesky::now());
+        let body = json!({
+            "repo": did,
+            "collection": COLLECTION,
+            "rkey": rkey,
+            "record": record,
+        });
+        let reply = self.client.post("com.atproto.repo.createRecord", &body)?;
+        if status_class(reply.status).is_some() {
+            let err = self.failure("createRecord", &reply);
+            let refused_key = reply.status == 400
+                && (reply.body.contains("record key") || reply.body.contains("rkey"));
+            // A server that will not take this record key: a new one (the next generation) is
+            // safe only once the old one is proven absent.
+            if refused_key && self.get_record(&rkey)?.is_none() {
+                return Err(err.hint(format!(
+                    "the server refuses record key {rkey} and holds no record under it; `dayrun retry KEY --new --target {}` sends the post under the next record key",
+                    self.name
+                )));
+            }
+            return Err(err);
+        }
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        match doc["uri"].as_str() {
+            Some(uri) if uri.ends_with(&format!("/{COLLECTION}/{rkey}")) => Ok(self.receipt(uri)),
+            _ => Err(Error::failure(
+                Class::Unknown,
+                format!(
+                    "createRecord: HTTP {} without the uri of record {rkey}{}",
+                    reply.status,
+                    self.client.http().excerpt(&reply.body)
+                ),
+            )),
+        }
+    }
+
+    /// `getRecord` by the attempt's record key: found or `RecordNotFound`, exactly. With no
+    /// attempt behind it (pre-submit dedup, a lost state file) the first generations' keys.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let mut rkeys: Vec<String> = attempts.rkey.map(str::to_string).into_iter().collect();
+        if attempts.since.is_none() {
+            for generation in 0..PROBE_GENERATIONS {
+                let rkey = tid::record_key(&self.name, attempts.key, generation);
+                if !rkeys.contains(&rkey) {
+                    rkeys.push(rkey);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        for rkey in &rkeys {
+            if let Some(doc) = self.get_record(rkey)? {
+                found.push(self.receipt(doc["uri"].as_str().unwrap_or_default()));
+            }
+        }
+        Ok(match found.is_empty() {
+            true => Lookup::Absent,
+            false => Lookup::Found(found),
+        })
+    }
+
+    fn immediate(&self) -> bool {
+        true
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// None needed: a late landing of an earlier attempt and a resend name the same record.
+    fn settle(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "the post for {key} on the profile of {} ({})",
+            self.client.handle(),
+            self.settings.service
+        )
+    }
+
+    /// `putRecord` under the same key, keeping the original `createdAt`. Off by default
+    /// (`on_edit = "update"` turns it on): the Bluesky app keeps showing the original text.
+    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let rkey = self.rkey_of(id)?.to_string();
+        let Some(old) = self.get_record(&rkey)? else {
+            return Err(Error::failure(
+                Class::Rejected,
+                format!("record {rkey} is no longer on the server: nothing to edit"),
+            ));
+        };
+        let mut record = out.body.clone();
+        record["createdAt"] = old["value"]["createdAt"].clone();
+        let body = json!({
+            "repo": self.client.did()?,
+            "collection": COLLECTION,
+            "rkey": rkey,
+            "record": record,
+        });
+        let reply = self.client.post("com.atproto.repo.putRecord", &body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("putRecord", &reply));
+        }
+        Ok(self.receipt(id))
+    }
+
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let rkey = self.rkey_of(id)?.to_string();
+        Ok(match self.get_record(&rkey)? {
+            Some(doc) if doc["value"]["text"] == out.body["text"] => {
+                Lookup::Found(vec![Receipt::id(id)])
+            }
+            _ => Lookup::Absent,
+        })
+    }
+
+    /// `deleteRecord` (deleting a record that is gone answers 200 too).
+    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+        let rkey = self.rkey_of(id)?.to_string();
+        let body = json!({
+            "repo": self.client.did()?,
+            "collection": COLLECTION,
+            "rkey": rkey,
+        });
+        let reply = self.client.post("com.atproto.repo.deleteRecord", &body)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("deleteRecord", &reply));
+        }
+        Ok(())
+    }
+
+    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+        let rkey = self.rkey_of(id)?.to_string();
+        Ok(match self.get_record(&rkey)? {
+            Some(_) => Lookup::Found(vec![Receipt::id(id)]),
+            None => Lookup::Absent,
+        })
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.client.http().redactor().redact(text)
+    }
+
+    fn credential_file(&self) -> Option<PathBuf> {
+        Some(self.client.password().file.clone())
+    }
+
+    fn credential(&self) -> Option<String> {
+        Some(self.client.password().fingerprint.clone())
+    }
+}
