@@ -10,8 +10,10 @@
 
 #![allow(dead_code)]
 
+mod bluesky;
 mod wordpress;
 
+pub use bluesky::{Pds, Record, bluesky};
 pub use wordpress::{WordPress, wordpress};
 
 use serde_json::Value;
