@@ -29,6 +29,7 @@ pub enum Command {
     Mark(MarkArgs),
     Adopt(AdoptArgs),
     Retract(RetractArgs),
+    MergeState(MergeStateArgs),
 }
 
 /// Publish every due post that is not done yet.
@@ -235,4 +236,23 @@ fn misplaced_global(message: &str, command: &str, after: &[&str]) -> Option<Stri
     Some(format!(
         "global flags go before the command: `dayrun {flag} {value} {command}`"
     ))
+}
+
+/// git's merge driver for state files and traces: merges per key (see the README); writes the
+/// result into OURS; exit 1 when a key holds two different copies.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "merge-state")]
+pub struct MergeStateArgs {
+    /// the common ancestor's version (git's %O)
+    #[argh(positional)]
+    pub base: PathBuf,
+    /// our version, overwritten with the result (git's %A)
+    #[argh(positional)]
+    pub ours: PathBuf,
+    /// their version (git's %B)
+    #[argh(positional)]
+    pub theirs: PathBuf,
+    /// the file's path in the repository (git's %P), for messages and to tell a trace
+    #[argh(positional)]
+    pub path: Option<PathBuf>,
 }

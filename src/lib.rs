@@ -11,6 +11,7 @@ pub mod fsutil;
 pub mod links;
 pub mod lock;
 pub mod mark;
+pub mod merge;
 pub mod outside;
 pub mod post;
 pub mod progress;
@@ -41,6 +42,10 @@ pub fn run(args: Args) -> i32 {
 }
 
 fn dispatch(args: Args) -> Result<i32, Error> {
+    // git runs the merge driver in the repository's top folder: it needs no dayrun.toml.
+    if let Command::MergeState(a) = &args.command {
+        return merge::run(&a.base, &a.ours, &a.theirs, a.path.as_deref());
+    }
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
     let config = Config::load(&root, args.config.as_deref())?;
     if config.file.is_none() && shows_setup(&args.command) {
@@ -115,6 +120,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             let until = a.until.as_deref().map(|s| key(s, "--until")).transpose()?;
             adopt::run(&config, &clock(&None)?, until, &a.target)?
         }
+        Command::MergeState(_) => unreachable!("handled before the config is read"),
     })
 }
 

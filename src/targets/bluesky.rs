@@ -229,7 +229,7 @@ impl Target for Bluesky {
                 && (reply.body.contains("record key") || reply.body.contains("rkey"));
             // A server that will not take this record key: a new one (the next generation) is
             // safe only once the old one is proven absent.
-            if refused_key && self.get_record(&rkey)?.is_none() {
+            if refused_key && matches!(self.get_record(&rkey), Ok(None)) {
                 return Err(err.hint(format!(
                     "the server refuses record key {rkey} and holds no record under it; `dayrun retry KEY --new --target {}` sends the post under the next record key",
                     self.name
@@ -240,6 +240,20 @@ impl Target for Bluesky {
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         match doc["uri"].as_str() {
             Some(uri) if uri.ends_with(&format!("/{COLLECTION}/{rkey}")) => Ok(self.receipt(uri)),
+            // Created, but not under the key asked for: record what the server named (a
+            // lookup by our key would not find it, and sending again would make a copy).
+            Some(uri)
+                if uri.starts_with("at://")
+                    && uri.len() <= 512
+                    && !uri.contains(|c: char| c.is_whitespace() || c.is_control()) =>
+            {
+                Ok(Receipt {
+                    note: Some(format!(
+                        "the server named the record {uri} instead of using record key {rkey}"
+                    )),
+                    ..self.receipt(uri)
+                })
+            }
             _ => Err(Error::failure(
                 Class::Unknown,
                 format!(

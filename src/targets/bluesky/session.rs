@@ -142,9 +142,7 @@ impl Client {
         let url = self.url("com.atproto.server.createSession");
         let result = match self.http.post(&url, &[], &body) {
             Err(err) => Err(reclass(err, Class::RetrySafe)),
-            Ok(reply) if status_class(reply.status).is_none() => {
-                self.take(&reply, "log in")
-            }
+            Ok(reply) if status_class(reply.status).is_none() => self.take(&reply, "log in"),
             Ok(reply) => Err(self.failure("log in", &reply, true)),
         };
         if let Err(err) = &result {
