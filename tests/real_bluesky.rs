@@ -619,7 +619,11 @@ fn a_lost_state_folder_is_rebuilt_from_get_record_without_sending() {
     );
     assert_eq!(p.statuses("sky"), [format!("{today} done")]);
     assert_eq!(state_field(&p, &today, "id"), Some(record.uri.clone()));
-    assert_eq!(state_field(&p, &today, "rkey"), Some(record.rkey));
+    assert_eq!(
+        state_field(&p, &today, "rkey"),
+        Some(record.rkey),
+        "the done line names its record key (notes/bsky-real-findings.md F1)"
+    );
 }
 
 /// A copy published again after a retract is generation 1, under its own record key. When the
@@ -658,4 +662,90 @@ fn a_lost_state_finds_the_copy_published_after_a_retract() {
     );
     assert_eq!(p.statuses("sky"), [format!("{today} done")]);
     assert_eq!(state_field(&p, &today, "id"), Some(record.uri));
+}
+
+/// After a lost state, the lookup finds the copy of generation 1. `retry --force --new` asks for
+/// a second copy: it must go under a record key of its own (generation 2), not the found copy's
+/// (which the real PDS refuses with 500, and the confirmation would then "find").
+#[test]
+fn a_second_copy_after_a_lost_state_is_a_new_record() {
+    let Some(pds) = harness::bluesky() else {
+        return;
+    };
+    let proxy = FaultProxy::start(&pds.url, &[], 300);
+    let today = today();
+    let on_today = format!("--today={today}");
+    let p = project(&pds, &proxy.url, 15, "");
+    post(&p, &today, "", "Twice on purpose");
+    p.run(&["run", &on_today]).code(0);
+    p.run(&["retract", &today, "--yes", "--target", "sky"])
+        .code(0);
+    p.run(&["retry", &today, "--force", "--target", "sky"])
+        .code(0);
+    std::fs::remove_dir_all(p.path("state")).unwrap();
+    p.run(&["run", &on_today]).code(0);
+    let first = pds.records();
+    assert_eq!(first.len(), 1, "{first:#?}");
+    assert_eq!(first[0].rkey, contract_rkey("sky", &today, 1));
+
+    let out = p.run(&["retry", &today, "--force", "--new", "--target", "sky"]);
+    let records = pds.records();
+    assert_eq!(
+        records.len(),
+        2,
+        "a second copy was asked for (see notes/bsky-real-findings.md F2)\n{records:#?}\n{out:?}"
+    );
+    out.code(0);
+    let second = state_field(&p, &today, "rkey");
+    assert_eq!(
+        second,
+        Some(contract_rkey("sky", &today, 2)),
+        "generation 2"
+    );
+    assert_eq!(state_field(&p, &today, "generation"), Some("2".into()));
+    assert_eq!(proxy.forwarded("POST", CREATE), 3);
+}
+
+/// With `on_edit = "update"`, an edit rewrites the record in place (`putRecord`, same record
+/// key, the original `createdAt`), even when the update's answer is lost: it is read back with
+/// `getRecord` and compared by text. Never a second record.
+#[test]
+fn an_edit_rewrites_the_record_in_place_even_when_its_answer_is_lost() {
+    let Some(pds) = harness::bluesky() else {
+        return;
+    };
+    let proxy = FaultProxy::start(
+        &pds.url,
+        &["POST com.atproto.repo.putRecord first=hang_after then=pass"],
+        300,
+    );
+    let today = today();
+    let on_today = format!("--today={today}");
+    let p = project(
+        &pds,
+        &proxy.url,
+        2,
+        &format!("on_edit = \"update\"\n{LOST_ANSWER}"),
+    );
+    post(&p, &today, "summary: Before.", "Edited later");
+    let out = p.run(&["run", &on_today]);
+    out.code(0);
+    let before = only_record(&pds, &out);
+
+    post(&p, &today, "summary: After the edit.", "Edited later");
+    let edit = p.run(&["run", &on_today]);
+    edit.code(0)
+        .stdout_has(&format!("{today} sky updated id={}", before.uri));
+    let after = only_record(&pds, &edit);
+    assert_eq!(after.rkey, before.rkey, "same record");
+    assert!(after.text().contains("After the edit."), "{}", after.text());
+    assert_eq!(after.value["createdAt"], before.value["createdAt"]);
+    assert_eq!(
+        proxy.forwarded("POST", "com.atproto.repo.putRecord"),
+        1,
+        "read back, not sent again: {edit:?}"
+    );
+    assert_eq!(proxy.forwarded("POST", CREATE), 1);
+    assert_eq!(p.statuses("sky"), [format!("{today} done")]);
+    assert_eq!(state_field(&p, &today, "rkey"), Some(before.rkey));
 }
