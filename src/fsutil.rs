@@ -77,6 +77,15 @@ fn link_error(err: io::Error) -> io::Error {
 }
 
 /// Replace `path` with `bytes` so that a crash leaves either the old or the new file, whole.
+/// The folder a file is in: `.` for a bare name (git hands its merge driver `.merge_file_X`,
+/// whose parent is the empty path, which cannot be opened).
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_all(&[(path, bytes)])
 }
@@ -87,7 +96,7 @@ pub fn write_atomic_all(files: &[(&Path, &[u8])]) -> io::Result<()> {
     let Some((first, _)) = files.first() else {
         return Ok(());
     };
-    let dir = first.parent().unwrap_or(Path::new("."));
+    let dir = folder_of(first);
     let result = (|| {
         for (path, bytes) in files {
             let mut file = create_temp(&temp_path(dir, path))?;

@@ -20,6 +20,7 @@ mod devto;
 mod drill;
 mod edits;
 mod exactly_once;
+mod examples;
 mod fortnight;
 mod hostile;
 mod http_target;

@@ -44,12 +44,23 @@ impl TargetRun<'_> {
         if action == "dedup" {
             record = record.with("dedup", "1");
         }
-        // Which copy this is (`retry --force --new`) and its record key, from the attempt's
-        // pending line (or the line the lookup confirmed).
-        if let Some(line) = self.state.get(post.key) {
-            for field in ["generation", "rkey"] {
-                if let Some(value) = line.get(field) {
-                    record = record.with(field, value.into_owned());
+        // Which copy this is (`retry --force --new`) and its record key: the copy the target
+        // recognises in the id (one found with no line behind it, after a lost state file), or
+        // the attempt's pending line (or the line the lookup confirmed).
+        match self.target.copy_of(post.key, &receipt.id) {
+            Some((generation, rkey)) => {
+                if generation > 0 {
+                    record = record.with("generation", generation.to_string());
+                }
+                record = record.with("rkey", rkey);
+            }
+            None => {
+                if let Some(line) = self.state.get(post.key) {
+                    for field in ["generation", "rkey"] {
+                        if let Some(value) = line.get(field) {
+                            record = record.with(field, value.into_owned());
+                        }
+                    }
                 }
             }
         }

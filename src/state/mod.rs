@@ -303,7 +303,7 @@ impl StateFile {
         if self.dirty {
             let io =
                 |e: std::io::Error| Error::io(Kind::State, &self.path, "write the state file", &e);
-            let dir = self.path.parent().unwrap_or(Path::new("."));
+            let dir = fsutil::folder_of(&self.path);
             let temp = fsutil::temp_path(dir, &self.path);
             let mut source = self.source()?;
             let written = (|| {
@@ -326,7 +326,7 @@ impl StateFile {
         if self.journal_exists {
             self.journal = None;
             std::fs::remove_file(&self.journal_path)
-                .and_then(|()| fsutil::sync_dir(self.path.parent().unwrap_or(Path::new("."))))
+                .and_then(|()| fsutil::sync_dir(fsutil::folder_of(&self.path)))
                 .map_err(|e| {
                     Error::io(Kind::State, &self.journal_path, "remove the journal", &e)
                 })?;
@@ -346,7 +346,7 @@ impl StateFile {
             let file = fsutil::open_own(&self.journal_path, true)
                 .map_err(|e| io(e, &self.journal_path))?;
             if !self.journal_exists {
-                fsutil::sync_dir(self.path.parent().unwrap_or(Path::new(".")))
+                fsutil::sync_dir(fsutil::folder_of(&self.path))
                     .map_err(|e| io(e, &self.journal_path))?;
                 self.journal_exists = true;
             }

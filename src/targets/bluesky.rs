@@ -207,6 +207,13 @@ impl Target for Bluesky {
         Some(tid::record_key(&self.name, key, generation))
     }
 
+    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
+        let rkey = self.rkey_of(id).ok()?;
+        (0..PROBE_GENERATIONS)
+            .find(|g| tid::record_key(&self.name, key, *g) == rkey)
+            .map(|g| (g, rkey.to_string()))
+    }
+
     /// `createRecord` under the copy's record key. A second create with that key is refused
     /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {

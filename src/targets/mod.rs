@@ -151,6 +151,14 @@ pub trait Target {
         None
     }
 
+    /// Which copy a found `id` is (its generation and record key), for a target that names its
+    /// records (`record_key`), so that a copy found after a lost state file is recorded as the
+    /// copy it is. `None`: not one of the keys it would derive.
+    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
+        let _ = (key, id);
+        None
+    }
+
     /// Whether `find` can answer at all (an http target without `list_url` cannot).
     fn can_find(&self) -> bool {
         true
