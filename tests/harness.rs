@@ -5,31 +5,35 @@
 //! `../shared` still runs `cargo test`. Set, the harness is copied into the cargo target folder
 //! (its scripts keep state beside themselves, and the shared folder may be read-only), `up.sh`
 //! runs once per test process, and a server that cannot start is a panic with its log, never a
-//! skip. Real-server tests run one at a time: they share one WordPress.
+//! skip. Tests on one server run one at a time (in this process and on this machine); the
+//! servers themselves are in `harness/wordpress.rs` and `harness/bluesky.rs`.
 
 #![allow(dead_code)]
+
+mod bluesky;
+mod wordpress;
+
+pub use bluesky::{Pds, Record, bluesky};
+pub use wordpress::{WordPress, wordpress};
 
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 pub const SKIPPED: &str =
     "skipped: set DAYRUN_HARNESS=<path to shared/harness> to run against real servers";
 
-/// The longest a cold `up.sh` may take (apt-get installs the packages once).
+/// The longest a cold `up.sh` may take (apt-get or npm installs the packages once).
 const UP_TIMEOUT: Duration = Duration::from_secs(20 * 60);
 
-/// Real-server tests hold this for their whole length: one WordPress, one test at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-static WORDPRESS: OnceLock<Result<WordPress, String>> = OnceLock::new();
 static NEXT_PROXY: AtomicUsize = AtomicUsize::new(0);
 
-/// The harness folder named by `DAYRUN_HARNESS`, or `None` (then the caller skips).
-fn source() -> Option<PathBuf> {
+/// The harness folder named by `DAYRUN_HARNESS`, or `None` (then the caller skips). `server` is
+/// the folder of the server a test needs (`wordpress`, `bluesky`).
+fn source(server: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("DAYRUN_HARNESS").filter(|v| !v.is_empty())?;
     let dir = PathBuf::from(dir);
     // `cargo test` runs in the package folder, so a relative path means what the user typed there.
@@ -39,54 +43,34 @@ fn source() -> Option<PathBuf> {
         Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)
     };
     assert!(
-        dir.join("wordpress/up.sh").is_file() && dir.join("faultproxy.py").is_file(),
-        "DAYRUN_HARNESS={} has no wordpress/up.sh and faultproxy.py: point it at shared/harness",
+        dir.join(server).join("up.sh").is_file() && dir.join("faultproxy.py").is_file(),
+        "DAYRUN_HARNESS={} has no {server}/up.sh and faultproxy.py: point it at shared/harness",
         dir.display()
     );
     Some(dir)
 }
 
 /// Where the harness copy lives: under the cargo target folder, kept between test runs so the
-/// database and the installed site survive (a warm start takes about 2 s).
+/// databases and installed packages survive (a warm start takes about 2 s).
 pub fn work_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("harness")
 }
 
-/// The running WordPress and this test's turn on it, or `None` after printing `skipped:` when
-/// `DAYRUN_HARNESS` is unset. Every post and term on the server is deleted before it returns.
-pub fn wordpress() -> Option<Session> {
-    let Some(source) = source() else {
-        println!("{SKIPPED}");
-        return None;
-    };
-    // A test that panicked while holding the lock leaves it poisoned; the next one still runs.
-    let turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let machine = machine_turn();
-    let wp = match WORDPRESS.get_or_init(|| WordPress::start(&source)) {
-        Ok(wp) => wp,
-        Err(why) => panic!("{why}"),
-    };
-    wp.reset();
-    Some(Session {
-        _turn: turn,
-        _machine: machine,
-        wp,
-    })
+/// Copy `server`'s folder and `faultproxy.py` from the harness into [`work_dir`]; our copy.
+fn install(source: &Path, server: &str) -> Result<PathBuf, String> {
+    let work = work_dir();
+    let ours = work.join(server);
+    copy_files(&source.join(server), &ours)?;
+    copy_file(&source.join("faultproxy.py"), &work.join("faultproxy.py"))?;
+    Ok(ours)
 }
 
-/// A test's exclusive use of the shared WordPress.
-pub struct Session {
-    _turn: MutexGuard<'static, ()>,
-    _machine: std::fs::File,
-    pub wp: &'static WordPress,
-}
-
-/// There is one harness WordPress per machine (port 8089, and Debian's one
-/// `/etc/wordpress/config-127.0.0.1.php`), but several checkouts may test against it at once
-/// (a worktree's `cargo test`, another's `.ci/run`). This lock, held for a whole test, makes test
-/// processes take turns; it is released when the file closes, even if the process dies.
-fn machine_turn() -> std::fs::File {
-    let path = std::env::temp_dir().join("dayrun-harness-wordpress.lock");
+/// There is one harness server of each kind per machine (one port), but several checkouts may
+/// test against it at once (a worktree's `cargo test`, another's `.ci/run`). This lock, held for
+/// a whole test, makes test processes take turns; it is released when the file closes, even if
+/// the process dies.
+fn machine_turn(server: &str) -> std::fs::File {
+    let path = std::env::temp_dir().join(format!("dayrun-harness-{server}.lock"));
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -98,178 +82,99 @@ fn machine_turn() -> std::fs::File {
     file
 }
 
-/// The harness copy that is already serving WordPress from another folder (another checkout's
-/// target folder), if any. Starting a second copy would not work: its `up.sh` rewrites the one
-/// Debian config to point at its own database (breaking the running site), then finds the port
-/// taken. `up.sh` names itself in that config, and its nginx pid file says whether it still runs.
-fn running_elsewhere(ours: &Path) -> Option<PathBuf> {
-    let config = std::fs::read_to_string("/etc/wordpress/config-127.0.0.1.php").ok()?;
-    let line = config.lines().find(|l| l.contains("Generated by "))?;
-    let dir = PathBuf::from(line.split("Generated by ").nth(1)?.split("/up.sh").next()?);
-    let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
-    if same(&dir, ours) || !dir.join("list.sh").is_file() {
-        return None;
+/// Run `dir/up.sh` with `env`, its output in `work_dir()/<log>`. An error carries the log's tail.
+fn up(dir: &Path, env: &[(&str, &str)], log: &str, what: &str) -> Result<(), String> {
+    let log = work_dir().join(log);
+    let started = Instant::now();
+    let mut cmd = Command::new(dir.join("up.sh"));
+    cmd.envs(env.iter().copied());
+    let fail = |why: String| {
+        Err(format!(
+            "the harness {what} did not start ({why}); last lines of {}:\n{}",
+            log.display(),
+            tail(&log, 40)
+        ))
+    };
+    match run_logged(&mut cmd, &log, UP_TIMEOUT) {
+        Ok(true) => {}
+        Ok(false) => return fail("up.sh failed".into()),
+        Err(e) => return fail(e),
     }
-    let pid = std::fs::read_to_string(dir.join("state/run/nginx.pid")).ok()?;
-    let pid = pid.trim();
-    (!pid.is_empty() && Path::new("/proc").join(pid).exists()).then_some(dir)
+    eprintln!(
+        "harness: {what} up in {:.1} s ({})",
+        started.elapsed().as_secs_f64(),
+        dir.display()
+    );
+    Ok(())
 }
 
-impl std::ops::Deref for Session {
-    type Target = WordPress;
-    fn deref(&self) -> &WordPress {
-        self.wp
-    }
-}
-
-/// The harness WordPress: its scripts and the credentials `up.sh` wrote.
-#[derive(Debug)]
-pub struct WordPress {
-    /// The harness copy serving WordPress (ours, or one already running from another checkout).
-    pub dir: PathBuf,
-    pub url: String,
-    pub user: String,
-    pub password: String,
-}
-
-impl WordPress {
-    /// Copy the harness, run `up.sh` and read `creds.env`. An error carries the log's tail.
-    fn start(source: &Path) -> Result<WordPress, String> {
-        let work = work_dir();
-        let ours = work.join("wordpress");
-        copy_files(&source.join("wordpress"), &ours)?;
-        copy_file(&source.join("faultproxy.py"), &work.join("faultproxy.py"))?;
-        let dir = match running_elsewhere(&ours) {
-            Some(other) => {
-                eprintln!(
-                    "harness: using the WordPress already running from {}",
-                    other.display()
-                );
-                other
-            }
-            None => ours,
-        };
-        let log = work.join("up.log");
-        let started = Instant::now();
-        let status = run_logged(
-            Command::new(dir.join("up.sh")).env("WP_SKIP_SMOKE", "1"),
-            &log,
-            UP_TIMEOUT,
-        );
-        let fail = |why: String| {
-            Err(format!(
-                "the harness WordPress did not start ({why}); last lines of {}:\n{}",
-                log.display(),
-                tail(&log, 40)
-            ))
-        };
-        match status {
-            Ok(true) => {}
-            Ok(false) => return fail("up.sh failed".into()),
-            Err(e) => return fail(e),
-        }
-        eprintln!(
-            "harness: WordPress up in {:.1} s ({})",
-            started.elapsed().as_secs_f64(),
-            dir.display()
-        );
-        let creds = std::fs::read_to_string(dir.join("creds.env"))
-            .map_err(|e| format!("{}/creds.env: {e}", dir.display()))?;
-        let creds: BTreeMap<&str, &str> = creds
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| l.split_once('='))
-            .collect();
-        let get = |k: &str| {
-            creds
-                .get(k)
-                .map(|v| v.to_string())
-                .ok_or_else(|| format!("{}/creds.env lacks {k}", dir.display()))
-        };
-        Ok(WordPress {
-            url: get("WP_URL")?,
-            user: get("WP_USER")?,
-            password: get("WP_APP_PASSWORD")?,
-            dir,
+/// `NAME=value` lines of a credentials file written by an `up.sh` (values may be single- or
+/// double-quoted, as the shell writes them).
+fn read_env_file(path: &Path) -> Result<BTreeMap<String, String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .filter_map(|l| l.trim().split_once('='))
+        .map(|(k, v)| {
+            let v = v
+                .strip_prefix('\'')
+                .and_then(|v| v.strip_suffix('\''))
+                .or_else(|| v.strip_prefix('"').and_then(|v| v.strip_suffix('"')))
+                .unwrap_or(v);
+            (k.trim_start_matches("export ").to_string(), v.to_string())
         })
-    }
+        .collect())
+}
 
-    /// Run one of the harness scripts; its stdout, or a panic with everything it printed.
-    fn script(&self, name: &str, args: &[&str]) -> String {
-        let out = Command::new(self.dir.join(name))
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(
-            out.status.success(),
-            "{name} failed ({})\n--- stdout\n{}\n--- stderr\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
+/// One value of a credentials file, or an error naming the file and the missing name.
+fn get(creds: &BTreeMap<String, String>, path: &Path, name: &str) -> Result<String, String> {
+    creds
+        .get(name)
+        .cloned()
+        .ok_or_else(|| format!("{} lacks {name}", path.display()))
+}
 
-    /// Delete every post and term on the server.
-    pub fn reset(&self) {
-        self.script("reset.sh", &[]);
-    }
+/// Run `dir/name ARGS` with `env`; its stdout, or a panic with everything it printed.
+fn script(dir: &Path, name: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = Command::new(dir.join(name))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        out.status.success(),
+        "{name} failed ({})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
 
-    /// Every post on the server (any status, trash too), read from the database by `list.sh`:
-    /// `id`, `status`, `title`, `slug`, `date_gmt` and `tags` (names).
-    pub fn posts(&self) -> Vec<Value> {
-        let text = self.script("list.sh", &[]);
-        let doc: Value = serde_json::from_str(text.trim())
-            .unwrap_or_else(|e| panic!("list.sh printed no JSON ({e}):\n{text}"));
-        assert_eq!(doc["ok"], true, "list.sh: {doc}");
-        doc["posts"].as_array().cloned().unwrap_or_default()
-    }
+/// An HTTP client for the tests' own calls to a server: every status is an answer.
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
 
-    /// The content of the password file a project needs.
-    pub fn password_file(&self) -> String {
-        format!("{}\n", self.password)
-    }
-
-    /// One REST call as the harness user, straight to the server (no proxy): status and JSON.
-    /// `route` is the part after `/wp-json`, with its query, e.g. `/wp/v2/posts/7?context=edit`.
-    pub fn rest(&self, method: &str, route: &str, body: Option<&Value>) -> (u16, Value) {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(30)))
-            .build()
-            .into();
-        let url = format!("{}/wp-json{route}", self.url);
-        let auth = format!(
-            "Basic {}",
-            crate::util::base64(
-                format!("{}:{}", self.user, self.password).as_bytes(),
-                false,
-                true
-            )
-        );
-        let result = match (method, body) {
-            ("GET", _) => agent.get(&url).header("Authorization", &auth).call(),
-            ("DELETE", _) => agent.delete(&url).header("Authorization", &auth).call(),
-            (_, body) => agent
-                .post(&url)
-                .header("Authorization", &auth)
-                .header("Content-Type", "application/json")
-                .send(
-                    serde_json::to_vec(body.unwrap_or(&Value::Null))
-                        .unwrap()
-                        .as_slice(),
-                ),
-        };
-        let response = result.unwrap_or_else(|e| panic!("{method} {url}: {e}"));
-        let status = response.status().as_u16();
-        let text = response
-            .into_body()
-            .read_to_string()
-            .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
-        let doc = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        (status, doc)
-    }
+/// Status and JSON body (a string when it is not JSON) of an answer.
+fn answer(
+    what: &str,
+    result: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+) -> (u16, Value) {
+    let response = result.unwrap_or_else(|e| panic!("{what}: {e}"));
+    let status = response.status().as_u16();
+    let text = response
+        .into_body()
+        .read_to_string()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let doc = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, doc)
 }
 
 /// `faultproxy.py` between dayrun and the harness server, stopped when dropped.

@@ -29,6 +29,7 @@ mod hostile;
 mod http_target;
 mod mastodon;
 mod readme;
+mod real_bluesky;
 mod real_wordpress;
 mod real_wordpress_edits;
 mod retract;
