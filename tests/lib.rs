@@ -6,6 +6,7 @@ mod fake_posts;
 mod fake_server;
 mod fake_wordpress;
 mod fake_wordpress_trash;
+mod git;
 mod harness;
 mod util;
 
@@ -24,6 +25,7 @@ mod fortnight;
 mod hostile;
 mod http_target;
 mod mastodon;
+mod merge_state;
 mod readme;
 mod real_wordpress;
 mod real_wordpress_edits;
