@@ -25,6 +25,11 @@ pub fn driver_with_dot_slash() -> String {
     format!("{} merge-state %O ./%A %B %P", env!("CARGO_BIN_EXE_dayrun"))
 }
 
+/// The driver line the simulations use: the documented one once finding 1 is fixed.
+pub fn driver() -> String {
+    driver_with_dot_slash()
+}
+
 /// What one git command did.
 #[derive(Debug)]
 pub struct Git {
@@ -53,6 +58,7 @@ pub fn git(dir: &Path, args: &[&str]) -> Git {
         .env("GIT_COMMITTER_EMAIL", "tests@dayrun.invalid")
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("TZ", "UTC")
+        .env("LC_ALL", "C")
         .stdin(Stdio::null())
         .output()
         .expect("git runs");
@@ -84,16 +90,15 @@ pub fn init(dir: &Path) {
 
 /// Settings every test clone gets: no gc, no signing, no hooks, merges that never open an
 /// editor.
+/// Written straight into `.git/config` (one file write instead of five git processes).
 pub fn quiet(dir: &Path) {
-    for (name, value) in [
-        ("gc.auto", "0"),
-        ("commit.gpgsign", "false"),
-        ("core.hooksPath", "/dev/null"),
-        ("merge.autoEdit", "false"),
-        ("pull.rebase", "false"),
-    ] {
-        must(dir, &["config", name, value]);
-    }
+    use std::io::Write as _;
+    let settings = "[gc]\n\tauto = 0\n[commit]\n\tgpgsign = false\n[core]\n\thooksPath = /dev/null\n[merge]\n\tautoEdit = false\n[pull]\n\trebase = false\n";
+    let mut config = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join(".git/config"))
+        .unwrap();
+    config.write_all(settings.as_bytes()).unwrap();
 }
 
 /// The once-per-clone setup of the README, with this driver line.

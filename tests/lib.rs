@@ -31,4 +31,5 @@ mod real_wordpress;
 mod real_wordpress_edits;
 mod retract;
 mod state_file;
+mod two_runners;
 mod wordpress;

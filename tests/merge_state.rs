@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use std::path::Path;
 use std::process::Command;
 
-mod model;
+mod generate;
+mod reference;
 
 /// Run the driver as git does: `dayrun merge-state BASE OURS THEIRS [PATH]`, in `dir`.
 fn merge_state(dir: &Path, args: &[&str]) -> Output {
@@ -64,17 +65,17 @@ proptest! {
 
     #[test]
     fn random_divergent_pairs_merge_the_same_either_way_lose_no_key_and_match_the_reference(
-        (o, a, b) in model::divergent()
+        (o, a, b) in generate::divergent()
     ) {
         let p = status_project();
         let (ab, one) = merge_into(&p, &o, &a, &b, "state/x.state");
         let (ba, two) = merge_into(&p, &o, &b, &a, "state/x.state");
         let shown = format!("--- O\n{o}--- A\n{a}--- B\n{b}--- A as ours\n{one}--- B as ours\n{two}--- stderr\n{}", ab.stderr);
         prop_assert_eq!(&one, &two, "the merge depends on which side is ours\n{}", shown);
-        let (want, conflicts) = model::merge(&o, &a, &b);
+        let (want, conflicts) = reference::merge(&o, &a, &b);
         prop_assert_eq!(&one, &want, "the merge is not the reference merge\n{}", shown);
-        let lost: Vec<String> = model::keys(&a).union(&model::keys(&b))
-            .filter(|k| !model::keys(&one).contains(*k)).cloned().collect();
+        let lost: Vec<String> = reference::keys(&a).union(&reference::keys(&b))
+            .filter(|k| !reference::keys(&one).contains(*k)).cloned().collect();
         prop_assert!(lost.is_empty(), "keys lost: {:?}\n{}", lost, shown);
         let code = if conflicts.is_empty() { 0 } else { 1 };
         prop_assert_eq!((ab.code, ba.code), (code, code), "exit codes\n{}", shown);
@@ -91,7 +92,7 @@ proptest! {
         let json: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
         let listed = json["targets"][0]["keys"].as_array().unwrap().iter()
             .filter(|k| k["at"].is_string()).count();
-        prop_assert_eq!(listed, model::keys(&one).len(), "{}\n{}", status.stdout, shown);
+        prop_assert_eq!(listed, reference::keys(&one).len(), "{}\n{}", status.stdout, shown);
     }
 }
 
