@@ -274,6 +274,12 @@ impl World {
     }
 }
 
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
 /// Keys of a state file's text, with their status.
 fn statuses(text: &str) -> BTreeMap<String, String> {
     text.lines()
@@ -366,7 +372,6 @@ fn simulate(seed: u64, dedup: &str, tally: &mut Tally) {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&w.root);
 }
 
 fn seeds() -> Vec<u64> {
