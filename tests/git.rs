@@ -17,17 +17,9 @@ pub fn documented_driver() -> String {
     format!("{} merge-state %O %A %B %P", env!("CARGO_BIN_EXE_dayrun"))
 }
 
-/// The driver with `%A` made `./%A`. git hands `%A` as a bare relative name
-/// (`.merge_file_XXXXXX`) and dayrun on main cannot write the merge to such a name (see
-/// /work/notes/merge-findings.md, finding 1); tests that are about the merge itself, not the
-/// setup line, use this until that is fixed.
-pub fn driver_with_dot_slash() -> String {
-    format!("{} merge-state %O ./%A %B %P", env!("CARGO_BIN_EXE_dayrun"))
-}
-
-/// The driver line the simulations use: the documented one once finding 1 is fixed.
+/// The driver line the simulations use: the documented one.
 pub fn driver() -> String {
-    driver_with_dot_slash()
+    documented_driver()
 }
 
 /// What one git command did.
