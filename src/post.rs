@@ -37,6 +37,23 @@ pub struct Post {
     pub lang: Vec<String>,
 }
 
+/// A post with these words, for tests of what targets make of them.
+#[cfg(test)]
+pub fn sample(title: &str, summary: &str, tags: &[&str]) -> Post {
+    Post {
+        key: "2026-11-29".parse().unwrap(),
+        path: "content/2026-11-29.md".into(),
+        title: title.into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        summary: summary.into(),
+        markdown: String::new(),
+        html: String::new(),
+        fingerprint: String::new(),
+        draft: false,
+        lang: Vec::new(),
+    }
+}
+
 /// Read and derive the post at `path` (shown to the user as `shown`). `dir_tags` are the folder
 /// names between the content root and the file, used when the front matter names no tags.
 pub fn read(key: Date, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Result<Post, Error> {

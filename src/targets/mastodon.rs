@@ -14,7 +14,7 @@ use std::time::Duration;
 
 mod text;
 
-pub use text::{Limits, fit, length, normal};
+pub use text::{Limits, fit, hashtag, length, normal};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -23,15 +23,11 @@ fn fits(text: &str) -> bool {
     text.len() <= MAX_BYTES && text.graphemes(true).count() <= MAX_GRAPHEMES
 }
 
-/// Hashtag text (letters, digits and `_`), as Mastodon's; `None` when nothing is left.
+/// Hashtag text as Mastodon's (letters, digits and `_`), within what a tag facet holds (64
+/// graphemes, 640 bytes).
 fn hashtag(tag: &str) -> Option<String> {
-    let clean: String = tag
-        .chars()
-        .filter(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    // A tag facet holds at most 64 graphemes (and 640 bytes).
-    (!clean.is_empty() && clean.graphemes(true).count() <= 64 && clean.len() <= 640)
-        .then_some(clean)
+    crate::targets::mastodon::hashtag(tag)
+        .filter(|clean| clean.graphemes(true).count() <= 64 && clean.len() <= 640)
 }
 
 /// Title, summary, hashtags and link, within the limits: the summary is cut first, then
@@ -151,20 +147,7 @@ pub fn first_graphemes(text: &str, n: usize) -> String {
 mod tests {
     use super::*;
 
-    fn post(title: &str, summary: &str, tags: &[&str]) -> Post {
-        Post {
-            key: "2026-11-29".parse().unwrap(),
-            path: "content/2026-11-29.md".into(),
-            title: title.into(),
-            tags: tags.iter().map(|t| t.to_string()).collect(),
-            summary: summary.into(),
-            markdown: String::new(),
-            html: String::new(),
-            fingerprint: String::new(),
-            draft: false,
-            lang: Vec::new(),
-        }
-    }
+    use crate::post::sample as post;
 
     /// The text a facet covers.
     fn covered(text: &Text, i: usize) -> &str {

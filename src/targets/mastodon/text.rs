@@ -21,13 +21,13 @@ impl Default for Limits {
     }
 }
 
-/// Hashtag text: letters, digits and `_` only.
-fn hashtag(tag: &str) -> Option<String> {
+/// Hashtag text: letters, digits and `_` only; `None` when nothing is left.
+pub fn hashtag(tag: &str) -> Option<String> {
     let clean: String = tag
         .chars()
         .filter(|c| c.is_alphanumeric() || *c == '_')
         .collect();
-    (!clean.is_empty()).then(|| format!("#{clean}"))
+    (!clean.is_empty()).then_some(clean)
 }
 
 /// How Mastodon counts a status: every URL as `url_characters`, everything else in grapheme
@@ -48,7 +48,12 @@ pub fn length(text: &str, limits: Limits) -> usize {
 /// Title, summary, hashtags and link, within the limit: the summary is cut first, then
 /// hashtags are dropped from the end; the title and link are never cut.
 pub fn fit(post: &Post, link: Option<&str>, limits: Limits) -> Result<String, Error> {
-    let mut tags: Vec<String> = post.tags.iter().filter_map(|t| hashtag(t)).collect();
+    let mut tags: Vec<String> = post
+        .tags
+        .iter()
+        .filter_map(|t| hashtag(t))
+        .map(|t| format!("#{t}"))
+        .collect();
     let compose = |summary: &str, tags: &[String]| {
         let mut parts = vec![post.title.clone()];
         if !summary.is_empty() {
@@ -137,20 +142,7 @@ pub fn normal(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn post(title: &str, summary: &str, tags: &[&str]) -> Post {
-        Post {
-            key: "2026-11-29".parse().unwrap(),
-            path: "content/2026-11-29.md".into(),
-            title: title.into(),
-            tags: tags.iter().map(|t| t.to_string()).collect(),
-            summary: summary.into(),
-            markdown: String::new(),
-            html: String::new(),
-            fingerprint: String::new(),
-            draft: false,
-            lang: Vec::new(),
-        }
-    }
+    use crate::post::sample as post;
 
     #[test]
     fn a_short_post_is_sent_whole() {
