@@ -1,22 +1,7 @@
 //! The command line: the version, usage errors that say where to look, dates that do not
 //! exist, and named keys that match nothing.
 
-use crate::util::{Output, Project};
-
-/// Run the binary with exactly these arguments (no `-C`), in `dir`.
-fn bare(dir: &std::path::Path, args: &[&str]) -> Output {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dayrun"))
-        .args(args)
-        .current_dir(dir)
-        .env("TZ", "UTC")
-        .output()
-        .unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use crate::util::{Project, bare};
 
 #[test]
 fn version_is_printed_and_exits_0() {

@@ -3,29 +3,18 @@
 //! conflict, comments, the format marker, traces, and a real `git merge` that uses it.
 
 use crate::git::{self, must};
-use crate::util::{Output, Project, env_number};
+use crate::util::{Output, Project, bare, env_number};
 use proptest::prelude::*;
 use std::path::Path;
-use std::process::Command;
 
 mod generate;
 mod reference;
 
 /// Run the driver as git does: `dayrun merge-state BASE OURS THEIRS [PATH]`, in `dir`.
 fn merge_state(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_dayrun"))
-        .current_dir(dir)
-        .arg("merge-state")
-        .args(args)
-        .env("TZ", "UTC")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let mut all = vec!["merge-state"];
+    all.extend_from_slice(args);
+    bare(dir, &all)
 }
 
 /// Merge with `a` as ours, in `p` (files O, A, B under `m/`, absolute paths; PATH left out

@@ -24,6 +24,29 @@ pub struct Output {
     pub stderr: String,
 }
 
+impl From<std::process::Output> for Output {
+    fn from(out: std::process::Output) -> Output {
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// Run the binary with exactly these arguments (no `-C`) in `dir`, as git runs a merge driver
+/// or a person types a bare command.
+pub fn bare(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dayrun"))
+        .args(args)
+        .current_dir(dir)
+        .env("TZ", "UTC")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+        .into()
+}
+
 impl Output {
     /// Assert the exit code, showing everything printed when it differs.
     #[track_caller]
@@ -143,12 +166,7 @@ impl Project {
 
     /// Run `dayrun -C <root> ARGS...`.
     pub fn run(&self, args: &[&str]) -> Output {
-        let out = self.command(args).output().unwrap();
-        Output {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        self.command(args).output().unwrap().into()
     }
 
     /// sha256 of every file below the root (but `skip`), by relative path.
