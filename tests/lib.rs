@@ -10,6 +10,8 @@ mod fake_wordpress;
 mod fake_wordpress_trash;
 mod git;
 mod harness;
+#[path = "images/gen.rs"]
+mod image_gen;
 mod util;
 
 mod bluesky;
