@@ -155,13 +155,13 @@ fn each_bad_image_is_a_local_error_at_its_post_and_line_and_the_other_posts_go_o
             "2026-11-22",
             ":5",
             "images/half.jpg",
-            "is not a JPEG, PNG, GIF or WebP image it can read",
+            "is not a JPEG, PNG, GIF or WebP image",
         ),
         (
             "2026-11-23",
             ":5",
             "images/note.png",
-            "is not a JPEG, PNG, GIF or WebP image it can read",
+            "is not a JPEG, PNG, GIF or WebP image",
         ),
         ("2026-11-24", ":5", "images/big.jpg", "; at most 20 MB"),
         (
