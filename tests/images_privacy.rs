@@ -61,6 +61,14 @@ const IMAGES: [(&str, &str, &str, &str, (u32, u32)); 5] = [
         "image/webp",
         (30, 20),
     ),
+    // Orientation 1: cleaned without re-encoding (the metadata-stripping path, not the rotating one).
+    (
+        "images/upright.jpg",
+        "An upright photo",
+        "jpg",
+        "image/jpeg",
+        (40, 20),
+    ),
 ];
 
 /// A project with a folder target `site` and a command target `cmd`, and the post.
