@@ -268,7 +268,10 @@ fn assert_one_record_with_the_photo(pds: &Pds, p: &Project, out: &Output) {
     assert_eq!(bytes.len() as u64, size, "getBlob serves the blob");
     image_gen::assert_clean("the blob", &bytes);
     let (w, h) = image_gen::dimensions(&bytes);
-    assert!(w <= 1600 && h <= 1200, "never upscaled: {w}×{h}");
+    assert!(
+        w <= image_gen::PHOTO_WIDTH && h <= image_gen::PHOTO_HEIGHT,
+        "never upscaled: {w}×{h}"
+    );
     assert!(
         (i64::from(w) * 3 - i64::from(h) * 4).abs() <= 4,
         "aspect kept: {w}×{h}"
