@@ -10,6 +10,8 @@ use unicode_segmentation::UnicodeSegmentation;
 pub struct Limits {
     pub max_characters: usize,
     pub url_characters: usize,
+    /// Images one status can carry (`max_media_attachments`).
+    pub max_media: usize,
 }
 
 impl Default for Limits {
@@ -17,6 +19,7 @@ impl Default for Limits {
         Limits {
             max_characters: 500,
             url_characters: 23,
+            max_media: 4,
         }
     }
 }
