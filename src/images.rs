@@ -239,11 +239,7 @@ fn locate(dest: &str, folder: &Path, root: &Path) -> Result<PathBuf, (String, St
     let mut joined = base;
     for part in Path::new(decoded.trim_start_matches('/')).components() {
         match part {
-            Component::ParentDir => {
-                if !joined.pop() {
-                    return Err(outside());
-                }
-            }
+            Component::ParentDir if !joined.pop() => return Err(outside()),
             Component::Normal(p) => joined.push(p),
             _ => {}
         }

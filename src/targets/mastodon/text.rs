@@ -163,6 +163,7 @@ mod tests {
         let limits = Limits {
             max_characters: 80,
             url_characters: 23,
+            max_media: 4,
         };
         let long_link = format!("https://example.test/{}", "p".repeat(200));
         let summary = "word ".repeat(40);
@@ -187,6 +188,7 @@ mod tests {
         let limits = Limits {
             max_characters: 30,
             url_characters: 23,
+            max_media: 4,
         };
         let text = fit(
             &post("Twenty characters!!!", "", &["aaaa", "bbbb", "cccc"]),
