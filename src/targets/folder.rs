@@ -80,7 +80,25 @@ impl Folder {
             images.iter().map(|(p, b)| (p.as_path(), *b)).collect();
         files.push((&html, page.as_bytes()));
         files.push((&meta, json.as_bytes()));
-        write_atomic_all(&files)
+        write_atomic_all(&files)?;
+        // Images an earlier version of the post used, and this one does not, go.
+        let used: Vec<String> = post
+            .images
+            .iter()
+            .map(|i| image_file(post.key, i))
+            .collect();
+        let stale: Vec<String> = self
+            .image_files(post.key)?
+            .into_iter()
+            .filter(|name| !used.contains(name))
+            .collect();
+        for name in &stale {
+            std::fs::remove_file(self.dir.join(name))?;
+        }
+        match stale.is_empty() {
+            true => Ok(()),
+            false => crate::fsutil::sync_dir(&self.dir),
+        }
     }
 }
 
