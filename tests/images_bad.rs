@@ -254,12 +254,13 @@ fn too_long_alt_text_and_too_many_images_are_local_errors() {
         image_gen::plain_jpeg(8, 8, [1, 1, 1]),
     );
     post_with_image(&p, "2026-11-27", &format!("![{long}](images/one.jpg)"));
+    // 101 different images (different sizes: two files with the same bytes are one image).
     let mut many = String::new();
     for i in 0..101u32 {
         let name = format!("images/many/{i}.jpg");
         p.file(
             &format!("blog/content/{name}"),
-            image_gen::plain_jpeg(8, 8, [i as u8, 0, 0]),
+            image_gen::plain_jpeg(8 + i, 8, [i as u8, 0, 0]),
         );
         many.push_str(&format!("![n{i}]({name})\n"));
     }
@@ -276,8 +277,15 @@ fn too_long_alt_text_and_too_many_images_are_local_errors() {
     );
     let out = p.run(&["run", "--backfill", TODAY]);
     out.code(1);
-    line_with(&out, &["2026-11-27.md:5", "images/one.jpg"]);
-    line_with(&out, &["2026-11-28.md"]);
+    line_with(
+        &out,
+        &[
+            "2026-11-27.md:5",
+            "image `images/one.jpg`",
+            "1501 characters",
+        ],
+    );
+    line_with(&out, &["2026-11-28.md", "more than 100 local images"]);
     nothing_sent(&p, &api, "2026-11-27");
     nothing_sent(&p, &api, "2026-11-28");
     assert_eq!(api.commits_of("2026-11-29"), 1, "{out:?}");
