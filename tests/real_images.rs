@@ -39,8 +39,46 @@ fn wp_project(wp: &WordPress, url: &str, timeout_secs: u32, delivery: &str) -> P
     p
 }
 
+/// Where Debian's WordPress keeps uploads (`WP_CONTENT_DIR` in its config).
+const DEBIAN_UPLOADS: &str = "/var/lib/wordpress/wp-content/uploads";
+
+/// The bytes WordPress serves for a media item. The harness's nginx has no alias for Debian's
+/// `/wp-content` (Debian keeps it in /var/lib/wordpress, Apache's config aliases it), so
+/// `source_url` answers 404 there; then the file is read where WordPress stored it
+/// (`media_details.file` below the uploads folder), which is what a real site would serve.
+fn media_bytes(item: &Value) -> Vec<u8> {
+    let url = item["source_url"].as_str().expect("source_url");
+    let (status, bytes) = fetch(url, &[]);
+    if status == 200 {
+        return bytes;
+    }
+    assert_eq!(
+        status,
+        404,
+        "GET {url}: {}",
+        String::from_utf8_lossy(&bytes)
+    );
+    let file = item["media_details"]["file"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no media_details.file: {item:#}"));
+    let path = std::path::Path::new(DEBIAN_UPLOADS).join(file);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{url} is 404 and {}: {e}", path.display()))
+}
+
 /// Bytes at `url` (a media file, a blob), or a panic with the status.
 fn download(url: &str, query: &[(&str, &str)]) -> Vec<u8> {
+    let (status, body) = fetch(url, query);
+    assert_eq!(
+        status,
+        200,
+        "GET {url} {query:?}: {}",
+        String::from_utf8_lossy(&body)
+    );
+    body
+}
+
+/// Status and bytes of `GET url?query`.
+fn fetch(url: &str, query: &[(&str, &str)]) -> (u16, Vec<u8>) {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(30)))
@@ -58,13 +96,7 @@ fn download(url: &str, query: &[(&str, &str)]) -> Vec<u8> {
         .limit(50 * 1024 * 1024)
         .read_to_vec()
         .unwrap_or_else(|e| panic!("GET {url}: {e}"));
-    assert_eq!(
-        status,
-        200,
-        "GET {url} {query:?}: {}",
-        String::from_utf8_lossy(&body)
-    );
-    body
+    (status, body)
 }
 
 /// Every media item on the server (`context=edit`, every status), lowest id first.
@@ -131,7 +163,7 @@ fn assert_one_post_three_media(wp: &WordPress, p: &Project, out: &Output) {
             .find(|m| m["alt_text"] == alt)
             .unwrap_or_else(|| panic!("no media item with alt {alt:?}\n{media:#?}"));
         let url = item["source_url"].as_str().expect("source_url");
-        let bytes = download(url, &[]);
+        let bytes = media_bytes(item);
         let sha16 = &image_gen::sha256(&bytes)[..16];
         let name = url.rsplit('/').next().unwrap();
         assert!(
