@@ -31,30 +31,57 @@ const POST: &str = "---\nimage: images/rotated.jpg\nimage_alt: \"A lighthouse\"\
     ![A webp with exif](./images/meta.webp)\n\n\
     ![An upright photo](/images/upright.jpg)\n";
 
-/// (content-relative path, alt, extension, content type, shown width × height)
-const IMAGES: [(&str, &str, &str, &str, (u32, u32)); 5] = [
-    (
+/// One image of the post and what its cleaned copy must be.
+struct Img {
+    /// Content-relative path.
+    source: &'static str,
+    alt: &'static str,
+    ext: &'static str,
+    content_type: &'static str,
+    /// Width × height as shown (after the orientation is applied).
+    shown: (u32, u32),
+}
+
+const fn img(
+    source: &'static str,
+    alt: &'static str,
+    ext: &'static str,
+    content_type: &'static str,
+    shown: (u32, u32),
+) -> Img {
+    Img {
+        source,
+        alt,
+        ext,
+        content_type,
+        shown,
+    }
+}
+
+/// In the contract's order: the cover, then the body images in order.
+const IMAGES: [Img; 5] = [
+    img(
         "images/rotated.jpg",
         "A lighthouse",
         "jpg",
         "image/jpeg",
         (32, 64),
     ),
-    (
+    img(
         "images/text.png",
         "A png with text chunks",
         "png",
         "image/png",
         (48, 24),
     ),
-    (
+    img(
         "images/anim.gif",
         "A looping gif",
         "gif",
         "image/gif",
         (40, 20),
     ),
-    (
+    img(
         "images/meta.webp",
         "A webp with exif",
         "webp",
@@ -62,7 +89,7 @@ const IMAGES: [(&str, &str, &str, &str, (u32, u32)); 5] = [
         (30, 20),
     ),
     // Orientation 1: cleaned without re-encoding (the metadata-stripping path, not the rotating one).
-    (
+    img(
         "images/upright.jpg",
         "An upright photo",
         "jpg",
@@ -95,7 +122,7 @@ fn project() -> Project {
 /// Every property a cleaned copy of `IMAGES[i]` must have.
 #[track_caller]
 fn check_cleaned(what: &str, i: usize, bytes: &[u8]) {
-    let (_, _, ext, _, shown) = IMAGES[i];
+    let Img { ext, shown, .. } = IMAGES[i];
     assert_clean(what, bytes);
     assert_eq!(dimensions(bytes), shown, "{what}: width and height");
     match ext {
@@ -156,7 +183,9 @@ fn folder_copies(p: &Project) -> Vec<(String, Vec<u8>)> {
     let html = p.read(&format!("site/{KEY}.html"));
     let mut out = Vec::new();
     for (i, entry) in images.iter().enumerate() {
-        let (source, alt, ext, _, _) = IMAGES[i];
+        let Img {
+            source, alt, ext, ..
+        } = IMAGES[i];
         let sha = entry["sha256"].as_str().expect("sha256").to_string();
         assert_eq!(sha.len(), 64, "{entry}");
         assert_eq!(entry["alt"], alt, "{entry}");
@@ -197,7 +226,13 @@ fn command_copies(p: &Project) -> Vec<(String, Vec<u8>)> {
     assert_eq!(images.len(), IMAGES.len(), "{images:#?}");
     let mut out = Vec::new();
     for (i, entry) in images.iter().enumerate() {
-        let (source, alt, ext, content_type, _) = IMAGES[i];
+        let Img {
+            source,
+            alt,
+            ext,
+            content_type,
+            ..
+        } = IMAGES[i];
         assert_eq!(entry["path"], format!("content/{source}"));
         assert_eq!(entry["alt"], alt, "{entry}");
         assert_eq!(entry["content_type"], content_type, "{entry}");
@@ -223,7 +258,7 @@ fn command_copies(p: &Project) -> Vec<(String, Vec<u8>)> {
 fn folder_and_command_targets_get_only_cleaned_oriented_images() {
     let p = project();
     // The sources really carry what must not leave.
-    for (source, ..) in IMAGES {
+    for Img { source, .. } in IMAGES {
         let bytes = std::fs::read(p.path(&format!("content/{source}"))).unwrap();
         assert!(!image_gen::private_leaks(&bytes).is_empty(), "{source}");
     }
