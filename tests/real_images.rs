@@ -245,6 +245,40 @@ fn wordpress_a_lost_upload_answer_still_gives_one_media_item_per_image() {
     assert_eq!(wp.posts().len(), 1);
 }
 
+/// The post itself is refused three times (429, nothing reaches WordPress) after its images
+/// were uploaded: the run ends `failed` with the uploads on its line, and the next run sends
+/// the post with the same three media items, uploading nothing again.
+#[test]
+fn wordpress_a_refused_post_reuses_its_uploads_on_the_next_run() {
+    let Some(wp) = harness::wordpress() else {
+        return;
+    };
+    let rule =
+        "POST /wp/v2/posts first=status_before:429,status_before:429,status_before:429 then=pass";
+    let proxy = FaultProxy::start(&wp.url, &[rule], 300);
+    let p = wp_project(&wp, &proxy.url, 15, "backoff_secs = 0.1\nretries = 2\n");
+    let on_today = format!("--today={}", today());
+    let first = p.run(&["run", &on_today]);
+    first.code(75);
+    assert!(wp.posts().is_empty(), "{first:?}");
+    assert_eq!(media_items(&wp).len(), 3, "{first:?}");
+    assert_eq!(proxy.forwarded("POST", MEDIA), 3);
+    assert_eq!(
+        media_field(&p, "wp", &today()).len(),
+        3,
+        "the failed line keeps the uploads: {:?}",
+        p.state_lines("wp")
+    );
+    let out = p.run(&["run", &on_today]);
+    out.code(0);
+    assert_one_post_three_media(&wp, &p, &out);
+    assert_eq!(
+        proxy.forwarded("POST", MEDIA),
+        3,
+        "the second run uploaded nothing: {out:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bluesky.
 
@@ -393,4 +427,31 @@ fn bluesky_a_lost_upload_blob_answer_still_gives_one_record() {
 #[test]
 fn bluesky_a_lost_create_record_answer_still_gives_one_record() {
     bluesky_lost_answer(CREATE, 1);
+}
+
+/// createRecord is refused three times (429) after the blob was uploaded: the next run creates
+/// the record with the recorded blob, uploading nothing again.
+#[test]
+fn bluesky_a_refused_record_reuses_its_blob_on_the_next_run() {
+    let Some(pds) = harness::bluesky() else {
+        return;
+    };
+    let rule = format!(
+        "POST {CREATE} first=status_before:429,status_before:429,status_before:429 then=pass"
+    );
+    let proxy = FaultProxy::start(&pds.url, &[&rule], 300);
+    let p = bsky_project(&pds, &proxy.url, 30, "backoff_secs = 0.1\nretries = 2\n");
+    let on_today = format!("--today={}", today());
+    let first = p.run(&["run", &on_today]);
+    first.code(75);
+    assert!(pds.records().is_empty(), "{first:?}");
+    assert_eq!(proxy.forwarded("POST", UPLOAD_BLOB), 1, "{first:?}");
+    let out = p.run(&["run", &on_today]);
+    out.code(0);
+    assert_one_record_with_the_photo(&pds, &p, &out);
+    assert_eq!(
+        proxy.forwarded("POST", UPLOAD_BLOB),
+        1,
+        "the second run uploaded nothing: {out:?}"
+    );
 }
