@@ -28,6 +28,7 @@ mod examples;
 mod fortnight;
 mod hostile;
 mod http_target;
+mod images_targets;
 mod mastodon;
 mod merge_state;
 mod readme;
