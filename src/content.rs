@@ -167,7 +167,9 @@ impl Catalog {
             .hint("keep one file per date"));
         }
         let path = &files.first;
-        post::read(key, &full(path), &shown(path), dir_tags(path))
+        let mut post = post::read(key, &full(path), &shown(path), dir_tags(path))?;
+        crate::images::load(&mut post, &full(path), &self.root, &self.project)?;
+        Ok(post)
     }
 }
 

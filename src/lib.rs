@@ -8,6 +8,7 @@ pub mod config;
 pub mod content;
 pub mod error;
 pub mod fsutil;
+pub mod images;
 pub mod links;
 pub mod lock;
 pub mod mark;

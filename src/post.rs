@@ -1,6 +1,7 @@
 //! One post: read a dated markdown file and derive title, tags, summary, body, HTML, fingerprint.
 
 use crate::error::{Class, Error};
+use crate::images::{Image, ImageRef};
 use gray_matter::Pod;
 use gray_matter::engine::{Engine, YAML};
 use jiff::civil::Date;
@@ -35,6 +36,10 @@ pub struct Post {
     pub draft: bool,
     /// `lang:` in the front matter: language tags (e.g. `en`, `pt-BR`), at most 3.
     pub lang: Vec<String>,
+    /// Where the post names local images (the front matter's `image:` and the markdown's).
+    pub image_refs: Vec<ImageRef>,
+    /// Those images, read and cleaned (`images::load`), the cover first.
+    pub images: Vec<Image>,
 }
 
 /// A post with these words, for tests of what targets make of them.
@@ -51,6 +56,8 @@ pub fn sample(title: &str, summary: &str, tags: &[&str]) -> Post {
         fingerprint: String::new(),
         draft: false,
         lang: Vec::new(),
+        image_refs: Vec::new(),
+        images: Vec::new(),
     }
 }
 
@@ -142,6 +149,11 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         None => cut(&first_paragraph(&markdown), SUMMARY_CHARS),
     };
     let tags = clean_tags(meta.tags.unwrap_or(dir_tags));
+    let image_refs = meta
+        .image
+        .into_iter()
+        .chain(crate::images::refs(body, body_start_line))
+        .collect();
     let html = render(&markdown);
     let fingerprint = fingerprint(&title, &markdown);
     Ok(Post {
@@ -155,6 +167,8 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         fingerprint,
         draft: meta.draft,
         lang: meta.lang,
+        image_refs,
+        images: Vec::new(),
     })
 }
 
@@ -194,6 +208,8 @@ struct FrontMatter {
     summary: Option<String>,
     draft: bool,
     lang: Vec<String>,
+    /// `image:` (with `image_alt:`): the cover, at its line in the file.
+    image: Option<ImageRef>,
 }
 
 impl FrontMatter {
@@ -263,7 +279,20 @@ impl FrontMatter {
             }
         };
         let lang = languages(map.get("lang")).map_err(|msg| (line_of(matter, "lang"), msg))?;
+        let image = text("image")?.filter(|i| !i.trim().is_empty());
+        let image = match image {
+            Some(dest) if !crate::images::is_local(dest.trim()) => None, // a URL: left as it is
+            Some(dest) => Some(ImageRef {
+                dest: dest.trim().to_string(),
+                alt: text("image_alt")?.unwrap_or_default(),
+                // The matter starts on the file's line 2.
+                line: line_of(matter, "image").map_or(1, |l| l + 1),
+                cover: true,
+            }),
+            None => None,
+        };
         Ok(FrontMatter {
+            image,
             title: text("title")?,
             tags,
             summary: text("summary")?.or(text("description")?),
@@ -337,7 +366,7 @@ fn strip_yaml_position(msg: &str) -> &str {
     }
 }
 
-fn options() -> Options {
+pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH
 }
 

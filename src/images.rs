@@ -1,0 +1,334 @@
+//! A post's images: which local files its markdown and front matter name, read, checked and
+//! cleaned (orientation applied, metadata gone) before any target sees a byte of them.
+
+use crate::error::{Class, Error};
+use crate::post::Post;
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use sha2::{Digest, Sha256};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+pub mod clean;
+pub mod fit;
+pub mod rewrite;
+
+pub use clean::Format;
+
+/// Image files larger than this are refused (no platform takes them, and a photo never is).
+pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+/// A post may name at most this many local images.
+pub const MAX_IMAGES: usize = 100;
+/// Alt text longer than this (in characters) is refused: Mastodon's limit, the strictest.
+pub const MAX_ALT_CHARS: usize = 1500;
+
+/// Where the post names an image: the destination as written, its alt text, and the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageRef {
+    pub dest: String,
+    pub alt: String,
+    pub line: usize,
+    /// Named by the front matter's `image:` (the cover).
+    pub cover: bool,
+}
+
+/// One local image of a post, read and cleaned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    /// Every destination in the post that names this file, as written.
+    pub srcs: Vec<String>,
+    /// The file as shown to the user (relative to the project folder).
+    pub path: PathBuf,
+    /// The file relative to the content folder, with `/` (what `image_base_url` is joined to).
+    pub rel: String,
+    pub alt: String,
+    /// The line that first names it.
+    pub line: usize,
+    pub cover: bool,
+    /// sha256 hex of `bytes`.
+    pub sha256: String,
+    pub format: Format,
+    pub width: u32,
+    pub height: u32,
+    /// What leaves the machine: orientation applied, location and camera metadata removed.
+    pub bytes: Arc<[u8]>,
+}
+
+impl Image {
+    /// The first 16 hex digits of the hash: file names and state lines use it.
+    pub fn sha16(&self) -> &str {
+        &self.sha256[..16]
+    }
+
+    /// `images/cat.jpg` → `cat-<sha16>.jpg`: a name that is the same for the same bytes.
+    pub fn hashed_name(&self) -> String {
+        let stem: String = Path::new(&self.rel)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_lowercase())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let stem = stem.trim_matches('-');
+        let stem = match stem.is_empty() {
+            true => "image",
+            false => &stem[..stem.len().min(40)],
+        };
+        format!("{stem}-{}.{}", self.sha16(), self.format.ext())
+    }
+
+    /// Whether the post's destination `dest` names this image.
+    pub fn named_by(&self, dest: &str) -> bool {
+        self.srcs.iter().any(|s| s == dest)
+    }
+}
+
+/// The images `markdown` names (in order), with the file line of each; `first_line` is the
+/// file line `markdown` starts on. Remote images (`https://…`) are not listed.
+pub fn refs(markdown: &str, first_line: usize) -> Vec<ImageRef> {
+    let mut found = Vec::new();
+    let mut inside: Option<ImageRef> = None;
+    let line_of = |at: usize| first_line + markdown[..at].matches('\n').count();
+    for (event, range) in Parser::new_ext(markdown, crate::post::options()).into_offset_iter() {
+        match (&mut inside, event) {
+            (None, Event::Start(Tag::Image { dest_url, .. })) => {
+                inside = Some(ImageRef {
+                    dest: dest_url.to_string(),
+                    alt: String::new(),
+                    line: line_of(range.start),
+                    cover: false,
+                });
+            }
+            (Some(image), Event::Text(t) | Event::Code(t)) => image.alt.push_str(&t),
+            (Some(image), Event::SoftBreak | Event::HardBreak) => image.alt.push(' '),
+            (Some(_), Event::End(TagEnd::Image)) => {
+                let image = inside.take().expect("inside an image");
+                if is_local(&image.dest) {
+                    found.push(image);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// A destination that names a file here, not a URL (`https:`, `//host`, `data:`, `#x`).
+pub fn is_local(dest: &str) -> bool {
+    let scheme = dest.split_once(':').is_some_and(|(s, _)| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    !dest.is_empty() && !scheme && !dest.starts_with("//") && !dest.starts_with('#')
+}
+
+/// Read, check and clean every image `post` names. `file` is the post's file, `root` the
+/// content folder and `project` the folder paths are shown relative to. Errors are `local`,
+/// at the post's file and the line naming the image.
+pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result<(), Error> {
+    if post.image_refs.is_empty() {
+        return Ok(());
+    }
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let folder = file.parent().unwrap_or(Path::new("."));
+    let mut refs = post.image_refs.clone();
+    refs.sort_by_key(|r| !r.cover); // the cover first, then the body's order (a stable sort)
+    let mut images: Vec<Image> = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for r in &refs {
+        let err = |msg: String| {
+            Error::failure(Class::Local, msg)
+                .at(&post.path)
+                .line(r.line)
+        };
+        if r.alt.chars().count() > MAX_ALT_CHARS {
+            return Err(err(format!(
+                "the alt text of image `{}` is {} characters; at most {MAX_ALT_CHARS} are allowed",
+                r.dest,
+                r.alt.chars().count()
+            ))
+            .hint("shorten the alt text: describe what the image shows"));
+        }
+        let full = locate(&r.dest, folder, &root).map_err(|e| err(e.0).hint(e.1))?;
+        if let Some(i) = seen.iter().position(|p| *p == full) {
+            let image = &mut images[i];
+            if !image.named_by(&r.dest) {
+                image.srcs.push(r.dest.clone());
+            }
+            if image.alt.is_empty() {
+                image.alt = r.alt.trim().to_string();
+            }
+            continue;
+        }
+        if images.len() == MAX_IMAGES {
+            return Err(err(format!(
+                "the post names more than {MAX_IMAGES} local images"
+            ))
+            .hint("split the post, or link to an album"));
+        }
+        let bytes =
+            crate::fsutil::read_regular(&full, MAX_IMAGE_BYTES, false).map_err(|e| {
+                match e.kind() {
+                    std::io::ErrorKind::FileTooLarge => {
+                        let size = std::fs::metadata(&full).map_or(0, |m| m.len());
+                        err(format!(
+                            "image `{}` is {}; at most {} MB are allowed",
+                            r.dest,
+                            megabytes(size),
+                            MAX_IMAGE_BYTES / 1024 / 1024
+                        ))
+                        .hint("make the image smaller (a photo for the web needs 2 MB at most)")
+                    }
+                    _ => err(format!("image `{}` cannot be read: {e}", r.dest))
+                        .hint("an image is a regular file; check the path"),
+                }
+            })?;
+        let cleaned = clean::clean(&bytes).map_err(|why| {
+            err(format!(
+                "image `{}` is not a JPEG, PNG, GIF or WebP image that can be read ({why})",
+                r.dest
+            ))
+            .hint("open it in an image viewer; save it again as JPEG or PNG")
+        })?;
+        let rel = full
+            .strip_prefix(&root)
+            .unwrap_or(&full)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let shown = project_path(&full, project);
+        images.push(Image {
+            srcs: vec![r.dest.clone()],
+            path: shown,
+            rel,
+            alt: r.alt.trim().to_string(),
+            line: r.line,
+            cover: r.cover,
+            sha256: crate::post::hex(&Sha256::digest(&cleaned.bytes)),
+            format: cleaned.format,
+            width: cleaned.width,
+            height: cleaned.height,
+            bytes: cleaned.bytes.into(),
+        });
+        seen.push(full);
+    }
+    post.images = images;
+    Ok(())
+}
+
+/// The file a destination names, inside the content folder `root` (canonical).
+fn locate(dest: &str, folder: &Path, root: &Path) -> Result<PathBuf, (String, String)> {
+    let decoded = percent_encoding::percent_decode_str(dest)
+        .decode_utf8()
+        .map(|d| d.into_owned())
+        .unwrap_or_else(|_| dest.to_string());
+    let decoded = decoded.split(['?', '#']).next().unwrap_or_default();
+    let base = match decoded.starts_with('/') {
+        true => root.to_path_buf(),
+        false => std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf()),
+    };
+    let outside = || {
+        (
+            format!("image `{dest}` is outside the content folder"),
+            "keep images inside the content folder (e.g. content/images/) and name them relative to the post".to_string(),
+        )
+    };
+    // `..` is resolved by the words first, so a path that leaves the folder is refused
+    // whether or not the file exists; then symlinks, by the file system.
+    let mut joined = base;
+    for part in Path::new(decoded.trim_start_matches('/')).components() {
+        match part {
+            Component::ParentDir => {
+                if !joined.pop() {
+                    return Err(outside());
+                }
+            }
+            Component::Normal(p) => joined.push(p),
+            _ => {}
+        }
+    }
+    if !joined.starts_with(root) {
+        return Err(outside());
+    }
+    let real = std::fs::canonicalize(&joined).map_err(|_| {
+        (
+            format!("image `{dest}` not found"),
+            "check the path: it is relative to the post's folder, or to the content folder when it starts with `/`".to_string(),
+        )
+    })?;
+    if !real.starts_with(root) {
+        return Err(outside());
+    }
+    Ok(real)
+}
+
+/// How `full` is shown: relative to the project, like the post's own path.
+fn project_path(full: &Path, project: &Path) -> PathBuf {
+    let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    full.strip_prefix(&project)
+        .map_or_else(|_| full.to_path_buf(), Path::to_path_buf)
+}
+
+/// `1234567` → `1.2 MB` (decimal, as platforms state their limits).
+pub fn megabytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        b => format!("{:.1} kB", b as f64 / 1e3),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_images_with_alt_and_line() {
+        let md = "Intro\n\n![A *cat*](images/cat.jpg)\n\n![](https://x.org/a.png)\n![x](//h/a.png) ![d](data:image/png;base64,AA)\n\n![two\nlines](/top.png \"t\")\n";
+        let refs = refs(md, 5);
+        assert_eq!(refs.len(), 2);
+        assert_eq!(refs[0].dest, "images/cat.jpg");
+        assert_eq!(refs[0].alt, "A cat");
+        assert_eq!(refs[0].line, 7);
+        assert_eq!(refs[1].dest, "/top.png");
+        assert_eq!(refs[1].alt, "two lines");
+        assert_eq!(refs[1].line, 12);
+    }
+
+    #[test]
+    fn what_is_local() {
+        for local in [
+            "a.jpg",
+            "./a.jpg",
+            "../a.jpg",
+            "/a.jpg",
+            "my%20cat.jpg",
+            "c:x",
+        ] {
+            assert_eq!(is_local(local), local != "c:x", "{local}");
+        }
+        for remote in [
+            "https://a/b.jpg",
+            "http://a",
+            "//cdn/a.jpg",
+            "data:x",
+            "#top",
+            "",
+        ] {
+            assert!(!is_local(remote), "{remote}");
+        }
+    }
+
+    #[test]
+    fn a_path_that_leaves_the_folder_is_refused_even_when_missing() {
+        let root = std::env::temp_dir();
+        let root = std::fs::canonicalize(root).unwrap();
+        for dest in ["../../etc/passwd", "/../x.jpg", "../nope-never-there.jpg"] {
+            let err = locate(dest, &root, &root).unwrap_err();
+            assert!(
+                err.0.contains("outside the content folder"),
+                "{dest}: {err:?}"
+            );
+        }
+    }
+}
