@@ -10,6 +10,8 @@ mod fake_wordpress;
 mod fake_wordpress_trash;
 mod git;
 mod harness;
+#[path = "images/gen.rs"]
+mod image_gen;
 mod util;
 
 mod bluesky;
@@ -27,12 +29,15 @@ mod exactly_once;
 mod examples;
 mod fortnight;
 mod hostile;
+mod images_bad;
+mod images_privacy;
 mod http_target;
 mod images_targets;
 mod mastodon;
 mod merge_state;
 mod readme;
 mod real_bluesky;
+mod real_images;
 mod real_wordpress;
 mod real_wordpress_edits;
 mod retract;
