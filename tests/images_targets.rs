@@ -7,6 +7,7 @@ pub mod media;
 
 mod bluesky;
 mod devto;
+mod fakes;
 mod local;
 mod mastodon;
 mod upgrade;
