@@ -19,6 +19,7 @@ use std::time::Instant;
 mod carry;
 mod confirm;
 mod deliver;
+mod media;
 pub(super) mod report;
 mod retract;
 mod target_run;

@@ -24,6 +24,8 @@ pub(super) struct Carry {
     pub generation: u32,
     /// The record key chosen for this copy (`Target::record_key`), once a line has named it.
     pub rkey: Option<String>,
+    /// The images uploaded for this copy (`media=`), reused by a resend.
+    pub media: Option<String>,
 }
 
 impl Carry {
@@ -49,6 +51,7 @@ impl Carry {
             _ => Carry {
                 generation,
                 rkey: record.get("rkey").map(|r| r.into_owned()),
+                media: record.get("media").map(|m| m.into_owned()),
                 ..Carry::default()
             },
         };
@@ -86,6 +89,7 @@ impl Carry {
         Carry {
             generation: self.generation + 1,
             rkey: None,
+            media: None,
             ..self.clone()
         }
     }
@@ -121,6 +125,9 @@ impl Carry {
         }
         if let Some(rkey) = &self.rkey {
             record = record.with("rkey", rkey);
+        }
+        if let Some(media) = &self.media {
+            record = record.with("media", media);
         }
         if !self.maybe {
             return record;

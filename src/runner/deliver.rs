@@ -32,6 +32,7 @@ impl TargetRun<'_> {
             self.count("draft", key, "draft", "`draft: true`: not published");
             return Ok(());
         }
+        let post = self.images_for(&post);
         let record = self.state.get(key).cloned();
         let mut carry = Carry::of(record.as_ref());
         // A second copy of a published key (`retry --force --new`) is a new generation, with
@@ -60,6 +61,7 @@ impl TargetRun<'_> {
                 "publish",
                 &format!("({why}) {look}{}", describe(&post)),
             );
+            self.say_images(&post, carry.media.as_deref());
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -158,16 +160,25 @@ impl TargetRun<'_> {
             attempt += 1;
             self.pace();
             let started = self.clock.stamp();
-            let this = carry.with_attempt(&out.marks, &started);
+            let mut this = carry.with_attempt(&out.marks, &started);
             if self.target.keeps_payload() {
                 self.keep_payload(post.key, &out.body)?;
             }
             let pending = Record::new(post.key, Status::Pending, started.clone())
                 .with("fp", &post.fingerprint)
                 .with("attempt", attempt.to_string());
-            self.state.set(this.stamp(pending))?;
+            self.state.set(this.stamp(pending.clone()))?;
             let clock = Instant::now();
-            let result = self.target.publish(post, out);
+            // Images first, each answer on the pending line; then the post, which uses them.
+            let uploaded = self.upload(post, &mut this, &pending);
+            carry.media.clone_from(&this.media);
+            let result = uploaded.and_then(|media| {
+                let out = Outgoing {
+                    media,
+                    ..out.clone()
+                };
+                self.target.publish(post, &out)
+            });
             self.last_write = Some(Instant::now());
             let err = match result {
                 Ok(receipt) => return self.done(post, vec![receipt], "publish", clock),

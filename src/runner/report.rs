@@ -10,6 +10,7 @@ use crate::post::Post;
 use crate::state::{Record, Status};
 use crate::targets::{Receipt, mark};
 use jiff::civil::Date;
+use std::fmt::Write as _;
 use std::time::Instant;
 
 /// How a "cannot tell" reason begins, and what follows the earlier reason in it.
@@ -67,6 +68,15 @@ impl TargetRun<'_> {
                     }
                 }
             }
+        }
+        // The uploads the copy uses (an edit reuses them); the others are listed in the trace.
+        let media = self
+            .state
+            .get(post.key)
+            .and_then(|l| l.get("media").map(|m| m.into_owned()));
+        if media.is_some() {
+            let kept = self.unattached(post.key, post, media.as_deref());
+            record = record.with("media", kept);
         }
         record = record
             .with("copies", self.target.redact(&copies.join(",")))
@@ -324,15 +334,39 @@ impl TargetRun<'_> {
     }
 }
 
-/// A hash of what a post says (title, body, summary, tags): a later one that differs is an
-/// edit. Taken from the post, not from a target's request (which holds things that vary, such
-/// as WordPress's term ids), so an unchanged post costs no request at all.
+/// A hash of what a post says (title, body, summary, tags, and each image's bytes, alt text
+/// and place): a later one that differs is an edit. Taken from the post, not from a target's
+/// request (which holds things that vary, such as WordPress's term ids), so an unchanged post
+/// costs no request at all. A post without images hashes as dayrun 0.3 hashed it.
 pub(super) fn payload_mark(post: &Post) -> String {
-    mark(&format!(
+    let mut text = words(post);
+    if !post.images.is_empty() {
+        text.push_str("\nimages");
+        for image in &post.images {
+            let _ = write!(
+                text,
+                "\n{} {} {}",
+                image.sha256,
+                u8::from(image.cover),
+                image.alt
+            );
+        }
+    }
+    mark(&text)
+}
+
+/// The mark dayrun 0.3 recorded, which knew nothing of images: a done line that holds it for
+/// a post with images was published before images were sent, and is not an edit by itself.
+pub(super) fn payload_mark_before_images(post: &Post) -> String {
+    mark(&words(post))
+}
+
+fn words(post: &Post) -> String {
+    format!(
         "{}\n{}\n{}\n{}",
         post.fingerprint,
         post.summary,
         post.tags.join("\n"),
         post.title
-    ))
+    )
 }

@@ -3,13 +3,14 @@
 //! reading the copy back). An update is never turned into a create: resending one is harmless,
 //! a second copy is not.
 
-use super::report::payload_mark;
+use super::carry::Carry;
+use super::report::{payload_mark, payload_mark_before_images};
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error, Kind};
 use crate::post::Post;
 use crate::signals;
 use crate::state::{Record, Status};
-use crate::targets::{Lookup, Outgoing};
+use crate::targets::{Lookup, Media, Outgoing};
 use jiff::civil::Date;
 use std::time::Instant;
 
@@ -59,6 +60,14 @@ impl TargetRun<'_> {
                 return self.unchanged(key);
             }
             Some(old) if *old == new && !forced => return self.unchanged(key),
+            // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
+            // Upgrading); the images go with the next edit, or with `retry --force`.
+            Some(old) if !forced && *old == payload_mark_before_images(&post) => {
+                if !self.plan.dry_run {
+                    self.state.put(record.clone().with("payload", &new));
+                }
+                return self.unchanged(key);
+            }
             _ if record.get("edit_failed").as_deref() == Some(new.as_str()) && !forced => {
                 return self.unchanged(key);
             }
@@ -74,11 +83,14 @@ impl TargetRun<'_> {
                     super::describe(&post)
                 ),
             );
+            let post = self.images_for(&post);
+            self.say_images(&post, record.get("media").as_deref());
             return Ok(());
         }
         if self.skip_if_stopped(key) {
             return Ok(());
         }
+        let post = self.images_for(&post);
         let out = match self.target.prepare(&post) {
             Ok(out) => out,
             Err(err) => {
@@ -108,15 +120,33 @@ impl TargetRun<'_> {
     fn update(&mut self, post: &Post, out: &Outgoing, was: &Record) -> Result<(), Error> {
         let key = post.key;
         let id = was.get("id").unwrap_or_default().into_owned();
+        let mut was = was.clone();
+        let was = &mut was;
         let mut attempt = 0;
         loop {
             attempt += 1;
             let pending = keep(was, Record::new(key, Status::Pending, self.clock.stamp()))
                 .with("op", "update")
                 .with("fp", &post.fingerprint);
-            self.state.set(pending)?;
+            self.state.set(pending.clone())?;
             let started = Instant::now();
-            let err = match self.target.update(&id, post, out) {
+            // New images are uploaded first (each on the pending line), then the copy updated.
+            let mut carry = Carry {
+                media: was.get("media").map(|m| m.into_owned()),
+                ..Carry::default()
+            };
+            let uploaded = self.upload(post, &mut carry, &pending);
+            if let Some(media) = carry.media {
+                *was = was.clone().with("media", media);
+            }
+            let result = uploaded.and_then(|media| {
+                let out = Outgoing {
+                    media,
+                    ..out.clone()
+                };
+                self.target.update(&id, post, &out)
+            });
+            let err = match result {
                 Ok(receipt) => return self.updated(post, was, receipt.url, started),
                 Err(err) => err,
             };
@@ -135,7 +165,11 @@ impl TargetRun<'_> {
             }
             self.trace(key, "update", "unknown", &super::detail(&err));
             signals::sleep(self.policy.confirm_delay + self.settle());
-            match self.target.read_back(&id, out) {
+            let out = Outgoing {
+                media: Media::parse(was.get("media").as_deref()),
+                ..out.clone()
+            };
+            match self.target.read_back(&id, &out) {
                 Ok(Lookup::Found(_)) => return self.updated(post, was, None, started),
                 Ok(Lookup::Absent) if attempt <= self.policy.retries => continue,
                 Ok(Lookup::Absent) => {
@@ -154,8 +188,12 @@ impl TargetRun<'_> {
         let Ok(post) = posts.get(key).cloned() else {
             return self.not_updated(key, "the post cannot be read to compare");
         };
+        let post = self.images_for(&post);
         let out = match self.target.prepare(&post) {
-            Ok(out) => out,
+            Ok(out) => Outgoing {
+                media: Media::parse(was.get("media").as_deref()),
+                ..out
+            },
             Err(err) => return self.not_updated(key, &err.reason()),
         };
         if self.plan.dry_run {
@@ -194,6 +232,8 @@ impl TargetRun<'_> {
         if let Some(url) = url {
             record = record.with("url", self.target.redact(&url));
         }
+        let media = self.unattached(post.key, post, was.get("media").as_deref());
+        record = record.without("media").with("media", media);
         self.state.set(record)?;
         let id = was.get("id").unwrap_or_default().into_owned();
         let detail = format!(
@@ -230,6 +270,7 @@ fn keep(was: &Record, mut record: Record) -> Record {
         "payload",
         "generation",
         "rkey",
+        "media",
     ] {
         if let Some(value) = was.get(field) {
             record = record.with(field, value.into_owned());

@@ -52,14 +52,23 @@ impl Record {
         if value.is_empty() {
             return self;
         }
+        let mut line = self.without(name).line;
+        let _ = write!(line, " {name}=");
+        quote(&mut line, &value);
+        Record { line, ..self }
+    }
+
+    /// The line without the field `name`.
+    pub fn without(&self, name: &str) -> Record {
         let mut line = format!("{} {} {}", self.key, self.status.as_str(), self.at());
         for (n, v) in self.fields().filter(|(n, _)| *n != name) {
             let _ = write!(line, " {n}=");
             quote(&mut line, &v);
         }
-        let _ = write!(line, " {name}=");
-        quote(&mut line, &value);
-        Record { line, ..self }
+        Record {
+            line,
+            ..self.clone()
+        }
     }
 
     /// RFC 3339 with offset, as written.

@@ -200,6 +200,7 @@ impl Target for Bluesky {
             body: record,
             generation: 0,
             rkey: None,
+            media: Default::default(),
         })
     }
 

@@ -176,6 +176,7 @@ impl Target for Devto {
         Ok(Outgoing {
             generation: 0,
             rkey: None,
+            media: Default::default(),
             body: json!({ "article": article }),
             marks,
         })

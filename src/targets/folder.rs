@@ -62,6 +62,7 @@ impl Target for Folder {
         Ok(Outgoing {
             generation: 0,
             rkey: None,
+            media: Default::default(),
             body: serde_json::json!({
                 "title": post.title,
                 "tags": post.tags,
@@ -128,6 +129,7 @@ impl Target for Folder {
             &Outgoing {
                 generation: 0,
                 rkey: None,
+                media: Default::default(),
                 body: serde_json::Value::Null,
                 marks: Vec::new(),
             },

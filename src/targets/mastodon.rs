@@ -181,6 +181,7 @@ impl Target for Mastodon {
         Ok(Outgoing {
             generation: 0,
             rkey: None,
+            media: Default::default(),
             marks: vec![mark(&normal(&text))],
             body: json!({ "status": text, "visibility": self.settings.visibility }),
         })

@@ -3,9 +3,11 @@
 use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
+use crate::images::Image;
 use crate::post::Post;
 use jiff::Timestamp;
 use jiff::civil::Date;
+pub use media::Media;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
@@ -17,6 +19,7 @@ pub mod folder;
 pub mod http;
 pub mod items;
 pub mod mastodon;
+pub mod media;
 pub mod net;
 pub mod secret;
 pub mod wordpress;
@@ -114,6 +117,8 @@ pub struct Outgoing {
     /// The record key this copy is created under, for targets that let the client choose it
     /// (`Target::record_key`); set by the runner, from the key's state line when it has one.
     pub rkey: Option<String>,
+    /// The post's images as uploaded (`Target::upload`); set by the runner before it sends.
+    pub media: Media,
 }
 
 impl Outgoing {
@@ -139,6 +144,27 @@ pub trait Target {
 
     /// Send it once. Retrying and confirming are the runner's job, not the target's.
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error>;
+
+    /// Upload the images of `post` that `media` does not hold yet. Each answer goes into
+    /// `media` and is handed to `keep` at once (the runner writes it on the key's pending line)
+    /// before the next upload starts, so that a resend reuses it. Errors are classed as for
+    /// `publish`; an upload whose outcome is unknown is `unknown`.
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        let _ = (post, media, keep);
+        Ok(())
+    }
+
+    /// The most images one post can carry here, and who says so (for the warning about the
+    /// rest); `None`: no limit.
+    fn image_limit(&mut self) -> Option<(usize, String)> {
+        None
+    }
+
+    /// What publishing does with `image` (`--dry-run`): "upload 1.2 MB", "copy as …".
+    fn image_plan(&self, image: &Image, media: &Media) -> String {
+        let _ = (image, media);
+        "sent with the post".into()
+    }
 
     /// Look the key up. `Err` is a failed lookup (cannot tell; an auth error stops the target).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error>;
@@ -242,6 +268,9 @@ pub trait Target {
     }
 }
 
+/// Where a target hands each upload's answer: the media so far, and a line for the trace.
+pub type Keep<'a> = dyn FnMut(&Media, &str) -> Result<(), Error> + 'a;
+
 /// Everything a target may need besides its own settings.
 pub struct Context<'a> {
     pub config: &'a Config,
@@ -323,6 +352,7 @@ pub fn outgoing(post: &Post) -> Outgoing {
     Outgoing {
         generation: 0,
         rkey: None,
+        media: Media::default(),
         body: payload(post),
         marks: vec![mark(&post.fingerprint)],
     }

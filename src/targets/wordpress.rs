@@ -369,6 +369,7 @@ impl Target for WordPress {
             marks: Vec::new(),
             generation: 0,
             rkey: None,
+            media: Default::default(),
         })
     }
 

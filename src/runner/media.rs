@@ -1,0 +1,124 @@
+//! A post's images on one target: the platform's limit, the warnings, the dry-run listing, and
+//! uploads written on the key's pending line as each answer arrives.
+
+use super::TargetRun;
+use super::carry::Carry;
+use crate::error::{Class, Error};
+use crate::post::Post;
+use crate::state::Record;
+use crate::targets::Media;
+use jiff::civil::Date;
+
+impl TargetRun<'_> {
+    /// The post as this target sends it: no more images than the platform takes (the cover
+    /// first, then the post's order); the rest are left out with one warning line and a trace
+    /// line. Images without alt text are warned about here too.
+    pub(super) fn images_for(&mut self, post: &Post) -> Post {
+        let key = post.key;
+        for image in post.images.iter().filter(|i| i.alt.is_empty()) {
+            self.say(
+                key,
+                "warning",
+                &format!(
+                    "{}:{}: image `{}` has no alt text",
+                    post.path.display(),
+                    image.line,
+                    image.srcs[0]
+                ),
+            );
+        }
+        let limit = match post.images.is_empty() {
+            true => None,
+            false => self.target.image_limit(),
+        };
+        let Some((limit, who)) = limit.filter(|(limit, _)| post.images.len() > *limit) else {
+            return post.clone();
+        };
+        let mut post = post.clone();
+        let rest = post.images.split_off(limit);
+        let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
+        let text = format!(
+            "{} of {} images left out ({who} takes {limit}): {}",
+            rest.len(),
+            rest.len() + limit,
+            names.join(", ")
+        );
+        self.say(key, "warning", &text);
+        self.trace(key, "image", "left-out", &text);
+        post
+    }
+
+    /// `--dry-run`: what would be done with each image.
+    pub(super) fn say_images(&self, post: &Post, media: Option<&str>) {
+        let media = Media::parse(media);
+        for image in &post.images {
+            let plan = self.target.image_plan(image, &media);
+            self.say(
+                post.key,
+                "image",
+                &format!("{} alt={:?} → {plan}", image.path.display(), image.alt),
+            );
+        }
+    }
+
+    /// Upload what the target needs, each answer written on the pending line `pending` (with
+    /// `carry`) before the next upload. `carry.media` holds every answer afterwards, whatever
+    /// happened. An upload whose outcome is unknown left nothing of the post itself on the
+    /// target: it is retried like a request that provably did not land (the target makes sure
+    /// a second upload does not make a second image where the platform lets it: README).
+    pub(super) fn upload(
+        &mut self,
+        post: &Post,
+        carry: &mut Carry,
+        pending: &Record,
+    ) -> Result<Media, Error> {
+        let mut media = Media::parse(carry.media.as_deref());
+        if post.images.is_empty() {
+            return Ok(media);
+        }
+        let key = post.key;
+        let mut lines: Vec<String> = Vec::new();
+        let result = {
+            let state = &mut *self.state;
+            let stamp = carry.clone();
+            let mut keep = |media: &Media, line: &str| {
+                lines.push(line.to_string());
+                let mut with = stamp.clone();
+                with.media = Some(media.encode()).filter(|m| !m.is_empty());
+                state.set(with.stamp(pending.clone()))
+            };
+            self.target.upload(post, &mut media, &mut keep)
+        };
+        carry.media = Some(media.encode()).filter(|m| !m.is_empty());
+        for line in lines {
+            let (result, detail) = line.split_once(' ').unwrap_or(("uploaded", &line));
+            self.trace(key, "image", result, detail);
+        }
+        match result {
+            Ok(()) => Ok(media),
+            Err(err) if err.class() == Some(Class::Unknown) => Err(Error::failure(
+                Class::RetrySafe,
+                format!(
+                    "an image upload's answer was lost ({}); the post itself was not sent",
+                    err.reason()
+                ),
+            )),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Uploads recorded for the key that the post as sent does not use (an image replaced or
+    /// removed): listed in the trace, and dropped from the line.
+    pub(super) fn unattached(&mut self, key: Date, post: &Post, media: Option<&str>) -> String {
+        let mut media = Media::parse(media);
+        for (sha, value) in media.drop_unattached(post) {
+            self.trace(
+                key,
+                "image",
+                "unattached",
+                &format!("{sha} {value}: uploaded, but the post does not use it"),
+            );
+        }
+        media.encode()
+    }
+}

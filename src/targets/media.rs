@@ -1,0 +1,70 @@
+//! Uploads of a post's images, recorded on the key's state line (`media=`) as each answer
+//! arrives, so that a resend reuses them instead of uploading the same image twice.
+
+use crate::images::Image;
+use crate::post::Post;
+use std::collections::BTreeMap;
+
+/// What each uploaded image became on the target, by the first 16 hex digits of its hash:
+/// `sha16=VALUE`, space-separated on the line. The value is the target's own (an id, a URL,
+/// a blob reference) and holds no spaces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Media(BTreeMap<String, String>);
+
+impl Media {
+    /// Read a `media` field; entries that are not `sha16=VALUE` are left out.
+    pub fn parse(field: Option<&str>) -> Media {
+        Media(
+            field
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|entry| entry.split_once('='))
+                .filter(|(sha, value)| sha.len() == 16 && !value.is_empty())
+                .map(|(sha, value)| (sha.to_string(), value.to_string()))
+                .collect(),
+        )
+    }
+
+    /// The field's value (empty when nothing was uploaded).
+    pub fn encode(&self) -> String {
+        let entries: Vec<String> = self.0.iter().map(|(s, v)| format!("{s}={v}")).collect();
+        entries.join(" ")
+    }
+
+    pub fn get(&self, image: &Image) -> Option<&str> {
+        self.0.get(image.sha16()).map(String::as_str)
+    }
+
+    /// Record what `image` became; spaces in `value` (which a server chose) are escaped.
+    pub fn insert(&mut self, image: &Image, value: &str) {
+        self.0
+            .insert(image.sha16().to_string(), value.replace(' ', "%20"));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Take out the uploads that `post` no longer sends (an image replaced or removed, or left
+    /// out by the platform's limit): `(sha16, value)` of each, for the trace.
+    pub fn drop_unattached(&mut self, post: &Post) -> Vec<(String, String)> {
+        let (kept, gone) = std::mem::take(&mut self.0)
+            .into_iter()
+            .partition(|(sha, _)| post.images.iter().any(|i| i.sha16() == sha));
+        self.0 = kept;
+        gone.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_round_trips_and_junk_is_left_out() {
+        let media = Media::parse(Some("0123456789abcdef=12@https://x/a.jpg?s=1 junk short=1"));
+        assert_eq!(media.encode(), "0123456789abcdef=12@https://x/a.jpg?s=1");
+        assert_eq!(Media::parse(Some(&media.encode())), media);
+        assert!(Media::parse(None).is_empty());
+    }
+}
