@@ -227,3 +227,41 @@ fn the_same_image_twice_in_one_site_gets_a_unique_name_from_wordpress() {
         );
     }
 }
+
+#[test]
+fn upload_names_are_cleaned_stems_with_the_hash() {
+    let wp = FakeWordPress::start();
+    let p = project(&wp);
+    let long = "Long".repeat(15);
+    p.file("content/images/My Cat.JPEG", pics::plain_jpeg(12, 12, [9, 9, 9]));
+    p.file("content/images/日本.png", pics::png_with_text());
+    p.file(&format!("content/images/{long}.jpg"), pics::plain_jpeg(14, 12, [90, 9, 9]));
+    p.file(
+        super::POST,
+        format!("# Names\n\n![one](images/My%20Cat.JPEG)\n\n![two](images/日本.png)\n\n![three](images/{long}.jpg)\n"),
+    );
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    let media = wp.media();
+    assert_eq!(media.len(), 3, "{}", shown(&out));
+    for item in &media {
+        let url = item["source_url"].as_str().unwrap();
+        let name = url.rsplit('/').next().unwrap();
+        let bytes = wp.media_bytes(item["id"].as_u64().unwrap());
+        let sha = sha16(&bytes);
+        let (stem, ext) = name.rsplit_once('.').unwrap();
+        let stem = stem
+            .strip_suffix(&format!("-{sha}"))
+            .unwrap_or_else(|| panic!("{name} does not end in -<sha16 {sha}>"));
+        assert!(
+            !stem.is_empty()
+                && stem.len() <= 40
+                && stem.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "stem {stem:?} of {name}"
+        );
+        assert!(["jpg", "png"].contains(&ext), "{name}");
+        if item["alt_text"] == "two" {
+            assert_eq!(stem, "image", "a stem with nothing left is `image`");
+        }
+    }
+}
