@@ -73,7 +73,7 @@ fn look_up_today(
     let post = catalog.post(today).ok();
     let sent = post.as_ref().map_or_else(
         || serde_json::json!({"key": today.to_string()}),
-        targets::payload,
+        |p| targets::payload(p, &targets::ImageLinks::default()),
     );
     let marks: Vec<String> = post.iter().map(|p| targets::mark(&p.fingerprint)).collect();
     let attempts = Attempts::none_yet(today, &marks, &sent);

@@ -76,6 +76,17 @@ impl Image {
         format!("{stem}-{}.{}", self.sha16(), self.format.ext())
     }
 
+    /// One more place that names this image: its destination is rewritten too, and its alt
+    /// text stands in when the image has none yet.
+    fn also_named(&mut self, r: &ImageRef) {
+        if !self.named_by(&r.dest) {
+            self.srcs.push(r.dest.clone());
+        }
+        if self.alt.is_empty() {
+            self.alt = r.alt.trim().to_string();
+        }
+    }
+
     /// Whether the post's destination `dest` names this image.
     pub fn named_by(&self, dest: &str) -> bool {
         self.srcs.iter().any(|s| s == dest)
@@ -134,7 +145,8 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
     let mut refs = post.image_refs.clone();
     refs.sort_by_key(|r| !r.cover); // the cover first, then the body's order (a stable sort)
     let mut images: Vec<Image> = Vec::new();
-    let mut seen: Vec<PathBuf> = Vec::new();
+    // Each file read, and the image it became (two files with the same bytes are one image).
+    let mut seen: Vec<(PathBuf, usize)> = Vec::new();
     for r in &refs {
         let err = |msg: String| {
             Error::failure(Class::Local, msg)
@@ -150,14 +162,8 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             .hint("shorten the alt text: describe what the image shows"));
         }
         let full = locate(&r.dest, folder, &root).map_err(|e| err(e.0).hint(e.1))?;
-        if let Some(i) = seen.iter().position(|p| *p == full) {
-            let image = &mut images[i];
-            if !image.named_by(&r.dest) {
-                image.srcs.push(r.dest.clone());
-            }
-            if image.alt.is_empty() {
-                image.alt = r.alt.trim().to_string();
-            }
+        if let Some((_, i)) = seen.iter().find(|(p, _)| *p == full) {
+            images[*i].also_named(r);
             continue;
         }
         if images.len() == MAX_IMAGES {
@@ -198,6 +204,12 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             .collect::<Vec<_>>()
             .join("/");
         let shown = project_path(&full, project);
+        let sha256 = crate::post::hex(&Sha256::digest(&cleaned.bytes));
+        if let Some(i) = images.iter().position(|i| i.sha256 == sha256) {
+            images[i].also_named(r);
+            seen.push((full, i));
+            continue;
+        }
         images.push(Image {
             srcs: vec![r.dest.clone()],
             path: shown,
@@ -205,13 +217,13 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             alt: r.alt.trim().to_string(),
             line: r.line,
             cover: r.cover,
-            sha256: crate::post::hex(&Sha256::digest(&cleaned.bytes)),
+            sha256,
             format: cleaned.format,
             width: cleaned.width,
             height: cleaned.height,
             bytes: cleaned.bytes.into(),
         });
-        seen.push(full);
+        seen.push((full, images.len() - 1));
     }
     post.images = images;
     Ok(())
@@ -239,11 +251,7 @@ fn locate(dest: &str, folder: &Path, root: &Path) -> Result<PathBuf, (String, St
     let mut joined = base;
     for part in Path::new(decoded.trim_start_matches('/')).components() {
         match part {
-            Component::ParentDir => {
-                if !joined.pop() {
-                    return Err(outside());
-                }
-            }
+            Component::ParentDir if !joined.pop() => return Err(outside()),
             Component::Normal(p) => joined.push(p),
             _ => {}
         }

@@ -52,7 +52,7 @@ impl TargetRun<'_> {
     pub(super) fn say_images(&self, post: &Post, media: Option<&str>) {
         let media = Media::parse(media);
         for image in &post.images {
-            let plan = self.target.image_plan(image, &media);
+            let plan = self.target.image_plan(post, image, &media);
             self.say(
                 post.key,
                 "image",

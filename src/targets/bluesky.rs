@@ -3,7 +3,7 @@
 
 use super::net::{Http, Reply, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
+use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, mark};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use jiff::civil::Date;
@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod media;
 mod session;
 mod text;
 mod tid;
@@ -185,7 +186,8 @@ impl Target for Bluesky {
         if !post.lang.is_empty() {
             record["langs"] = json!(post.lang);
         }
-        if let Some(link) = link {
+        // A post with images carries them (`Bluesky::embed`), not the link card.
+        if let Some(link) = link.filter(|_| post.images.is_empty()) {
             record["embed"] = json!({
                 "$type": "app.bsky.embed.external",
                 "external": {
@@ -217,12 +219,24 @@ impl Target for Bluesky {
 
     /// `createRecord` under the copy's record key. A second create with that key is refused
     /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
-    fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
+    }
+
+    fn image_limit(&mut self) -> Option<(usize, String)> {
+        Some((media::MAX_IMAGES, "Bluesky".into()))
+    }
+
+    fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
+        Self::plan(image, media)
+    }
+
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let rkey = out.rkey.clone().ok_or_else(|| {
             Error::failure(Class::Local, "no record key was chosen for this copy")
         })?;
         let did = self.client.did()?;
-        let mut record = out.body.clone();
+        let mut record = Self::embed(&out.body, post, &out.media)?;
         record["createdAt"] = json!(Bluesky::now());
         let body = json!({
             "repo": did,
@@ -320,7 +334,7 @@ impl Target for Bluesky {
 
     /// `putRecord` under the same key, keeping the original `createdAt`. Off by default
     /// (`on_edit = "update"` turns it on): the Bluesky app keeps showing the original text.
-    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let rkey = self.rkey_of(id)?.to_string();
         let Some(old) = self.get_record(&rkey)? else {
             return Err(Error::failure(
@@ -328,7 +342,7 @@ impl Target for Bluesky {
                 format!("record {rkey} is no longer on the server: nothing to edit"),
             ));
         };
-        let mut record = out.body.clone();
+        let mut record = Self::embed(&out.body, post, &out.media)?;
         record["createdAt"] = old["value"]["createdAt"].clone();
         let body = json!({
             "repo": self.client.did()?,

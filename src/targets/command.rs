@@ -1,9 +1,13 @@
 //! `kind = "command"`: the user's own publish script, by argv (never a shell string), with an
 //! exit-code contract that classes its failures.
 
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, outgoing, payload, payload_key};
+use super::{
+    Attempts, Context, ImageLinks, Keep, Lookup, Media, Outgoing, Receipt, Target, copy_name,
+    outgoing, payload, payload_key,
+};
 use crate::config::seconds;
 use crate::error::{Class, Error};
+use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
 use crate::signals;
@@ -35,6 +39,9 @@ pub struct Settings {
     update: Option<Vec<String>>,
     /// Kill the command's process group after this long (default 60 s): outcome unknown.
     timeout_secs: Option<toml::Value>,
+    /// Where the post's images are public: each image's `url` in the payload is this plus
+    /// its path in the content folder.
+    image_base_url: Option<String>,
     /// Pass the command only these environment variables (plus PATH, HOME, LANG, LC_*, TZ and
     /// DAYRUN_*). Unset: it inherits dayrun's environment.
     env: Option<Vec<String>>,
@@ -42,6 +49,8 @@ pub struct Settings {
 
 pub struct CommandTarget {
     name: String,
+    /// `image_base_url`, and the folder of the images' cleaned copies the script reads.
+    images: ImageLinks,
     root: PathBuf,
     run: Vec<String>,
     confirm: Option<Vec<String>>,
@@ -115,7 +124,12 @@ impl CommandTarget {
                 redactor.add(value);
             }
         }
+        let images = ImageLinks {
+            files: Some(ctx.config.state.join(format!("{}.images", ctx.target.name))),
+            ..ImageLinks::new(ctx, settings.image_base_url.clone())?
+        };
         Ok(CommandTarget {
+            images,
             env: settings.env,
             retract: settings.retract,
             update: settings.update,
@@ -353,7 +367,7 @@ fn how(finished: &Finished, timeout: Duration) -> String {
 
 impl Target for CommandTarget {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(outgoing(post))
+        Ok(outgoing(post, &self.images))
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -453,7 +467,10 @@ impl Target for CommandTarget {
                 self.name
             )));
         };
-        let input = post.map_or_else(|| serde_json::json!({"key": key.to_string()}), payload);
+        let input = post.map_or_else(
+            || serde_json::json!({"key": key.to_string()}),
+            |p| payload(p, &self.images),
+        );
         let finished = self
             .exec(&argv, key, &input, None, Some(id), None)
             .map_err(|e| cannot_start(&argv[0], &e))?;
@@ -494,6 +511,37 @@ impl Target for CommandTarget {
 
     fn keeps_payload(&self) -> bool {
         true
+    }
+
+    /// The script gets each image as a cleaned copy (no location or camera metadata) in
+    /// `state/<target>.images/`, written before it runs; a copy already there is the same bytes.
+    fn upload(&mut self, post: &Post, _: &mut Media, _: &mut Keep) -> Result<(), Error> {
+        let Some(dir) = &self.images.files else {
+            return Ok(());
+        };
+        let local = |e: std::io::Error| {
+            Error::failure(
+                Class::Local,
+                format!("cannot write the images' copies in {}: {e}", dir.display()),
+            )
+        };
+        std::fs::create_dir_all(dir).map_err(local)?;
+        for image in &post.images {
+            let file = dir.join(copy_name(image));
+            if !file.is_file() {
+                crate::fsutil::write_atomic_all(&[(&file, &image.bytes)]).map_err(local)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn image_plan(&self, _: &Post, image: &Image, _: &Media) -> String {
+        let url = self
+            .images
+            .url(image)
+            .map(|u| format!(", url {u}"))
+            .unwrap_or_default();
+        format!("listed in the payload (a cleaned copy for the script{url})")
     }
 
     fn redact(&self, text: &str) -> String {

@@ -2,7 +2,7 @@
 
 use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items, mark};
+use super::{Attempts, Context, ImageLinks, Lookup, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use jiff::civil::Date;
@@ -37,6 +37,9 @@ pub struct Settings {
     /// API base, for other Forem instances and tests (default `https://dev.to`).
     #[serde(default = "default_base")]
     base_url: String,
+    /// Where the post's images are public (dev.to cannot take uploads): each local image is
+    /// sent as this plus its path in the content folder.
+    image_base_url: Option<String>,
     timeout_secs: Option<toml::Value>,
     connect_timeout_secs: Option<toml::Value>,
 }
@@ -50,6 +53,8 @@ fn default_base() -> String {
 
 pub struct Devto {
     settings: Settings,
+    name: String,
+    images: ImageLinks,
     key: Secret,
     http: Http,
     timeout: Duration,
@@ -62,6 +67,8 @@ impl Devto {
             timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
         let http = Http::new(connect, timeout, key.redactor());
         Ok(Devto {
+            images: ImageLinks::new(ctx, settings.image_base_url.clone())?,
+            name: ctx.target.name.clone(),
             settings,
             key,
             http,
@@ -158,14 +165,40 @@ impl Target for Devto {
             .hint("shorten the title (nothing was sent)"));
         }
         let (tags, _) = clean_tags(&post.tags);
+        if !post.images.is_empty() && self.images.base.is_none() {
+            let first = &post.images[0];
+            return Err(Error::failure(
+                Class::Local,
+                format!(
+                    "the post has local images (`{}` …) and dev.to cannot take uploads",
+                    first.srcs[0]
+                ),
+            )
+            .at(&post.path)
+            .line(first.line)
+            .hint(format!(
+                "publish the images somewhere public and set image_base_url = \"https://…/\" in [targets.{}]; each image is then sent as that URL plus its path in the content folder",
+                self.name
+            )));
+        }
+        let markdown = match post.images.is_empty() {
+            true => post.markdown.clone(),
+            false => crate::images::rewrite::markdown(&post.markdown, |dest| {
+                let image = post.images.iter().find(|i| i.named_by(dest))?;
+                self.images.url(image)
+            }),
+        };
         let mut article = json!({
             "title": post.title,
-            "body_markdown": post.markdown,
+            "body_markdown": markdown,
             "published": self.settings.published,
             "tags": tags,
             "description": post.summary,
         });
-        let mut marks = vec![mark(&squash(&post.markdown))];
+        if let Some(cover) = post.images.iter().find(|i| i.cover) {
+            article["main_image"] = json!(self.images.url(cover));
+        }
+        let mut marks = vec![mark(&squash(&markdown))];
         if let Some(url) = self.canonical(post) {
             marks.push(mark(&url));
             article["canonical_url"] = json!(url);
@@ -180,6 +213,13 @@ impl Target for Devto {
             body: json!({ "article": article }),
             marks,
         })
+    }
+
+    fn image_plan(&self, _: &Post, image: &crate::images::Image, _: &super::Media) -> String {
+        match self.images.url(image) {
+            Some(url) => format!("url {url} (dev.to fetches it)"),
+            None => "none: dev.to cannot take uploads; set image_base_url".into(),
+        }
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {

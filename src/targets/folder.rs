@@ -1,9 +1,11 @@
-//! `kind = "folder"`: write `<dir>/<key>.html` and `<dir>/<key>.json`, each atomically.
+//! `kind = "folder"`: write `<dir>/<key>.html` and `<dir>/<key>.json`, each atomically, and
+//! each image of the post beside them as `<key>-<sha16>.<ext>`.
 
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::fsutil::write_atomic_all;
+use crate::images::Image;
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -47,13 +49,56 @@ impl Folder {
             "fingerprint": post.fingerprint,
             "published_at": self.clock.stamp(),
         });
+        let mut meta = meta;
+        if !post.images.is_empty() {
+            meta["images"] = post
+                .images
+                .iter()
+                .map(|i| {
+                    serde_json::json!({
+                        "file": image_file(post.key, i),
+                        "alt": i.alt,
+                        "sha256": i.sha256,
+                        "cover": i.cover,
+                    })
+                })
+                .collect();
+        }
         let mut json = serde_json::to_string_pretty(&meta).expect("a JSON value serialises");
         json.push('\n');
         let html = self.dir.join(format!("{}.html", post.key));
         let meta = self.dir.join(format!("{}.json", post.key));
-        // Both files are fsync'd, then renamed with the JSON last (the fingerprint in it is
-        // what `find` trusts), then the folder is fsync'd once for both renames.
-        write_atomic_all(&[(&html, page(post).as_bytes()), (&meta, json.as_bytes())])
+        let images: Vec<(PathBuf, &[u8])> = post
+            .images
+            .iter()
+            .map(|i| (self.dir.join(image_file(post.key, i)), &i.bytes[..]))
+            .collect();
+        // Every file is fsync'd, then renamed with the images first and the JSON last (the
+        // fingerprint in it is what `find` trusts), then the folder is fsync'd once for all.
+        let page = page(post);
+        let mut files: Vec<(&std::path::Path, &[u8])> =
+            images.iter().map(|(p, b)| (p.as_path(), *b)).collect();
+        files.push((&html, page.as_bytes()));
+        files.push((&meta, json.as_bytes()));
+        write_atomic_all(&files)?;
+        // Images an earlier version of the post used, and this one does not, go.
+        let used: Vec<String> = post
+            .images
+            .iter()
+            .map(|i| image_file(post.key, i))
+            .collect();
+        let stale: Vec<String> = self
+            .image_files(post.key)?
+            .into_iter()
+            .filter(|name| !used.contains(name))
+            .collect();
+        for name in &stale {
+            std::fs::remove_file(self.dir.join(name))?;
+        }
+        match stale.is_empty() {
+            true => Ok(()),
+            false => crate::fsutil::sync_dir(&self.dir),
+        }
     }
 }
 
@@ -118,6 +163,11 @@ impl Target for Folder {
         true
     }
 
+    fn image_plan(&self, post: &Post, image: &Image, _: &super::Media) -> String {
+        let file = self.shown.join(image_file(post.key, image));
+        format!("copy as {}", file.display())
+    }
+
     fn updates(&self) -> bool {
         true
     }
@@ -150,11 +200,13 @@ impl Target for Folder {
         self.find(&Attempts::none_yet(key, &out.marks, &out.body))
     }
 
-    /// Delete the key's two files (either may be gone already) and make that durable.
+    /// Delete the key's two files and its images (any may be gone already), durably.
     fn retract(&mut self, key: Date, _: &str, _: Option<&Post>) -> Result<(), Error> {
         let removed = (|| {
-            for ext in ["json", "html"] {
-                match std::fs::remove_file(self.dir.join(format!("{key}.{ext}"))) {
+            let mut names = vec![format!("{key}.json"), format!("{key}.html")];
+            names.extend(self.image_files(key)?);
+            for name in names {
+                match std::fs::remove_file(self.dir.join(name)) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                     _ => {}
                 }
@@ -192,13 +244,71 @@ impl Target for Folder {
     }
 }
 
-/// A small standalone HTML page for the post.
+/// The name an image of `key` is copied under: the same bytes, the same name.
+fn image_file(key: Date, image: &Image) -> String {
+    format!("{key}-{}.{}", image.sha16(), image.format.ext())
+}
+
+impl Folder {
+    /// The images this folder holds for `key` (`<key>-<16 hex>.<ext>`).
+    fn image_files(&self, key: Date) -> std::io::Result<Vec<String>> {
+        let prefix = format!("{key}-");
+        let entries = match std::fs::read_dir(&self.dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            entries => entries?,
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            let hashed = name
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once('.'));
+            if hashed.is_some_and(|(sha, ext)| {
+                sha.len() == 16
+                    && sha.bytes().all(|b| b.is_ascii_hexdigit())
+                    && ["jpg", "png", "gif", "webp"].contains(&ext)
+            }) {
+                names.push(name);
+            }
+        }
+        Ok(names)
+    }
+}
+
+/// A small standalone HTML page for the post; its images point at their copies beside it.
 fn page(post: &Post) -> String {
+    let body = match post.images.is_empty() {
+        true => post.html.clone(),
+        false => crate::images::rewrite::html(&post.markdown, |dest| {
+            post.images
+                .iter()
+                .find(|i| i.named_by(dest))
+                .map(|i| image_file(post.key, i))
+        }),
+    };
+    // A cover that the text does not show itself goes under the title.
+    let cover = post
+        .images
+        .iter()
+        .find(|i| {
+            i.cover
+                && !post
+                    .image_refs
+                    .iter()
+                    .any(|r| !r.cover && i.named_by(&r.dest))
+        })
+        .map(|i| {
+            format!(
+                "<p><img src=\"{}\" alt=\"{}\"></p>\n",
+                image_file(post.key, i),
+                escape(&i.alt).replace('"', "&quot;")
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<article>\n<h1>{}</h1>\n{}</article>\n",
+        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<article>\n<h1>{}</h1>\n{cover}{body}</article>\n",
         escape(&post.title),
         escape(&post.title),
-        post.html
     )
 }
 

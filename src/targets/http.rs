@@ -3,7 +3,9 @@
 use super::items;
 use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, outgoing, payload_key};
+use super::{
+    Attempts, Context, ImageLinks, Lookup, Outgoing, Receipt, Target, outgoing, payload_key,
+};
 use crate::error::Error;
 use crate::post::Post;
 use crate::redact::Redactor;
@@ -53,6 +55,9 @@ pub struct Settings {
     /// the item carries), key, idempotency_key or fingerprint. Never by title.
     #[serde(default = "default_match")]
     match_by: String,
+    /// Where the post's images are public: each image's `url` in the payload is this plus
+    /// its path in the content folder.
+    image_base_url: Option<String>,
     /// Timeout for sending and for each wait for an answer (default 15 s).
     timeout_secs: Option<toml::Value>,
     /// Timeout for resolving and connecting (default 10 s).
@@ -77,6 +82,7 @@ fn default_match() -> String {
 
 pub struct HttpTarget {
     name: String,
+    images: ImageLinks,
     settings: Settings,
     http: Http,
     token: Option<Secret>,
@@ -158,6 +164,7 @@ impl HttpTarget {
             }
         }
         Ok(HttpTarget {
+            images: ImageLinks::new(ctx, settings.image_base_url.clone())?,
             name: ctx.target.name.clone(),
             http: Http::new(connect, timeout, redactor),
             settings,
@@ -314,8 +321,15 @@ fn is_token_byte(b: u8) -> bool {
 const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
 
 impl Target for HttpTarget {
+    fn image_plan(&self, _: &Post, image: &crate::images::Image, _: &super::Media) -> String {
+        match self.images.url(image) {
+            Some(url) => format!("listed in the payload, url {url}"),
+            None => "listed in the payload (no image_base_url: url null)".into(),
+        }
+    }
+
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(outgoing(post))
+        Ok(outgoing(post, &self.images))
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {

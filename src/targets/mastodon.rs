@@ -3,7 +3,7 @@
 
 use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items, mark};
+use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use jiff::civil::Date;
@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod media;
 mod text;
 
 pub use text::{Limits, fit, hashtag, length, normal};
@@ -117,6 +118,9 @@ impl Mastodon {
             if let Some(n) = statuses["characters_reserved_per_url"].as_u64() {
                 limits.url_characters = n as usize;
             }
+            if let Some(n) = statuses["max_media_attachments"].as_u64() {
+                limits.max_media = n as usize;
+            }
         }
         self.limits = Some(limits);
         limits
@@ -187,7 +191,20 @@ impl Target for Mastodon {
         })
     }
 
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
+    }
+
+    fn image_limit(&mut self) -> Option<(usize, String)> {
+        Some((self.limits().max_media, "the instance".into()))
+    }
+
+    fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
+        Self::plan(image, media)
+    }
+
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let body = Self::attach(&out.body, post, &out.media)?;
         let mut headers = self.headers();
         headers.push((
             "Idempotency-Key".into(),
@@ -195,7 +212,7 @@ impl Target for Mastodon {
         ));
         let reply = self
             .http
-            .post(&self.url("/api/v1/statuses"), &headers, &out.body)?;
+            .post(&self.url("/api/v1/statuses"), &headers, &body)?;
         if status_class(reply.status).is_some() {
             return Err(self.failure("post status", &reply));
         }
@@ -293,9 +310,10 @@ impl Target for Mastodon {
 
     /// `PUT /api/v1/statuses/{id}` (Mastodon 3.5+). Off by default (`on_edit = "update"` turns
     /// it on): an edit notifies everyone who boosted the status.
-    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let body = Self::attach(&out.body, post, &out.media)?;
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
-        let reply = self.http.send("PUT", &url, &self.headers(), &out.body)?;
+        let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
         if status_class(reply.status).is_some() {
             return Err(self.failure("edit status", &reply));
         }

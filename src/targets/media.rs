@@ -32,7 +32,12 @@ impl Media {
     }
 
     pub fn get(&self, image: &Image) -> Option<&str> {
-        self.0.get(image.sha16()).map(String::as_str)
+        self.get_sha(image.sha16())
+    }
+
+    /// What the image whose hash starts with `sha16` became.
+    pub fn get_sha(&self, sha16: &str) -> Option<&str> {
+        self.0.get(sha16).map(String::as_str)
     }
 
     /// Record what `image` became; spaces in `value` (which a server chose) are escaped.

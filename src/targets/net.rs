@@ -2,11 +2,14 @@
 //! one table that classes every failure (retry-safe, rejected, auth, unknown).
 
 use super::Context;
+
+mod upload;
 use crate::error::{Class, Error};
 use crate::redact::Redactor;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::time::Duration;
+pub use upload::FilePart;
 
 /// Largest response body read (list endpoints can be long; more is an error, not a hang).
 const MAX_BODY: u64 = 16 * 1024 * 1024;

@@ -3,7 +3,7 @@
 
 use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, items};
+use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, items};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -13,7 +13,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+mod media;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -49,6 +51,8 @@ pub struct WordPress {
     /// Pretty permalinks (`/wp-json/…`) or `?rest_route=`; found on the first call of a run.
     pretty: Option<bool>,
     term_ids: HashMap<(String, String), u64>,
+    /// Uploads of this run whose answer was lost, by image hash, and when they were sent.
+    lost: HashMap<String, Instant>,
     clock: Clock,
     timeout: Duration,
 }
@@ -82,6 +86,7 @@ impl WordPress {
             http: Http::new(connect, timeout, redactor),
             pretty: None,
             term_ids: HashMap::new(),
+            lost: HashMap::new(),
             clock: ctx.clock.clone(),
             timeout,
         })
@@ -350,7 +355,7 @@ impl Target for WordPress {
         }
         let mut body = json!({
             "title": post.title,
-            "content": post.html,
+            "content": Self::content(post),
             "excerpt": post.summary,
             "status": self.status,
             "slug": Self::slug(post),
@@ -358,6 +363,9 @@ impl Target for WordPress {
         });
         if !categories.is_empty() {
             body["categories"] = json!(categories);
+        }
+        if let Some(cover) = Self::featured(post) {
+            body["featured_media"] = cover;
         }
         // A post sent on a day other than its key's (a backfill, a late retry, `--today`)
         // carries its key's day, so the lookup's window around the key finds it.
@@ -373,8 +381,17 @@ impl Target for WordPress {
         })
     }
 
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
+    }
+
+    fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
+        Self::plan(image, media)
+    }
+
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let reply = self.call("/wp/v2/posts", "", Some(&out.body))?;
+        let body = Self::fill(&out.body, &out.media)?;
+        let reply = self.call("/wp/v2/posts", "", Some(&body))?;
         if status_class(reply.status).is_some() {
             return Err(self.failure("create post", &reply));
         }
@@ -416,7 +433,7 @@ impl Target for WordPress {
     /// `POST /wp/v2/posts/{id}` with the new title, content, excerpt and terms; the slug and
     /// date stay as published, so links to the post keep working.
     fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let mut body = out.body.clone();
+        let mut body = Self::fill(&out.body, &out.media)?;
         if let Some(fields) = body.as_object_mut() {
             fields.remove("slug");
             fields.remove("date");
@@ -437,8 +454,10 @@ impl Target for WordPress {
             return Err(self.failure("read a post back", &reply));
         }
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-        let same = doc["title"]["raw"] == out.body["title"]
-            && doc["content"]["raw"] == out.body["content"];
+        let Ok(sent) = Self::fill(&out.body, &out.media) else {
+            return Ok(Lookup::Absent); // an image it needs was never uploaded
+        };
+        let same = doc["title"]["raw"] == sent["title"] && doc["content"]["raw"] == sent["content"];
         Ok(match same {
             true => Lookup::Found(vec![Receipt::id(id)]),
             false => Lookup::Absent,

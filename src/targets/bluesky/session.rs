@@ -196,6 +196,17 @@ impl Client {
         self.call(|http, auth| http.post(&url, auth, body))
     }
 
+    /// A procedure whose input is raw bytes (`com.atproto.repo.uploadBlob`).
+    pub fn post_bytes(
+        &mut self,
+        nsid: &str,
+        content_type: &str,
+        bytes: &[u8],
+    ) -> Result<Reply, Error> {
+        let url = self.url(nsid);
+        self.call(|http, auth| http.post_bytes(&url, auth, content_type, bytes))
+    }
+
     /// Log in if needed, send, and if the access token is refused, refresh once and send again
     /// (safe: the token is checked before anything is written).
     fn call(

@@ -10,6 +10,8 @@ use unicode_segmentation::UnicodeSegmentation;
 pub struct Limits {
     pub max_characters: usize,
     pub url_characters: usize,
+    /// Images one status can carry (`max_media_attachments`).
+    pub max_media: usize,
 }
 
 impl Default for Limits {
@@ -17,6 +19,7 @@ impl Default for Limits {
         Limits {
             max_characters: 500,
             url_characters: 23,
+            max_media: 4,
         }
     }
 }
@@ -160,6 +163,7 @@ mod tests {
         let limits = Limits {
             max_characters: 80,
             url_characters: 23,
+            max_media: 4,
         };
         let long_link = format!("https://example.test/{}", "p".repeat(200));
         let summary = "word ".repeat(40);
@@ -184,6 +188,7 @@ mod tests {
         let limits = Limits {
             max_characters: 30,
             url_characters: 23,
+            max_media: 4,
         };
         let text = fit(
             &post("Twenty characters!!!", "", &["aaaa", "bbbb", "cccc"]),
