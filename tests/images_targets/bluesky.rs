@@ -95,7 +95,8 @@ fn six_images_embed_four_and_warn_about_two() {
     let alts: Vec<&str> = images.iter().map(|i| i["alt"].as_str().unwrap()).collect();
     assert_eq!(alts, ["The cover", "Picture b", "Picture c", "Picture d"]);
     let want = format!(
-        "{KEY} warning sky: 2 of 6 images left out (Bluesky takes 4): content/images/e.jpg, content/images/f.jpg"
+        "{}2 of 6 images left out (Bluesky takes 4): content/images/e.jpg, content/images/f.jpg",
+        super::warning("sky")
     );
     let all = format!("{}{}", out.stdout, out.stderr);
     assert_eq!(all.matches(&want).count(), 1, "lacks {want:?}\n{}", shown(&out));

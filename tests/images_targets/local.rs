@@ -59,7 +59,8 @@ fn folder_dry_run_names_the_copies() {
     let out = p.run(&["run", "--dry-run", TODAY]);
     out.code(0);
     let want = format!(
-        "{KEY} image outbox: content/images/a.png alt=\"A red square\" → copy as {KEY}-"
+        "{}copy as {KEY}-",
+        super::image_line("outbox", "content/images/a.png", "A red square")
     );
     assert!(out.stdout.contains(&want), "{}", shown(&out));
     assert!(!p.exists("outbox") && !p.exists("state"));

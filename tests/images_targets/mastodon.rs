@@ -102,7 +102,7 @@ fn six_images_on_an_instance_that_takes_four_leave_two_out_with_one_warning() {
         .stdout
         .lines()
         .chain(out.stderr.lines())
-        .filter(|l| l.starts_with(&format!("{KEY} warning masto:")))
+        .filter(|l| l.starts_with(&super::warning("masto")))
         .collect();
     assert_eq!(warnings.len(), 1, "one warning line\n{}", shown(&out));
     assert!(
@@ -171,9 +171,7 @@ fn an_image_without_alt_text_goes_without_a_description_and_warns() {
     );
     let all = format!("{}{}", out.stdout, out.stderr);
     assert!(
-        all.contains(&format!(
-            "{KEY} warning content/2026-11-29.md:5: image `images/b.jpg` has no alt text"
-        )),
+        all.contains(&super::no_alt("content/2026-11-29.md:5", "images/b.jpg")),
         "{}",
         shown(&out)
     );
@@ -188,13 +186,15 @@ fn dry_run_shows_what_is_left_out() {
     out.code(0);
     assert!(
         out.stdout.contains(&format!(
-            "{KEY} image masto: content/images/e.jpg alt=\"Picture e\" → left out"
+            "{}left out",
+            super::image_line("masto", "content/images/e.jpg", "Picture e")
         )),
         "{}",
         shown(&out)
     );
     assert!(out.stdout.contains(&format!(
-        "{KEY} image masto: content/images/cover.jpg alt=\"The cover\" → upload"
+        "{}upload",
+        super::image_line("masto", "content/images/cover.jpg", "The cover")
     )));
     assert_eq!(api.server.request_count(), 0);
 }

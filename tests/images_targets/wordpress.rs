@@ -185,11 +185,11 @@ fn dry_run_lists_each_image_and_changes_nothing() {
         ("content/images/a.png", ALTS[1]),
         ("content/images/b.jpg", ALTS[2]),
     ] {
-        let want = format!("{KEY} image wp: {path} alt=\"{alt}\" → upload");
+        let want = format!("{}upload", super::image_line("wp", path, alt));
         assert!(out.stdout.contains(&want), "lacks {want:?}\n{}", shown(&out));
     }
     assert_eq!(
-        out.stdout.matches("image wp: content/images/a.png").count(),
+        out.stdout.matches("content/images/a.png alt=").count(),
         1,
         "an image named twice is listed once\n{}",
         shown(&out)
