@@ -169,3 +169,38 @@ fn a_resend_reuses_the_recorded_blobs() {
     assert_eq!(api.records().len(), 1, "{}", shown(&out));
     assert_eq!(api.count(UPLOAD), 3, "blob refs reused: {:?}", api.calls());
 }
+
+#[test]
+fn an_image_without_alt_text_has_an_empty_alt() {
+    let api = FakeBluesky::start();
+    let p = project(&api);
+    p.file("content/images/b.jpg", pics::plain_jpeg(20, 20, [1, 2, 3]));
+    p.file(super::POST, "# No words\n\nLook:\n\n![](images/b.jpg)\n");
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    let images = embed_images(&api);
+    assert_eq!(images[0]["alt"], "", "alt is required by the lexicon, empty is fine\n{}", shown(&out));
+}
+
+#[test]
+fn an_edit_with_a_replaced_image_puts_the_record_with_the_new_blob() {
+    let api = FakeBluesky::start();
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        api.config("sky", "link = \"https://blog.test/{key}\"\non_edit = \"update\""),
+    );
+    p.secret("secrets/bsky.password", format!("{APP_PASSWORD}\n"));
+    pictures(&p);
+    p.run(&["run", TODAY]).code(0);
+    let before = embed_images(&api);
+    p.file("content/images/b.jpg", pics::plain_jpeg(40, 30, [30, 220, 30]));
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    let after = embed_images(&api);
+    assert_eq!(api.count("com.atproto.repo.putRecord"), 1, "{}", shown(&out));
+    assert_eq!(api.count(UPLOAD), 4, "only the new picture: {:?}", api.calls());
+    assert_eq!(after[..2], before[..2], "cover and a unchanged");
+    assert_ne!(after[2]["image"], before[2]["image"]);
+    assert_blobs(&p, &api, &after);
+}

@@ -198,3 +198,22 @@ fn dry_run_shows_what_is_left_out() {
     )));
     assert_eq!(api.server.request_count(), 0);
 }
+
+#[test]
+fn a_lost_status_answer_is_confirmed_and_the_media_stay_on_it() {
+    let api = FakeMastodon::start(500);
+    api.state.lock().unwrap().faults.push_back(Fault::CommitHang);
+    let p = project(&api);
+    pictures(&p);
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    let statuses = api.statuses();
+    assert_eq!(statuses.len(), 1, "{}", shown(&out));
+    let media = api.media();
+    assert_eq!(media.len(), 3, "no image uploaded twice: {media:#?}");
+    let id = statuses[0]["id"].as_str().unwrap();
+    assert!(media.iter().all(|m| m.status_id.as_deref() == Some(id)));
+    let line = line(&p, "masto", KEY);
+    assert!(line.starts_with(&format!("{KEY} done ")), "{line}");
+    assert_eq!(media_field(&line).len(), 3, "{line}");
+}

@@ -265,3 +265,22 @@ fn upload_names_are_cleaned_stems_with_the_hash() {
         }
     }
 }
+
+#[test]
+fn a_big_image_is_found_by_its_scaled_name_after_a_lost_answer() {
+    // Over 2560 px WordPress keeps `<name>-scaled.<ext>` and `source_url` names it; the hash is
+    // still in the name, so the lookup finds it.
+    let wp = FakeWordPress::start();
+    wp.state.lock().unwrap().media_faults.push_back(Fault::CommitHang);
+    let p = project(&wp);
+    p.file("content/images/b.jpg", pics::plain_jpeg(2600, 20, [30, 30, 220]));
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    let media = wp.media();
+    assert_eq!(media.len(), 3, "{}", shown(&out));
+    let b = by_alt(&wp, ALTS[2]);
+    let url = b["source_url"].as_str().unwrap();
+    assert!(url.ends_with("-scaled.jpg"), "{url}");
+    let content = wp.posts()[0]["content"]["raw"].as_str().unwrap().to_string();
+    assert!(content.contains(&format!("src=\"{url}\"")), "{content}");
+}
