@@ -284,3 +284,25 @@ fn a_big_image_is_found_by_its_scaled_name_after_a_lost_answer() {
     let content = wp.posts()[0]["content"]["raw"].as_str().unwrap().to_string();
     assert!(content.contains(&format!("src=\"{url}\"")), "{content}");
 }
+
+#[test]
+fn a_failed_line_keeps_the_uploads_and_a_retry_reuses_them() {
+    let wp = FakeWordPress::start();
+    wp.state.lock().unwrap().faults.push_back(Fault::Reject(400));
+    let p = project(&wp);
+    let out = p.run(&["run", TODAY]);
+    out.code(1);
+    let failed = line(&p, "wp", KEY);
+    assert!(failed.starts_with(&format!("{KEY} failed ")), "{failed}\n{}", shown(&out));
+    assert_eq!(media_field(&failed).len(), 3, "the failed line keeps media=: {failed}");
+    assert!(wp.posts().is_empty());
+    let out = p.run(&["retry", KEY]);
+    out.code(0);
+    assert_published(&p, &wp);
+    assert_eq!(
+        wp.state.lock().unwrap().media_requests,
+        3,
+        "the retry reused every recorded upload\n{}",
+        shown(&out)
+    );
+}
