@@ -167,6 +167,13 @@ fn replacing_an_image_file_is_an_edit_that_uploads_only_that_image() {
         "media= has the new picture {sha}: {now}"
     );
     assert_eq!(wp.posts()[0]["featured_media"], by_alt(&wp, ALTS[0])["id"]);
+    // The trace lists the old picture as no longer attached.
+    let trace = super::image_trace(&p, "wp");
+    let old_id = old_b["id"].to_string();
+    assert!(
+        trace.iter().any(|l| l.contains(" unattached ") && l.contains(&old_id)),
+        "{trace:#?}"
+    );
     // And again: nothing.
     let before = wp.server.request_count();
     p.run(&["run", TODAY]).code(0);
@@ -305,4 +312,22 @@ fn a_failed_line_keeps_the_uploads_and_a_retry_reuses_them() {
         "the retry reused every recorded upload\n{}",
         shown(&out)
     );
+}
+
+#[test]
+fn uploads_reused_by_an_edit_are_traced_as_reused() {
+    // Contract, "Trace lines": action `image`, result `reused` for a recorded upload.
+    let wp = FakeWordPress::start();
+    let p = project(&wp);
+    p.run(&["run", TODAY]).code(0);
+    p.file("content/images/b.jpg", pics::plain_jpeg(40, 30, [30, 220, 30]));
+    p.run(&["run", TODAY]).code(0);
+    let trace = super::image_trace(&p, "wp");
+    for alt in [ALTS[0], ALTS[1]] {
+        let sha = sha16(&wp.media_bytes(by_alt(&wp, alt)["id"].as_u64().unwrap()));
+        assert!(
+            trace.iter().any(|l| l.contains(" reused ") && l.contains(&sha)),
+            "a `reused` trace line for {alt} ({sha}): {trace:#?}"
+        );
+    }
 }
