@@ -31,7 +31,7 @@ pub fn run(
             if state.get(key).is_some_and(|r| r.status == Status::Done) {
                 continue;
             }
-            let post = catalog.post(key).ok();
+            let post = catalog.text(key).ok();
             if post.as_ref().is_some_and(|p| p.draft) {
                 drafts += 1;
                 continue;

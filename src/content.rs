@@ -141,8 +141,17 @@ impl Catalog {
         Ok(catalog)
     }
 
-    /// Read and derive the post for `key`.
+    /// Read and derive the post for `key`, its images read and cleaned (what a target needs).
     pub fn post(&self, key: Date) -> Result<Post, Error> {
+        let mut post = self.text(key)?;
+        let path = &self.files[&key].first;
+        crate::images::load(&mut post, &self.root.join(path), &self.root, &self.project)?;
+        Ok(post)
+    }
+
+    /// Read and derive the post for `key` without reading its images (`images` is empty):
+    /// enough for its title, draft flag and fingerprint.
+    pub fn text(&self, key: Date) -> Result<Post, Error> {
         let files = self
             .files
             .get(&key)
@@ -167,9 +176,7 @@ impl Catalog {
             .hint("keep one file per date"));
         }
         let path = &files.first;
-        let mut post = post::read(key, &full(path), &shown(path), dir_tags(path))?;
-        crate::images::load(&mut post, &full(path), &self.root, &self.project)?;
-        Ok(post)
+        post::read(key, &full(path), &shown(path), dir_tags(path))
     }
 }
 

@@ -86,7 +86,7 @@ fn fingerprint(config: &Config, key: Date) -> String {
         );
     }
     catalog
-        .and_then(|c| c.post(key).ok())
+        .and_then(|c| c.text(key).ok())
         .map(|p| p.fingerprint)
         .unwrap_or_default()
 }

@@ -88,7 +88,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 None if key > today => "scheduled",
                 None if *drafts
                     .entry(key)
-                    .or_insert_with(|| catalog.post(key).is_ok_and(|p| p.draft)) =>
+                    .or_insert_with(|| catalog.text(key).is_ok_and(|p| p.draft)) =>
                 {
                     "draft"
                 }
@@ -108,7 +108,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             let edited = !deleted
                 && done.and_then(|r| r.get("fp")).is_some_and(|fp| {
                     catalog
-                        .post(key)
+                        .text(key)
                         .is_ok_and(|post| post.fingerprint != fp.as_ref())
                 });
             for (flag, word) in [(edited, "edited"), (deleted, "deleted")] {

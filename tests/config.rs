@@ -22,7 +22,7 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
             &[
                 "dayrun.toml:4: [targets.site]: unknown field `speed`\n",
                 &format!(
-                    "\n  a command target takes run, confirm, retract, update, timeout_secs, env; {EVERY}\n"
+                    "\n  a command target takes run, confirm, retract, update, timeout_secs, image_base_url, env; {EVERY}\n"
                 ),
             ],
         ),

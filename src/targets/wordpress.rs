@@ -395,7 +395,11 @@ impl Target for WordPress {
         if status_class(reply.status).is_some() {
             return Err(self.failure("create post", &reply));
         }
-        self.http.receipt(&reply, "/id", "/link")
+        let receipt = self.http.receipt(&reply, "/id", "/link")?;
+        Ok(Receipt {
+            note: Self::featured_note(&body, &reply),
+            ..receipt
+        })
     }
 
     /// By the key, not the title: the posts dated around the key's day (and around the first

@@ -67,6 +67,22 @@ impl WordPress {
         Ok(body)
     }
 
+    /// WordPress ignores a `featured_media` it cannot use without a word: the answer tells.
+    pub(super) fn featured_note(
+        sent: &Value,
+        reply: &crate::targets::net::Reply,
+    ) -> Option<String> {
+        let asked = sent["featured_media"].as_u64()?;
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        match doc["featured_media"].as_u64() {
+            Some(got) if got == asked => None,
+            got => Some(format!(
+                "WordPress did not set the featured image (asked for media {asked}, the post has {})",
+                got.map_or("none".into(), |g| g.to_string())
+            )),
+        }
+    }
+
     /// Upload each image the line does not record, looking it up by its hashed name first.
     pub(super) fn upload_images(
         &mut self,
