@@ -331,3 +331,34 @@ fn uploads_reused_by_an_edit_are_traced_as_reused() {
         );
     }
 }
+
+#[test]
+fn a_recorded_cover_that_is_gone_from_the_site_is_reported_not_featured() {
+    // The line records the cover as media 999, which someone deleted in wp-admin. dayrun reuses
+    // the recorded upload (it must not upload twice); WordPress then drops featured_media
+    // without an error, and dayrun says so.
+    let folder = Project::new();
+    pictures(&folder);
+    folder.run(&["run", TODAY]).code(0);
+    let json: Value = serde_json::from_str(&folder.read(&format!("outbox/{KEY}.json"))).unwrap();
+    let cover_sha = json["images"][0]["sha256"].as_str().unwrap()[..16].to_string();
+    let wp = FakeWordPress::start();
+    let p = project(&wp);
+    p.file(
+        "state/wp.state",
+        format!(
+            "# dayrun state format 2\n{KEY} failed 2026-11-29T07:00:02+00:00 class=rejected reason=\"HTTP 400\" media={cover_sha}=999@https://blog.test/wp-content/uploads/2026/11/cover-{cover_sha}.jpg\n"
+        ),
+    );
+    let out = p.run(&["retry", KEY]);
+    out.code(0);
+    assert_eq!(wp.media().len(), 2, "the recorded cover is not uploaded again");
+    let post = &wp.posts()[0];
+    assert_eq!(post["featured_media"], 0, "WordPress dropped it");
+    let all = format!("{}{}{}", out.stdout, out.stderr, p.read("state/wp.log"));
+    assert!(
+        all.contains("did not set the featured image"),
+        "dayrun says so\n{}",
+        shown(&out)
+    );
+}
