@@ -286,7 +286,13 @@ impl Forem {
         if let Some(error) = main_image_error(article) {
             return forem_error(422, error);
         }
-        for field in ["body_markdown", "description", "canonical_url", "series", "main_image"] {
+        for field in [
+            "body_markdown",
+            "description",
+            "canonical_url",
+            "series",
+            "main_image",
+        ] {
             if let Some(value) = article.get(field) {
                 stored[field] = value.clone();
             }

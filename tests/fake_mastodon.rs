@@ -436,7 +436,11 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
             let reply = s.edit(&id, &text);
             match (media, &reply) {
                 (Some(ids), Reply::Json(200, _, _)) => {
-                    for m in s.media.iter_mut().filter(|m| m.status_id.as_deref() == Some(&id)) {
+                    for m in s
+                        .media
+                        .iter_mut()
+                        .filter(|m| m.status_id.as_deref() == Some(&id))
+                    {
                         m.status_id = None;
                     }
                     Reply::json(200, s.attach(&id, &ids))
@@ -505,7 +509,11 @@ fn status_id(path: &str) -> Option<&str> {
 impl Masto {
     /// `PostStatusService#validate_media!` (and UpdateStatusService's, which also takes the
     /// media already on `editing`). `Ok(None)`: no `media_ids` sent.
-    fn validate_media(&mut self, body: &Value, editing: Option<&str>) -> Result<Option<Vec<String>>, Reply> {
+    fn validate_media(
+        &mut self,
+        body: &Value,
+        editing: Option<&str>,
+    ) -> Result<Option<Vec<String>>, Reply> {
         let Some(ids) = body.get("media_ids").and_then(Value::as_array) else {
             return Ok(None);
         };
@@ -584,11 +592,17 @@ impl Masto {
         let parts = match crate::images_targets::media::multipart(req) {
             Ok(parts) => parts,
             Err(why) => {
-                return Reply::json(422, json!({"error": format!("Validation failed: File can't be blank (fake: {why})")}));
+                return Reply::json(
+                    422,
+                    json!({"error": format!("Validation failed: File can't be blank (fake: {why})")}),
+                );
             }
         };
         let Some(file) = parts.iter().find(|p| p.name == "file") else {
-            return Reply::json(422, json!({"error": "Validation failed: File can't be blank"}));
+            return Reply::json(
+                422,
+                json!({"error": "Validation failed: File can't be blank"}),
+            );
         };
         let Some((mime, ext)) = crate::images_targets::media::sniff(&file.data) else {
             return Reply::json(
@@ -600,7 +614,10 @@ impl Masto {
             .iter()
             .find(|p| p.name == "description")
             .map(|p| p.text());
-        if description.as_ref().is_some_and(|d| d.chars().count() > 1500) {
+        if description
+            .as_ref()
+            .is_some_and(|d| d.chars().count() > 1500)
+        {
             return Reply::json(
                 422,
                 json!({"error": "Validation failed: Description is too long (maximum is 1500 characters)"}),
@@ -608,7 +625,12 @@ impl Masto {
         }
         // An animated GIF becomes a `gifv` (a video), which is processed later.
         let animated = mime == "image/gif"
-            && file.data.windows(3).filter(|w| w == b"\x21\xF9\x04").count() > 1;
+            && file
+                .data
+                .windows(3)
+                .filter(|w| w == b"\x21\xF9\x04")
+                .count()
+                > 1;
         let polls_left = match self.processing_polls {
             Some(n) => n,
             None if animated => 1,
@@ -621,7 +643,11 @@ impl Masto {
             mime,
             description,
             bytes: file.data.clone(),
-            file_name: format!("{:016x}.{}", self.media.len(), if animated { "mp4" } else { ext }),
+            file_name: format!(
+                "{:016x}.{}",
+                self.media.len(),
+                if animated { "mp4" } else { ext }
+            ),
             polls_left,
             status_id: None,
         };
@@ -630,7 +656,9 @@ impl Masto {
         self.media.push(media);
         match fault {
             Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
-            Fault::CommitStatus(status) => Reply::json(status, json!({"error": "Something went wrong"})),
+            Fault::CommitStatus(status) => {
+                Reply::json(status, json!({"error": "Something went wrong"}))
+            }
             _ => Reply::json(code, shown),
         }
     }

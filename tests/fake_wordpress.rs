@@ -608,7 +608,11 @@ fn sanitize_text_field(text: &str) -> String {
         clean.push(chars[i]);
         i += 1;
     }
-    clean.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+    clean
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `sanitize_file_name`, near enough for the names a client sends: characters outside
@@ -649,9 +653,11 @@ impl Wp {
         };
         let looks_like_size = {
             let tail = stem.rsplit('-').next().unwrap_or("");
-            let dims = tail
-                .split_once('x')
-                .is_some_and(|(w, h)| !w.is_empty() && !h.is_empty() && (w.to_string() + h).bytes().all(|b| b.is_ascii_digit()));
+            let dims = tail.split_once('x').is_some_and(|(w, h)| {
+                !w.is_empty()
+                    && !h.is_empty()
+                    && (w.to_string() + h).bytes().all(|b| b.is_ascii_digit())
+            });
             stem.contains('-') && (dims || tail == "scaled" || tail == "rotated")
         };
         let mut number = if looks_like_size { 1 } else { 0 };
@@ -698,7 +704,11 @@ impl Wp {
             return wp_error(400, "rest_upload_no_data", "No data supplied.");
         }
         if content_type.is_empty() {
-            return wp_error(400, "rest_upload_no_content_type", "No Content-Type supplied.");
+            return wp_error(
+                400,
+                "rest_upload_no_content_type",
+                "No Content-Type supplied.",
+            );
         }
         let Some(disposition) = req.header("content-disposition") else {
             return wp_error(
@@ -713,7 +723,10 @@ impl Wp {
                 let (k, v) = part.split_once('=')?;
                 (k.trim() == "filename").then(|| {
                     let v = v.trim();
-                    v.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(v).to_string()
+                    v.strip_prefix('"')
+                        .and_then(|v| v.strip_suffix('"'))
+                        .unwrap_or(v)
+                        .to_string()
                 })
             })
         });
@@ -738,14 +751,15 @@ impl Wp {
             e == real_ext || (real_ext == "jpg" && (e == "jpeg" || e == "jpe"))
         });
         if !ext_ok {
-            let stem = filename.rsplit_once('.').map_or(filename.as_str(), |(s, _)| s);
+            let stem = filename
+                .rsplit_once('.')
+                .map_or(filename.as_str(), |(s, _)| s);
             filename = format!("{stem}.{real_ext}");
         }
         let dir = Self::upload_dir();
         let unique = self.unique_filename(&dir, &filename);
         let (stem, ext) = unique.rsplit_once('.').unwrap();
-        let (width, height) =
-            crate::images_targets::media::dimensions(&req.body).unwrap_or((0, 0));
+        let (width, height) = crate::images_targets::media::dimensions(&req.body).unwrap_or((0, 0));
         // big_image_size_threshold: 2560 px; the attached file becomes `<name>-scaled.<ext>`.
         let scaled = width > 2560 || height > 2560;
         let attached = match scaled {

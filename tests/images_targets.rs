@@ -32,13 +32,19 @@ pub const ALTS: [&str; 3] = ["The cover", "A red square", "A blue one"];
 pub fn pictures(p: &Project) {
     p.file("content/images/cover.jpg", pics::rotated_jpeg());
     p.file("content/images/a.png", pics::png_with_text());
-    p.file("content/images/b.jpg", pics::plain_jpeg(40, 30, [30, 30, 220]));
+    p.file(
+        "content/images/b.jpg",
+        pics::plain_jpeg(40, 30, [30, 30, 220]),
+    );
     p.file(POST, PICTURES);
 }
 
 /// A post with a cover and five body images (six in all, each different): `b` to `f`.
 pub fn six_pictures(p: &Project) {
-    p.file("content/images/cover.jpg", pics::plain_jpeg(48, 32, [200, 200, 200]));
+    p.file(
+        "content/images/cover.jpg",
+        pics::plain_jpeg(48, 32, [200, 200, 200]),
+    );
     let mut body = String::from(
         "---\ntitle: Six pictures\nimage: images/cover.jpg\nimage_alt: \"The cover\"\n---\nSix of them.\n",
     );
@@ -89,7 +95,10 @@ pub fn fields(line: &str) -> Vec<(String, String)> {
 
 /// The value of `name=` on a state line.
 pub fn field(line: &str, name: &str) -> Option<String> {
-    fields(line).into_iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    fields(line)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v)
 }
 
 /// The `media=` field as (sha16, value) pairs, in the order written.

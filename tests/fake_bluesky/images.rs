@@ -48,7 +48,9 @@ pub(super) fn upload_blob(s: &mut Pds, req: &Request) -> Reply {
         Fault::Hang => return Reply::Hang(s.hang),
         _ => {}
     }
-    let header = req.header("content-type").unwrap_or("application/octet-stream");
+    let header = req
+        .header("content-type")
+        .unwrap_or("application/octet-stream");
     let mime = sniff(&req.body).map_or(header.to_string(), |(m, _)| m.to_string());
     let cid = raw_cid(&req.body);
     s.uploads.push(cid.clone());
@@ -82,7 +84,9 @@ fn check_lexicon(embed: &Value) -> Result<(), String> {
     let at = "$.record.embed";
     let bad = |what: String| Err(format!("Invalid app.bsky.feed.post record: {what}"));
     let Some(images) = embed.get("images").and_then(Value::as_array) else {
-        return bad(format!("required property missing or not an array at {at}.images"));
+        return bad(format!(
+            "required property missing or not an array at {at}.images"
+        ));
     };
     if images.len() > 4 {
         return bad(format!(
@@ -93,7 +97,9 @@ fn check_lexicon(embed: &Value) -> Result<(), String> {
     for (i, image) in images.iter().enumerate() {
         let here = format!("{at}.images[{i}]");
         if !image["alt"].is_string() {
-            return bad(format!("required property missing or not a string at {here}.alt"));
+            return bad(format!(
+                "required property missing or not a string at {here}.alt"
+            ));
         }
         let blob = &image["image"];
         let ok = blob["$type"] == "blob"
@@ -105,10 +111,8 @@ fn check_lexicon(embed: &Value) -> Result<(), String> {
         }
         if let Some(ratio) = image.get("aspectRatio") {
             for side in ["width", "height"] {
-                if !ratio[side].as_u64().is_some_and(|n| n >= 1) {
-                    return bad(format!(
-                        "integer ≥ 1 required at {here}.aspectRatio.{side}"
-                    ));
+                if ratio[side].as_u64().is_none_or(|n| n < 1) {
+                    return bad(format!("integer ≥ 1 required at {here}.aspectRatio.{side}"));
                 }
             }
         }
@@ -118,7 +122,12 @@ fn check_lexicon(embed: &Value) -> Result<(), String> {
 
 /// Check a record's images embed (if it has one) and make its blobs permanent. `Err` is the
 /// reply the PDS gives.
-pub(super) fn check_record(s: &mut Pds, req: &Request, record: &Value, uri: &str) -> Result<(), Reply> {
+pub(super) fn check_record(
+    s: &mut Pds,
+    req: &Request,
+    record: &Value,
+    uri: &str,
+) -> Result<(), Reply> {
     let embed = &record["embed"];
     if embed["$type"] != "app.bsky.embed.images" {
         return Ok(());

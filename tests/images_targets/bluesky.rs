@@ -40,12 +40,17 @@ fn assert_blobs(p: &Project, api: &FakeBluesky, images: &[Value]) {
     let recorded = media_field(&line(p, "sky", KEY));
     for image in images {
         let cid = image["image"]["ref"]["$link"].as_str().unwrap();
-        let blob = api.blob(cid).unwrap_or_else(|| panic!("{cid} never uploaded"));
+        let blob = api
+            .blob(cid)
+            .unwrap_or_else(|| panic!("{cid} never uploaded"));
         assert_eq!(raw_cid(&blob.bytes), cid);
         assert_private(&format!("blob {cid}"), &blob.bytes);
         let (w, h) = dimensions(&blob.bytes).unwrap();
         assert_eq!(
-            (image["aspectRatio"]["width"].as_u64(), image["aspectRatio"]["height"].as_u64()),
+            (
+                image["aspectRatio"]["width"].as_u64(),
+                image["aspectRatio"]["height"].as_u64()
+            ),
             (Some(u64::from(w)), Some(u64::from(h))),
             "{image:#}"
         );
@@ -72,7 +77,9 @@ fn three_images_become_an_images_embed_with_alts_and_no_link_card() {
     let record = &api.records()[0].value;
     let facets = record["facets"].as_array().cloned().unwrap_or_default();
     assert!(
-        facets.iter().any(|f| f["features"][0]["uri"] == "https://blog.test/2026-11-29"),
+        facets
+            .iter()
+            .any(|f| f["features"][0]["uri"] == "https://blog.test/2026-11-29"),
         "the link stays as a facet: {record:#}"
     );
     // The cover went out upright.
@@ -99,7 +106,12 @@ fn six_images_embed_four_and_warn_about_two() {
         super::warning("sky")
     );
     let all = format!("{}{}", out.stdout, out.stderr);
-    assert_eq!(all.matches(&want).count(), 1, "lacks {want:?}\n{}", shown(&out));
+    assert_eq!(
+        all.matches(&want).count(),
+        1,
+        "lacks {want:?}\n{}",
+        shown(&out)
+    );
     assert!(api.count(UPLOAD) <= 4, "left-out images are not uploaded");
 }
 
@@ -179,7 +191,12 @@ fn an_image_without_alt_text_has_an_empty_alt() {
     let out = p.run(&["run", TODAY]);
     out.code(0);
     let images = embed_images(&api);
-    assert_eq!(images[0]["alt"], "", "alt is required by the lexicon, empty is fine\n{}", shown(&out));
+    assert_eq!(
+        images[0]["alt"],
+        "",
+        "alt is required by the lexicon, empty is fine\n{}",
+        shown(&out)
+    );
 }
 
 #[test]
@@ -188,18 +205,34 @@ fn an_edit_with_a_replaced_image_puts_the_record_with_the_new_blob() {
     let p = Project::new();
     p.file(
         "dayrun.toml",
-        api.config("sky", "link = \"https://blog.test/{key}\"\non_edit = \"update\""),
+        api.config(
+            "sky",
+            "link = \"https://blog.test/{key}\"\non_edit = \"update\"",
+        ),
     );
     p.secret("secrets/bsky.password", format!("{APP_PASSWORD}\n"));
     pictures(&p);
     p.run(&["run", TODAY]).code(0);
     let before = embed_images(&api);
-    p.file("content/images/b.jpg", pics::plain_jpeg(40, 30, [30, 220, 30]));
+    p.file(
+        "content/images/b.jpg",
+        pics::plain_jpeg(40, 30, [30, 220, 30]),
+    );
     let out = p.run(&["run", TODAY]);
     out.code(0);
     let after = embed_images(&api);
-    assert_eq!(api.count("com.atproto.repo.putRecord"), 1, "{}", shown(&out));
-    assert_eq!(api.count(UPLOAD), 4, "only the new picture: {:?}", api.calls());
+    assert_eq!(
+        api.count("com.atproto.repo.putRecord"),
+        1,
+        "{}",
+        shown(&out)
+    );
+    assert_eq!(
+        api.count(UPLOAD),
+        4,
+        "only the new picture: {:?}",
+        api.calls()
+    );
     assert_eq!(after[..2], before[..2], "cover and a unchanged");
     assert_ne!(after[2]["image"], before[2]["image"]);
     assert_blobs(&p, &api, &after);

@@ -33,12 +33,16 @@ fn local_images_become_public_urls_and_the_cover_main_image() {
         "`./images/b.jpg` is content-relative images/b.jpg: {body}"
     );
     assert_eq!(
-        body.matches("https://blog.example.com/images/a.png").count(),
+        body.matches("https://blog.example.com/images/a.png")
+            .count(),
         2,
         "every reference rewritten: {body}"
     );
     assert!(body.contains("https://example.com/r.png"), "{body}");
-    assert!(!body.contains("](images/") && !body.contains("](./images/"), "{body}");
+    assert!(
+        !body.contains("](images/") && !body.contains("](./images/"),
+        "{body}"
+    );
     assert_eq!(a["main_image"], "https://blog.example.com/images/cover.jpg");
     // Again: nothing.
     let before = api.server.request_count();
@@ -50,7 +54,10 @@ fn local_images_become_public_urls_and_the_cover_main_image() {
 fn without_image_base_url_a_post_with_local_images_is_a_local_error_and_nothing_is_sent() {
     let api = FakeDevto::start();
     let p = project(&api, "");
-    p.file("content/2026-11-28.md", "# Words only\n\nNo pictures here.\n");
+    p.file(
+        "content/2026-11-28.md",
+        "# Words only\n\nNo pictures here.\n",
+    );
     let out = p.run(&["run", TODAY, "--backfill"]);
     out.code(1);
     let all = format!("{}{}", out.stdout, out.stderr);
@@ -59,10 +66,22 @@ fn without_image_base_url_a_post_with_local_images_is_a_local_error_and_nothing_
         "{}",
         shown(&out)
     );
-    assert!(all.contains("image_base_url"), "says what to set\n{}", shown(&out));
-    assert!(all.contains("[targets.devto]"), "names the table\n{}", shown(&out));
+    assert!(
+        all.contains("image_base_url"),
+        "says what to set\n{}",
+        shown(&out)
+    );
+    assert!(
+        all.contains("[targets.devto]"),
+        "names the table\n{}",
+        shown(&out)
+    );
     let articles = api.articles();
-    assert_eq!(articles.len(), 1, "only the post without images: {articles:#?}");
+    assert_eq!(
+        articles.len(),
+        1,
+        "only the post without images: {articles:#?}"
+    );
     assert_eq!(articles[0]["title"], "Words only");
     let line = super::line(&p, "devto", KEY);
     assert!(line.contains("class=local"), "{line}");
@@ -72,7 +91,10 @@ fn without_image_base_url_a_post_with_local_images_is_a_local_error_and_nothing_
 fn a_post_without_images_needs_no_image_base_url() {
     let api = FakeDevto::start();
     let p = project(&api, "");
-    p.file(POST, "# Plain\n\nJust words and a remote ![x](https://example.com/x.png).\n");
+    p.file(
+        POST,
+        "# Plain\n\nJust words and a remote ![x](https://example.com/x.png).\n",
+    );
     p.run(&["run", TODAY]).code(0);
     assert_eq!(api.articles().len(), 1);
     assert!(api.articles()[0]["main_image"].is_null());

@@ -23,7 +23,9 @@ fn folder_copies_each_image_under_its_hash_and_rewrites_src() {
     out.code(0);
     let json: Value = serde_json::from_str(&p.read(&format!("outbox/{KEY}.json"))).unwrap();
     let html = p.read(&format!("outbox/{KEY}.html"));
-    let images = json["images"].as_array().unwrap_or_else(|| panic!("{json:#}"));
+    let images = json["images"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{json:#}"));
     assert_eq!(images.len(), 3, "{json:#}\n{}", shown(&out));
     for (image, (path, alt, cover, _)) in images.iter().zip(LISTED) {
         let file = image["file"].as_str().unwrap();
@@ -98,7 +100,10 @@ fn http_payload_lists_the_images_with_public_urls() {
         let rel = path.strip_prefix("content/").unwrap();
         assert_eq!(image["url"], format!("https://blog.example.com/{rel}"));
         let sha = image["sha256"].as_str().unwrap();
-        assert!(sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()), "{sha}");
+        assert!(
+            sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{sha}"
+        );
     }
 }
 
@@ -109,7 +114,10 @@ fn http_payload_without_image_base_url_has_null_urls() {
     p.file("dayrun.toml", api.config("api", ""));
     pictures(&p);
     p.run(&["run", TODAY]).code(0);
-    let images = api.committed()[0].body["images"].as_array().unwrap().clone();
+    let images = api.committed()[0].body["images"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(images.len(), 3);
     assert!(images.iter().all(|i| i["url"].is_null()), "{images:#?}");
 }

@@ -12,7 +12,10 @@ use crate::util::Project;
 
 fn project(api: &FakeMastodon) -> Project {
     let p = Project::new();
-    p.file("dayrun.toml", api.config("link = \"https://blog.test/{key}\""));
+    p.file(
+        "dayrun.toml",
+        api.config("link = \"https://blog.test/{key}\""),
+    );
     p.secret("secrets/masto.token", TOKEN);
     p
 }
@@ -158,7 +161,10 @@ fn a_lost_upload_answer_attaches_each_image_once() {
 fn an_image_without_alt_text_goes_without_a_description_and_warns() {
     let api = FakeMastodon::start(500);
     let p = project(&api);
-    p.file("content/images/b.jpg", crate::image_gen::plain_jpeg(20, 20, [1, 2, 3]));
+    p.file(
+        "content/images/b.jpg",
+        crate::image_gen::plain_jpeg(20, 20, [1, 2, 3]),
+    );
     p.file(super::POST, "# No words\n\nLook:\n\n![](images/b.jpg)\n");
     let out = p.run(&["run", TODAY]);
     out.code(0);
@@ -202,7 +208,11 @@ fn dry_run_shows_what_is_left_out() {
 #[test]
 fn a_lost_status_answer_is_confirmed_and_the_media_stay_on_it() {
     let api = FakeMastodon::start(500);
-    api.state.lock().unwrap().faults.push_back(Fault::CommitHang);
+    api.state
+        .lock()
+        .unwrap()
+        .faults
+        .push_back(Fault::CommitHang);
     let p = project(&api);
     pictures(&p);
     let out = p.run(&["run", TODAY]);

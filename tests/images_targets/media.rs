@@ -26,8 +26,18 @@ pub fn sniff(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
 
 /// Width and height in pixels, read from the header (`None` when it cannot be read).
 pub fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
-    let be16 = |i: usize| Some(u32::from(u16::from_be_bytes([*bytes.get(i)?, *bytes.get(i + 1)?])));
-    let le16 = |i: usize| Some(u32::from(u16::from_le_bytes([*bytes.get(i)?, *bytes.get(i + 1)?])));
+    let be16 = |i: usize| {
+        Some(u32::from(u16::from_be_bytes([
+            *bytes.get(i)?,
+            *bytes.get(i + 1)?,
+        ])))
+    };
+    let le16 = |i: usize| {
+        Some(u32::from(u16::from_le_bytes([
+            *bytes.get(i)?,
+            *bytes.get(i + 1)?,
+        ])))
+    };
     let be32 = |i: usize| Some(u32::from_be_bytes(bytes.get(i..i + 4)?.try_into().ok()?));
     match sniff(bytes)?.0 {
         "image/png" => Some((be32(16)?, be32(20)?)),
@@ -189,7 +199,9 @@ pub fn multipart(req: &Request) -> Result<Vec<Part>, String> {
         .to_ascii_lowercase()
         .starts_with("multipart/form-data")
     {
-        return Err(format!("Content-Type is {content_type:?}, not multipart/form-data"));
+        return Err(format!(
+            "Content-Type is {content_type:?}, not multipart/form-data"
+        ));
     }
     let boundary = content_type
         .split(';')

@@ -47,7 +47,11 @@ fn published_by_03(payload: impl Fn(&str) -> String) -> (FakeWordPress, Project,
     p.secret("secrets/wp.password", format!("{PASSWORD}\n"));
     pictures(&p);
     let (fp, mark) = old_mark(&p);
-    let post = wp.seed("2026-11-29-pictures-of-the-day", "publish", "2026-11-29T07:00:00");
+    let post = wp.seed(
+        "2026-11-29-pictures-of-the-day",
+        "publish",
+        "2026-11-29T07:00:00",
+    );
     let id = post["id"].as_u64().unwrap();
     let at = "2026-11-29T07:00:02+00:00";
     let payload = payload(&mark);
@@ -115,7 +119,10 @@ fn a_post_without_images_keeps_its_03_mark() {
     let p = Project::new();
     p.file("dayrun.toml", wp.config(""));
     p.secret("secrets/wp.password", format!("{PASSWORD}\n"));
-    p.file(super::POST, "# Plain words\n\nNo pictures, a remote ![x](https://example.com/x.png).\n");
+    p.file(
+        super::POST,
+        "# Plain words\n\nNo pictures, a remote ![x](https://example.com/x.png).\n",
+    );
     p.run(&["run", TODAY]).code(0);
     let first = line(&p, "wp", KEY);
     let folder = Project::new();

@@ -32,7 +32,11 @@ fn by_alt(wp: &FakeWordPress, alt: &str) -> Value {
 #[track_caller]
 fn assert_published(p: &Project, wp: &FakeWordPress) {
     let media = wp.media();
-    assert_eq!(media.len(), 3, "exactly one attachment per image: {media:#?}");
+    assert_eq!(
+        media.len(),
+        3,
+        "exactly one attachment per image: {media:#?}"
+    );
     let posts = wp.posts();
     assert_eq!(posts.len(), 1, "{posts:#?}");
     let post = &posts[0];
@@ -101,7 +105,11 @@ fn a_post_with_two_images_and_a_cover_makes_three_media_and_one_post() {
     // A second run sends nothing at all.
     let before = wp.server.request_count();
     p.run(&["run", TODAY]).code(0);
-    assert_eq!(wp.server.request_count(), before, "a second run made requests");
+    assert_eq!(
+        wp.server.request_count(),
+        before,
+        "a second run made requests"
+    );
     assert_eq!(wp.media().len(), 3);
 }
 
@@ -116,7 +124,8 @@ fn a_lost_answer_on_a_media_upload_leaves_one_attachment_per_image() {
         assert_published(&p, &wp);
         let s = wp.state.lock().unwrap();
         assert_eq!(
-            s.media_requests, 3,
+            s.media_requests,
+            3,
             "{fault:?}: the lost upload was found by its hash, not sent again\n{}",
             shown(&out)
         );
@@ -138,7 +147,10 @@ fn replacing_an_image_file_is_an_edit_that_uploads_only_that_image() {
     let old_b = by_alt(&wp, ALTS[2]);
     let first = line(&p, "wp", KEY);
     // Same markdown, another picture under the same name.
-    p.file("content/images/b.jpg", pics::plain_jpeg(40, 30, [30, 220, 30]));
+    p.file(
+        "content/images/b.jpg",
+        pics::plain_jpeg(40, 30, [30, 220, 30]),
+    );
     let out = p.run(&["run", TODAY]);
     out.code(0);
     let s = wp.state.lock().unwrap();
@@ -151,7 +163,10 @@ fn replacing_an_image_file_is_an_edit_that_uploads_only_that_image() {
     let new_b = media.last().unwrap();
     assert_eq!(new_b["alt_text"], ALTS[2]);
     assert_ne!(new_b["id"], old_b["id"]);
-    let content = wp.posts()[0]["content"]["raw"].as_str().unwrap().to_string();
+    let content = wp.posts()[0]["content"]["raw"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let new_url = new_b["source_url"].as_str().unwrap();
     assert!(content.contains(&format!("src=\"{new_url}\"")), "{content}");
     assert!(
@@ -171,7 +186,9 @@ fn replacing_an_image_file_is_an_edit_that_uploads_only_that_image() {
     let trace = super::image_trace(&p, "wp");
     let old_id = old_b["id"].to_string();
     assert!(
-        trace.iter().any(|l| l.contains(" unattached ") && l.contains(&old_id)),
+        trace
+            .iter()
+            .any(|l| l.contains(" unattached ") && l.contains(&old_id)),
         "{trace:#?}"
     );
     // And again: nothing.
@@ -193,7 +210,11 @@ fn dry_run_lists_each_image_and_changes_nothing() {
         ("content/images/b.jpg", ALTS[2]),
     ] {
         let want = format!("{}upload", super::image_line("wp", path, alt));
-        assert!(out.stdout.contains(&want), "lacks {want:?}\n{}", shown(&out));
+        assert!(
+            out.stdout.contains(&want),
+            "lacks {want:?}\n{}",
+            shown(&out)
+        );
     }
     assert_eq!(
         out.stdout.matches("content/images/a.png alt=").count(),
@@ -201,7 +222,11 @@ fn dry_run_lists_each_image_and_changes_nothing() {
         "an image named twice is listed once\n{}",
         shown(&out)
     );
-    assert_eq!(wp.server.request_count(), 0, "a dry run makes no network call");
+    assert_eq!(
+        wp.server.request_count(),
+        0,
+        "a dry run makes no network call"
+    );
     assert_eq!(p.tree(&[]), tree, "a dry run writes nothing");
 }
 
@@ -240,9 +265,15 @@ fn upload_names_are_cleaned_stems_with_the_hash() {
     let wp = FakeWordPress::start();
     let p = project(&wp);
     let long = "Long".repeat(15);
-    p.file("content/images/My Cat.JPEG", pics::plain_jpeg(12, 12, [9, 9, 9]));
+    p.file(
+        "content/images/My Cat.JPEG",
+        pics::plain_jpeg(12, 12, [9, 9, 9]),
+    );
     p.file("content/images/日本.png", pics::png_with_text());
-    p.file(&format!("content/images/{long}.jpg"), pics::plain_jpeg(14, 12, [90, 9, 9]));
+    p.file(
+        &format!("content/images/{long}.jpg"),
+        pics::plain_jpeg(14, 12, [90, 9, 9]),
+    );
     p.file(
         super::POST,
         format!("# Names\n\n![one](images/My%20Cat.JPEG)\n\n![two](images/日本.png)\n\n![three](images/{long}.jpg)\n"),
@@ -263,7 +294,9 @@ fn upload_names_are_cleaned_stems_with_the_hash() {
         assert!(
             !stem.is_empty()
                 && stem.len() <= 40
-                && stem.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                && stem
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
             "stem {stem:?} of {name}"
         );
         assert!(["jpg", "png"].contains(&ext), "{name}");
@@ -278,9 +311,16 @@ fn a_big_image_is_found_by_its_scaled_name_after_a_lost_answer() {
     // Over 2560 px WordPress keeps `<name>-scaled.<ext>` and `source_url` names it; the hash is
     // still in the name, so the lookup finds it.
     let wp = FakeWordPress::start();
-    wp.state.lock().unwrap().media_faults.push_back(Fault::CommitHang);
+    wp.state
+        .lock()
+        .unwrap()
+        .media_faults
+        .push_back(Fault::CommitHang);
     let p = project(&wp);
-    p.file("content/images/b.jpg", pics::plain_jpeg(2600, 20, [30, 30, 220]));
+    p.file(
+        "content/images/b.jpg",
+        pics::plain_jpeg(2600, 20, [30, 30, 220]),
+    );
     let out = p.run(&["run", TODAY]);
     out.code(0);
     let media = wp.media();
@@ -288,20 +328,35 @@ fn a_big_image_is_found_by_its_scaled_name_after_a_lost_answer() {
     let b = by_alt(&wp, ALTS[2]);
     let url = b["source_url"].as_str().unwrap();
     assert!(url.ends_with("-scaled.jpg"), "{url}");
-    let content = wp.posts()[0]["content"]["raw"].as_str().unwrap().to_string();
+    let content = wp.posts()[0]["content"]["raw"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(content.contains(&format!("src=\"{url}\"")), "{content}");
 }
 
 #[test]
 fn a_failed_line_keeps_the_uploads_and_a_retry_reuses_them() {
     let wp = FakeWordPress::start();
-    wp.state.lock().unwrap().faults.push_back(Fault::Reject(400));
+    wp.state
+        .lock()
+        .unwrap()
+        .faults
+        .push_back(Fault::Reject(400));
     let p = project(&wp);
     let out = p.run(&["run", TODAY]);
     out.code(1);
     let failed = line(&p, "wp", KEY);
-    assert!(failed.starts_with(&format!("{KEY} failed ")), "{failed}\n{}", shown(&out));
-    assert_eq!(media_field(&failed).len(), 3, "the failed line keeps media=: {failed}");
+    assert!(
+        failed.starts_with(&format!("{KEY} failed ")),
+        "{failed}\n{}",
+        shown(&out)
+    );
+    assert_eq!(
+        media_field(&failed).len(),
+        3,
+        "the failed line keeps media=: {failed}"
+    );
     assert!(wp.posts().is_empty());
     let out = p.run(&["retry", KEY]);
     out.code(0);
@@ -320,13 +375,18 @@ fn uploads_reused_by_an_edit_are_traced_as_reused() {
     let wp = FakeWordPress::start();
     let p = project(&wp);
     p.run(&["run", TODAY]).code(0);
-    p.file("content/images/b.jpg", pics::plain_jpeg(40, 30, [30, 220, 30]));
+    p.file(
+        "content/images/b.jpg",
+        pics::plain_jpeg(40, 30, [30, 220, 30]),
+    );
     p.run(&["run", TODAY]).code(0);
     let trace = super::image_trace(&p, "wp");
     for alt in [ALTS[0], ALTS[1]] {
         let sha = sha16(&wp.media_bytes(by_alt(&wp, alt)["id"].as_u64().unwrap()));
         assert!(
-            trace.iter().any(|l| l.contains(" reused ") && l.contains(&sha)),
+            trace
+                .iter()
+                .any(|l| l.contains(" reused ") && l.contains(&sha)),
             "a `reused` trace line for {alt} ({sha}): {trace:#?}"
         );
     }
@@ -352,7 +412,11 @@ fn a_recorded_cover_that_is_gone_from_the_site_is_reported_not_featured() {
     );
     let out = p.run(&["retry", KEY]);
     out.code(0);
-    assert_eq!(wp.media().len(), 2, "the recorded cover is not uploaded again");
+    assert_eq!(
+        wp.media().len(),
+        2,
+        "the recorded cover is not uploaded again"
+    );
     let post = &wp.posts()[0];
     assert_eq!(post["featured_media"], 0, "WordPress dropped it");
     let all = format!("{}{}{}", out.stdout, out.stderr, p.read("state/wp.log"));
