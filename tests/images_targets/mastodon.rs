@@ -227,3 +227,39 @@ fn a_lost_status_answer_is_confirmed_and_the_media_stay_on_it() {
     assert!(line.starts_with(&format!("{KEY} done ")), "{line}");
     assert_eq!(media_field(&line).len(), 3, "{line}");
 }
+
+#[test]
+fn an_edit_with_a_replaced_image_puts_the_status_with_the_new_media() {
+    let api = FakeMastodon::start(500);
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        api.config("link = \"https://blog.test/{key}\"\non_edit = \"update\""),
+    );
+    p.secret("secrets/masto.token", TOKEN);
+    pictures(&p);
+    p.run(&["run", TODAY]).code(0);
+    p.file(
+        "content/images/b.jpg",
+        crate::image_gen::plain_jpeg(40, 30, [30, 220, 30]),
+    );
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    let s = api.state.lock().unwrap();
+    assert_eq!(s.edit_requests, 1, "{}", shown(&out));
+    assert_eq!(s.media.len(), 4, "only the new picture is uploaded");
+    let new_id = s.media[3].id.clone();
+    let old_ids: Vec<String> = s.media[..2].iter().map(|m| m.id.clone()).collect();
+    drop(s);
+    let status = &api.statuses()[0];
+    let attached: Vec<&str> = status["media_attachments"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{status:#}"))
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        attached,
+        [old_ids[0].as_str(), old_ids[1].as_str(), new_id.as_str()]
+    );
+}
