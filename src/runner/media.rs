@@ -77,6 +77,12 @@ impl TargetRun<'_> {
             return Ok(media);
         }
         let key = post.key;
+        for image in &post.images {
+            if let Some(value) = media.get(image) {
+                let line = format!("{} {value}: uploaded earlier", image.sha16());
+                self.trace(key, "image", "reused", &line);
+            }
+        }
         let mut lines: Vec<String> = Vec::new();
         let result = {
             let state = &mut *self.state;
