@@ -160,19 +160,17 @@ pub fn image_trace(p: &Project, target: &str) -> Vec<String> {
         .collect()
 }
 
-/// The contract's `--dry-run` line for an image, up to the arrow's object:
-/// `KEY image TARGET: PATH alt="ALT" → `. (Main writes `KEY TARGET image PATH …`; see the
-/// findings file. One place to change if the contract follows the code.)
+/// The `--dry-run` line for an image, up to the arrow's object: `KEY TARGET image PATH alt="ALT" → `.
 pub fn image_line(target: &str, path: &str, alt: &str) -> String {
-    format!("{KEY} image {target}: {path} alt=\"{alt}\" → ")
+    format!("{KEY} {target} image {path} alt=\"{alt}\" → ")
 }
 
-/// The contract's warning line start for a target: `KEY warning TARGET: `.
+/// A warning line's start for a target: `KEY TARGET warning `.
 pub fn warning(target: &str) -> String {
-    format!("{KEY} warning {target}: ")
+    format!("{KEY} {target} warning ")
 }
 
-/// The contract's no-alt warning: `KEY warning POST:LINE: image `DEST` has no alt text`.
+/// The no-alt warning after the target's name: `warning POST:LINE: image `DEST` has no alt text`.
 pub fn no_alt(post_line: &str, dest: &str) -> String {
-    format!("{KEY} warning {post_line}: image `{dest}` has no alt text")
+    format!("warning {post_line}: image `{dest}` has no alt text")
 }

@@ -61,7 +61,7 @@ fn folder_dry_run_names_the_copies() {
     let out = p.run(&["run", "--dry-run", TODAY]);
     out.code(0);
     let want = format!(
-        "{}copy as {KEY}-",
+        "{}copy as outbox/{KEY}-",
         super::image_line("outbox", "content/images/a.png", "A red square")
     );
     assert!(out.stdout.contains(&want), "{}", shown(&out));
