@@ -16,6 +16,8 @@ pub use clean::Format;
 
 /// Image files larger than this are refused (no platform takes them, and a photo never is).
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+/// A post's images may hold at most this many bytes in all (they are held in memory).
+pub const MAX_TOTAL_BYTES: u64 = 100 * 1024 * 1024;
 /// A post may name at most this many local images.
 pub const MAX_IMAGES: usize = 100;
 /// Alt text longer than this (in characters) is refused: Mastodon's limit, the strictest.
@@ -171,6 +173,14 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
                 "the post names more than {MAX_IMAGES} local images"
             ))
             .hint("split the post, or link to an album"));
+        }
+        let so_far: u64 = images.iter().map(|i| i.bytes.len() as u64).sum();
+        if so_far > MAX_TOTAL_BYTES {
+            return Err(err(format!(
+                "the post's images hold more than {} MB in all",
+                MAX_TOTAL_BYTES / 1024 / 1024
+            ))
+            .hint("make the images smaller, or split the post"));
         }
         let bytes =
             crate::fsutil::read_regular(&full, MAX_IMAGE_BYTES, false).map_err(|e| {

@@ -7,7 +7,8 @@
 //! InternalServerError, the first record unchanged), getRecord (missing → 400 RecordNotFound),
 //! deleteRecord (200 `{commit}`, again 200 `{}`), putRecord, listRecords (newest first).
 //! Faults per request, a switch that echoes secrets in error bodies, and a watch that copies
-//! the state line dayrun holds when a createRecord arrives.
+//! the state line dayrun holds when a createRecord arrives. Blobs and images embeds (issue 14):
+//! `fake_bluesky/images.rs`.
 
 #![allow(dead_code)]
 
@@ -22,6 +23,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub mod images;
 mod repo;
 mod selftest;
 
@@ -92,6 +94,12 @@ pub struct Pds {
     /// Every token a session handed out (access and refresh), to look for in output.
     pub issued: Vec<String>,
     /// Access token → (expired, its refresh token).
+    /// Blobs by CID.
+    pub blobs: BTreeMap<String, images::Blob>,
+    /// The CID of every uploadBlob that got past the token check, in order (repeats too).
+    pub uploads: Vec<String>,
+    /// What the next uploadBlobs meet (`CommitHang`: stored, no answer).
+    pub upload_faults: VecDeque<Fault>,
     access: HashMap<String, (bool, String)>,
     refresh: HashSet<String>,
     serial: u64,
@@ -140,6 +148,11 @@ impl FakeBluesky {
     /// How many calls to `nsid` (e.g. `com.atproto.repo.createRecord`) arrived.
     pub fn count(&self, nsid: &str) -> usize {
         self.calls().iter().filter(|c| c.ends_with(nsid)).count()
+    }
+
+    /// The blob with this CID.
+    pub fn blob(&self, cid: &str) -> Option<images::Blob> {
+        self.state.lock().unwrap().blobs.get(cid).cloned()
     }
 
     pub fn calls(&self) -> Vec<String> {
@@ -283,7 +296,9 @@ fn handle(state: &Arc<Mutex<Pds>>, req: &Request) -> Reply {
         return Reply::json(404, json!({"error": "NotFound", "message": "Not Found"}));
     };
     s.calls.push(nsid.clone());
-    let query = nsid.ends_with(".getRecord") || nsid.ends_with(".listRecords");
+    let query = nsid.ends_with(".getRecord")
+        || nsid.ends_with(".listRecords")
+        || nsid.ends_with(".getBlob");
     let want = if query { "GET" } else { "POST" };
     if req.method != want {
         let msg = format!("Incorrect HTTP method ({}) expected {want}", req.method);
@@ -307,6 +322,13 @@ fn handle(state: &Arc<Mutex<Pds>>, req: &Request) -> Reply {
             }
             create_record(&mut s, req)
         }
+        "com.atproto.repo.uploadBlob" => {
+            if let Err(reply) = s.authorize(req, &nsid) {
+                return reply;
+            }
+            images::upload_blob(&mut s, req)
+        }
+        "com.atproto.sync.getBlob" => images::get_blob(&s, req),
         "com.atproto.repo.getRecord" => repo::get_record(&mut s, req),
         "com.atproto.repo.listRecords" => repo::list_records(&s, req),
         "com.atproto.repo.deleteRecord" | "com.atproto.repo.putRecord" => {
@@ -414,6 +436,9 @@ fn create_record(s: &mut Pds, req: &Request) -> Reply {
     if s.records.contains_key(&rkey) {
         // "There is already a value at key: app.bsky.feed.post/RKEY" in the PDS's log only.
         return s.error(req, 500, "InternalServerError", "Internal Server Error");
+    }
+    if let Err(reply) = images::check_record(s, req, &body["record"], &uri(&rkey)) {
+        return reply;
     }
     let stored = s.commit(&rkey, body["record"].clone());
     let rev = s.rev();

@@ -4,6 +4,11 @@
 //! at most 4 (422 otherwise); `body_markdown` stored as sent; the five-minute duplicate-title
 //! rule; `/api/articles/me/all` paginated (`page`, `per_page` default 30, max 1000) with drafts
 //! first; `canonical_url` never empty; and `{"error", "status"}` bodies.
+//!
+//! Images (issue 14): the API has no upload; `main_image` is kept as sent (an http(s) URL or
+//! blank, else 422 "Main image is not a valid URL", `validates :main_image, url: {allow_blank,
+//! schemes: %w[https http]}`) and shown as `cover_image`; `body_markdown` is stored as sent, so
+//! tests read the image URLs dayrun wrote into it.
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -138,6 +143,8 @@ impl Forem {
             "tag_list": tags,
             "description": article["description"],
             "canonical_url": article["canonical_url"].as_str().unwrap_or(&url),
+            "main_image": article.get("main_image").cloned().unwrap_or(Value::Null),
+            "cover_image": article.get("main_image").cloned().unwrap_or(Value::Null),
             "url": url,
             "recent": true,
         });
@@ -201,6 +208,9 @@ fn handle(state: &Mutex<Forem>, req: &Request) -> Reply {
             }
             if tags.len() > 4 {
                 return forem_error(422, "Tag list exceed the maximum of 4 tags");
+            }
+            if let Some(error) = main_image_error(&article) {
+                return forem_error(422, error);
             }
             if let Some(error) = tags.iter().find_map(|t| tag_error(t)) {
                 return forem_error(422, &error);
@@ -273,10 +283,22 @@ impl Forem {
                 .collect();
             stored["tag_list"] = json!(tags);
         }
-        for field in ["body_markdown", "description", "canonical_url", "series"] {
+        if let Some(error) = main_image_error(article) {
+            return forem_error(422, error);
+        }
+        for field in [
+            "body_markdown",
+            "description",
+            "canonical_url",
+            "series",
+            "main_image",
+        ] {
             if let Some(value) = article.get(field) {
                 stored[field] = value.clone();
             }
+        }
+        if let Some(value) = article.get("main_image") {
+            stored["cover_image"] = value.clone();
         }
         if let Some(published) = article["published"].as_bool() {
             stored["published"] = json!(published);
@@ -288,4 +310,20 @@ impl Forem {
             _ => Reply::json(200, shown),
         }
     }
+}
+
+/// `validates :main_image, url: { allow_blank: true, schemes: %w[https http] }`.
+fn main_image_error(article: &Value) -> Option<&'static str> {
+    let value = article.get("main_image")?;
+    let ok = match value {
+        Value::Null => true,
+        Value::String(s) => {
+            s.trim().is_empty()
+                || ["https://", "http://"]
+                    .iter()
+                    .any(|p| s.starts_with(p) && s.len() > p.len() && !s.contains(' '))
+        }
+        _ => false,
+    };
+    (!ok).then_some("Main image is not a valid URL")
 }

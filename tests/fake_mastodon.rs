@@ -5,6 +5,19 @@
 //! `@user`), length in grapheme clusters, timelines newest first at most 40 a page with `max_id`,
 //! `created_at`, `/statuses/:id/source`, 429 with `X-RateLimit-Reset`; `GET` and `DELETE
 //! /api/v1/statuses/:id` (an Idempotency-Key whose status was deleted answers 404, as `find` does).
+//!
+//! Media (issue 14), as Mastodon 4 (`Api::V2::MediaController`, `MediaAttachment`,
+//! `PostStatusService#validate_media!`): `POST /api/v2/media` multipart with `file` (the type
+//! read from the bytes; not an image: 422) and `description` (over 1500 characters: 422
+//! "Validation failed: Description is too long (maximum is 1500 characters)"); a still image is
+//! processed at once (200 with its `url`), an animated GIF becomes `gifv` and is processed later
+//! (202 with `url: null`), `processing_polls` forces the later path for every upload;
+//! `GET /api/v1/media/:id` answers 206 while processing, then 200. A status's `media_ids`: more
+//! than `max_media_attachments` → 422 "Cannot attach more than N files"; an id that is unknown,
+//! another account's or already attached → 422 "Media ID not found or already attached to
+//! another post"; one still processing → 422 "Cannot attach files that have not finished
+//! processing. Try again in a moment!"; attachments keep the order of `media_ids`. The
+//! Idempotency-Key check comes first, as in the service.
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -39,6 +52,55 @@ pub struct Masto {
     pub edit_requests: usize,
     /// DELETE /api/v1/statuses/:id requests that reached the handler.
     pub delete_requests: usize,
+    /// `configuration.statuses.max_media_attachments` (`Status::MEDIA_ATTACHMENTS_LIMIT`).
+    pub max_media: usize,
+    /// Uploaded media, in upload order.
+    pub media: Vec<Media>,
+    /// `POST /api/v2/media` requests that reached the handler.
+    pub media_requests: usize,
+    /// What the next `POST /api/v2/media` requests meet (`CommitHang`: stored, no answer).
+    pub media_faults: VecDeque<Fault>,
+    /// Every `GET /api/v1/media/:id`, by id, in order.
+    pub media_polls: Vec<String>,
+    /// Every upload is processed later and needs this many 206 polls before its 200
+    /// (`None`: as Mastodon does it, still images at once, animated GIFs after one poll).
+    pub processing_polls: Option<usize>,
+    /// Each status's `media_ids` as it arrived (also refused ones), in order.
+    pub sent_media_ids: Vec<Vec<String>>,
+}
+
+/// One `MediaAttachment`.
+#[derive(Debug, Clone)]
+pub struct Media {
+    pub id: String,
+    pub kind: &'static str,
+    pub mime: &'static str,
+    pub description: Option<String>,
+    pub bytes: Vec<u8>,
+    pub file_name: String,
+    /// 206 answers left before it is processed.
+    pub polls_left: usize,
+    pub status_id: Option<String>,
+}
+
+impl Media {
+    fn processed(&self) -> bool {
+        self.polls_left == 0
+    }
+
+    /// `REST::MediaAttachmentSerializer`: `url` is null until processed.
+    fn json(&self) -> Value {
+        let url = format!(
+            "https://m.test/system/media_attachments/files/{}/original/{}",
+            self.id, self.file_name
+        );
+        let (w, h) = crate::images_targets::media::dimensions(&self.bytes).unwrap_or((0, 0));
+        json!({"id": self.id, "type": self.kind,
+               "url": if self.processed() { json!(url) } else { Value::Null },
+               "preview_url": url.replace("/original/", "/small/"), "remote_url": null,
+               "description": self.description, "blurhash": "UFBWY:8_0Jxu%M-;xu%M",
+               "meta": {"original": {"width": w, "height": h}}})
+    }
 }
 
 pub struct FakeMastodon {
@@ -51,6 +113,7 @@ impl FakeMastodon {
         let state = Arc::new(Mutex::new(Masto {
             max_characters,
             instance_status: 200,
+            max_media: 4,
             ..Masto::default()
         }));
         let shared = state.clone();
@@ -69,6 +132,10 @@ impl FakeMastodon {
 
     pub fn statuses(&self) -> Vec<Value> {
         self.state.lock().unwrap().statuses.clone()
+    }
+
+    pub fn media(&self) -> Vec<Media> {
+        self.state.lock().unwrap().media.clone()
     }
 
     /// An hour has passed for idempotency: Mastodon keeps an Idempotency-Key for one hour.
@@ -225,7 +292,7 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
         }
         return Reply::json(
             200,
-            json!({"domain": "m.test", "configuration": {"statuses": {"max_characters": s.max_characters, "characters_reserved_per_url": 23}}}),
+            json!({"domain": "m.test", "configuration": {"statuses": {"max_characters": s.max_characters, "max_media_attachments": s.max_media, "characters_reserved_per_url": 23}}}),
         );
     }
     if req.header("authorization") != Some(&format!("Bearer {TOKEN}")) {
@@ -248,6 +315,10 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                 }
                 return Reply::json(200, first.clone());
             }
+            let media = match s.validate_media(&req.json(), None) {
+                Ok(media) => media,
+                Err(reply) => return reply,
+            };
             let text = req.json()["status"].as_str().unwrap_or("").to_string();
             s.sent_texts.push(text.clone());
             if length(&text) > s.max_characters {
@@ -275,7 +346,10 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                 }
                 _ => {}
             }
-            let status = s.store(&text, req.json()["visibility"].clone());
+            let mut status = s.store(&text, req.json()["visibility"].clone());
+            if let Some(ids) = media {
+                status = s.attach(status["id"].as_str().unwrap(), &ids);
+            }
             if !key.is_empty() {
                 s.idempotent.insert(key, status.clone());
             }
@@ -353,8 +427,39 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
         }
         ("PUT", path) if path.starts_with("/api/v1/statuses/") => {
             let id = path["/api/v1/statuses/".len()..].to_string();
+            // UpdateStatusService: media_ids only when sent; this status's own media count.
+            let media = match s.validate_media(&req.json(), Some(&id)) {
+                Ok(media) => media,
+                Err(reply) => return reply,
+            };
             let text = req.json()["status"].as_str().unwrap_or("").to_string();
-            s.edit(&id, &text)
+            let reply = s.edit(&id, &text);
+            match (media, &reply) {
+                (Some(ids), Reply::Json(200, _, _)) => {
+                    for m in s
+                        .media
+                        .iter_mut()
+                        .filter(|m| m.status_id.as_deref() == Some(&id))
+                    {
+                        m.status_id = None;
+                    }
+                    Reply::json(200, s.attach(&id, &ids))
+                }
+                _ => reply,
+            }
+        }
+        ("POST", "/api/v2/media") => s.upload(req),
+        ("GET", path) if path.starts_with("/api/v1/media/") => {
+            let id = path["/api/v1/media/".len()..].to_string();
+            s.media_polls.push(id.clone());
+            // `current_account.media_attachments.find`: attached ones too (4.4).
+            let Some(media) = s.media.iter_mut().find(|m| m.id == id) else {
+                return Reply::json(404, json!({"error": "Record not found"}));
+            };
+            let code = if media.processed() { 200 } else { 206 };
+            let shown = media.json();
+            media.polls_left = media.polls_left.saturating_sub(1);
+            Reply::json(code, shown)
         }
         _ => Reply::json(404, json!({"error": "Record not found"})),
     }
@@ -399,4 +504,162 @@ impl Masto {
 fn status_id(path: &str) -> Option<&str> {
     let id = path.strip_prefix("/api/v1/statuses/")?;
     (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then_some(id)
+}
+
+impl Masto {
+    /// `PostStatusService#validate_media!` (and UpdateStatusService's, which also takes the
+    /// media already on `editing`). `Ok(None)`: no `media_ids` sent.
+    fn validate_media(
+        &mut self,
+        body: &Value,
+        editing: Option<&str>,
+    ) -> Result<Option<Vec<String>>, Reply> {
+        let Some(ids) = body.get("media_ids").and_then(Value::as_array) else {
+            return Ok(None);
+        };
+        let ids: Vec<String> = ids
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        self.sent_media_ids.push(ids.clone());
+        if ids.is_empty() {
+            return Ok(Some(ids));
+        }
+        let refuse = |msg: String| Err(Reply::json(422, json!({ "error": msg })));
+        if ids.len() > self.max_media {
+            return refuse(format!("Cannot attach more than {} files", self.max_media));
+        }
+        let usable = |m: &Media| m.status_id.is_none() || m.status_id.as_deref() == editing;
+        let missing: Vec<&str> = ids
+            .iter()
+            .filter(|id| !self.media.iter().any(|m| &m.id == *id && usable(m)))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return refuse(format!(
+                "Media {} not found or already attached to another post",
+                missing.join(", ")
+            ));
+        }
+        if ids
+            .iter()
+            .any(|id| self.media.iter().any(|m| &m.id == id && !m.processed()))
+        {
+            return refuse(
+                "Cannot attach files that have not finished processing. Try again in a moment!"
+                    .into(),
+            );
+        }
+        Ok(Some(ids))
+    }
+
+    /// Attach `ids` to status `id` in this order (`ordered_media_attachment_ids`); the status
+    /// as the API shows it.
+    fn attach(&mut self, id: &str, ids: &[String]) -> Value {
+        let mut shown = Vec::new();
+        for media_id in ids {
+            let media = self.media.iter_mut().find(|m| &m.id == media_id).unwrap();
+            media.status_id = Some(id.to_string());
+            shown.push(media.json());
+        }
+        let status = self.statuses.iter_mut().find(|st| st["id"] == id).unwrap();
+        status["media_attachments"] = Value::Array(shown);
+        status.clone()
+    }
+
+    /// `POST /api/v2/media` (multipart: `file`, `description`, `focus`, `thumbnail`).
+    fn upload(&mut self, req: &Request) -> Reply {
+        self.media_requests += 1;
+        let fault = self.media_faults.pop_front().unwrap_or(Fault::Normal);
+        match fault {
+            Fault::Reject(status) => {
+                return Reply::json(status, json!({"error": "fake: upload refused"}));
+            }
+            Fault::RateLimit(secs) => {
+                let reset = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(secs as i64);
+                return Reply::Json(
+                    429,
+                    vec![("X-RateLimit-Reset".into(), reset.to_string())],
+                    json!({"error": "Too many requests"}),
+                );
+            }
+            Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
+            _ => {}
+        }
+        let parts = match crate::images_targets::media::multipart(req) {
+            Ok(parts) => parts,
+            Err(why) => {
+                return Reply::json(
+                    422,
+                    json!({"error": format!("Validation failed: File can't be blank (fake: {why})")}),
+                );
+            }
+        };
+        let Some(file) = parts.iter().find(|p| p.name == "file") else {
+            return Reply::json(
+                422,
+                json!({"error": "Validation failed: File can't be blank"}),
+            );
+        };
+        let Some((mime, ext)) = crate::images_targets::media::sniff(&file.data) else {
+            return Reply::json(
+                422,
+                json!({"error": "Validation failed: File content type is invalid, File is invalid"}),
+            );
+        };
+        let description = parts
+            .iter()
+            .find(|p| p.name == "description")
+            .map(|p| p.text());
+        if description
+            .as_ref()
+            .is_some_and(|d| d.chars().count() > 1500)
+        {
+            return Reply::json(
+                422,
+                json!({"error": "Validation failed: Description is too long (maximum is 1500 characters)"}),
+            );
+        }
+        // An animated GIF becomes a `gifv` (a video), which is processed later.
+        let animated = mime == "image/gif"
+            && file
+                .data
+                .windows(3)
+                .filter(|w| w == b"\x21\xF9\x04")
+                .count()
+                > 1;
+        let polls_left = match self.processing_polls {
+            Some(n) => n,
+            None if animated => 1,
+            None => 0,
+        };
+        let id = (108_000_000 + self.media.len()).to_string();
+        let media = Media {
+            id,
+            kind: if animated { "gifv" } else { "image" },
+            mime,
+            description,
+            bytes: file.data.clone(),
+            file_name: format!(
+                "{:016x}.{}",
+                self.media.len(),
+                if animated { "mp4" } else { ext }
+            ),
+            polls_left,
+            status_id: None,
+        };
+        let shown = media.json();
+        let code = if media.processed() { 200 } else { 202 };
+        self.media.push(media);
+        match fault {
+            Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+            Fault::CommitStatus(status) => {
+                Reply::json(status, json!({"error": "Something went wrong"}))
+            }
+            _ => Reply::json(code, shown),
+        }
+    }
 }

@@ -3,6 +3,20 @@
 //! uniquified), `date` on create, lookups by `slug`, `status`, `after`/`before` and pages with
 //! X-WP-Total, tags with `term_exists`, categories, a PHP worker that commits after the client
 //! gave up, and WordPress's error bodies (`{"code", "message", "data": {"status"}}`).
+//!
+//! Media (issue 14), as `WP_REST_Attachments_Controller` in 6.1.1 does it: `POST /wp/v2/media`
+//! with a raw body needs Content-Type and a Content-Disposition filename (400
+//! `rest_upload_no_data`, `…_no_content_type`, `…_no_content_disposition`,
+//! `…_invalid_disposition`); the type is read from the bytes (not an image: 500
+//! `rest_upload_sideload_error`; a wrong extension is corrected, as `wp_check_filetype_and_ext`
+//! does); the file lands in `uploads/YYYY/MM/` under a unique name (`wp_unique_filename`: `-1`,
+//! `-2`, …); the title is that name without extension; `alt_text` from the query is cleaned by
+//! `sanitize_text_field`; images over 2560 px get a `-scaled` copy that `source_url` names.
+//! Attachments are posts: one id sequence with the posts. `GET /wp/v2/media` searches title,
+//! excerpt, content and the attached file name (`wp_allow_query_attachment_by_filename`), every
+//! term, case aside. A post's `featured_media` is set only to an existing image attachment;
+//! any other id is dropped without an error (`handle_featured_media`'s result is ignored by
+//! create_item and update_item), so the post shows `featured_media: 0`.
 
 use crate::fake_posts::Fault;
 use crate::fake_server::{Reply, Request, Server};
@@ -48,6 +62,16 @@ pub struct Wp {
     pub update_faults: VecDeque<Fault>,
     pub update_requests: usize,
     pub trash: crate::fake_wordpress_trash::Trash,
+    /// Attachments (as `GET /wp/v2/media/{id}?context=edit` shows them), in upload order.
+    pub media: Vec<Value>,
+    /// The bytes of each attachment, by id.
+    pub media_bytes: std::collections::HashMap<u64, Vec<u8>>,
+    /// What the next `POST /wp/v2/media` requests meet (`CommitHang`: stored, no answer).
+    pub media_faults: VecDeque<Fault>,
+    /// `POST /wp/v2/media` requests that reached the handler.
+    pub media_requests: usize,
+    /// `GET /wp/v2/media` (searches) that reached the handler.
+    pub media_searches: Vec<String>,
 }
 
 pub struct FakeWordPress {
@@ -97,6 +121,16 @@ impl FakeWordPress {
 
     pub fn posts(&self) -> Vec<Value> {
         self.state.lock().unwrap().posts.clone()
+    }
+
+    /// Every attachment, in upload order.
+    pub fn media(&self) -> Vec<Value> {
+        self.state.lock().unwrap().media.clone()
+    }
+
+    /// The bytes WordPress stored for attachment `id`.
+    pub fn media_bytes(&self, id: u64) -> Vec<u8> {
+        self.state.lock().unwrap().media_bytes[&id].clone()
     }
 
     /// A post created by hand in wp-admin (the same rules as through the API).
@@ -172,7 +206,8 @@ impl Wp {
             status = "future".into();
         }
         let slug = self.unique_slug(body["slug"].as_str().unwrap_or(""), &status);
-        let id = 500 + self.posts.len() as u64;
+        let id = self.next_id();
+        let featured = self.featured(body);
         let post = json!({
             "id": id,
             "date": show(date),
@@ -185,9 +220,25 @@ impl Wp {
             "tags": body["tags"],
             "categories": body.get("categories").cloned().unwrap_or(json!([1])),
             "link": format!("https://blog.test/?p={id}"),
+            "featured_media": featured,
         });
         self.posts.push(post.clone());
         post
+    }
+
+    /// Posts and attachments share `wp_posts`, so one id sequence.
+    fn next_id(&self) -> u64 {
+        500 + (self.posts.len() + self.media.len()) as u64
+    }
+
+    /// `handle_featured_media`: an existing image attachment becomes the thumbnail; anything
+    /// else is dropped and the post shows 0 (create_item and update_item ignore the WP_Error).
+    fn featured(&self, body: &Value) -> u64 {
+        let id = body["featured_media"].as_u64().unwrap_or(0);
+        match self.media.iter().any(|m| m["id"] == id) {
+            true => id,
+            false => 0,
+        }
     }
 
     /// GET /wp/v2/posts with WordPress's params, checks and headers. `logged_in` false: the
@@ -321,6 +372,20 @@ impl Wp {
                 post[field] = value.clone();
             }
         }
+        if body.get("featured_media").is_some() {
+            let featured = self.featured(body);
+            let post = self
+                .posts
+                .iter_mut()
+                .find(|p| p["id"] == id.parse::<u64>().unwrap_or(0))
+                .unwrap();
+            post["featured_media"] = json!(featured);
+        }
+        let post = self
+            .posts
+            .iter()
+            .find(|p| p["id"] == id.parse::<u64>().unwrap_or(0))
+            .unwrap();
         match fault {
             Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
             _ => Reply::json(200, post.clone()),
@@ -444,6 +509,13 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
             {
                 return wp_error(400, "rest_invalid_param", "Invalid parameter(s): tags");
             }
+            if body
+                .get("featured_media")
+                .is_some_and(|f| !f.is_u64() && !f.is_null())
+            {
+                let msg = "featured_media is not of type integer.";
+                return invalid_param("featured_media", msg, json!({"code": "rest_invalid_type"}));
+            }
             if body["date"]
                 .as_str()
                 .is_some_and(|d| parse_date(d).is_none())
@@ -481,6 +553,15 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
             "There has been a critical error on this website.",
         ),
         ("GET", "/wp/v2/posts") => s.list(req, logged_in),
+        ("POST", "/wp/v2/media") => s.upload(req, logged_in),
+        ("GET", "/wp/v2/media") => s.list_media(req, logged_in),
+        ("GET", r) if r.starts_with("/wp/v2/media/") => {
+            let id = r["/wp/v2/media/".len()..].parse::<u64>().unwrap_or(0);
+            match s.media.iter().find(|m| m["id"] == id) {
+                Some(item) => Reply::json(200, item.clone()),
+                None => wp_error(404, "rest_post_invalid_id", "Invalid post ID."),
+            }
+        }
         ("POST", r) if r.starts_with("/wp/v2/posts/") && logged_in => {
             s.update(&r["/wp/v2/posts/".len()..], &req.json())
         }
@@ -495,5 +576,309 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
             "rest_no_route",
             "No route was found matching the URL and request method.",
         ),
+    }
+}
+
+/// `sanitize_text_field`: tags stripped, line breaks, tabs and runs of spaces folded, trimmed,
+/// and percent-encoded octets removed (`%[a-f0-9]{2}`, what WordPress does to `alt_text`).
+fn sanitize_text_field(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if in_tag => {}
+            '\n' | '\r' | '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    let mut clean = String::new();
+    let chars: Vec<char> = out.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '%'
+            && i + 2 < chars.len()
+            && chars[i + 1].is_ascii_hexdigit()
+            && chars[i + 2].is_ascii_hexdigit()
+        {
+            i += 3;
+            continue;
+        }
+        clean.push(chars[i]);
+        i += 1;
+    }
+    clean
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `sanitize_file_name`, near enough for the names a client sends: characters outside
+/// letters, digits, `.`, `-` and `_` are dropped, spaces become `-`.
+fn sanitize_file_name(name: &str) -> String {
+    name.chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_ascii_alphanumeric() || ".-_".contains(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+impl Wp {
+    /// The uploads folder of this month, as `wp_upload_dir()` makes it (`uploads/YYYY/MM`).
+    fn upload_dir() -> String {
+        now().strftime("%Y/%m").to_string()
+    }
+
+    /// Is a file of this name in `dir`: an attached file, or the original of a `-scaled` one?
+    fn file_exists(&self, dir: &str, name: &str) -> bool {
+        let path = format!("{dir}/{name}");
+        self.media.iter().any(|m| {
+            let file = m["media_details"]["file"].as_str().unwrap_or("");
+            let folder = file.rsplit_once('/').map_or("", |(d, _)| d);
+            let original = m["media_details"]["original_image"].as_str();
+            file == path || original.is_some_and(|o| format!("{folder}/{o}") == path)
+        })
+    }
+
+    /// `wp_unique_filename`: `name.ext`, else `name-1.ext`, `name-2.ext`, …; a name that looks
+    /// like an image sub-size (`-300x200`, `-scaled`, `-rotated`) gets a number at once.
+    fn unique_filename(&self, dir: &str, filename: &str) -> String {
+        let (stem, ext) = match filename.rsplit_once('.') {
+            Some((stem, ext)) => (stem.to_string(), format!(".{}", ext.to_lowercase())),
+            None => (filename.to_string(), String::new()),
+        };
+        let looks_like_size = {
+            let tail = stem.rsplit('-').next().unwrap_or("");
+            let dims = tail.split_once('x').is_some_and(|(w, h)| {
+                !w.is_empty()
+                    && !h.is_empty()
+                    && (w.to_string() + h).bytes().all(|b| b.is_ascii_digit())
+            });
+            stem.contains('-') && (dims || tail == "scaled" || tail == "rotated")
+        };
+        let mut number = if looks_like_size { 1 } else { 0 };
+        loop {
+            let candidate = match number {
+                0 => format!("{stem}{ext}"),
+                n => format!("{stem}-{n}{ext}"),
+            };
+            if !self.file_exists(dir, &candidate) {
+                return candidate;
+            }
+            number += 1;
+        }
+    }
+
+    /// `POST /wp/v2/media` with the file as the raw body (`upload_from_data`).
+    fn upload(&mut self, req: &Request, logged_in: bool) -> Reply {
+        self.media_requests += 1;
+        if !logged_in || self.read_only_user {
+            return wp_error(
+                if logged_in { 403 } else { 401 },
+                "rest_cannot_create",
+                "Sorry, you are not allowed to create posts as this user.",
+            );
+        }
+        let fault = self.media_faults.pop_front().unwrap_or(Fault::Normal);
+        match fault {
+            Fault::Reject(status) => {
+                return wp_error(status, "rest_upload_unknown_error", "fake: upload refused");
+            }
+            Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
+            _ => {}
+        }
+        let content_type = req.header("content-type").unwrap_or("");
+        if content_type.starts_with("multipart/") {
+            // WordPress would take it through $_FILES; the contract says raw body.
+            return wp_error(
+                400,
+                "test_expectation",
+                "fake: the contract sends the image as the raw body, not multipart",
+            );
+        }
+        if req.body.is_empty() {
+            return wp_error(400, "rest_upload_no_data", "No data supplied.");
+        }
+        if content_type.is_empty() {
+            return wp_error(
+                400,
+                "rest_upload_no_content_type",
+                "No Content-Type supplied.",
+            );
+        }
+        let Some(disposition) = req.header("content-disposition") else {
+            return wp_error(
+                400,
+                "rest_upload_no_content_disposition",
+                "No Content-Disposition supplied.",
+            );
+        };
+        // get_filename_from_disposition: the `filename` attribute after the first `;`.
+        let filename = disposition.split_once(';').and_then(|(_, attrs)| {
+            attrs.split(';').find_map(|part| {
+                let (k, v) = part.split_once('=')?;
+                (k.trim() == "filename").then(|| {
+                    let v = v.trim();
+                    v.strip_prefix('"')
+                        .and_then(|v| v.strip_suffix('"'))
+                        .unwrap_or(v)
+                        .to_string()
+                })
+            })
+        });
+        let Some(filename) = filename.filter(|f| !f.is_empty()) else {
+            return wp_error(
+                400,
+                "rest_upload_invalid_disposition",
+                "Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as `attachment; filename=\"image.png\"` or similar.",
+            );
+        };
+        // wp_handle_sideload → wp_check_filetype_and_ext: the real type decides.
+        let Some((mime, real_ext)) = crate::images_targets::media::sniff(&req.body) else {
+            return wp_error(
+                500,
+                "rest_upload_sideload_error",
+                "Sorry, you are not allowed to upload this file type.",
+            );
+        };
+        let mut filename = sanitize_file_name(&filename);
+        let ext_ok = filename.rsplit_once('.').is_some_and(|(_, e)| {
+            let e = e.to_lowercase();
+            e == real_ext || (real_ext == "jpg" && (e == "jpeg" || e == "jpe"))
+        });
+        if !ext_ok {
+            let stem = filename
+                .rsplit_once('.')
+                .map_or(filename.as_str(), |(s, _)| s);
+            filename = format!("{stem}.{real_ext}");
+        }
+        let dir = Self::upload_dir();
+        let unique = self.unique_filename(&dir, &filename);
+        let (stem, ext) = unique.rsplit_once('.').unwrap();
+        let (width, height) = crate::images_targets::media::dimensions(&req.body).unwrap_or((0, 0));
+        // big_image_size_threshold: 2560 px; the attached file becomes `<name>-scaled.<ext>`.
+        let scaled = width > 2560 || height > 2560;
+        let attached = match scaled {
+            true => format!("{dir}/{stem}-scaled.{ext}"),
+            false => format!("{dir}/{unique}"),
+        };
+        let id = self.next_id();
+        let alt = req
+            .query("alt_text")
+            .map(|a| sanitize_text_field(&a))
+            .unwrap_or_default();
+        let mut details = json!({"width": width, "height": height, "file": attached, "sizes": {}});
+        if scaled {
+            details["original_image"] = json!(unique);
+        }
+        let item = json!({
+            "id": id,
+            "date": show(now()),
+            "slug": stem,
+            "status": "inherit",
+            "type": "attachment",
+            "link": format!("https://blog.test/?attachment_id={id}"),
+            "title": {"raw": stem, "rendered": stem},
+            "author": 1,
+            "alt_text": alt,
+            "caption": {"raw": ""},
+            "description": {"raw": ""},
+            "media_type": "image",
+            "mime_type": mime,
+            "media_details": details,
+            "post": null,
+            "source_url": format!("https://blog.test/wp-content/uploads/{attached}"),
+        });
+        self.media.push(item.clone());
+        self.media_bytes.insert(id, req.body.clone());
+        match fault {
+            Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+            Fault::CommitClose => Reply::Close,
+            Fault::CommitStatus(status) => wp_error(
+                status,
+                "internal_server_error",
+                "There has been a critical error on this website.",
+            ),
+            _ => Reply::Json(
+                201,
+                vec![(
+                    "Location".into(),
+                    format!("https://blog.test/wp-json/wp/v2/media/{id}"),
+                )],
+                item,
+            ),
+        }
+    }
+
+    /// `GET /wp/v2/media`: status `inherit` by default, newest first, `search` over title,
+    /// excerpt, content and the attached file (every term must match, case aside; a term that
+    /// starts with `-` excludes), pages as for posts.
+    fn list_media(&mut self, req: &Request, logged_in: bool) -> Reply {
+        let search = req.query("search").unwrap_or_default();
+        self.media_searches.push(search.clone());
+        if !logged_in && req.query("context").as_deref() == Some("edit") {
+            return wp_error(
+                401,
+                "rest_forbidden_context",
+                "Sorry, you are not allowed to edit posts in this post type.",
+            );
+        }
+        let per_page = req.query("per_page").map_or(Some(10), |n| n.parse().ok());
+        let Some(per_page) = per_page.filter(|n: &usize| (1..=100).contains(n)) else {
+            let msg = "per_page must be between 1 (inclusive) and 100 (inclusive)";
+            return invalid_param("per_page", msg, json!({"code": "rest_out_of_bounds"}));
+        };
+        let page: usize = req
+            .query("page")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let terms: Vec<String> = search
+            .split([' ', '\t', ',', '+'])
+            .filter(|t| !t.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let mut found: Vec<&Value> = self
+            .media
+            .iter()
+            .filter(|m| {
+                let fields = [
+                    m["title"]["raw"].as_str().unwrap_or(""),
+                    m["caption"]["raw"].as_str().unwrap_or(""),
+                    m["description"]["raw"].as_str().unwrap_or(""),
+                    m["media_details"]["file"].as_str().unwrap_or(""),
+                ]
+                .map(str::to_lowercase);
+                terms.iter().all(|t| match t.strip_prefix('-') {
+                    Some(t) if !t.is_empty() => fields.iter().all(|f| !f.contains(t)),
+                    _ => fields.iter().any(|f| f.contains(t.as_str())),
+                })
+            })
+            .collect();
+        found.sort_by_key(|m| std::cmp::Reverse(m["id"].as_u64()));
+        let total = found.len();
+        let pages = total.div_ceil(per_page);
+        if page > pages && total > 0 {
+            return wp_error(
+                400,
+                "rest_post_invalid_page_number",
+                "The page number requested is larger than the number of pages available.",
+            );
+        }
+        let items: Vec<Value> = found
+            .into_iter()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .cloned()
+            .collect();
+        let headers = vec![
+            ("X-WP-Total".to_string(), total.to_string()),
+            ("X-WP-TotalPages".to_string(), pages.to_string()),
+        ];
+        Reply::Json(200, headers, Value::Array(items))
     }
 }

@@ -32,6 +32,7 @@ mod hostile;
 mod http_target;
 mod images_bad;
 mod images_privacy;
+mod images_targets;
 mod mastodon;
 mod merge_state;
 mod readme;

@@ -32,7 +32,8 @@ impl TargetRun<'_> {
             self.count("draft", key, "draft", "`draft: true`: not published");
             return Ok(());
         }
-        let post = self.images_for(&post);
+        let read = post;
+        let post = self.images_for(&read);
         let record = self.state.get(key).cloned();
         let mut carry = Carry::of(record.as_ref());
         // A second copy of a published key (`retry --force --new`) is a new generation, with
@@ -61,7 +62,7 @@ impl TargetRun<'_> {
                 "publish",
                 &format!("({why}) {look}{}", describe(&post)),
             );
-            self.say_images(&post, carry.media.as_deref());
+            self.say_images(&read, carry.media.as_deref());
             return Ok(());
         }
         if self.skip_if_stopped(key) {

@@ -4,6 +4,7 @@
 use super::TargetRun;
 use super::carry::Carry;
 use crate::error::{Class, Error};
+use crate::images::Image;
 use crate::post::Post;
 use crate::state::Record;
 use crate::targets::Media;
@@ -27,32 +28,50 @@ impl TargetRun<'_> {
                 ),
             );
         }
-        let limit = match post.images.is_empty() {
-            true => None,
-            false => self.target.image_limit(),
-        };
-        let Some((limit, who)) = limit.filter(|(limit, _)| post.images.len() > *limit) else {
-            return post.clone();
-        };
-        let mut post = post.clone();
-        let rest = post.images.split_off(limit);
-        let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
-        let text = format!(
-            "{} of {} images left out ({who} takes {limit}): {}",
-            rest.len(),
-            rest.len() + limit,
-            names.join(", ")
-        );
-        self.say(key, "warning", &text);
-        self.trace(key, "image", "left-out", &text);
+        let (post, rest, who) = self.split(post);
+        if !rest.is_empty() {
+            let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
+            let text = format!(
+                "{} of {} images left out ({who}): {}",
+                rest.len(),
+                rest.len() + post.images.len(),
+                names.join(", ")
+            );
+            self.say(key, "warning", &text);
+            self.trace(key, "image", "left-out", &text);
+        }
         post
     }
 
-    /// `--dry-run`: what would be done with each image.
-    pub(super) fn say_images(&self, post: &Post, media: Option<&str>) {
+    /// The post with no more images than the target takes, the images left out, and who says
+    /// so ("Bluesky takes 4"). A dry run never asks a server: it assumes the usual limit.
+    fn split(&mut self, post: &Post) -> (Post, Vec<Image>, String) {
+        let limit = match post.images.is_empty() {
+            true => None,
+            false => self.target.image_limit(!self.plan.dry_run),
+        };
+        let Some((limit, who)) = limit.filter(|(limit, _)| post.images.len() > *limit) else {
+            return (post.clone(), Vec::new(), String::new());
+        };
+        let mut post = post.clone();
+        let rest = post.images.split_off(limit);
+        (post, rest, format!("{who} takes {limit}"))
+    }
+
+    /// `--dry-run`: what would be done with each image of `post` (as read, before the limit).
+    pub(super) fn say_images(&mut self, post: &Post, media: Option<&str>) {
         let media = Media::parse(media);
-        for image in &post.images {
-            let plan = self.target.image_plan(post, image, &media);
+        let (sent, rest, who) = self.split(post);
+        let plans: Vec<(&Image, String)> = sent
+            .images
+            .iter()
+            .map(|image| (image, self.target.image_plan(&sent, image, &media)))
+            .chain(
+                rest.iter()
+                    .map(|image| (image, format!("left out ({who})"))),
+            )
+            .collect();
+        for (image, plan) in plans {
             self.say(
                 post.key,
                 "image",
@@ -77,6 +96,12 @@ impl TargetRun<'_> {
             return Ok(media);
         }
         let key = post.key;
+        for image in &post.images {
+            if let Some(value) = media.get(image) {
+                let line = format!("{} {value}: uploaded earlier", image.sha16());
+                self.trace(key, "image", "reused", &line);
+            }
+        }
         let mut lines: Vec<String> = Vec::new();
         let result = {
             let state = &mut *self.state;

@@ -83,7 +83,7 @@ impl TargetRun<'_> {
                     super::describe(&post)
                 ),
             );
-            let post = self.images_for(&post);
+            self.images_for(&post);
             self.say_images(&post, record.get("media").as_deref());
             return Ok(());
         }

@@ -223,7 +223,7 @@ impl Target for Bluesky {
         self.upload_images(post, media, keep)
     }
 
-    fn image_limit(&mut self) -> Option<(usize, String)> {
+    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
         Some((media::MAX_IMAGES, "Bluesky".into()))
     }
 

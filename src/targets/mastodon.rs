@@ -195,8 +195,14 @@ impl Target for Mastodon {
         self.upload_images(post, media, keep)
     }
 
-    fn image_limit(&mut self) -> Option<(usize, String)> {
-        Some((self.limits().max_media, "the instance".into()))
+    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
+        match (ask, self.limits) {
+            (false, None) => Some((
+                Limits::default().max_media,
+                "a Mastodon instance usually".into(),
+            )),
+            _ => Some((self.limits().max_media, "the instance".into())),
+        }
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {

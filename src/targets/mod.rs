@@ -155,8 +155,9 @@ pub trait Target {
     }
 
     /// The most images one post can carry here, and who says so (for the warning about the
-    /// rest); `None`: no limit.
-    fn image_limit(&mut self) -> Option<(usize, String)> {
+    /// rest); `None`: no limit. `ask`: the target may ask the server (never in a dry run).
+    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
+        let _ = ask;
         None
     }
 

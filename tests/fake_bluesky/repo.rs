@@ -110,6 +110,9 @@ pub(super) fn put_record(s: &mut Pds, req: &Request, rkey: &str, record: &Value)
     if let Err(msg) = rules::check_post(record) {
         return s.error(req, 400, "InvalidRequest", &msg);
     }
+    if let Err(reply) = super::images::check_record(s, req, record, &super::uri(rkey)) {
+        return reply;
+    }
     let stored = s.commit(rkey, record.clone());
     let rev = s.rev();
     Reply::json(
