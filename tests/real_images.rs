@@ -279,6 +279,61 @@ fn wordpress_a_refused_post_reuses_its_uploads_on_the_next_run() {
     );
 }
 
+/// An image wider than 2560 px: WordPress 6.1 stores a scaled copy and answers with
+/// `…-scaled.jpg` as its `source_url`. With the upload's answer lost, the lookup still finds it
+/// by the sha16 in the name: one media item, one post, `src` = the URL WordPress gives.
+#[test]
+fn wordpress_a_big_image_with_a_lost_answer_is_one_media_item() {
+    let Some(wp) = harness::wordpress() else {
+        return;
+    };
+    let rule = format!("POST {MEDIA} first=hang_after then=pass");
+    let proxy = FaultProxy::start(&wp.url, &[&rule], 300);
+    let p = real_wordpress::project(&wp, &proxy.url, 10, real_wordpress::LOST_ANSWER);
+    p.file(
+        "content/images/wide.jpg",
+        image_gen::plain_jpeg(3000, 1000, [30, 120, 200]),
+    );
+    p.file(
+        &format!("content/{}.md", today()),
+        "# A wide view\n\n![A wide blue sky](images/wide.jpg)\n",
+    );
+    let out = p.run(&["run", &format!("--today={}", today())]);
+    out.code(0);
+    let media = media_items(&wp);
+    assert_eq!(media.len(), 1, "one media item\n{media:#?}\n{out:?}");
+    assert_eq!(proxy.forwarded("POST", MEDIA), 1, "{out:?}");
+    let url = media[0]["source_url"].as_str().unwrap();
+    let recorded = media_field(&p, "wp", &today());
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    let (sha16, value) = &recorded[0];
+    assert!(
+        url.rsplit('/').next().unwrap().contains(sha16.as_str()),
+        "{url} names {sha16}"
+    );
+    assert_eq!(
+        value,
+        &format!("{}@{url}", media[0]["id"]),
+        "media={recorded:?}"
+    );
+    let posts = wp.posts();
+    assert_eq!(posts.len(), 1, "{posts:#?}");
+    let (_, post) = wp.rest(
+        "GET",
+        &format!(
+            "/wp/v2/posts/{}?context=edit",
+            real_wordpress::id(&posts[0])
+        ),
+        None,
+    );
+    let content = post["content"]["raw"].as_str().unwrap();
+    assert!(
+        content.contains(&format!("src=\"{url}\"")),
+        "{url} in\n{content}"
+    );
+    println!("WordPress named the wide image {url}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bluesky.
 
