@@ -19,6 +19,7 @@ use std::time::Instant;
 mod carry;
 mod confirm;
 mod deliver;
+mod keys;
 pub(super) mod report;
 mod retract;
 mod target_run;
@@ -203,22 +204,25 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         .collect();
     // Key by key, every target in turn: each post is read once and dropped after its key, so
     // memory does not grow with the number of posts.
-    let keys: Vec<BTreeSet<Date>> = runs.iter_mut().map(|run| run.keys(&catalog)).collect();
-    let all: BTreeSet<Date> = keys.iter().flatten().copied().collect();
+    let extra: BTreeSet<Date> = runs
+        .iter_mut()
+        .flat_map(|run| run.keys_without_post(&catalog))
+        .collect();
+    let all = || keys::walk(&catalog, &extra, &plan.keys);
     let progress = match Progress::wanted(plan.dry_run) {
-        true => Progress::new(work(&mut runs, &keys, &all, &mut posts)),
+        true => Progress::new(work(&mut runs, all(), &mut posts)),
         false => Progress::none(),
     };
     for run in &mut runs {
         run.progress = &progress;
     }
     let result = (|| {
-        for &key in &all {
+        for (key, has_post) in all() {
             if signals::received().is_some() {
                 break;
             }
-            for (run, keys) in runs.iter_mut().zip(&keys) {
-                if keys.contains(&key) {
+            for run in runs.iter_mut() {
+                if run.looks_at(key, has_post) {
                     run.step(key, &mut posts)?;
                 }
             }
@@ -280,14 +284,13 @@ fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
 /// How many keys the runs will publish or confirm (for the progress bar).
 fn work(
     runs: &mut [TargetRun],
-    keys: &[BTreeSet<Date>],
-    all: &BTreeSet<Date>,
+    all: impl Iterator<Item = (Date, bool)>,
     posts: &mut Posts,
 ) -> u64 {
     let mut total = 0;
-    for &key in all {
-        for (run, keys) in runs.iter_mut().zip(keys) {
-            if keys.contains(&key)
+    for (key, has_post) in all {
+        for run in runs.iter_mut() {
+            if run.looks_at(key, has_post)
                 && matches!(
                     run.decide(key, posts),
                     Decision::Publish(_) | Decision::Confirm

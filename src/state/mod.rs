@@ -66,31 +66,19 @@ enum Line {
     TooLong,
 }
 
-/// Read one line into `buf` (cleared first), never more than `MAX_LINE` bytes of it.
+/// Read one line into `buf` (cleared first), never more than `MAX_LINE` bytes of it (the
+/// newline is found with the standard library's `memchr`, not byte by byte).
 fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Line> {
     buf.clear();
-    loop {
-        let available = reader.fill_buf()?;
-        if available.is_empty() {
-            return Ok(if buf.is_empty() {
-                Line::End
-            } else {
-                Line::Read(buf.len())
-            });
-        }
-        let (take, done) = match available.iter().position(|b| *b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (available.len(), false),
-        };
-        if buf.len() + take > MAX_LINE + 1 {
-            return Ok(Line::TooLong);
-        }
-        buf.extend_from_slice(&available[..take]);
-        reader.consume(take);
-        if done {
-            return Ok(Line::Read(buf.len()));
-        }
-    }
+    let read = reader
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', buf)?;
+    Ok(match read {
+        0 => Line::End,
+        n if n > MAX_LINE && buf.last() != Some(&b'\n') => Line::TooLong,
+        n => Line::Read(n),
+    })
 }
 
 impl StateFile {
