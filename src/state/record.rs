@@ -155,7 +155,8 @@ impl Record {
 fn plain_stamp(at: &str) -> bool {
     let b = at.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    let num = |r: std::ops::Range<usize>| b[r].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    let num =
+        |r: std::ops::Range<usize>| b[r].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
     let offset = match b.len() {
         20 => b[19] == b'Z',
         25 => {
