@@ -181,7 +181,8 @@ impl Catalog {
 pub struct Files {
     first: Box<Path>,
     /// Further files for the same key: an error for that key.
-    /// (Boxed: most keys have none, and the map holds one `Files` per post.)
+    /// (Boxed, 8 bytes instead of 24: most keys have none, and the map holds one per post.)
+    #[allow(clippy::box_collection)]
     more: Option<Box<Vec<Box<Path>>>>,
 }
 

@@ -16,6 +16,7 @@ use jiff::civil::Date;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+mod batch;
 mod carry;
 mod confirm;
 mod deliver;
@@ -200,6 +201,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             drafts: Vec::new(),
             deleted: Vec::new(),
             progress: &quiet,
+            batch: batch::Batch::default(),
         })
         .collect();
     // Key by key, every target in turn: each post is read once and dropped after its key, so
@@ -222,9 +224,17 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
                 break;
             }
             for run in runs.iter_mut() {
+                run.flush_if_due()?;
                 if run.looks_at(key, has_post) {
                     run.step(key, &mut posts)?;
                 }
+            }
+        }
+        // Queued keys were not started: a stopped run leaves them to the next.
+        for run in runs.iter_mut() {
+            match signals::received() {
+                None => run.flush()?,
+                Some(_) => run.drop_queued(),
             }
         }
         Ok::<(), Error>(())
@@ -282,11 +292,7 @@ fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
 }
 
 /// How many keys the runs will publish or confirm (for the progress bar).
-fn work(
-    runs: &mut [TargetRun],
-    all: impl Iterator<Item = (Date, bool)>,
-    posts: &mut Posts,
-) -> u64 {
+fn work(runs: &mut [TargetRun], all: impl Iterator<Item = (Date, bool)>, posts: &mut Posts) -> u64 {
     let mut total = 0;
     for (key, has_post) in all {
         for run in runs.iter_mut() {
@@ -360,6 +366,8 @@ struct TargetRun<'a> {
     /// Done keys whose post file is gone.
     deleted: Vec<Date>,
     progress: &'a Progress,
+    /// Keys queued for the next group commit (`batch.rs`).
+    batch: batch::Batch,
 }
 
 fn detail(err: &Error) -> String {

@@ -30,6 +30,7 @@ mod hostile;
 mod http_target;
 mod mastodon;
 mod merge_state;
+mod power_loss;
 mod readme;
 mod real_bluesky;
 mod real_wordpress;

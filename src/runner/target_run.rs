@@ -23,7 +23,11 @@ impl TargetRun<'_> {
 
     /// Whether this target looks at `key`: a post, or a key whose line is not done.
     pub(super) fn looks_at(&self, key: Date, has_post: bool) -> bool {
-        has_post || self.state.get(key).is_some_and(|r| r.status != Status::Done)
+        has_post
+            || self
+                .state
+                .get(key)
+                .is_some_and(|r| r.status != Status::Done)
     }
 
     pub(super) fn step(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {

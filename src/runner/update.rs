@@ -25,8 +25,9 @@ impl TargetRun<'_> {
         // the first done line; the line's time is its latest change), so a line older than the
         // window, by more than a day of zone offset, is out of it without scanning its fields.
         let at = record.at().get(..10).and_then(crate::clock::parse_key);
-        if at.is_some_and(|at| crate::clock::days_between(at, self.today) > self.policy.edit_days + 1)
-            || record.get("id").is_none()
+        if at.is_some_and(|at| {
+            crate::clock::days_between(at, self.today) > self.policy.edit_days + 1
+        }) || record.get("id").is_none()
         {
             return false;
         }

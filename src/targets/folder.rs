@@ -3,7 +3,7 @@
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
-use crate::fsutil::write_atomic_all;
+use crate::fsutil::{Staged, write_atomic_all};
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -39,6 +39,16 @@ impl Folder {
 
     fn write(&self, post: &Post) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
+        let json = self.meta(post);
+        let html = self.dir.join(format!("{}.html", post.key));
+        let meta = self.dir.join(format!("{}.json", post.key));
+        // Both files are fsync'd, then renamed with the JSON last (the fingerprint in it is
+        // what `find` trusts), then the folder is fsync'd once for both renames.
+        write_atomic_all(&[(&html, page(post).as_bytes()), (&meta, json.as_bytes())])
+    }
+
+    /// The key's JSON: what `find` reads back.
+    fn meta(&self, post: &Post) -> String {
         let meta = serde_json::json!({
             "key": post.key.to_string(),
             "title": post.title,
@@ -49,11 +59,7 @@ impl Folder {
         });
         let mut json = serde_json::to_string_pretty(&meta).expect("a JSON value serialises");
         json.push('\n');
-        let html = self.dir.join(format!("{}.html", post.key));
-        let meta = self.dir.join(format!("{}.json", post.key));
-        // Both files are fsync'd, then renamed with the JSON last (the fingerprint in it is
-        // what `find` trusts), then the folder is fsync'd once for both renames.
-        write_atomic_all(&[(&html, page(post).as_bytes()), (&meta, json.as_bytes())])
+        json
     }
 }
 
@@ -115,6 +121,28 @@ impl Target for Folder {
 
     fn immediate(&self) -> bool {
         true
+    }
+
+    /// Its lookup is exact and immediate: backfills go in batches (`runner/batch.rs`).
+    fn batches(&self) -> bool {
+        true
+    }
+
+    /// The same two files as `publish`, staged: the batch syncs them, renames them (the JSON
+    /// last, as `publish` does) and syncs the folder, once for all its keys.
+    fn stage(&mut self, post: &Post, _: &Outgoing, files: &mut Staged) -> Result<Receipt, Error> {
+        let html = self.dir.join(format!("{}.html", post.key));
+        let meta = self.dir.join(format!("{}.json", post.key));
+        std::fs::create_dir_all(&self.dir)
+            .and_then(|()| files.write(&html, page(post).as_bytes()))
+            .and_then(|()| files.write(&meta, self.meta(post).as_bytes()))
+            .map_err(|e| {
+                Error::failure(
+                    Class::RetrySafe,
+                    format!("cannot write to {}: {e}", self.shown.display()),
+                )
+            })?;
+        Ok(self.receipt(post.key))
     }
 
     fn updates(&self) -> bool {
