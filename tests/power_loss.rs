@@ -75,6 +75,22 @@ fn whole(p: &Project, key: &str, finals: &BTreeMap<String, (Vec<u8>, Vec<u8>)>) 
             == Some(json)
 }
 
+/// Whether the key's files on `p` are a whole publish of the post: the page as the original
+/// run wrote it, and a JSON with the post's fingerprint (its time may differ after a rewrite).
+fn intact(p: &Project, key: &str, finals: &BTreeMap<String, (Vec<u8>, Vec<u8>)>) -> bool {
+    let fingerprint = |bytes: &[u8]| {
+        serde_json::from_slice::<serde_json::Value>(bytes)
+            .ok()
+            .and_then(|v| v["fingerprint"].as_str().map(str::to_string))
+    };
+    let (html, json) = &finals[key];
+    let read = |ext: &str| std::fs::read(p.path(&format!("outbox/{key}.{ext}"))).ok();
+    read("html").as_ref() == Some(html)
+        && read("json")
+            .and_then(|j| fingerprint(&j))
+            .is_some_and(|f| Some(f) == fingerprint(json))
+}
+
 fn ino(p: &Project, rel: &str) -> Option<u64> {
     std::fs::metadata(p.path(rel)).ok().map(|m| m.ino())
 }
@@ -117,9 +133,7 @@ fn recover(
     let mut lost = Vec::new();
     for key in keys() {
         let done = statuses.contains(&format!("{key} done"));
-        let there = Path::new(&q.path(&format!("outbox/{key}.json"))).exists()
-            && Path::new(&q.path(&format!("outbox/{key}.html"))).exists();
-        if !done || !there {
+        if !done || !intact(&q, &key, finals) {
             lost.push(key);
         }
     }
