@@ -166,7 +166,15 @@ pub fn sync_file_data(file: &File, path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Make everything written on the file system that holds `dir` durable, with one call
+/// (Linux's `syncfs`; elsewhere `Unsupported`, and callers sync file by file).
+#[cfg(not(target_os = "linux"))]
+pub fn sync_fs(_: &Path) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
 /// Make everything written on the file system that holds `dir` durable, with one call.
+#[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 pub fn sync_fs(dir: &Path) -> io::Result<()> {
     use std::os::fd::AsRawFd;

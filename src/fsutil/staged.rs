@@ -1,8 +1,9 @@
 //! Files written for a group commit: many files, each written to a temp without a sync, then
 //! made durable together. `sync` makes every temp's data durable with one `syncfs` per file
-//! system, `rename` puts each temp in place (in the order written), and `sync_folders` makes
-//! the renames durable with one fsync per folder. A file is renamed only once its data is
-//! durable, so whatever a power cut keeps under a final name is whole.
+//! system (one fsync per file where there is no `syncfs`), `rename` puts each temp in place
+//! in the order written, and `sync_folders` makes the renames durable with one fsync per
+//! folder. A file is renamed only once its data is durable, so whatever a power cut keeps
+//! under a final name is whole.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -55,8 +56,19 @@ impl Staged {
         for folder in folders {
             use std::os::unix::fs::MetadataExt;
             if devices.insert(fs::metadata(folder)?.dev()) {
-                super::sync_fs(folder)?;
+                match super::sync_fs(folder) {
+                    Err(e) if e.kind() == io::ErrorKind::Unsupported => return self.sync_each(),
+                    other => other?,
+                }
             }
+        }
+        Ok(())
+    }
+
+    /// One fsync per temp, where there is no `syncfs`.
+    fn sync_each(&self) -> io::Result<()> {
+        for (temp, _) in &self.files {
+            super::sync_file(&fs::File::open(temp)?, temp)?;
         }
         Ok(())
     }
