@@ -124,25 +124,33 @@ pub fn write_atomic_all(files: &[(&Path, &[u8])]) -> io::Result<()> {
 
 /// The temp file that becomes `path`: hidden, in the same folder, named by our pid.
 pub fn temp_path(dir: &Path, path: &Path) -> PathBuf {
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+    let pid = PID.get_or_init(std::process::id);
+    dir.join(format!(".{name}.{pid}.tmp"))
 }
 
 /// Create a temp file afresh: an old one (a crashed run with our pid) is removed, and nothing
-/// already there (a link) is ever opened.
+/// already there (a link) is ever opened. (Removed only when there: a backfill creates two
+/// temps per key.)
 pub fn create_temp(path: &Path) -> io::Result<File> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-        _ => {}
+    let create = || {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+    };
+    match create() {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            fs::remove_file(path)?;
+            create()
+        }
+        other => other,
     }
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
 }
 
 /// Make a folder's entries (a rename, a new or removed file) durable.
