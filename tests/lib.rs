@@ -12,6 +12,7 @@ mod git;
 mod harness;
 mod util;
 
+mod batch;
 mod bluesky;
 mod by_hand;
 mod cli;
