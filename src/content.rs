@@ -95,16 +95,15 @@ impl Catalog {
             match parse_key(stem) {
                 Some(key) => {
                     let relative: Box<Path> = relative_to(path, prefix).into();
-                    match catalog.files.get_mut(&key) {
-                        Some(files) => files.more.get_or_insert_default().push(relative),
-                        None => {
-                            catalog.files.insert(
-                                key,
-                                Files {
-                                    first: relative,
-                                    more: None,
-                                },
-                            );
+                    match catalog.files.entry(key) {
+                        std::collections::btree_map::Entry::Occupied(mut files) => {
+                            files.get_mut().more.get_or_insert_default().push(relative)
+                        }
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            slot.insert(Files {
+                                first: relative,
+                                more: None,
+                            });
                         }
                     }
                 }

@@ -11,14 +11,22 @@ impl TargetRun<'_> {
     /// The keys this target looks at besides the posts (every run looks at every post): keys
     /// whose line is not done and that have no post. Notes done keys whose post is gone.
     pub(super) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Date> {
-        // Published posts whose file is gone: never retracted by themselves, but said.
-        let (deleted, other): (Vec<_>, Vec<_>) = self
-            .state
-            .records()
-            .filter(|r| !catalog.files.contains_key(&r.key))
-            .partition(|r| r.status == Status::Done);
-        self.deleted = deleted.into_iter().map(|r| r.key).collect();
-        other.into_iter().map(|r| r.key).collect()
+        // Both are in key order: one walk side by side, no lookup per key.
+        let mut posts = catalog.files.keys().peekable();
+        let (mut deleted, mut other) = (Vec::new(), Vec::new());
+        for record in self.state.records() {
+            while posts.next_if(|k| **k < record.key).is_some() {}
+            if posts.peek() == Some(&&record.key) {
+                continue;
+            }
+            // Published posts whose file is gone: never retracted by themselves, but said.
+            match record.status {
+                Status::Done => deleted.push(record.key),
+                _ => other.push(record.key),
+            }
+        }
+        self.deleted = deleted;
+        other
     }
 
     /// Whether this target looks at `key`: a post, or a key whose line is not done.

@@ -27,7 +27,8 @@ impl TargetRun<'_> {
         let at = record.at().get(..10).and_then(crate::clock::parse_key);
         if at.is_some_and(|at| {
             crate::clock::days_between(at, self.today) > self.policy.edit_days + 1
-        }) || record.get("id").is_none()
+        }) || !record.to_line().contains(" id=") // a field is always ` name=`
+            || record.get("id").is_none()
         {
             return false;
         }

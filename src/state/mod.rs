@@ -161,13 +161,19 @@ impl StateFile {
                     span.len += len;
                 }
                 Some(record) => {
-                    if state.records.contains_key(&record.key) {
-                        return Err(bad(format!("{} appears twice", record.key), number));
+                    // One search per line: the slot is found once, for the check and the insert.
+                    let key = record.key;
+                    match state.records.entry(key) {
+                        std::collections::btree_map::Entry::Occupied(_) => {
+                            return Err(bad(format!("{key} appears twice"), number));
+                        }
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            slot.insert(record);
+                        }
                     }
                     if let Some(span) = comments.take() {
-                        state.comments.insert(record.key, span);
+                        state.comments.insert(key, span);
                     }
-                    state.records.insert(record.key, record);
                 }
             }
             offset += len;

@@ -68,6 +68,21 @@ impl Record {
 
     /// RFC 3339 with offset, as written.
     pub fn at(&self) -> &str {
+        // As dayrun writes a line (`KEY STATUS AT…`, single spaces), the stamp is found at
+        // once; a hand-spaced line is split word by word.
+        let status = self.status.as_str().as_bytes();
+        let start = 10 + 1 + status.len() + 1;
+        let b = self.line.as_bytes();
+        if b.get(10) == Some(&b' ')
+            && b.get(11..start - 1) == Some(status)
+            && b.get(start - 1) == Some(&b' ')
+        {
+            let rest = &self.line[start..];
+            let end = rest.bytes().position(|b| b.is_ascii_whitespace());
+            if end != Some(0) {
+                return &rest[..end.unwrap_or(rest.len())];
+            }
+        }
         self.line.split_ascii_whitespace().nth(2).unwrap_or("")
     }
 
@@ -367,6 +382,19 @@ mod tests {
         for (line, needle) in cases {
             let err = Record::parse(line).unwrap_err();
             assert!(err.contains(needle), "{line:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_stamp_is_found_however_the_line_is_spaced() {
+        for line in [
+            "2026-11-29 done 2026-11-29T09:00:04Z id=x",
+            "2026-11-29  done 2026-11-29T09:00:04Z",
+            "2026-11-29       done   2026-11-29T09:00:04Z id=x",
+            "2026-11-29\tdone\t2026-11-29T09:00:04Z",
+        ] {
+            let record = Record::parse(line).unwrap().unwrap();
+            assert_eq!(record.at(), "2026-11-29T09:00:04Z", "{line:?}");
         }
     }
 
