@@ -95,16 +95,15 @@ impl Catalog {
             match parse_key(stem) {
                 Some(key) => {
                     let relative: Box<Path> = relative_to(path, prefix).into();
-                    match catalog.files.get_mut(&key) {
-                        Some(files) => files.more.push(relative),
-                        None => {
-                            catalog.files.insert(
-                                key,
-                                Files {
-                                    first: relative,
-                                    more: Vec::new(),
-                                },
-                            );
+                    match catalog.files.entry(key) {
+                        std::collections::btree_map::Entry::Occupied(mut files) => {
+                            files.get_mut().more.get_or_insert_default().push(relative)
+                        }
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            slot.insert(Files {
+                                first: relative,
+                                more: None,
+                            });
                         }
                     }
                 }
@@ -132,11 +131,16 @@ impl Catalog {
         }
         // Unsorted walk (sorting 100k names costs more than the walk); keys are ordered by the
         // map, and the files of a duplicated key are sorted here so messages are stable.
-        for files in catalog.files.values_mut().filter(|f| !f.more.is_empty()) {
-            files.more.push(files.first.clone());
-            files.more.sort();
-            files.first = files.more.remove(0);
+        for files in catalog.files.values_mut() {
+            if let Some(more) = files.more.as_mut() {
+                more.push(files.first.clone());
+                more.sort();
+                files.first = more.remove(0);
+            }
         }
+        // Built in walk order, the map's nodes are half empty; rebuilt from its sorted entries
+        // they are full (100k posts: about 3 MB less, held for the whole run).
+        catalog.files = std::mem::take(&mut catalog.files).into_iter().collect();
         catalog.ignored.sort();
         Ok(catalog)
     }
@@ -163,7 +167,7 @@ impl Catalog {
                 .map(Path::to_path_buf)
                 .unwrap_or_else(|_| full(p))
         };
-        if let Some(two) = files.more.first() {
+        if let Some(two) = files.more.as_ref().and_then(|more| more.first()) {
             let one = &files.first;
             return Err(Error::failure(
                 Class::Local,
@@ -185,7 +189,9 @@ impl Catalog {
 pub struct Files {
     first: Box<Path>,
     /// Further files for the same key: an error for that key.
-    more: Vec<Box<Path>>,
+    /// (Boxed, 8 bytes instead of 24: most keys have none, and the map holds one per post.)
+    #[allow(clippy::box_collection)]
+    more: Option<Box<Vec<Box<Path>>>>,
 }
 
 /// Folder names between the content root and the file (a path relative to it), except purely

@@ -7,6 +7,11 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+pub mod model;
+mod staged;
+
+pub use staged::Staged;
+
 /// Open `path` for reading without blocking; `follow`: whether a symbolic link may lead to it
 /// (credential files mounted by Kubernetes are links). Anything but a regular file is refused.
 pub fn open_regular(path: &Path, follow: bool) -> io::Result<File> {
@@ -99,9 +104,10 @@ pub fn write_atomic_all(files: &[(&Path, &[u8])]) -> io::Result<()> {
     let dir = folder_of(first);
     let result = (|| {
         for (path, bytes) in files {
-            let mut file = create_temp(&temp_path(dir, path))?;
+            let temp = temp_path(dir, path);
+            let mut file = create_temp(&temp)?;
             file.write_all(bytes)?;
-            file.sync_all()?;
+            sync_file(&file, &temp)?;
         }
         for (path, _) in files {
             fs::rename(temp_path(dir, path), path)?;
@@ -118,28 +124,74 @@ pub fn write_atomic_all(files: &[(&Path, &[u8])]) -> io::Result<()> {
 
 /// The temp file that becomes `path`: hidden, in the same folder, named by our pid.
 pub fn temp_path(dir: &Path, path: &Path) -> PathBuf {
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+    let pid = PID.get_or_init(std::process::id);
+    dir.join(format!(".{name}.{pid}.tmp"))
 }
 
 /// Create a temp file afresh: an old one (a crashed run with our pid) is removed, and nothing
-/// already there (a link) is ever opened.
+/// already there (a link) is ever opened. (Removed only when there: a backfill creates two
+/// temps per key.)
 pub fn create_temp(path: &Path) -> io::Result<File> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-        _ => {}
+    let create = || {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+    };
+    match create() {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            fs::remove_file(path)?;
+            create()
+        }
+        other => other,
     }
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
 }
 
 /// Make a folder's entries (a rename, a new or removed file) durable.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+    File::open(dir)?.sync_all()?;
+    model::folder_synced(dir);
+    Ok(())
+}
+
+/// Make a file's data and metadata durable (`path`: where it is, for the power-loss model).
+pub fn sync_file(file: &File, path: &Path) -> io::Result<()> {
+    file.sync_all()?;
+    model::file_synced(path);
+    Ok(())
+}
+
+/// Make a file's data durable (its size too; not its times).
+pub fn sync_file_data(file: &File, path: &Path) -> io::Result<()> {
+    file.sync_data()?;
+    model::file_synced(path);
+    Ok(())
+}
+
+/// Make everything written on the file system that holds `dir` durable, with one call
+/// (Linux's `syncfs`; elsewhere `Unsupported`, and callers sync file by file).
+#[cfg(not(target_os = "linux"))]
+pub fn sync_fs(_: &Path) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// Make everything written on the file system that holds `dir` durable, with one call.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+pub fn sync_fs(dir: &Path) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let folder = File::open(dir)?;
+    // SAFETY: syncfs(2) takes an open descriptor, which `folder` keeps open for the call; it
+    // touches no memory of ours.
+    if unsafe { libc::syncfs(folder.as_raw_fd()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    model::fs_synced(dir);
+    Ok(())
 }

@@ -16,9 +16,11 @@ use jiff::civil::Date;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+mod batch;
 mod carry;
 mod confirm;
 mod deliver;
+mod keys;
 mod media;
 pub(super) mod report;
 mod retract;
@@ -200,28 +202,40 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             drafts: Vec::new(),
             deleted: Vec::new(),
             progress: &quiet,
+            batch: batch::Batch::default(),
         })
         .collect();
     // Key by key, every target in turn: each post is read once and dropped after its key, so
     // memory does not grow with the number of posts.
-    let keys: Vec<BTreeSet<Date>> = runs.iter_mut().map(|run| run.keys(&catalog)).collect();
-    let all: BTreeSet<Date> = keys.iter().flatten().copied().collect();
+    let extra: BTreeSet<Date> = runs
+        .iter_mut()
+        .flat_map(|run| run.keys_without_post(&catalog))
+        .collect();
+    let all = || keys::walk(&catalog, &extra, &plan.keys);
     let progress = match Progress::wanted(plan.dry_run) {
-        true => Progress::new(work(&mut runs, &keys, &all, &mut posts)),
+        true => Progress::new(work(&mut runs, all(), &mut posts)),
         false => Progress::none(),
     };
     for run in &mut runs {
         run.progress = &progress;
     }
     let result = (|| {
-        for &key in &all {
+        for (key, has_post) in all() {
             if signals::received().is_some() {
                 break;
             }
-            for (run, keys) in runs.iter_mut().zip(&keys) {
-                if keys.contains(&key) {
+            for run in runs.iter_mut() {
+                run.flush_if_due()?;
+                if run.looks_at(key, has_post) {
                     run.step(key, &mut posts)?;
                 }
+            }
+        }
+        // Queued keys were not started: a stopped run leaves them to the next.
+        for run in runs.iter_mut() {
+            match signals::received() {
+                None => run.flush()?,
+                Some(_) => run.drop_queued(),
             }
         }
         Ok::<(), Error>(())
@@ -279,16 +293,11 @@ fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
 }
 
 /// How many keys the runs will publish or confirm (for the progress bar).
-fn work(
-    runs: &mut [TargetRun],
-    keys: &[BTreeSet<Date>],
-    all: &BTreeSet<Date>,
-    posts: &mut Posts,
-) -> u64 {
+fn work(runs: &mut [TargetRun], all: impl Iterator<Item = (Date, bool)>, posts: &mut Posts) -> u64 {
     let mut total = 0;
-    for &key in all {
-        for (run, keys) in runs.iter_mut().zip(keys) {
-            if keys.contains(&key)
+    for (key, has_post) in all {
+        for run in runs.iter_mut() {
+            if run.looks_at(key, has_post)
                 && matches!(
                     run.decide(key, posts),
                     Decision::Publish(_) | Decision::Confirm
@@ -358,6 +367,8 @@ struct TargetRun<'a> {
     /// Done keys whose post file is gone.
     deleted: Vec<Date>,
     progress: &'a Progress,
+    /// Keys queued for the next group commit (`batch.rs`).
+    batch: batch::Batch,
 }
 
 fn detail(err: &Error) -> String {

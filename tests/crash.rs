@@ -251,3 +251,101 @@ fn a_read_only_or_full_state_folder_stops_before_any_side_effect() {
         .code(0)
         .stdout_has("outbox: 2 published");
 }
+
+/// Kills aimed between a batch's pending lines and its files: the journal is watched, and the
+/// run is killed as soon as its last line is a batch's pending line (pending lines synced,
+/// files not yet in place). The next run must confirm or publish each key once.
+#[test]
+fn sigkill_between_a_batchs_pending_lines_and_its_files() {
+    let kills = env_number("DAYRUN_CRASH_KILLS", 30);
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\n",
+    );
+    let start: jiff::civil::Date = "2025-01-01".parse().unwrap();
+    let keys: Vec<String> = (0..200)
+        .map(|i| (start + jiff::Span::new().days(i)).to_string())
+        .collect();
+    for key in &keys {
+        p.post(key, &format!("Post {key}"));
+    }
+    let journal = p.path("state/outbox.journal");
+    let mut inodes: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut in_window, mut duplicates, mut lost, mut rounds) = (0u64, 0usize, 0usize, 0u64);
+    while in_window < kills && rounds < kills * 20 {
+        rounds += 1;
+        let mut child = p
+            .command(&["run", "--backfill"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait for a batch's pending lines to be the journal's tail, then kill at once.
+        let started = std::time::Instant::now();
+        let mut aimed = false;
+        while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(20) {
+            let text = std::fs::read_to_string(&journal).unwrap_or_default();
+            let last = text.lines().last().unwrap_or("");
+            if text.ends_with('\n') && last.contains(" pending ") {
+                child.kill().ok();
+                aimed = true;
+                break;
+            }
+        }
+        child.kill().ok();
+        child.wait().unwrap();
+        // Keys left pending whose files are not in place: the kill landed in the window.
+        let text = std::fs::read_to_string(&journal).unwrap_or_default();
+        let mut last_status: BTreeMap<&str, &str> = BTreeMap::new();
+        for line in text.lines() {
+            let mut words = line.split(' ');
+            if let (Some(key), Some(status)) = (words.next(), words.next()) {
+                last_status.insert(key, status);
+            }
+        }
+        let waiting = last_status
+            .iter()
+            .filter(|(k, s)| **s == "pending" && !p.exists(&format!("outbox/{k}.json")))
+            .count();
+        if aimed && waiting > 0 {
+            in_window += 1;
+        }
+        // The files of every key: a rewrite (a second publish) changes the JSON's inode.
+        for key in &keys {
+            if let Ok(meta) = std::fs::metadata(p.path(&format!("outbox/{key}.json")))
+                && *inodes.entry(key.clone()).or_insert(meta.ino()) != meta.ino()
+            {
+                duplicates += 1;
+            }
+        }
+        if state(&p, "outbox").values().all(|(s, _)| s == "done")
+            && state(&p, "outbox").len() == keys.len()
+        {
+            std::fs::remove_dir_all(p.path("state")).unwrap();
+            std::fs::remove_dir_all(p.path("outbox")).unwrap();
+            inodes.clear();
+        }
+    }
+    p.run(&["run", "--backfill"]).code(0);
+    let state = state(&p, "outbox");
+    for key in &keys {
+        match state.get(key) {
+            Some((s, id)) if s == "done" && p.exists(id) => {}
+            _ => lost += 1,
+        }
+        let meta = std::fs::metadata(p.path(&format!("outbox/{key}.json"))).unwrap();
+        if *inodes.entry(key.clone()).or_insert(meta.ino()) != meta.ino() {
+            duplicates += 1;
+        }
+    }
+    let leaked_pending = state.values().filter(|(s, _)| s == "pending").count();
+    println!(
+        "crash loop (batch window): kills_in_window={in_window} rounds={rounds} duplicates={duplicates} lost={lost} leaked_pending={leaked_pending}"
+    );
+    assert_eq!((duplicates, lost, leaked_pending), (0, 0, 0));
+    assert!(
+        in_window > 0,
+        "no kill landed between a batch's pending lines and its files"
+    );
+}

@@ -305,18 +305,22 @@ fn drill_lagging_and_short_lists_edits_and_signals() {
             Lookup::CutShortBlind => (list.clone(), ""),
         };
         let match_by = ["key", "fingerprint"][rng.lock().unwrap().below(2) as usize];
+        // A folder beside the server, published in batches (`--backfill`), stopped by the
+        // same signals.
         p.file(
             "dayrun.toml",
-            api.config(
-                "blog",
-                &format!("match_by = \"{match_by}\"\nsettle_secs = 0.6\n{extra}"),
-            )
-            .replace(
-                &format!("list_url = \"{list}\""),
-                &format!("list_url = \"{list_url}\""),
-            )
-            .replace("timeout_secs = 0.3", "timeout_secs = 0.15")
-            .replace("backoff_secs = 0.01", "backoff_secs = 0.005"),
+            "[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\n\n".to_string()
+                + &api
+                    .config(
+                        "blog",
+                        &format!("match_by = \"{match_by}\"\nsettle_secs = 0.6\n{extra}"),
+                    )
+                    .replace(
+                        &format!("list_url = \"{list}\""),
+                        &format!("list_url = \"{list_url}\""),
+                    )
+                    .replace("timeout_secs = 0.3", "timeout_secs = 0.15")
+                    .replace("backoff_secs = 0.01", "backoff_secs = 0.005"),
         );
         let keys: Vec<String> = (0..KEYS_PER_ROUND)
             .map(|i| (start + jiff::Span::new().days(round * KEYS_PER_ROUND + i)).to_string())
@@ -335,7 +339,7 @@ fn drill_lagging_and_short_lists_edits_and_signals() {
                 p.state_lines("blog")
             );
             count.runs += 1;
-            let code = run_maybe_stopped(&p, &["run", &today], &rng, &mut count);
+            let code = run_maybe_stopped(&p, &["run", "--backfill", &today], &rng, &mut count);
             assert!(
                 [0, 1, 75, 130].contains(&code) || code < 0,
                 "round {round}: exit {code}"
@@ -348,7 +352,12 @@ fn drill_lagging_and_short_lists_edits_and_signals() {
                 count.edits += 1;
             }
             let lines = p.state_lines("blog");
-            let mut all_done = true;
+            let outbox = p.state_lines("outbox");
+            let mut all_done = keys.iter().all(|key| {
+                outbox
+                    .iter()
+                    .any(|l| l.starts_with(key.as_str()) && l.contains(" done "))
+            });
             for key in &keys {
                 let line = lines.iter().find(|l| l.starts_with(key.as_str()));
                 match line {
@@ -358,8 +367,10 @@ fn drill_lagging_and_short_lists_edits_and_signals() {
                         count.cannot_tell += 1;
                         let found = api.committed().into_iter().find(|c| &c.key == key);
                         let out = match found {
-                            Some(post) => p.run(&["mark", key, "done", "--id", &post.id]),
-                            None => p.run(&["retry", key, "--absent"]),
+                            Some(post) => {
+                                p.run(&["mark", key, "done", "--id", &post.id, "--target", "blog"])
+                            }
+                            None => p.run(&["retry", key, "--absent", "--target", "blog"]),
                         };
                         assert!([0, 1, 75].contains(&out.code), "{}", out.stderr);
                         all_done = false;
@@ -372,6 +383,17 @@ fn drill_lagging_and_short_lists_edits_and_signals() {
             }
             // Let lagging lists catch up, as the next morning would.
             std::thread::sleep(Duration::from_millis(lag_ms));
+        }
+        // The folder: each key published once (one `publish done` in its trace; a kill after
+        // the files is confirmed, not written again), and its files there.
+        let trace = p.read("state/outbox.log");
+        for key in &keys {
+            let published = trace.matches(&format!(" {key} publish done ")).count();
+            count.duplicates += published.saturating_sub(1);
+            if !p.exists(&format!("outbox/{key}.json")) || !p.exists(&format!("outbox/{key}.html"))
+            {
+                count.lost += 1;
+            }
         }
         for key in &keys {
             count.duplicates += api.commits_of(key).saturating_sub(1);
@@ -387,9 +409,9 @@ fn drill_lagging_and_short_lists_edits_and_signals() {
             }
         }
     }
-    let leaked_pending = p
-        .state_lines("blog")
+    let leaked_pending = ["blog", "outbox"]
         .iter()
+        .flat_map(|t| p.state_lines(t))
         .filter(|l| l.contains(" pending "))
         .count();
     let not_yet = p

@@ -14,6 +14,7 @@ mod harness;
 mod image_gen;
 mod util;
 
+mod batch;
 mod bluesky;
 mod by_hand;
 mod cli;
@@ -35,6 +36,7 @@ mod images_privacy;
 mod images_targets;
 mod mastodon;
 mod merge_state;
+mod power_loss;
 mod readme;
 mod real_bluesky;
 mod real_images;

@@ -150,12 +150,17 @@ impl TargetRun<'_> {
                 ),
             }
         }
-        self.send(&post, &out, carry)
+        self.send_or_queue(&post, &out, carry)
     }
 
     /// Send, with in-run retries: retry-safe failures after a backoff, an unknown outcome only
     /// after the lookup proves the attempt did not land.
-    fn send(&mut self, post: &Post, out: &Outgoing, mut carry: Carry) -> Result<(), Error> {
+    pub(super) fn send(
+        &mut self,
+        post: &Post,
+        out: &Outgoing,
+        mut carry: Carry,
+    ) -> Result<(), Error> {
         let mut attempt = 0;
         loop {
             attempt += 1;

@@ -6,30 +6,36 @@ use crate::content::Catalog;
 use crate::error::{Class, Error};
 use crate::state::Status;
 use jiff::civil::Date;
-use std::collections::BTreeSet;
 
 impl TargetRun<'_> {
-    /// The keys this target looks at: every post, and every key whose state is not done.
-    pub(super) fn keys(&mut self, catalog: &Catalog) -> BTreeSet<Date> {
-        // Published posts whose file is gone: never retracted by themselves, but said.
-        self.deleted = self
-            .state
-            .records()
-            .filter(|r| r.status == Status::Done && !catalog.files.contains_key(&r.key))
-            .map(|r| r.key)
-            .collect();
-        let mut keys: BTreeSet<Date> = catalog.files.keys().copied().collect();
-        keys.extend(
-            self.state
-                .records()
-                .filter(|r| r.status != Status::Done)
-                .map(|r| r.key),
-        );
-        if !self.plan.keys.is_empty() {
-            // A named key with neither file nor record was refused before the run (`known`).
-            keys.retain(|k| self.plan.keys.contains(k));
+    /// The keys this target looks at besides the posts (every run looks at every post): keys
+    /// whose line is not done and that have no post. Notes done keys whose post is gone.
+    pub(super) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Date> {
+        // Both are in key order: one walk side by side, no lookup per key.
+        let mut posts = catalog.files.keys().peekable();
+        let (mut deleted, mut other) = (Vec::new(), Vec::new());
+        for record in self.state.records() {
+            while posts.next_if(|k| **k < record.key).is_some() {}
+            if posts.peek() == Some(&&record.key) {
+                continue;
+            }
+            // Published posts whose file is gone: never retracted by themselves, but said.
+            match record.status {
+                Status::Done => deleted.push(record.key),
+                _ => other.push(record.key),
+            }
         }
-        keys
+        self.deleted = deleted;
+        other
+    }
+
+    /// Whether this target looks at `key`: a post, or a key whose line is not done.
+    pub(super) fn looks_at(&self, key: Date, has_post: bool) -> bool {
+        has_post
+            || self
+                .state
+                .get(key)
+                .is_some_and(|r| r.status != Status::Done)
     }
 
     pub(super) fn step(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {

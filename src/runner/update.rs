@@ -19,7 +19,16 @@ impl TargetRun<'_> {
     /// so), the copy's id is known, and the first publish is within `edit_days`.
     pub(super) fn may_update(&self, record: &Record) -> bool {
         // Cheap checks first: a no-op run asks this of every done key.
-        if !self.policy.on_edit.unwrap_or_else(|| self.target.updates())
+        if !self.policy.on_edit.unwrap_or_else(|| self.target.updates()) {
+            return false;
+        }
+        // The first publish is no later than the line's own time (`published` is carried from
+        // the first done line; the line's time is its latest change), so a line older than the
+        // window, by more than a day of zone offset, is out of it without scanning its fields.
+        let at = record.at().get(..10).and_then(crate::clock::parse_key);
+        if at.is_some_and(|at| {
+            crate::clock::days_between(at, self.today) > self.policy.edit_days + 1
+        }) || !record.to_line().contains(" id=") // a field is always ` name=`
             || record.get("id").is_none()
         {
             return false;

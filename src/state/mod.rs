@@ -17,6 +17,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read as _, Seek as _, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+mod group;
 mod record;
 
 pub use record::{Record, Status};
@@ -54,6 +55,8 @@ pub struct StateFile {
     dirty: bool,
     journal_exists: bool,
     journal: Option<File>,
+    /// Whether `set` leaves the fsync to the next synced append (see `group.rs`).
+    unsynced: bool,
     /// A torn last journal record that was dropped (shown to the user).
     pub torn: Option<String>,
 }
@@ -66,31 +69,19 @@ enum Line {
     TooLong,
 }
 
-/// Read one line into `buf` (cleared first), never more than `MAX_LINE` bytes of it.
+/// Read one line into `buf` (cleared first), never more than `MAX_LINE` bytes of it (the
+/// newline is found with the standard library's `memchr`, not byte by byte).
 fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Line> {
     buf.clear();
-    loop {
-        let available = reader.fill_buf()?;
-        if available.is_empty() {
-            return Ok(if buf.is_empty() {
-                Line::End
-            } else {
-                Line::Read(buf.len())
-            });
-        }
-        let (take, done) = match available.iter().position(|b| *b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (available.len(), false),
-        };
-        if buf.len() + take > MAX_LINE + 1 {
-            return Ok(Line::TooLong);
-        }
-        buf.extend_from_slice(&available[..take]);
-        reader.consume(take);
-        if done {
-            return Ok(Line::Read(buf.len()));
-        }
-    }
+    let read = reader
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', buf)?;
+    Ok(match read {
+        0 => Line::End,
+        n if n > MAX_LINE && buf.last() != Some(&b'\n') => Line::TooLong,
+        n => Line::Read(n),
+    })
 }
 
 impl StateFile {
@@ -117,6 +108,7 @@ impl StateFile {
             dirty: false,
             journal_exists: false,
             journal: None,
+            unsynced: false,
             torn: None,
         };
         let mut buf = Vec::new();
@@ -169,13 +161,19 @@ impl StateFile {
                     span.len += len;
                 }
                 Some(record) => {
-                    if state.records.contains_key(&record.key) {
-                        return Err(bad(format!("{} appears twice", record.key), number));
+                    // One search per line: the slot is found once, for the check and the insert.
+                    let key = record.key;
+                    match state.records.entry(key) {
+                        std::collections::btree_map::Entry::Occupied(_) => {
+                            return Err(bad(format!("{key} appears twice"), number));
+                        }
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            slot.insert(record);
+                        }
                     }
                     if let Some(span) = comments.take() {
-                        state.comments.insert(record.key, span);
+                        state.comments.insert(key, span);
                     }
-                    state.records.insert(record.key, record);
                 }
             }
             offset += len;
@@ -200,22 +198,29 @@ impl StateFile {
                 Line::TooLong => return Err(bad(format!("line is over {} KiB", MAX_LINE / 1024))),
                 Line::Read(_) => {}
             }
-            if buf.last() != Some(&b'\n') {
-                // The last record, cut short by a crash (a power cut may leave NULs).
+            if buf.last() != Some(&b'\n') || buf.contains(&0) {
+                // A record cut by a crash: the last one, or a line with NUL bytes, which a power
+                // cut leaves where a page written after the last fsync was lost. Nothing after
+                // such a line was synced either (an fsync makes all that came before durable),
+                // so no side effect relied on it: the rest of the journal goes too.
+                let rest = std::io::copy(reader, &mut std::io::sink()).unwrap_or(0);
                 let torn = buf.iter().filter(|b| **b != 0).count();
-                if torn > 0 {
-                    state.torn = Some(format!(
+                state.torn = match rest {
+                    0 if torn == 0 => None,
+                    0 => Some(format!(
                         "{}: dropped a torn last record ({} bytes) left by an interrupted run",
                         shown_journal.display(),
                         buf.len()
-                    ));
-                }
+                    )),
+                    rest => Some(format!(
+                        "{}: dropped the records from line {number} on ({} bytes with NUL bytes, left by a power cut after the last sync)",
+                        shown_journal.display(),
+                        buf.len() as u64 + rest
+                    )),
+                };
                 break;
             }
             let line = std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into()))?;
-            if line.contains('\0') {
-                return Err(bad("NUL bytes in the middle of the journal".into()));
-            }
             if let Some(record) = Record::parse(line).map_err(bad)? {
                 state.records.insert(record.key, record);
                 state.dirty = true;
@@ -309,7 +314,8 @@ impl StateFile {
             let written = (|| {
                 let mut out = std::io::BufWriter::new(fsutil::create_temp(&temp)?);
                 let spans = self.write_to(&mut out, source.as_mut())?;
-                out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                let file = out.into_inner().map_err(|e| e.into_error())?;
+                fsutil::sync_file(&file, &temp)?;
                 std::fs::rename(&temp, &self.path)?;
                 fsutil::sync_dir(dir)?;
                 Ok(spans)
@@ -336,7 +342,13 @@ impl StateFile {
     }
 
     /// Record a transition durably (appended to the journal and fsync'd) before returning.
+    /// (Inside `StateFile::unsynced`, a done record of a batch is appended without a sync.)
     pub fn set(&mut self, record: Record) -> Result<(), Error> {
+        self.append(vec![record], !self.unsynced)
+    }
+
+    /// Append records to the journal in one write; with `sync`, fsync'd before returning.
+    fn append(&mut self, records: Vec<Record>, sync: bool) -> Result<(), Error> {
         let io = |e: std::io::Error, path: &Path| {
             Error::io(crate::error::Kind::State, path, "record the outcome", &e).hint(
                 "the state folder must be writable and not full; nothing more is sent until it is",
@@ -352,14 +364,21 @@ impl StateFile {
             }
             self.journal = Some(file);
         }
-        let mut line = String::with_capacity(record.to_line().len() + 1);
-        line.push_str(record.to_line());
-        line.push('\n');
+        let mut lines = String::new();
+        for record in &records {
+            lines.push_str(record.to_line());
+            lines.push('\n');
+        }
         let file = self.journal.as_mut().expect("journal opened above");
-        file.write_all(line.as_bytes())
-            .and_then(|()| file.sync_data())
+        file.write_all(lines.as_bytes())
+            .and_then(|()| match sync {
+                true => fsutil::sync_file_data(file, &self.journal_path),
+                false => Ok(()),
+            })
             .map_err(|e| io(e, &self.journal_path))?;
-        self.records.insert(record.key, record);
+        for record in records {
+            self.records.insert(record.key, record);
+        }
         self.dirty = true;
         Ok(())
     }

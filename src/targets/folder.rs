@@ -4,7 +4,7 @@
 use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
-use crate::fsutil::write_atomic_all;
+use crate::fsutil::{Staged, write_atomic_all};
 use crate::images::Image;
 use crate::post::Post;
 use jiff::civil::Date;
@@ -41,6 +41,48 @@ impl Folder {
 
     fn write(&self, post: &Post) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
+        let files = self.files(post);
+        let files: Vec<(&std::path::Path, &[u8])> =
+            files.iter().map(|(p, b)| (p.as_path(), &b[..])).collect();
+        // Every file is fsync'd, then renamed in order, the images first and the JSON last
+        // (the fingerprint in it is what `find` trusts), then the folder is fsync'd once.
+        write_atomic_all(&files)?;
+        // Images an earlier version of the post used, and this one does not, go.
+        let used: Vec<String> = post
+            .images
+            .iter()
+            .map(|i| image_file(post.key, i))
+            .collect();
+        let stale: Vec<String> = self
+            .image_files(post.key)?
+            .into_iter()
+            .filter(|name| !used.contains(name))
+            .collect();
+        for name in &stale {
+            std::fs::remove_file(self.dir.join(name))?;
+        }
+        match stale.is_empty() {
+            true => Ok(()),
+            false => crate::fsutil::sync_dir(&self.dir),
+        }
+    }
+
+    /// The key's files in the order they are put in place: its images, the page, the JSON.
+    fn files(&self, post: &Post) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        for image in &post.images {
+            let path = self.dir.join(image_file(post.key, image));
+            files.push((path, image.bytes.to_vec()));
+        }
+        let html = self.dir.join(format!("{}.html", post.key));
+        files.push((html, page(post).into_bytes()));
+        let meta = self.dir.join(format!("{}.json", post.key));
+        files.push((meta, self.meta(post).into_bytes()));
+        files
+    }
+
+    /// The key's JSON: what `find` reads back.
+    fn meta(&self, post: &Post) -> String {
         let meta = serde_json::json!({
             "key": post.key.to_string(),
             "title": post.title,
@@ -66,39 +108,7 @@ impl Folder {
         }
         let mut json = serde_json::to_string_pretty(&meta).expect("a JSON value serialises");
         json.push('\n');
-        let html = self.dir.join(format!("{}.html", post.key));
-        let meta = self.dir.join(format!("{}.json", post.key));
-        let images: Vec<(PathBuf, &[u8])> = post
-            .images
-            .iter()
-            .map(|i| (self.dir.join(image_file(post.key, i)), &i.bytes[..]))
-            .collect();
-        // Every file is fsync'd, then renamed with the images first and the JSON last (the
-        // fingerprint in it is what `find` trusts), then the folder is fsync'd once for all.
-        let page = page(post);
-        let mut files: Vec<(&std::path::Path, &[u8])> =
-            images.iter().map(|(p, b)| (p.as_path(), *b)).collect();
-        files.push((&html, page.as_bytes()));
-        files.push((&meta, json.as_bytes()));
-        write_atomic_all(&files)?;
-        // Images an earlier version of the post used, and this one does not, go.
-        let used: Vec<String> = post
-            .images
-            .iter()
-            .map(|i| image_file(post.key, i))
-            .collect();
-        let stale: Vec<String> = self
-            .image_files(post.key)?
-            .into_iter()
-            .filter(|name| !used.contains(name))
-            .collect();
-        for name in &stale {
-            std::fs::remove_file(self.dir.join(name))?;
-        }
-        match stale.is_empty() {
-            true => Ok(()),
-            false => crate::fsutil::sync_dir(&self.dir),
-        }
+        json
     }
 }
 
@@ -166,6 +176,29 @@ impl Target for Folder {
     fn image_plan(&self, post: &Post, image: &Image, _: &super::Media) -> String {
         let file = self.shown.join(image_file(post.key, image));
         format!("copy as {}", file.display())
+    }
+
+    /// Its lookup is exact and immediate: backfills go in batches (`runner/batch.rs`).
+    fn batches(&self) -> bool {
+        true
+    }
+
+    /// The same files as `publish`, staged: the batch syncs them, renames them (the JSON
+    /// last, as `publish` does) and syncs the folder, once for all its keys.
+    fn stage(&mut self, post: &Post, _: &Outgoing, staged: &mut Staged) -> Result<Receipt, Error> {
+        std::fs::create_dir_all(&self.dir)
+            .and_then(|()| {
+                self.files(post)
+                    .iter()
+                    .try_for_each(|(path, bytes)| staged.write(path, bytes))
+            })
+            .map_err(|e| {
+                Error::failure(
+                    Class::RetrySafe,
+                    format!("cannot write to {}: {e}", self.shown.display()),
+                )
+            })?;
+        Ok(self.receipt(post.key))
     }
 
     fn updates(&self) -> bool {

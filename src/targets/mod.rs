@@ -197,6 +197,27 @@ pub trait Target {
         false
     }
 
+    /// Whether a run may group this target's publishes (`runner/batch.rs`): its lookup is exact
+    /// and immediate, and a publish is files written with `stage`, made durable for many keys
+    /// at once. Chosen per target, not by kind; the default publishes one key at a time.
+    fn batches(&self) -> bool {
+        false
+    }
+
+    /// For a target that `batches`: write what `publish` would, into `files`, without making
+    /// anything durable or visible; the batch does that for all its keys together.
+    fn stage(
+        &mut self,
+        post: &Post,
+        out: &Outgoing,
+        files: &mut crate::fsutil::Staged,
+    ) -> Result<Receipt, Error> {
+        let _ = (post, out, files);
+        Err(Error::config(
+            "this kind of target cannot group its publishes",
+        ))
+    }
+
     /// How long one request (or script) may run before dayrun gives up on it.
     fn timeout(&self) -> Duration;
 
