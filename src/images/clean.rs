@@ -142,13 +142,18 @@ pub fn encode(image: &DynamicImage, format: Format) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// Where the main image of a JPEG ends: after the first EOI marker that follows its first
+/// scan (inside entropy-coded data a 0xFF is always followed by 0x00 or a restart marker).
+fn jpeg_end(bytes: &[u8]) -> Option<usize> {
+    let sos = bytes.windows(2).position(|w| w == [0xFF, 0xDA])?;
+    let eoi = bytes[sos..].windows(2).position(|w| w == [0xFF, 0xD9])?;
+    Some(sos + eoi + 2)
+}
+
 /// A JPEG ends with its EOI marker after its first scan (a decoder may fill the missing rest
 /// of a truncated file with grey and call it fine). Padding after EOI is allowed.
 fn jpeg_is_whole(bytes: &[u8]) -> bool {
-    let Some(sos) = bytes.windows(2).position(|w| w == [0xFF, 0xDA]) else {
-        return false;
-    };
-    bytes[sos..].windows(2).any(|w| w == [0xFF, 0xD9])
+    jpeg_end(bytes).is_some()
 }
 
 /// Drop metadata without touching the pixels' bytes.
@@ -164,7 +169,12 @@ fn strip(bytes: &[u8], format: Format) -> Result<Vec<u8>, String> {
                 0xE1 | 0xE3..=0xED | 0xEF | 0xFE => false,          // EXIF, XMP, IPTC, comments
                 _ => true,
             });
-            jpeg.encoder().write_to(&mut out)
+            jpeg.encoder().write_to(&mut out).map_err(|e| e.to_string())?;
+            // Phones append a second picture (MPF) or a video after the image, with EXIF
+            // and GPS of its own: nothing after the main image's end marker goes.
+            let end = jpeg_end(&out).ok_or("the JPEG has no end marker")?;
+            out.truncate(end);
+            return Ok(out);
         }
         Format::Png => {
             let mut png = img_parts::png::Png::from_bytes(data).map_err(|e| e.to_string())?;
@@ -172,7 +182,12 @@ fn strip(bytes: &[u8], format: Format) -> Result<Vec<u8>, String> {
                 let kind = c.kind();
                 kind[0].is_ascii_uppercase() || PNG_KEPT.contains(&&kind)
             });
-            png.encoder().write_to(&mut out)
+            png.encoder().write_to(&mut out).map_err(|e| e.to_string())?;
+            // Nothing after IEND (its 4-byte type, then its CRC).
+            if let Some(at) = out.windows(8).position(|w| w == b"\0\0\0\0IEND") {
+                out.truncate(at + 12);
+            }
+            return Ok(out);
         }
         Format::WebP => {
             let mut webp = img_parts::webp::WebP::from_bytes(data).map_err(|e| e.to_string())?;
@@ -287,6 +302,16 @@ mod tests {
             cleaned.bytes,
             "deterministic"
         );
+    }
+
+    #[test]
+    fn a_second_picture_after_the_image_goes_with_its_exif() {
+        let main = jpeg(40, 20);
+        let mut tagged = main.clone();
+        tagged.extend(with_exif(&jpeg(8, 8), 1)); // what an MPF trailer looks like
+        let cleaned = clean(&tagged).unwrap();
+        assert!(!cleaned.bytes.windows(6).any(|w| w == b"Exif\0\0"));
+        assert_eq!(cleaned.bytes, main);
     }
 
     #[test]
