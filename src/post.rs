@@ -40,6 +40,9 @@ pub struct Post {
     pub image_refs: Vec<ImageRef>,
     /// Those images, read and cleaned (`images::load`), the cover first.
     pub images: Vec<Image>,
+    /// Images a target's limit left out of `images` (the rest of the post's, in order): they
+    /// are not sent, but they are still part of what the post says (its edit hash).
+    pub left_out: Vec<Image>,
 }
 
 /// A post with these words, for tests of what targets make of them.
@@ -58,6 +61,7 @@ pub fn sample(title: &str, summary: &str, tags: &[&str]) -> Post {
         lang: Vec::new(),
         image_refs: Vec::new(),
         images: Vec::new(),
+        left_out: Vec::new(),
     }
 }
 
@@ -169,6 +173,7 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         lang: meta.lang,
         image_refs,
         images: Vec::new(),
+        left_out: Vec::new(),
     })
 }
 

@@ -434,7 +434,7 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
             };
             let text = req.json()["status"].as_str().unwrap_or("").to_string();
             let reply = s.edit(&id, &text);
-            match (media, &reply) {
+            let reply = match (media, &reply) {
                 (Some(ids), Reply::Json(200, _, _)) => {
                     for m in s
                         .media
@@ -446,7 +446,25 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                     Reply::json(200, s.attach(&id, &ids))
                 }
                 _ => reply,
+            };
+            // `media_attributes` (4.1+): new descriptions of the status's own media.
+            if let (Reply::Json(200, _, _), Some(attributes)) =
+                (&reply, req.json()["media_attributes"].as_array())
+            {
+                for a in attributes {
+                    let (Some(mid), Some(d)) = (a["id"].as_str(), a["description"].as_str()) else {
+                        continue;
+                    };
+                    if let Some(m) = s
+                        .media
+                        .iter_mut()
+                        .find(|m| m.id == mid && m.status_id.as_deref() == Some(&id))
+                    {
+                        m.description = Some(d.to_string()).filter(|d| !d.is_empty());
+                    }
+                }
             }
+            reply
         }
         ("POST", "/api/v2/media") => s.upload(req),
         ("GET", path) if path.starts_with("/api/v1/media/") => {

@@ -10,6 +10,7 @@ mod devto;
 mod fakes;
 mod local;
 mod mastodon;
+mod regressions;
 mod upgrade;
 mod wordpress;
 

@@ -169,7 +169,9 @@ fn strip(bytes: &[u8], format: Format) -> Result<Vec<u8>, String> {
                 0xE1 | 0xE3..=0xED | 0xEF | 0xFE => false,          // EXIF, XMP, IPTC, comments
                 _ => true,
             });
-            jpeg.encoder().write_to(&mut out).map_err(|e| e.to_string())?;
+            jpeg.encoder()
+                .write_to(&mut out)
+                .map_err(|e| e.to_string())?;
             // Phones append a second picture (MPF) or a video after the image, with EXIF
             // and GPS of its own: nothing after the main image's end marker goes.
             let end = jpeg_end(&out).ok_or("the JPEG has no end marker")?;
@@ -182,7 +184,9 @@ fn strip(bytes: &[u8], format: Format) -> Result<Vec<u8>, String> {
                 let kind = c.kind();
                 kind[0].is_ascii_uppercase() || PNG_KEPT.contains(&&kind)
             });
-            png.encoder().write_to(&mut out).map_err(|e| e.to_string())?;
+            png.encoder()
+                .write_to(&mut out)
+                .map_err(|e| e.to_string())?;
             // Nothing after IEND (its 4-byte type, then its CRC).
             if let Some(at) = out.windows(8).position(|w| w == b"\0\0\0\0IEND") {
                 out.truncate(at + 12);

@@ -176,7 +176,7 @@ impl TargetRun<'_> {
             self.state.set(this.stamp(pending.clone()))?;
             let clock = Instant::now();
             // Images first, each answer on the pending line; then the post, which uses them.
-            let uploaded = self.upload(post, &mut this, &pending);
+            let uploaded = self.upload(post, &mut this, &pending, false);
             carry.media.clone_from(&this.media);
             let result = uploaded.and_then(|media| {
                 let out = Outgoing {

@@ -55,6 +55,7 @@ impl TargetRun<'_> {
         };
         let mut post = post.clone();
         let rest = post.images.split_off(limit);
+        post.left_out = rest.clone();
         (post, rest, format!("{who} takes {limit}"))
     }
 
@@ -81,7 +82,8 @@ impl TargetRun<'_> {
     }
 
     /// Upload what the target needs, each answer written on the pending line `pending` (with
-    /// `carry`) before the next upload. `carry.media` holds every answer afterwards, whatever
+    /// `carry`) before the next upload; `attached`: the recorded uploads are on the published
+    /// copy (an edit). `carry.media` holds every answer afterwards, whatever
     /// happened. An upload whose outcome is unknown left nothing of the post itself on the
     /// target: it is retried like a request that provably did not land (the target makes sure
     /// a second upload does not make a second image where the platform lets it: README).
@@ -90,8 +92,10 @@ impl TargetRun<'_> {
         post: &Post,
         carry: &mut Carry,
         pending: &Record,
+        attached: bool,
     ) -> Result<Media, Error> {
         let mut media = Media::parse(carry.media.as_deref());
+        media.attached = attached;
         if post.images.is_empty() {
             return Ok(media);
         }

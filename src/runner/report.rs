@@ -335,14 +335,16 @@ impl TargetRun<'_> {
 }
 
 /// A hash of what a post says (title, body, summary, tags, and each image's bytes, alt text
-/// and place): a later one that differs is an edit. Taken from the post, not from a target's
+/// and place, left out by a limit or not): a later one that differs is an edit. Taken from the post, not from a target's
 /// request (which holds things that vary, such as WordPress's term ids), so an unchanged post
 /// costs no request at all. A post without images hashes as dayrun 0.3 hashed it.
 pub(super) fn payload_mark(post: &Post) -> String {
     let mut text = words(post);
     if !post.images.is_empty() {
         text.push_str("\nimages");
-        for image in &post.images {
+        // Those a target's limit left out count too: the mark is the post's, whatever the
+        // target takes, so a post over the limit is not an edit at every run.
+        for image in post.images.iter().chain(&post.left_out) {
             let _ = write!(
                 text,
                 "\n{} {} {}",

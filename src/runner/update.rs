@@ -144,7 +144,7 @@ impl TargetRun<'_> {
                 media: was.get("media").map(|m| m.into_owned()),
                 ..Carry::default()
             };
-            let uploaded = self.upload(post, &mut carry, &pending);
+            let uploaded = self.upload(post, &mut carry, &pending, true);
             if let Some(media) = carry.media {
                 *was = was.clone().with("media", media);
             }
@@ -175,7 +175,7 @@ impl TargetRun<'_> {
             self.trace(key, "update", "unknown", &super::detail(&err));
             signals::sleep(self.policy.confirm_delay + self.settle());
             let out = Outgoing {
-                media: Media::parse(was.get("media").as_deref()),
+                media: Media::on_copy(was.get("media").as_deref()),
                 ..out.clone()
             };
             match self.target.read_back(&id, &out) {
@@ -200,7 +200,7 @@ impl TargetRun<'_> {
         let post = self.images_for(&post);
         let out = match self.target.prepare(&post) {
             Ok(out) => Outgoing {
-                media: Media::parse(was.get("media").as_deref()),
+                media: Media::on_copy(was.get("media").as_deref()),
                 ..out
             },
             Err(err) => return self.not_updated(key, &err.reason()),

@@ -94,7 +94,7 @@ impl Mastodon {
         }
         if err.class() == Some(Class::Auth) {
             return err.hint(format!(
-                "create a new access token (Preferences → Development → your application) with write:statuses, read:accounts and read:statuses, and put it in {}",
+                "create a new access token (Preferences → Development → your application) with write:statuses, write:media, read:accounts and read:statuses, and put it in {}",
                 self.token.file.display()
             ));
         }

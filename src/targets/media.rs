@@ -5,29 +5,50 @@ use crate::images::Image;
 use crate::post::Post;
 use std::collections::BTreeMap;
 
+/// The longest value kept for one upload (a URL, an id, a blob reference).
+const MAX_VALUE: usize = 1000;
+
 /// What each uploaded image became on the target, by the first 16 hex digits of its hash:
 /// `sha16=VALUE`, space-separated on the line. The value is the target's own (an id, a URL,
 /// a blob reference) and holds no spaces.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Media(BTreeMap<String, String>);
+pub struct Media {
+    uploads: BTreeMap<String, String>,
+    /// The uploads are on the published copy (an edit): a platform that checks whether an
+    /// upload still waits to be attached must not take "attached" for "gone".
+    pub attached: bool,
+}
 
 impl Media {
     /// Read a `media` field; entries that are not `sha16=VALUE` are left out.
     pub fn parse(field: Option<&str>) -> Media {
-        Media(
-            field
+        Media {
+            uploads: field
                 .unwrap_or_default()
                 .split_whitespace()
                 .filter_map(|entry| entry.split_once('='))
                 .filter(|(sha, value)| sha.len() == 16 && !value.is_empty())
                 .map(|(sha, value)| (sha.to_string(), value.to_string()))
                 .collect(),
-        )
+            attached: false,
+        }
+    }
+
+    /// A `media` field of a published copy's line (see `attached`).
+    pub fn on_copy(field: Option<&str>) -> Media {
+        Media {
+            attached: true,
+            ..Media::parse(field)
+        }
     }
 
     /// The field's value (empty when nothing was uploaded).
     pub fn encode(&self) -> String {
-        let entries: Vec<String> = self.0.iter().map(|(s, v)| format!("{s}={v}")).collect();
+        let entries: Vec<String> = self
+            .uploads
+            .iter()
+            .map(|(s, v)| format!("{s}={v}"))
+            .collect();
         entries.join(" ")
     }
 
@@ -37,26 +58,42 @@ impl Media {
 
     /// What the image whose hash starts with `sha16` became.
     pub fn get_sha(&self, sha16: &str) -> Option<&str> {
-        self.0.get(sha16).map(String::as_str)
+        self.uploads.get(sha16).map(String::as_str)
     }
 
-    /// Record what `image` became; spaces in `value` (which a server chose) are escaped.
-    pub fn insert(&mut self, image: &Image, value: &str) {
-        self.0
-            .insert(image.sha16().to_string(), value.replace(' ', "%20"));
+    /// Record what `image` became. `value` holds what a server answered: it must be plain
+    /// text (no spaces or control characters, at most 1000 bytes) to be kept on a state line.
+    pub fn insert(&mut self, image: &Image, value: &str) -> Result<(), String> {
+        if value.is_empty()
+            || value.len() > MAX_VALUE
+            || value.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
+            return Err(format!(
+                "the server's answer for image {} is not a plain id or URL",
+                image.sha16()
+            ));
+        }
+        self.uploads
+            .insert(image.sha16().to_string(), value.to_string());
+        Ok(())
+    }
+
+    /// Forget what `image` became (the platform no longer has it).
+    pub fn remove(&mut self, image: &Image) {
+        self.uploads.remove(image.sha16());
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.uploads.is_empty()
     }
 
     /// Take out the uploads that `post` no longer sends (an image replaced or removed, or left
     /// out by the platform's limit): `(sha16, value)` of each, for the trace.
     pub fn drop_unattached(&mut self, post: &Post) -> Vec<(String, String)> {
-        let (kept, gone) = std::mem::take(&mut self.0)
+        let (kept, gone) = std::mem::take(&mut self.uploads)
             .into_iter()
             .partition(|(sha, _)| post.images.iter().any(|i| i.sha16() == sha));
-        self.0 = kept;
+        self.uploads = kept;
         gone.into_iter().collect()
     }
 }

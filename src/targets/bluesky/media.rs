@@ -1,7 +1,8 @@
 //! Bluesky images: each one made to fit the lexicon's 1,000,000 bytes (encoded again when it
 //! is larger), uploaded with `uploadBlob`, and embedded as `app.bsky.embed.images` with its alt
 //! text and aspect ratio. Blobs are stored by content hash: uploading the same bytes twice
-//! gives the same blob, so a lost answer costs nothing but the second upload.
+//! gives the same blob, so a lost answer costs nothing but the second upload, and a resend
+//! uploads again rather than trust a blob the PDS may have dropped.
 
 use super::Bluesky;
 use crate::error::{Class, Error};
@@ -23,10 +24,10 @@ impl Bluesky {
         media: &mut Media,
         keep: &mut Keep,
     ) -> Result<(), Error> {
+        // Every attempt uploads its images again, even those a line records: the PDS drops a
+        // blob no record uses within minutes, and the same bytes give the same blob, so this
+        // costs an upload, never a second image.
         for image in &post.images {
-            if media.get(image).is_some() {
-                continue;
-            }
             let fitted = fit::fit(image, MAX_BLOB).map_err(|why| {
                 Error::failure(Class::Local, format!("image `{}`: {why}", image.srcs[0]))
                     .at(&post.path)
@@ -57,7 +58,9 @@ impl Bluesky {
                 ));
             };
             let value = format!("{cid}@{mime}@{size}@{}@{}", fitted.width, fitted.height);
-            media.insert(image, &value);
+            media
+                .insert(image, &value)
+                .map_err(|why| Error::failure(Class::Unknown, why))?;
             keep(
                 media,
                 &format!("uploaded {} blob={cid} bytes={size}", image.sha16()),
@@ -107,10 +110,7 @@ impl Bluesky {
         Ok(record)
     }
 
-    pub(super) fn plan(image: &Image, media: &Media) -> String {
-        if media.get(image).is_some() {
-            return "reuse the blob uploaded earlier".into();
-        }
+    pub(super) fn plan(image: &Image, _: &Media) -> String {
         let size = image.bytes.len();
         if size <= MAX_BLOB {
             return format!("upload {}", megabytes(size as u64));

@@ -20,8 +20,15 @@ impl Mastodon {
         keep: &mut Keep,
     ) -> Result<(), Error> {
         for image in &post.images {
-            if media.get(image).is_some() {
-                continue;
+            if let Some(id) = media.get(image).map(str::to_string) {
+                if media.attached || self.still_usable(&id, image)? {
+                    continue;
+                }
+                media.remove(image);
+                keep(
+                    media,
+                    &format!("gone {} id={id}: uploading it again", image.sha16()),
+                )?;
             }
             let mut fields = Vec::new();
             if !image.alt.is_empty() {
@@ -47,13 +54,37 @@ impl Mastodon {
                     format!("upload image: HTTP {} without a media id", reply.status),
                 ));
             };
-            media.insert(image, &id);
+            media
+                .insert(image, &id)
+                .map_err(|why| Error::failure(Class::Unknown, why))?;
             keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
             if reply.status == 202 || doc["url"].is_null() {
                 self.processed(&id)?;
             }
         }
         Ok(())
+    }
+
+    /// Whether media `id`, uploaded by an earlier attempt and not attached, can still be
+    /// attached for `image`: the instance still has it (it deletes unattached media after a
+    /// while), it holds the alt text the post has now, and it is processed (waited for).
+    fn still_usable(&mut self, id: &str, image: &Image) -> Result<bool, Error> {
+        let url = self.url(&format!("/api/v1/media/{}", encode(id)));
+        let reply = self.http.get(&url, &self.headers())?;
+        if reply.status == 404 {
+            return Ok(false);
+        }
+        if ![200, 206].contains(&reply.status) {
+            return Err(self.failure("look up an uploaded image", &reply));
+        }
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        if doc["description"].as_str().unwrap_or_default() != image.alt {
+            return Ok(false); // the alt text was edited since: a fresh upload carries it
+        }
+        if reply.status == 206 || doc["url"].is_null() {
+            self.processed(id)?;
+        }
+        Ok(true)
     }
 
     /// Wait while the instance processes media `id` (206 from `GET /api/v1/media/:id`).
@@ -87,6 +118,10 @@ impl Mastodon {
     ) -> Result<Value, Error> {
         let mut body = body.clone();
         if post.images.is_empty() {
+            // An edit that removed every image takes them off the status.
+            if media.attached {
+                body["media_ids"] = json!([]);
+            }
             return Ok(body);
         }
         let ids = post
@@ -105,6 +140,16 @@ impl Mastodon {
             })
             .collect::<Result<Vec<_>, _>>()?;
         body["media_ids"] = json!(ids);
+        // An edit sets the alt text of media already on the status (Mastodon 4.1+).
+        if media.attached {
+            let attributes: Vec<Value> = post
+                .images
+                .iter()
+                .zip(&ids)
+                .map(|(image, id)| json!({ "id": id, "description": image.alt }))
+                .collect();
+            body["media_attributes"] = json!(attributes);
+        }
         Ok(body)
     }
 

@@ -53,13 +53,24 @@ impl WordPress {
             body["featured_media"] = json!(upload(sha)?.0);
         }
         if let Some(content) = body["content"].as_str() {
+            // Only where `content` put a placeholder: as an image's whole `src`. A post's own
+            // words cannot make that (their `<` is escaped), so they are never replaced.
+            let open = format!("<img src=\"{PLACEHOLDER}");
             let mut out = String::with_capacity(content.len());
             let mut rest = content;
-            while let Some(at) = rest.find(PLACEHOLDER) {
+            while let Some(at) = rest.find(&open) {
+                let after = &rest[at + open.len()..];
+                let sha = after
+                    .get(..16)
+                    .filter(|_| after.as_bytes().get(16) == Some(&b'"'));
+                let Some(sha) = sha.filter(|s| s.bytes().all(|b| b.is_ascii_hexdigit())) else {
+                    out.push_str(&rest[..at + open.len()]);
+                    rest = after;
+                    continue;
+                };
                 out.push_str(&rest[..at]);
-                let sha = rest[at + PLACEHOLDER.len()..].get(..16).unwrap_or_default();
-                out.push_str(&attribute(&upload(sha)?.1));
-                rest = &rest[at + PLACEHOLDER.len() + sha.len()..];
+                out.push_str(&format!("<img src=\"{}", attribute(&upload(sha)?.1)));
+                rest = &after[16..];
             }
             out.push_str(rest);
             body["content"] = json!(out);
@@ -95,7 +106,9 @@ impl WordPress {
                 continue;
             }
             if let Some((id, url, more)) = self.find_media(image)? {
-                media.insert(image, &format!("{id}@{url}"));
+                media
+                    .insert(image, &format!("{id}@{url}"))
+                    .map_err(|why| Error::failure(Class::Unknown, why))?;
                 let more = match more.is_empty() {
                     true => String::new(),
                     false => format!("; also uploaded, not attached: {}", more.join(", ")),
@@ -139,7 +152,9 @@ impl WordPress {
                     ),
                 ));
             };
-            media.insert(image, &format!("{id}@{url}"));
+            media
+                .insert(image, &format!("{id}@{url}"))
+                .map_err(|why| Error::failure(Class::Unknown, why))?;
             keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
         }
         Ok(())
