@@ -13,6 +13,7 @@ use crate::redact::Redactor;
 use crate::signals;
 use jiff::Timestamp;
 use jiff::civil::Date;
+use outcome::{Finished, how, receipt};
 use serde::Deserialize;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -20,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+mod outcome;
 
 /// Exit codes of the script contract (sysexits.h values).
 pub const EXIT_RETRY_SAFE: i32 = 75;
@@ -64,8 +67,6 @@ pub struct CommandTarget {
 
 /// Most a script's stdout or stderr is read (more is dropped).
 const MAX_OUTPUT: u64 = 1 << 20;
-/// Longest id or url a script may answer with.
-const MAX_RECEIPT: usize = 2048;
 /// Variables passed to a script even with `env = [...]`.
 const ALWAYS: [&str; 4] = ["PATH", "HOME", "LANG", "TZ"];
 
@@ -77,15 +78,6 @@ fn secret_name(name: &str) -> bool {
             .iter()
             .any(|part| name.contains(part))
             || name.ends_with("_KEY"))
-}
-
-/// How a command ended.
-struct Finished {
-    code: Option<i32>,
-    signal: Option<i32>,
-    timed_out: bool,
-    stdout: String,
-    stderr: String,
 }
 
 impl CommandTarget {
@@ -289,80 +281,6 @@ fn signal_group(child: &Child, signal: i32) {
     unsafe {
         libc::kill(-pgid, signal);
     }
-}
-
-/// `{"id": …, "url": …}` or a bare id on the last non-empty stdout line. An id or url that is
-/// too long or holds control characters is the script breaking its contract: unknown.
-fn receipt(stdout: &str, fallback: &str) -> Result<Receipt, Error> {
-    let last = stdout
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    let mut receipt = Receipt::id(if last.is_empty() { fallback } else { last });
-    if let Ok(serde_json::Value::Object(doc)) = serde_json::from_str::<serde_json::Value>(last) {
-        let text = |name: &str| match doc.get(name) {
-            Some(serde_json::Value::String(s)) => Some(s.clone()),
-            Some(serde_json::Value::Number(n)) => Some(n.to_string()),
-            _ => None,
-        };
-        if let Some(id) = text("id") {
-            receipt = Receipt {
-                id,
-                url: text("url"),
-                note: None,
-            };
-        }
-    }
-    for (what, value) in [("id", Some(&receipt.id)), ("url", receipt.url.as_ref())] {
-        let Some(value) = value else { continue };
-        if value.len() > MAX_RECEIPT || value.chars().any(char::is_control) {
-            return Err(Error::failure(
-                Class::Unknown,
-                format!(
-                    "protocol error: the script printed an {what} of {} bytes{} (at most {MAX_RECEIPT}, one line)",
-                    value.len(),
-                    match value.chars().any(char::is_control) {
-                        true => " with control characters",
-                        false => "",
-                    }
-                ),
-            ));
-        }
-    }
-    Ok(receipt)
-}
-
-fn how(finished: &Finished, timeout: Duration) -> String {
-    let mut text = if finished.timed_out {
-        format!(
-            "timed out after {} s (process group killed)",
-            timeout.as_secs_f64()
-        )
-    } else if let Some(code) = finished.code {
-        format!("exited {code}")
-    } else {
-        format!("killed by signal {}", finished.signal.unwrap_or(0))
-    };
-    let stderr = finished
-        .stderr
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if !stderr.is_empty() {
-        let tail: String = stderr
-            .chars()
-            .rev()
-            .take(300)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        text.push_str(": ");
-        text.push_str(&tail);
-    }
-    text
 }
 
 impl Target for CommandTarget {

@@ -8,6 +8,7 @@ use crate::post::Post;
 use jiff::Timestamp;
 use jiff::civil::Date;
 pub use media::Media;
+pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
@@ -21,6 +22,7 @@ pub mod items;
 pub mod mastodon;
 pub mod media;
 pub mod net;
+pub mod payload;
 pub mod secret;
 pub mod wordpress;
 
@@ -354,106 +356,4 @@ fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
             crate::config::POLICY_KEYS.join(", ")
         ))
     })
-}
-
-/// The JSON document that describes a post to http and command targets (schema in the README).
-/// `images` says where each image can be found (`ImageLinks`).
-pub fn payload(post: &Post, images: &ImageLinks) -> serde_json::Value {
-    let images: Vec<serde_json::Value> = post
-        .images
-        .iter()
-        .map(|i| {
-            let mut entry = serde_json::json!({
-                "path": i.path.to_string_lossy(),
-                "alt": i.alt,
-                "sha256": i.sha256,
-                "content_type": i.format.content_type(),
-                "url": images.url(i),
-                "cover": i.cover,
-            });
-            if let Some(dir) = &images.files {
-                entry["file"] = dir.join(copy_name(i)).to_string_lossy().into();
-            }
-            entry
-        })
-        .collect();
-    serde_json::json!({
-        "key": post.key.to_string(),
-        "title": post.title,
-        "tags": post.tags,
-        "summary": post.summary,
-        "markdown": post.markdown,
-        "html": post.html,
-        "fingerprint": post.fingerprint,
-        "images": images,
-    })
-}
-
-/// What http and command targets send: the payload, marked by the post's fingerprint.
-pub fn outgoing(post: &Post, images: &ImageLinks) -> Outgoing {
-    Outgoing {
-        generation: 0,
-        rkey: None,
-        media: Media::default(),
-        body: payload(post, images),
-        marks: vec![mark(&post.fingerprint)],
-    }
-}
-
-/// Where a target's payload says images are: at `image_base_url` + their path in the content
-/// folder (the user publishes them there), and for a script, as cleaned copies in `files`.
-#[derive(Debug, Clone, Default)]
-pub struct ImageLinks {
-    pub base: Option<String>,
-    pub files: Option<std::path::PathBuf>,
-}
-
-impl ImageLinks {
-    /// `image_base_url` from a target's table, checked: http(s), ending in `/`.
-    pub fn new(ctx: &Context, base: Option<String>) -> Result<ImageLinks, Error> {
-        if let Some(base) = &base {
-            let web = base.starts_with("https://") || base.starts_with("http://");
-            if !web || !base.ends_with('/') || base.contains(char::is_whitespace) {
-                return Err(Error::config(format!(
-                    "[targets.{}]: `image_base_url` must be an http(s) URL ending in `/`, like \"https://blog.example.com/\"",
-                    ctx.target.name
-                ))
-                .at(ctx.config.show(&ctx.target.source))
-                .at_line(ctx.target.line_of("image_base_url")));
-            }
-        }
-        Ok(ImageLinks { base, files: None })
-    }
-
-    /// The public URL of `image`, when the target has a base: its path in the content folder,
-    /// each part percent-encoded.
-    pub fn url(&self, image: &Image) -> Option<String> {
-        let base = self.base.as_ref()?;
-        let path: Vec<String> = image
-            .rel
-            .split('/')
-            .map(|part| percent_encoding::utf8_percent_encode(part, URL_PART).to_string())
-            .collect();
-        Some(format!("{base}{}", path.join("/")))
-    }
-}
-
-/// What stays as it is in a part of a URL path (RFC 3986 unreserved).
-const URL_PART: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
-/// The name of an image's cleaned copy: the same bytes, the same name.
-pub fn copy_name(image: &Image) -> String {
-    format!("{}.{}", image.sha16(), image.format.ext())
-}
-
-/// The key a payload (see `payload`) is for.
-pub fn payload_key(body: &serde_json::Value) -> Result<Date, Error> {
-    body["key"]
-        .as_str()
-        .and_then(crate::clock::parse_key)
-        .ok_or_else(|| Error::failure(crate::error::Class::Unknown, "no key in the payload"))
 }

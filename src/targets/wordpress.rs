@@ -3,7 +3,7 @@
 
 use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, items};
+use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -15,7 +15,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+mod lookup;
 mod media;
+
+use lookup::WINDOW_DAYS;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -259,88 +262,6 @@ fn unescape(s: &str) -> String {
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
         .replace("&#039;", "'")
-}
-
-/// Days either side of a key that its post can carry as its date (site zones are UTC-12..+14).
-const WINDOW_DAYS: i32 = 2;
-/// Pages of 100 read per window before the lookup gives up (cannot tell).
-const MAX_PAGES: u32 = 10;
-
-impl WordPress {
-    /// Posts of the key in the days around `day`: every status, trash included, whose slug is
-    /// the key or starts with it (`KEY-title`, its `-2` copies, `KEY__trashed`).
-    fn window(
-        &mut self,
-        key: Date,
-        day: Date,
-        found: &mut Vec<(u64, Receipt)>,
-    ) -> Result<Option<String>, Error> {
-        let from = day
-            .checked_sub(jiff::Span::new().days(WINDOW_DAYS))
-            .unwrap_or(day);
-        let to = day
-            .checked_add(jiff::Span::new().days(WINDOW_DAYS + 1))
-            .unwrap_or(day);
-        let prefix = key.to_string();
-        for page in 1..=MAX_PAGES {
-            let query = format!(
-                "after={from}T00:00:00&before={to}T00:00:00&status=publish,future,draft,pending,private,trash&context=edit&per_page=100&page={page}&orderby=id&order=asc"
-            );
-            let reply = self.call("/wp/v2/posts", &query, None)?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("look up posts", &reply));
-            }
-            let mut listed = 0;
-            let walk = items::each(&reply.body, "", &mut |item| {
-                listed += 1;
-                let slug = item["slug"].as_str().unwrap_or_default();
-                let ours = slug == prefix
-                    || slug
-                        .strip_prefix(&prefix)
-                        .is_some_and(|rest| rest.starts_with('-') || rest.starts_with("__"));
-                if let (true, Some(id)) = (ours, item["id"].as_u64())
-                    && found.iter().all(|(known, _)| *known != id)
-                {
-                    found.push((
-                        id,
-                        Receipt {
-                            id: id.to_string(),
-                            url: item["link"].as_str().map(str::to_string),
-                            note: None,
-                        },
-                    ));
-                }
-            });
-            match walk {
-                Err(e) => return Ok(Some(format!("post lookup answer is {e}"))),
-                Ok(items::Walk::NotArray) => {
-                    return Ok(Some("post lookup answer is not a list".into()));
-                }
-                Ok(items::Walk::Array) if listed > 100 => {
-                    return Ok(Some(format!(
-                        "the site answered {listed} posts for a page of 100"
-                    )));
-                }
-                Ok(items::Walk::Array) => {}
-            }
-            let pages = reply
-                .header("x-wp-totalpages")
-                .and_then(|p| p.trim().parse::<u32>().ok());
-            match pages {
-                Some(total) if page < total => {}
-                Some(_) => return Ok(None),
-                None => {
-                    return Ok(Some(
-                        "the answer has no X-WP-TotalPages header to show it is complete".into(),
-                    ));
-                }
-            }
-        }
-        Ok(Some(format!(
-            "more than {} posts around {day}",
-            MAX_PAGES * 100
-        )))
-    }
 }
 
 impl Target for WordPress {
