@@ -115,6 +115,8 @@ impl StateFile {
         let mut comments: Option<Span> = None;
         let mut offset = 0u64;
         let mut number = 0;
+        // The lines read so far while they are in key order (see below).
+        let mut sorted: Option<Vec<(Date, Record)>> = Some(Vec::new());
         let mut reader = open(&state.path, &shown)?;
         while let Some(reader) = reader.as_mut() {
             let bad = |msg: String, number: usize| {
@@ -161,14 +163,28 @@ impl StateFile {
                     span.len += len;
                 }
                 Some(record) => {
-                    // One search per line: the slot is found once, for the check and the insert.
                     let key = record.key;
-                    match state.records.entry(key) {
-                        std::collections::btree_map::Entry::Occupied(_) => {
-                            return Err(bad(format!("{key} appears twice"), number));
+                    // A file dayrun wrote is sorted: its lines are gathered in order and the map
+                    // is built from them at once (full nodes, no search per line; a key above
+                    // the one before cannot be a duplicate). A line out of order (an edit by
+                    // hand) turns the lines so far into the map, and each line after is looked
+                    // up in it.
+                    match &mut sorted {
+                        Some(lines) if lines.last().is_none_or(|(last, _)| *last < key) => {
+                            lines.push((key, record));
                         }
-                        std::collections::btree_map::Entry::Vacant(slot) => {
-                            slot.insert(record);
+                        _ => {
+                            if let Some(lines) = sorted.take() {
+                                state.records = lines.into_iter().collect();
+                            }
+                            match state.records.entry(key) {
+                                std::collections::btree_map::Entry::Occupied(_) => {
+                                    return Err(bad(format!("{key} appears twice"), number));
+                                }
+                                std::collections::btree_map::Entry::Vacant(slot) => {
+                                    slot.insert(record);
+                                }
+                            }
                         }
                     }
                     if let Some(span) = comments.take() {
@@ -177,6 +193,9 @@ impl StateFile {
                 }
             }
             offset += len;
+        }
+        if let Some(lines) = sorted {
+            state.records = lines.into_iter().collect();
         }
         state.tail = comments;
 
@@ -412,7 +431,8 @@ pub fn locked_states(
 /// Open a state file or journal for reading, line by line; a missing one is `None`.
 fn open(path: &Path, shown: &Path) -> Result<Option<BufReader<File>>, Error> {
     match fsutil::open_regular(path, false) {
-        Ok(file) => Ok(Some(BufReader::new(file))),
+        // 64 KiB at a time: a 100k-key file in 200 reads instead of 1600.
+        Ok(file) => Ok(Some(BufReader::with_capacity(64 * 1024, file))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(Kind::State, shown, "read", &e)),
     }
