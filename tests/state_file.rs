@@ -85,7 +85,13 @@ fn malformed_state_is_refused_with_its_line_and_nothing_changes() {
 #[test]
 fn a_state_file_out_of_key_order_is_read_whole_and_written_back_sorted() {
     let p = Project::new();
-    for key in ["2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"] {
+    for key in [
+        "2026-11-25",
+        "2026-11-26",
+        "2026-11-27",
+        "2026-11-28",
+        "2026-11-29",
+    ] {
         p.post(key, key);
     }
     p.file(
@@ -95,7 +101,12 @@ fn a_state_file_out_of_key_order_is_read_whole_and_written_back_sorted() {
     let out = p.run(&["run", TODAY]);
     out.code(0).stdout_has("2026-11-29 outbox published");
     // Only the key without a line is published.
-    assert_eq!(out.stdout.matches(" outbox published").count(), 1, "{}", out.stdout);
+    assert_eq!(
+        out.stdout.matches(" outbox published").count(),
+        1,
+        "{}",
+        out.stdout
+    );
     let text = p.read("state/outbox.state");
     let keys: Vec<&str> = text
         .lines()
@@ -104,7 +115,13 @@ fn a_state_file_out_of_key_order_is_read_whole_and_written_back_sorted() {
         .collect();
     assert_eq!(
         keys,
-        ["2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"],
+        [
+            "2026-11-25",
+            "2026-11-26",
+            "2026-11-27",
+            "2026-11-28",
+            "2026-11-29"
+        ],
         "{text}"
     );
     assert!(text.contains("# before 26\n2026-11-26 done"), "{text}");
