@@ -125,6 +125,14 @@ impl Record {
         if body.is_empty() || body.starts_with('#') {
             return Ok(None);
         }
+        if let Some((key, status, rest)) = plain_head(body) {
+            check_fields(Words { rest })?;
+            return Ok(Some(Record {
+                key,
+                status,
+                line: body.into(),
+            }));
+        }
         let mut words = Words { rest: body };
         let key_word = words.next_bare().ok_or("missing key")?;
         let key = parse_key(key_word)
@@ -154,6 +162,33 @@ impl Record {
             line: body.into(),
         }))
     }
+}
+
+/// Key, status and stamp when the line starts as dayrun writes it (`KEY STATUS STAMP`, single
+/// spaces, a stamp `plain_stamp` accepts), with the rest of the line; `None` for anything
+/// else, which the word-by-word path reads (and accepts or refuses) instead.
+fn plain_head(body: &str) -> Option<(Date, Status, &str)> {
+    let b = body.as_bytes();
+    if b.get(10) != Some(&b' ') {
+        return None;
+    }
+    let key = parse_key(body.get(..10)?)?;
+    let (status, start) = match b.get(11..15)? {
+        b"done" => (Status::Done, 16),
+        b"pend" if b.get(15..19)? == b"ing " => (Status::Pending, 19),
+        b"fail" if b.get(15..18)? == b"ed " => (Status::Failed, 18),
+        b"retr" if b.get(15..21)? == b"acted " => (Status::Retracted, 21),
+        _ => return None,
+    };
+    if b.get(start - 1) != Some(&b' ') {
+        return None;
+    }
+    // The stamp ends at a blank or the end of the line: 25 bytes with an offset, 20 with `Z`.
+    let len = [25, 20].into_iter().find(|len| {
+        b.len() >= start + len && b.get(start + len).is_none_or(u8::is_ascii_whitespace)
+    })?;
+    let at = body.get(start..start + len)?;
+    plain_stamp(at).then(|| (key, status, &body[start + len..]))
 }
 
 /// `line.trim()`, without the Unicode scan when both ends are plain ASCII (the usual line).
@@ -639,6 +674,49 @@ mod tests {
                 assert_eq!(Record::parse(&line), parse_before(&line), "{line:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_plain_head_agrees_with_the_word_by_word_reading() {
+        let keys = ["2026-11-29", "2026-02-30", "2026-11-2x", "2026-11-299"];
+        let blanks = [" ", "  ", "\t", ""];
+        let statuses = [
+            "done",
+            "pending",
+            "failed",
+            "retracted",
+            "donee",
+            "pend",
+            "retract",
+        ];
+        let stamps = [
+            "2026-11-29T09:00:04Z",
+            "2026-11-29T09:00:04+01:00",
+            "2026-11-29T09:00:04.5Z",
+            "2026-11-29T25:00:04Z",
+            "2026-11-29T09:00:04+01:00x",
+            "2026-11-29T09:00:04Zx",
+            "2026-11-29T09:00:04",
+            "",
+        ];
+        let tails = ["", " id=x", "id=x", "\tfp=y", " ", " id=\"a b\""];
+        let mut checked = 0;
+        for key in keys {
+            for blank in blanks {
+                for status in statuses {
+                    for stamp in stamps {
+                        for tail in tails {
+                            for second in [" ", blank] {
+                                let line = format!("{key}{blank}{status}{second}{stamp}{tail}");
+                                assert_eq!(Record::parse(&line), parse_before(&line), "{line:?}");
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 5000);
     }
 
     mod props {
