@@ -127,9 +127,16 @@ impl StateFile {
         let mut comments: Option<Span> = None;
         let mut offset = 0u64;
         let mut number = 0;
-        // The lines read so far while they are in key order (see below).
-        let mut sorted: Option<Vec<(Slot, Record)>> = Some(Vec::new());
         let mut reader = open(&state.path, &shown)?;
+        // The lines read so far while they are in key order (see below). Sized once from the
+        // file (about one line per 64 bytes, capped; pages past what is read are never
+        // touched): grown by doubling, a 100k-key file's vector is copied as it grows, and the
+        // copies add to the run's peak memory.
+        let guess = reader
+            .as_ref()
+            .and_then(|r| r.get_ref().metadata().ok())
+            .map_or(0, |m| (m.len() / 64).min(1 << 20) as usize);
+        let mut sorted: Option<Vec<(Slot, Record)>> = Some(Vec::with_capacity(guess));
         while let Some(reader) = reader.as_mut() {
             let bad = |msg: String, number: usize| {
                 Error::state(msg)
