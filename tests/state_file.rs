@@ -42,6 +42,18 @@ fn malformed_state_is_refused_with_its_line_and_nothing_changes() {
             "unknown status `finished`",
         ),
         ("garbage line\n", 1, "`garbage` is not a key"),
+        // Out of key order (a hand edit): a duplicate is still found, whether its first line
+        // came before the disorder or after it.
+        (
+            "2026-11-26 done 2026-11-28T08:00:00Z\n2026-11-28 done 2026-11-28T08:00:00Z\n2026-11-27 done 2026-11-28T08:00:00Z\n2026-11-28 failed 2026-11-28T09:00:00Z\n",
+            4,
+            "2026-11-28 appears twice",
+        ),
+        (
+            "2026-11-28 done 2026-11-28T08:00:00Z\n2026-11-25 done 2026-11-28T08:00:00Z\n2026-11-27 done 2026-11-28T08:00:00Z\n2026-11-25 failed 2026-11-28T09:00:00Z\n",
+            4,
+            "2026-11-25 appears twice",
+        ),
         (
             "2026-11-28 done 2026-11-28T08:00:00Z id=\"unterminated\n",
             1,
@@ -68,6 +80,51 @@ fn malformed_state_is_refused_with_its_line_and_nothing_changes() {
         assert_eq!(p.tree(&["state/.lock"]), before, "{text}");
         assert!(!p.exists("outbox"));
     }
+}
+
+#[test]
+fn a_state_file_out_of_key_order_is_read_whole_and_written_back_sorted() {
+    let p = Project::new();
+    for key in [
+        "2026-11-25",
+        "2026-11-26",
+        "2026-11-27",
+        "2026-11-28",
+        "2026-11-29",
+    ] {
+        p.post(key, key);
+    }
+    p.file(
+        "state/outbox.state",
+        "2026-11-25 done 2026-11-28T08:00:00Z id=a\n2026-11-28 done 2026-11-28T08:00:00Z id=d\n# before 26\n2026-11-26 done 2026-11-28T08:00:00Z id=b\n2026-11-27 done 2026-11-28T08:00:00Z id=c\n",
+    );
+    let out = p.run(&["run", TODAY]);
+    out.code(0).stdout_has("2026-11-29 outbox published");
+    // Only the key without a line is published.
+    assert_eq!(
+        out.stdout.matches(" outbox published").count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    let text = p.read("state/outbox.state");
+    let keys: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| &l[..10])
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "2026-11-25",
+            "2026-11-26",
+            "2026-11-27",
+            "2026-11-28",
+            "2026-11-29"
+        ],
+        "{text}"
+    );
+    assert!(text.contains("# before 26\n2026-11-26 done"), "{text}");
 }
 
 #[test]

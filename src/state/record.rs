@@ -118,10 +118,20 @@ impl Record {
     }
 
     /// Parse one line. `Ok(None)` for blank and `#` comment lines; CRLF and trailing blanks ok.
+    /// Every field of every line is checked (a malformed line stops any command that writes),
+    /// in one pass over its bytes that allocates nothing but the kept line.
     pub fn parse(line: &str) -> Result<Option<Record>, String> {
-        let body = line.trim();
+        let body = trim(line);
         if body.is_empty() || body.starts_with('#') {
             return Ok(None);
+        }
+        if let Some((key, status, rest)) = plain_head(body) {
+            check_fields(Words { rest })?;
+            return Ok(Some(Record {
+                key,
+                status,
+                line: body.into(),
+            }));
         }
         let mut words = Words { rest: body };
         let key_word = words.next_bare().ok_or("missing key")?;
@@ -145,26 +155,7 @@ impl Record {
         if !plain_stamp(at) && at.parse::<jiff::Timestamp>().is_err() {
             return Err(format!("`{at}` is not an RFC 3339 timestamp with offset"));
         }
-        // Names seen so far: on the stack for the usual handful, hashed beyond (linear time
-        // whatever a hand-edited line holds).
-        let mut seen: [&str; 8] = [""; 8];
-        let mut more: HashSet<&str> = HashSet::new();
-        let mut count = 0;
-        while let Some((name, value)) = words.next_field()? {
-            if seen[..count.min(8)].contains(&name) || more.contains(name) {
-                return Err(format!("field `{name}` appears twice"));
-            }
-            if name == "class" && Class::parse(&value).is_none() {
-                return Err(format!("unknown class `{value}`"));
-            }
-            match seen.get_mut(count) {
-                Some(slot) => *slot = name,
-                None => {
-                    more.insert(name);
-                }
-            }
-            count += 1;
-        }
+        check_fields(words)?;
         Ok(Some(Record {
             key,
             status,
@@ -173,14 +164,168 @@ impl Record {
     }
 }
 
+/// Key, status and stamp when the line starts as dayrun writes it (`KEY STATUS STAMP`, single
+/// spaces, a stamp `plain_stamp` accepts), with the rest of the line; `None` for anything
+/// else, which the word-by-word path reads (and accepts or refuses) instead.
+fn plain_head(body: &str) -> Option<(Date, Status, &str)> {
+    let b = body.as_bytes();
+    if b.get(10) != Some(&b' ') {
+        return None;
+    }
+    let key = parse_key(body.get(..10)?)?;
+    let (status, start) = match b.get(11..15)? {
+        b"done" => (Status::Done, 16),
+        b"pend" if b.get(15..19)? == b"ing " => (Status::Pending, 19),
+        b"fail" if b.get(15..18)? == b"ed " => (Status::Failed, 18),
+        b"retr" if b.get(15..21)? == b"acted " => (Status::Retracted, 21),
+        _ => return None,
+    };
+    if b.get(start - 1) != Some(&b' ') {
+        return None;
+    }
+    // The stamp ends at a blank or the end of the line: 25 bytes with an offset, 20 with `Z`.
+    let len = [25, 20].into_iter().find(|len| {
+        b.len() >= start + len && b.get(start + len).is_none_or(u8::is_ascii_whitespace)
+    })?;
+    let at = body.get(start..start + len)?;
+    plain_stamp(at).then(|| (key, status, &body[start + len..]))
+}
+
+/// `line.trim()`, without the Unicode scan when both ends are plain ASCII (the usual line).
+fn trim(line: &str) -> &str {
+    // For an ASCII byte, `char::is_whitespace` is `trim`'s rule (it includes \x0B, which
+    // `u8::is_ascii_whitespace` does not).
+    let blank = |c: &u8| c.is_ascii() && char::from(*c).is_whitespace();
+    let b = line.as_bytes();
+    let end = b.len() - b.iter().rev().take_while(|c| blank(c)).count();
+    match (b.first(), end.checked_sub(1).map(|i| b[i])) {
+        (Some(first), Some(last)) if first.is_ascii() && !blank(first) && last.is_ascii() => {
+            &line[..end]
+        }
+        _ => line.trim(),
+    }
+}
+
+/// Check the `name=value` fields after the stamp: each well formed, no name twice, a known
+/// `class`. A bare field (the usual kind) is checked here byte by byte with nothing allocated;
+/// anything else (a quoted value, a malformed field) goes through `Words::next_field`, which
+/// decides, so the two accept the same lines with the same messages.
+fn check_fields(mut words: Words<'_>) -> Result<(), String> {
+    // Names seen so far: on the stack for the usual handful, hashed beyond (linear time
+    // whatever a hand-edited line holds).
+    let mut seen: [&str; 8] = [""; 8];
+    let mut more: Option<HashSet<&str>> = None;
+    let mut count = 0;
+    loop {
+        let (name, value) = match bare_field(words.rest) {
+            Some(Bare::End) => return Ok(()),
+            Some(Bare::Field(name, value, rest)) => {
+                words.rest = rest;
+                (name, Cow::Borrowed(value))
+            }
+            None => match words.next_field()? {
+                Some(field) => field,
+                None => return Ok(()),
+            },
+        };
+        if seen[..count.min(8)].contains(&name) || more.as_ref().is_some_and(|m| m.contains(name)) {
+            return Err(format!("field `{name}` appears twice"));
+        }
+        if name == "class" && Class::parse(&value).is_none() {
+            return Err(format!("unknown class `{value}`"));
+        }
+        match seen.get_mut(count) {
+            Some(slot) => *slot = name,
+            None => {
+                more.get_or_insert_default().insert(name);
+            }
+        }
+        count += 1;
+    }
+}
+
+enum Bare<'a> {
+    End,
+    /// Name, value, and the text after the value.
+    Field(&'a str, &'a str, &'a str),
+}
+
+/// The next field when it is bare and well formed (`name=value`, the name `[a-z0-9_-]+`, the
+/// value up to a blank with no `"`), exactly as `Words::next_field` reads it; `None` for
+/// anything else, left to `next_field`.
+fn bare_field(text: &str) -> Option<Bare<'_>> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if i == b.len() {
+        return Some(Bare::End);
+    }
+    let start = i;
+    while i < b.len() && NAME_BYTE[usize::from(b[i])] {
+        i += 1;
+    }
+    if i == start || b.get(i) != Some(&b'=') {
+        return None;
+    }
+    let eq = i;
+    let end = value_end(b, eq + 1);
+    if b.get(end) == Some(&b'"') {
+        return None;
+    }
+    // Every index is at an ASCII byte or the end: all are char boundaries.
+    Some(Bare::Field(
+        &text[start..eq],
+        &text[eq + 1..end],
+        &text[end..],
+    ))
+}
+
+/// The bytes of a field name: `[a-z0-9_-]`.
+const NAME_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-';
+        c += 1;
+    }
+    table
+};
+
+/// Where a bare value starting at `i` ends: the first ASCII whitespace or `"` (or the end).
+/// Eight bytes at a time while none of them is below `#` (0x23): whitespace, `"` and control
+/// bytes all are, and a value is mostly letters and digits (a 64-digit fingerprint).
+fn value_end(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    loop {
+        if let Some(chunk) = b.get(i..i + 8) {
+            let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            // The classic "has a byte less than n" test (exact as a yes/no, n <= 128).
+            if x.wrapping_sub(ONES * 0x23) & !x & (ONES * 0x80) == 0 {
+                i += 8;
+                continue;
+            }
+        }
+        match b.get(i) {
+            None => return b.len(),
+            Some(c) if c.is_ascii_whitespace() || *c == b'"' => return i,
+            Some(_) => i += 1,
+        }
+    }
+}
+
 /// Whether `at` is a stamp as dayrun writes it (`2026-11-29T07:00:03+01:00` or `…Z`), checked
 /// without the full RFC 3339 parser (a no-op run checks one per key). Only strings jiff accepts
 /// pass; anything else (fractions, other forms, bad values) goes to jiff, which decides.
 fn plain_stamp(at: &str) -> bool {
     let b = at.as_bytes();
+    // Only two-digit fields are read here (the date goes to `parse_key`).
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    let num =
-        |r: std::ops::Range<usize>| b[r].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    let num = |r: std::ops::Range<usize>| {
+        u32::from(b[r.start] - b'0') * 10 + u32::from(b[r.start + 1] - b'0')
+    };
     let offset = match b.len() {
         20 => b[19] == b'Z',
         25 => {
@@ -431,6 +576,149 @@ mod tests {
         }
     }
 
+    /// `Record::parse` as it was before the one-pass field check (e1752af): the reference the
+    /// new parser is compared with, result for result and message for message.
+    fn parse_before(line: &str) -> Result<Option<Record>, String> {
+        let body = line.trim();
+        if body.is_empty() || body.starts_with('#') {
+            return Ok(None);
+        }
+        let mut words = Words { rest: body };
+        let key_word = words.next_bare().ok_or("missing key")?;
+        let key = parse_key(key_word)
+            .ok_or_else(|| format!("`{key_word}` is not a key (YYYY-MM-DD, a real date)"))?;
+        let status = match words.next_bare() {
+            Some("pending") => Status::Pending,
+            Some("done") => Status::Done,
+            Some("failed") => Status::Failed,
+            Some("retracted") => Status::Retracted,
+            Some(other) => {
+                return Err(format!(
+                    "unknown status `{other}` (pending, done, failed or retracted)"
+                ));
+            }
+            None => return Err("missing status after the key".into()),
+        };
+        let at = words
+            .next_bare()
+            .ok_or("missing timestamp after the status")?;
+        if !plain_stamp(at) && at.parse::<jiff::Timestamp>().is_err() {
+            return Err(format!("`{at}` is not an RFC 3339 timestamp with offset"));
+        }
+        let mut seen: [&str; 8] = [""; 8];
+        let mut more: HashSet<&str> = HashSet::new();
+        let mut count = 0;
+        while let Some((name, value)) = words.next_field()? {
+            if seen[..count.min(8)].contains(&name) || more.contains(name) {
+                return Err(format!("field `{name}` appears twice"));
+            }
+            if name == "class" && Class::parse(&value).is_none() {
+                return Err(format!("unknown class `{value}`"));
+            }
+            match seen.get_mut(count) {
+                Some(slot) => *slot = name,
+                None => {
+                    more.insert(name);
+                }
+            }
+            count += 1;
+        }
+        Ok(Some(Record {
+            key,
+            status,
+            line: body.into(),
+        }))
+    }
+
+    #[test]
+    fn the_one_pass_check_agrees_with_the_old_parser() {
+        let head = "2026-11-29 done 2026-11-29T09:00:04Z";
+        let tails = [
+            "",
+            " ",
+            "\x0b",
+            " \x0b",
+            "\u{3000}",
+            " id=x\u{a0}",
+            "\x0bid=x",
+            " id=x\x0b",
+            " id=",
+            " id= fp=",
+            " id=x fp=y id=z",
+            " a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 a=0",
+            " a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 j=1 i=2",
+            " class=rejected",
+            " class=\"auth\"",
+            " class=nope",
+            " class=",
+            " Id=x",
+            " id",
+            " =x",
+            " id=\"x\"y",
+            " id=x\"",
+            " id=\"x",
+            " id=\"a\\u{41}b\"",
+            " id=\"\\u{d800}\"",
+            " id=\"\\u{}\"",
+            " id=\"\\q\"",
+            " id=é fp=ü",
+            " é=x",
+            " id=x\tfp=y",
+            " id=x\r",
+            " id=x=y",
+            " -=_ _=-",
+            " id==",
+        ];
+        for tail in tails {
+            for line in [format!("{head}{tail}"), format!(" {head}{tail}\r\n")] {
+                assert_eq!(Record::parse(&line), parse_before(&line), "{line:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_plain_head_agrees_with_the_word_by_word_reading() {
+        let keys = ["2026-11-29", "2026-02-30", "2026-11-2x", "2026-11-299"];
+        let blanks = [" ", "  ", "\t", ""];
+        let statuses = [
+            "done",
+            "pending",
+            "failed",
+            "retracted",
+            "donee",
+            "pend",
+            "retract",
+        ];
+        let stamps = [
+            "2026-11-29T09:00:04Z",
+            "2026-11-29T09:00:04+01:00",
+            "2026-11-29T09:00:04.5Z",
+            "2026-11-29T25:00:04Z",
+            "2026-11-29T09:00:04+01:00x",
+            "2026-11-29T09:00:04Zx",
+            "2026-11-29T09:00:04",
+            "",
+        ];
+        let tails = ["", " id=x", "id=x", "\tfp=y", " ", " id=\"a b\""];
+        let mut checked = 0;
+        for key in keys {
+            for blank in blanks {
+                for status in statuses {
+                    for stamp in stamps {
+                        for tail in tails {
+                            for second in [" ", blank] {
+                                let line = format!("{key}{blank}{status}{second}{stamp}{tail}");
+                                assert_eq!(Record::parse(&line), parse_before(&line), "{line:?}");
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 5000);
+    }
+
     mod props {
         use super::*;
         use proptest::prelude::*;
@@ -488,6 +776,35 @@ mod tests {
                 if plain_stamp(&at) {
                     prop_assert!(at.parse::<jiff::Timestamp>().is_ok(), "{}", at);
                 }
+            }
+
+            #[test]
+            fn parses_as_before_on_near_valid_lines(
+                lead in "[ \t\x0b\u{a0}]{0,2}",
+                tail in "([ \t\x0b\u{3000}]{1,2}[a-zA-Z_=é-]{0,4}(=|=\"|\\\\|\"|[a-z0-9é\\\\u{}\"]){0,6}){0,12}[ \r\n\x0b]{0,2}",
+            ) {
+                let line = format!("{lead}2026-11-29 failed 2026-11-29T01:00:04Z{tail}");
+                prop_assert_eq!(Record::parse(&line), parse_before(&line), "{:?}", line);
+            }
+
+            #[test]
+            fn parses_as_before_on_fields_of_known_names(
+                fields in proptest::collection::vec(("(id|fp|class|reason|x)", "(\"?[a-z0-9 \\\\\"]{0,6}\"?|rejected|auth)"), 0..12),
+                blank in "[ \t\x0b]{1,2}",
+            ) {
+                let mut line = "2026-11-29 done 2026-11-29T01:00:04+01:00".to_string();
+                for (name, value) in fields {
+                    line.push_str(&blank);
+                    line.push_str(&name);
+                    line.push('=');
+                    line.push_str(&value);
+                }
+                prop_assert_eq!(Record::parse(&line), parse_before(&line), "{:?}", line);
+            }
+
+            #[test]
+            fn parses_as_before_on_arbitrary_text(text in any::<String>()) {
+                prop_assert_eq!(Record::parse(&text), parse_before(&text));
             }
 
             #[test]
