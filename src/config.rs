@@ -101,6 +101,8 @@ impl Config {
         };
         let timezone = match &file.timezone {
             None => TimeZone::system(),
+            // Asking the zone database for UTC makes jiff list every zone file on the machine.
+            Some(name) if ["UTC", "Etc/UTC"].contains(&name.as_str()) => TimeZone::UTC,
             Some(name) => TimeZone::get(name).map_err(|_| {
                 Error::config(format!("unknown time zone `{name}`"))
                     .at(shown)
