@@ -1,6 +1,7 @@
 //! Uploads of a post's images, recorded on the key's state line (`media=`) as each answer
 //! arrives, so that a resend reuses them instead of uploading the same image twice.
 
+use crate::error::{Class, Error};
 use crate::images::Image;
 use crate::post::Post;
 use std::collections::BTreeMap;
@@ -63,14 +64,18 @@ impl Media {
 
     /// Record what `image` became. `value` holds what a server answered: it must be plain
     /// text (no spaces or control characters, at most 1000 bytes) to be kept on a state line.
-    pub fn insert(&mut self, image: &Image, value: &str) -> Result<(), String> {
+    /// Anything else is an upload whose outcome cannot be recorded: unknown.
+    pub fn insert(&mut self, image: &Image, value: &str) -> Result<(), Error> {
         if value.is_empty()
             || value.len() > MAX_VALUE
             || value.chars().any(|c| c.is_whitespace() || c.is_control())
         {
-            return Err(format!(
-                "the server's answer for image {} is not a plain id or URL",
-                image.sha16()
+            return Err(Error::failure(
+                Class::Unknown,
+                format!(
+                    "the server's answer for image {} is not a plain id or URL",
+                    image.sha16()
+                ),
             ));
         }
         self.uploads

@@ -58,9 +58,7 @@ impl Bluesky {
                 ));
             };
             let value = format!("{cid}@{mime}@{size}@{}@{}", fitted.width, fitted.height);
-            media
-                .insert(image, &value)
-                .map_err(|why| Error::failure(Class::Unknown, why))?;
+            media.insert(image, &value)?;
             keep(
                 media,
                 &format!("uploaded {} blob={cid} bytes={size}", image.sha16()),

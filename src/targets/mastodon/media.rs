@@ -54,9 +54,7 @@ impl Mastodon {
                     format!("upload image: HTTP {} without a media id", reply.status),
                 ));
             };
-            media
-                .insert(image, &id)
-                .map_err(|why| Error::failure(Class::Unknown, why))?;
+            media.insert(image, &id)?;
             keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
             if reply.status == 202 || doc["url"].is_null() {
                 self.processed(&id)?;

@@ -106,9 +106,7 @@ impl WordPress {
                 continue;
             }
             if let Some((id, url, more)) = self.find_media(image)? {
-                media
-                    .insert(image, &format!("{id}@{url}"))
-                    .map_err(|why| Error::failure(Class::Unknown, why))?;
+                media.insert(image, &format!("{id}@{url}"))?;
                 let more = match more.is_empty() {
                     true => String::new(),
                     false => format!("; also uploaded, not attached: {}", more.join(", ")),
@@ -152,9 +150,7 @@ impl WordPress {
                     ),
                 ));
             };
-            media
-                .insert(image, &format!("{id}@{url}"))
-                .map_err(|why| Error::failure(Class::Unknown, why))?;
+            media.insert(image, &format!("{id}@{url}"))?;
             keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
         }
         Ok(())
