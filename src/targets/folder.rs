@@ -9,6 +9,7 @@ use crate::images::Image;
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -68,16 +69,17 @@ impl Folder {
     }
 
     /// The key's files in the order they are put in place: its images, the page, the JSON.
-    fn files(&self, post: &Post) -> Vec<(PathBuf, Vec<u8>)> {
-        let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    /// The images' bytes are the post's own, not copies.
+    fn files<'a>(&self, post: &'a Post) -> Vec<(PathBuf, Cow<'a, [u8]>)> {
+        let mut files: Vec<(PathBuf, Cow<'a, [u8]>)> = Vec::new();
         for image in &post.images {
             let path = self.dir.join(image_file(post.key, image));
-            files.push((path, image.bytes.to_vec()));
+            files.push((path, Cow::Borrowed(&image.bytes[..])));
         }
         let html = self.dir.join(format!("{}.html", post.key));
-        files.push((html, page(post).into_bytes()));
+        files.push((html, Cow::Owned(page(post).into_bytes())));
         let meta = self.dir.join(format!("{}.json", post.key));
-        files.push((meta, self.meta(post).into_bytes()));
+        files.push((meta, Cow::Owned(self.meta(post).into_bytes())));
         files
     }
 
