@@ -87,6 +87,30 @@ fn wp_error(status: u16, code: &str, message: &str) -> Reply {
 }
 
 /// A parameter WordPress refuses: 400 rest_invalid_param naming it.
+/// Page `page` of a listing, with WordPress's total headers; a page past the end is a 400.
+fn one_page(found: Vec<&Value>, page: usize, per_page: usize) -> Reply {
+    let total = found.len();
+    let pages = total.div_ceil(per_page);
+    if page > pages && total > 0 {
+        return wp_error(
+            400,
+            "rest_post_invalid_page_number",
+            "The page number requested is larger than the number of pages available.",
+        );
+    }
+    let items: Vec<Value> = found
+        .into_iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .cloned()
+        .collect();
+    let headers = vec![
+        ("X-WP-Total".to_string(), total.to_string()),
+        ("X-WP-TotalPages".to_string(), pages.to_string()),
+    ];
+    Reply::Json(200, headers, Value::Array(items))
+}
+
 fn invalid_param(name: &str, message: &str, details: Value) -> Reply {
     Reply::json(
         400,
@@ -312,26 +336,7 @@ impl Wp {
             .filter(|p| window[1].is_none_or(|before| date_of(p) < before))
             .collect();
         found.sort_by_key(|p| std::cmp::Reverse((date_of(p), p["id"].as_u64())));
-        let total = found.len();
-        let pages = total.div_ceil(per_page);
-        if page > pages && total > 0 {
-            return wp_error(
-                400,
-                "rest_post_invalid_page_number",
-                "The page number requested is larger than the number of pages available.",
-            );
-        }
-        let items: Vec<Value> = found
-            .into_iter()
-            .skip((page - 1) * per_page)
-            .take(per_page)
-            .cloned()
-            .collect();
-        let headers = vec![
-            ("X-WP-Total".to_string(), total.to_string()),
-            ("X-WP-TotalPages".to_string(), pages.to_string()),
-        ];
-        Reply::Json(200, headers, Value::Array(items))
+        one_page(found, page, per_page)
     }
 }
 
@@ -860,25 +865,6 @@ impl Wp {
             })
             .collect();
         found.sort_by_key(|m| std::cmp::Reverse(m["id"].as_u64()));
-        let total = found.len();
-        let pages = total.div_ceil(per_page);
-        if page > pages && total > 0 {
-            return wp_error(
-                400,
-                "rest_post_invalid_page_number",
-                "The page number requested is larger than the number of pages available.",
-            );
-        }
-        let items: Vec<Value> = found
-            .into_iter()
-            .skip((page - 1) * per_page)
-            .take(per_page)
-            .cloned()
-            .collect();
-        let headers = vec![
-            ("X-WP-Total".to_string(), total.to_string()),
-            ("X-WP-TotalPages".to_string(), pages.to_string()),
-        ];
-        Reply::Json(200, headers, Value::Array(items))
+        one_page(found, page, per_page)
     }
 }

@@ -11,10 +11,15 @@ use crate::fake_posts::Fault;
 use crate::util::Project;
 
 fn project(api: &FakeMastodon) -> Project {
+    project_with(api, "")
+}
+
+/// A project on the fake instance, with `extra` lines in the target's table.
+pub(super) fn project_with(api: &FakeMastodon, extra: &str) -> Project {
     let p = Project::new();
     p.file(
         "dayrun.toml",
-        api.config("link = \"https://blog.test/{key}\""),
+        api.config(&format!("link = \"https://blog.test/{{key}}\"\n{extra}")),
     );
     p.secret("secrets/masto.token", TOKEN);
     p

@@ -2,26 +2,17 @@
 //! what a platform does to uploads between two attempts, edits of alt text only, a post over
 //! a platform's limit, and words in a post that look like dayrun's own placeholders.
 
+use super::mastodon::project_with;
 use super::{KEY, POST, TODAY, line, pictures, shown, six_pictures};
-use crate::fake_mastodon::{FakeMastodon, TOKEN};
+use crate::fake_mastodon::FakeMastodon;
 use crate::fake_wordpress::{FakeWordPress, PASSWORD};
 use crate::image_gen as pics;
 use crate::util::Project;
 
-fn mastodon(api: &FakeMastodon, extra: &str) -> Project {
-    let p = Project::new();
-    p.file(
-        "dayrun.toml",
-        api.config(&format!("link = \"https://blog.test/{{key}}\"\n{extra}")),
-    );
-    p.secret("secrets/masto.token", TOKEN);
-    p
-}
-
 #[test]
 fn a_post_over_the_limit_is_not_an_edit_at_every_run() {
     let api = FakeMastodon::start(500);
-    let p = mastodon(&api, "on_edit = \"update\"");
+    let p = project_with(&api, "on_edit = \"update\"");
     six_pictures(&p);
     p.run(&["run", TODAY]).code(0);
     let sent = api.state.lock().unwrap().sent_media_ids.len();
@@ -40,7 +31,7 @@ fn a_post_over_the_limit_is_not_an_edit_at_every_run() {
 fn media_still_processing_after_the_timeout_are_waited_for_on_the_resend() {
     let api = FakeMastodon::start(500);
     api.state.lock().unwrap().processing_polls = Some(1000);
-    let p = mastodon(&api, "");
+    let p = project_with(&api, "");
     p.file("content/images/b.jpg", pics::plain_jpeg(20, 20, [1, 2, 3]));
     p.file(POST, "# Slow\n\nLook:\n\n![A slow one](images/b.jpg)\n");
     let first = p.run(&["run", TODAY]);
@@ -67,7 +58,7 @@ fn media_still_processing_after_the_timeout_are_waited_for_on_the_resend() {
 fn media_the_instance_deleted_are_uploaded_again() {
     let api = FakeMastodon::start(500);
     api.state.lock().unwrap().processing_polls = Some(1000);
-    let p = mastodon(&api, "");
+    let p = project_with(&api, "");
     p.file("content/images/b.jpg", pics::plain_jpeg(20, 20, [1, 2, 3]));
     p.file(POST, "# Gone\n\nLook:\n\n![A gone one](images/b.jpg)\n");
     p.run(&["run", TODAY]);
@@ -89,7 +80,7 @@ fn media_the_instance_deleted_are_uploaded_again() {
 #[test]
 fn an_edit_of_alt_text_only_reaches_mastodon() {
     let api = FakeMastodon::start(500);
-    let p = mastodon(&api, "on_edit = \"update\"");
+    let p = project_with(&api, "on_edit = \"update\"");
     pictures(&p);
     p.run(&["run", TODAY]).code(0);
     let post = p.read(POST);
@@ -113,7 +104,7 @@ fn an_edit_of_alt_text_only_reaches_mastodon() {
 #[test]
 fn an_edit_that_removes_every_image_takes_them_off_the_status() {
     let api = FakeMastodon::start(500);
-    let p = mastodon(&api, "on_edit = \"update\"");
+    let p = project_with(&api, "on_edit = \"update\"");
     pictures(&p);
     p.run(&["run", TODAY]).code(0);
     p.file(POST, "# Pictures of the day\n\nNo pictures after all.\n");
