@@ -36,8 +36,9 @@ fn media_still_processing_after_the_timeout_are_waited_for_on_the_resend() {
     p.file(POST, "# Slow\n\nLook:\n\n![A slow one](images/b.jpg)\n");
     let first = p.run(&["run", TODAY]);
     assert_eq!(api.statuses().len(), 0, "{}", shown(&first));
+    // Still processing when the resend starts; done after two more polls of its wait.
     for m in api.state.lock().unwrap().media.iter_mut() {
-        m.polls_left = 0;
+        m.polls_left = 2;
     }
     let out = p.run(&["retry", KEY]);
     assert_eq!(
