@@ -4,7 +4,8 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::content::Catalog;
 use crate::error::{Error, code};
-use crate::state::{Record, Status, locked_states};
+use crate::life::{self, Act, Change, Ctx, Event, KeyLine, Mode, Phase, Rules};
+use crate::state::locked_states;
 use crate::trace::Trace;
 use jiff::civil::Date;
 
@@ -24,11 +25,17 @@ pub fn run(
     };
     let catalog = Catalog::scan(&config.content, &config.root)?;
     let (_guard, mut states) = locked_states(config, clock, targets)?;
+    let rules = Rules {
+        catchup_days: config.catchup_days,
+        ..Rules::default()
+    };
+    let mode = Mode::Run { backfill: false };
     for state in &mut states {
         let mut trace = Trace::new(&config.state, &state.target);
         let (mut adopted, mut drafts) = (0, 0);
         for &key in catalog.files.keys().filter(|k| **k <= until) {
-            if state.get(key).is_some_and(|r| r.status == Status::Done) {
+            let line = state.get(key).map(KeyLine::of);
+            if line.as_ref().is_some_and(|l| l.phase == Phase::Done) {
                 continue;
             }
             let post = catalog.text(key).ok();
@@ -36,11 +43,18 @@ pub fn run(
                 drafts += 1;
                 continue;
             }
-            let fp = post.map(|p| p.fingerprint).unwrap_or_default();
-            let record = Record::new(key, Status::Done, clock.stamp())
-                .with("fp", fp)
-                .with("reason", "adopted");
-            state.put(record);
+            let act = Act::Adopt {
+                fp: post.map(|p| p.fingerprint).unwrap_or_default(),
+            };
+            let step = life::next(
+                line.as_ref(),
+                &Event::Human(&act),
+                &Ctx::new(key, clock, &rules, &mode),
+            );
+            if let Change::Write(line) = step.line {
+                // No side effect: made durable all at once by the fold below.
+                state.put(line.record());
+            }
             trace.line(
                 &clock.stamp(),
                 &key.to_string(),

@@ -93,6 +93,10 @@ fn look_up_today(
                     "lookup works, but cannot tell whether a post is there: {}",
                     shown(&why)
                 ),
+                Ok(Lookup::Foreign(found)) => format!(
+                    "lookup works; a copy at today's place is not today's post (id={})",
+                    shown(&found[0].id)
+                ),
                 Err(err) => {
                     worst = worst.max(match err.class() {
                         Some(Class::Auth) => code::AUTH,

@@ -97,6 +97,10 @@ pub struct RetryArgs {
     /// key that never reached the target: send it as a new copy (a new record key)
     #[argh(switch)]
     pub new: bool,
+    /// the copy with this id at the key's place is not this post: publish beside it, and
+    /// remember that it is not ours (needs --target when several targets are configured)
+    #[argh(option)]
+    pub not_ours: Option<String>,
 }
 
 /// Take published posts back from their targets: delete, trash or unpublish, then verify.
@@ -117,16 +121,13 @@ pub struct RetractArgs {
     pub dry_run: bool,
 }
 
-/// Record a key's outcome by hand: `mark KEY done [--id ID]` or `mark KEY failed`.
+/// Record keys' outcome by hand: `mark KEY done [--id ID]` or `mark KEY... failed`.
 #[derive(FromArgs, Debug)]
 #[argh(subcommand, name = "mark")]
 pub struct MarkArgs {
-    /// the key (YYYY-MM-DD)
+    /// the key(s) (YYYY-MM-DD), then done or failed
     #[argh(positional)]
-    pub key: String,
-    /// done or failed
-    #[argh(positional)]
-    pub status: String,
+    pub words: Vec<String>,
     /// the receipt id on the target (with done)
     #[argh(option)]
     pub id: Option<String>,

@@ -3,17 +3,36 @@
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ZonedDateTime as Zoned};
+use std::time::Instant;
 
-/// Today's date and the current instant, in one time zone; `--today` pins the date.
+/// Today's date and the current instant, in one time zone; `--today` pins the date, and
+/// `DAYRUN_NOW` the instant the run starts at (tests move time with it; it then runs on).
 #[derive(Debug, Clone)]
 pub struct Clock {
     tz: TimeZone,
     today: Option<Date>,
+    /// A set start: that instant, when the process started.
+    start: Option<(Timestamp, Instant)>,
 }
+
+/// The variable that sets the instant a command starts at (RFC 3339), for tests of time.
+pub const NOW_VAR: &str = "DAYRUN_NOW";
 
 impl Clock {
     pub fn new(tz: TimeZone, today: Option<Date>) -> Clock {
-        Clock { tz, today }
+        Clock {
+            tz,
+            today,
+            start: None,
+        }
+    }
+
+    /// The clock, started at `now` instead of the real time.
+    pub fn starting_at(self, now: Timestamp) -> Clock {
+        Clock {
+            start: Some((now, Instant::now())),
+            ..self
+        }
     }
 
     /// The date that decides which keys are due.
@@ -22,7 +41,15 @@ impl Clock {
     }
 
     pub fn now(&self) -> Zoned {
-        Timestamp::now().to_zoned_datetime(self.tz.clone())
+        self.instant().to_zoned_datetime(self.tz.clone())
+    }
+
+    /// The current instant (real, or as `DAYRUN_NOW` set it, moving on from there).
+    pub fn instant(&self) -> Timestamp {
+        match self.start {
+            None => Timestamp::now(),
+            Some((at, since)) => at.checked_add(since.elapsed()).unwrap_or(Timestamp::MAX),
+        }
     }
 
     /// RFC 3339 with the zone's offset and whole seconds, e.g. `2026-11-29T09:00:04+08:00`.

@@ -9,6 +9,7 @@ pub mod content;
 pub mod error;
 pub mod fsutil;
 pub mod images;
+pub mod life;
 pub mod links;
 pub mod lock;
 pub mod mark;
@@ -55,22 +56,32 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             config.root.display()
         );
     }
+    let now = match std::env::var(clock::NOW_VAR) {
+        Ok(text) => Some(text.parse::<jiff::Timestamp>().map_err(|_| {
+            Error::usage(format!(
+                "{}=`{text}` is not an RFC 3339 time with an offset",
+                clock::NOW_VAR
+            ))
+        })?),
+        Err(_) => None,
+    };
     let clock = |today: &Option<String>| -> Result<Clock, Error> {
         let today = today.as_deref().map(|s| key(s, "--today")).transpose()?;
-        Ok(Clock::new(config.timezone.clone(), today))
+        let clock = Clock::new(config.timezone.clone(), today);
+        Ok(match now {
+            Some(now) => clock.starting_at(now),
+            None => clock,
+        })
     };
     Ok(match args.command {
         Command::Run(a) => {
             let plan = runner::Plan {
+                mode: life::Mode::Run {
+                    backfill: a.backfill,
+                },
                 dry_run: a.dry_run,
-                backfill: a.backfill,
                 keys: keys(&a.key, "--key")?,
                 targets: a.target,
-                retry: false,
-                force: false,
-                absent: false,
-                retract: false,
-                new: false,
             };
             known(&config, &plan)?;
             runner::run(&config, &clock(&a.today)?, &plan)
@@ -82,15 +93,10 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 ));
             }
             let plan = runner::Plan {
+                mode: life::Mode::Retry(lever(&a)?),
                 keys: keys(&a.keys, "key")?,
                 targets: a.target,
-                retry: true,
-                force: a.force,
-                absent: a.absent,
-                backfill: true,
                 dry_run: false,
-                retract: false,
-                new: a.new,
             };
             known(&config, &plan)?;
             runner::run(&config, &clock(&None)?, &plan)
@@ -102,12 +108,10 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 ));
             }
             let plan = runner::Plan {
+                mode: life::Mode::Retract,
                 keys: keys(&a.keys, "key")?,
                 targets: a.target,
                 dry_run: a.dry_run,
-                backfill: true,
-                retract: true,
-                ..runner::Plan::default()
             };
             if !a.dry_run && !a.yes && !retract::confirmed(&config, &plan)? {
                 return Ok(error::code::USAGE);
@@ -123,6 +127,26 @@ fn dispatch(args: Args) -> Result<i32, Error> {
         }
         Command::MergeState(_) => unreachable!("handled before the config is read"),
     })
+}
+
+/// The one way a `retry` asks for its keys, from its flags (which go together only so).
+fn lever(args: &cli::RetryArgs) -> Result<life::Lever, Error> {
+    use life::Lever;
+    Ok(
+        match (args.force, args.new, args.absent, args.not_ours.clone()) {
+            (false, false, false, None) => Lever::Again,
+            (true, false, false, None) => Lever::Force,
+            (false, true, false, None) => Lever::New,
+            (true, true, false, None) => Lever::ForceNew,
+            (false, false, true, None) => Lever::Absent,
+            (false, false, false, Some(id)) => Lever::NotOurs(id),
+            _ => {
+                return Err(Error::usage(
+                    "retry: --absent and --not-ours go alone; --new goes alone or with --force",
+                ));
+            }
+        },
+    )
 }
 
 /// Whether the command shows the setup to a person (so a note on defaults helps), rather

@@ -5,7 +5,8 @@
 use crate::config::Config;
 use crate::error::{Error, Kind};
 use crate::fsutil;
-use crate::state::{StateFile, Status};
+use crate::life::{KeyLine, Phase};
+use crate::state::StateFile;
 use std::collections::BTreeMap;
 
 /// Write the links file, if one is configured, from every target's state file.
@@ -23,15 +24,18 @@ pub fn write(config: &Config) -> Result<(), Error> {
         ));
     }
     for (target, state) in &states {
-        for record in state.records().filter(|r| r.status == Status::Done) {
+        for line in state.records().map(KeyLine::of) {
+            if line.phase != Phase::Done {
+                continue;
+            }
             let mut copy = serde_json::Map::new();
-            for field in ["url", "id"] {
-                if let Some(value) = record.get(field) {
-                    copy.insert(field.into(), value.into_owned().into());
+            for (field, value) in [("url", &line.copy.url), ("id", &line.copy.id)] {
+                if let Some(value) = value {
+                    copy.insert(field.into(), value.clone().into());
                 }
             }
             links
-                .entry(record.key.to_string())
+                .entry(line.key.to_string())
                 .or_default()
                 .insert(&target.name, copy.into());
         }

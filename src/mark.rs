@@ -1,69 +1,113 @@
-//! `dayrun mark KEY done|failed`: record a key's outcome by hand, under the run lock.
+//! `dayrun mark KEY… done|failed`: record keys' outcome by hand, under the run lock. Each mark
+//! goes through the key's life (`life::Act`), which keeps what the line knows: every live id,
+//! and every attempt that may have landed.
 
 use crate::cli::MarkArgs;
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::content::Catalog;
-use crate::error::{Class, Error, code};
-use crate::state::{Record, Status, locked_states};
+use crate::error::{Error, code};
+use crate::life::{self, Act, Change, Event, KeyLine, Mode, Rules};
+use crate::state::locked_states;
 use crate::trace::Trace;
 use jiff::civil::Date;
 
 pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error> {
-    let key = crate::key(&args.key, "key")?;
-    let status = match args.status.as_str() {
-        "done" => Status::Done,
-        "failed" => Status::Failed,
+    let usage = "mark: name the key(s), then `done` or `failed`, e.g. `dayrun mark 2026-11-29 done --id 4812 --target blog`";
+    let Some((status, keys)) = args.words.split_last() else {
+        return Err(Error::usage(usage));
+    };
+    if keys.is_empty() {
+        return Err(Error::usage(usage));
+    }
+    let keys: Vec<Date> = keys
+        .iter()
+        .map(|k| crate::key(k, "key"))
+        .collect::<Result<_, _>>()?;
+    let done = match status.as_str() {
+        "done" => true,
+        "failed" => false,
         other => {
             return Err(Error::usage(format!(
-                "mark: `{other}` is not done or failed"
+                "mark: `{other}` is not done or failed (the keys come first, then the word)"
             )));
         }
     };
-    if status == Status::Failed && args.id.is_some() {
-        return Err(Error::usage("mark: --id goes with done"));
+    if let Some(id) = &args.id {
+        if !done {
+            return Err(Error::usage("mark: --id goes with done"));
+        }
+        if keys.len() > 1 {
+            return Err(Error::usage(
+                "mark: --id names one copy: mark one key at a time",
+            ));
+        }
+        let receipt = crate::targets::Receipt::id(id.clone());
+        life::checked(&receipt).map_err(|why| Error::usage(format!("mark --id: {why}")))?;
     }
-    let fp = fingerprint(config, key);
+    let selected = config.select(&args.target)?;
+    if args.id.is_some() && selected.len() > 1 {
+        let names: Vec<&str> = selected.iter().map(|t| t.name.as_str()).collect();
+        return Err(Error::usage(format!(
+            "mark --id: an id belongs to one target; add --target NAME (one of {})",
+            names.join(", ")
+        )));
+    }
+    let catalog = Catalog::scan(&config.content, &config.root).ok();
     let (_guard, mut states) = locked_states(config, clock, &args.target)?;
-    for state in &mut states {
-        let mut record = Record::new(key, status, clock.stamp()).with("fp", &fp);
-        record = match status {
-            Status::Done => record
-                .with("id", args.id.clone().unwrap_or_default())
-                .with("reason", "marked by hand"),
-            _ => record
-                .with("class", Class::Rejected.as_str())
-                .with("reason", "marked failed by hand")
-                .with("by", "hand"),
+    for &key in &keys {
+        let fp = fingerprint(config, catalog.as_ref(), key);
+        let act = match done {
+            true => Act::MarkDone {
+                id: args.id.clone(),
+                fp: fp.clone(),
+            },
+            false => Act::MarkFailed { fp: fp.clone() },
         };
-        let was = state
-            .get(key)
-            .map_or("none", |r| r.status.as_str())
-            .to_string();
-        let recorded = recorded(&record);
-        state.set(record)?;
-        state.compact()?;
-        let detail = format!(
-            "was={was}{}",
-            args.id
-                .as_ref()
-                .map(|id| format!(" id={id}"))
-                .unwrap_or_default()
-        );
-        Trace::new(&config.state, &state.target).line(
-            &clock.stamp(),
-            &key.to_string(),
-            "mark",
-            status.as_str(),
-            &detail,
-        );
-        println!(
-            "{key} {} marked {} (was {was}): {recorded}",
-            state.target,
-            status.as_str()
-        );
+        for state in &mut states {
+            let line = state.get(key).map(KeyLine::of);
+            let rules = Rules {
+                catchup_days: config.catchup_days,
+                ..Rules::default()
+            };
+            let mode = Mode::Run { backfill: false };
+            let ctx = life::Ctx::new(key, clock, &rules, &mode);
+            let step = life::next(line.as_ref(), &Event::Human(&act), &ctx);
+            let was = line.as_ref().map_or("none", |l| l.record().status.as_str());
+            let Change::Write(new) = &step.line else {
+                if let Some(text) = &step.say {
+                    eprintln!("dayrun: {key} {}: {text}", state.target);
+                }
+                continue;
+            };
+            let record = new.record();
+            let recorded = recorded(&record);
+            state.set(record)?;
+            let detail = format!(
+                "was={was}{}",
+                args.id
+                    .as_ref()
+                    .map(|id| format!(" id={id}"))
+                    .unwrap_or_default()
+            );
+            Trace::new(&config.state, &state.target).line(
+                &clock.stamp(),
+                &key.to_string(),
+                "mark",
+                status,
+                &detail,
+            );
+            println!(
+                "{key} {} marked {status} (was {was}): {}",
+                state.target,
+                crate::outside::escape(&recorded, 4000)
+            );
+        }
     }
-    if status == Status::Done && args.id.is_none() {
+    for state in &mut states {
+        state.compact()?;
+    }
+    if done && args.id.is_none() {
         let names: Vec<&str> = states.iter().map(|s| s.target.as_str()).collect();
         eprintln!(
             "dayrun: warning: no --id: later edits and retractions cannot find this post on {}; add --id ID if you know it",
@@ -76,9 +120,8 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
 
 /// The current fingerprint of the key's post, so that a later edit is noticed. Without a post
 /// file the mark is still recorded (it may have been published by other means), with a warning.
-fn fingerprint(config: &Config, key: Date) -> String {
-    let catalog = Catalog::scan(&config.content, &config.root).ok();
-    if !catalog.as_ref().is_some_and(|c| c.files.contains_key(&key)) {
+fn fingerprint(config: &Config, catalog: Option<&Catalog>, key: Date) -> String {
+    if !catalog.is_some_and(|c| c.files.contains_key(&key)) {
         let file = config.show(&config.content.join(format!("{key}.md")));
         eprintln!(
             "dayrun: warning: there is no {} for {key}; recording the mark anyway",
@@ -92,7 +135,7 @@ fn fingerprint(config: &Config, key: Date) -> String {
 }
 
 /// What the state line says, without its key and time: its status and fields.
-fn recorded(record: &Record) -> String {
+fn recorded(record: &crate::state::Record) -> String {
     let line = record.to_line();
     let mut words = line.splitn(4, ' ');
     let (_key, status, _at) = (words.next(), words.next(), words.next());

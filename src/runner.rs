@@ -1,9 +1,12 @@
-//! `dayrun run` and `dayrun retry`: decide per target and key, publish, record, trace.
+//! `dayrun run`, `retry` and `retract`: each key on each target is moved through its life
+//! (`crate::life`) by the one transition function; this module does what it says (read, send,
+//! look, wait), records each line it returns, and traces and prints every action.
 
 use crate::clock::Clock;
-use crate::config::{Config, Policy, TargetConfig};
+use crate::config::{Config, TargetConfig};
 use crate::content::Catalog;
-use crate::error::{Class, Error, code};
+use crate::error::Error;
+use crate::life::{Exit, Mode};
 use crate::lock;
 use crate::outside::escape;
 use crate::post::Post;
@@ -13,11 +16,13 @@ use crate::state::StateFile;
 use crate::targets::{self, Context, Target};
 use crate::trace::Trace;
 use jiff::civil::Date;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use std::time::Instant;
 
+mod apply;
 mod batch;
-mod carry;
 mod confirm;
 mod deliver;
 mod keys;
@@ -28,59 +33,30 @@ mod target_run;
 mod update;
 
 /// What the command line asked for.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Plan {
+    pub mode: Mode,
     /// Print every decision; write nothing, send nothing.
     pub dry_run: bool,
-    /// Publish stale keys too.
-    pub backfill: bool,
     /// Only these keys (empty: all). Named keys are never stale.
     pub keys: Vec<Date>,
     /// Only these targets (empty: all).
     pub targets: Vec<String>,
-    /// `dayrun retry`: a human asks to re-attempt failed keys now.
-    pub retry: bool,
-    /// With `retry`: publish done keys again.
-    pub force: bool,
-    /// With `retry`: the human checked the target and the post is not there; send without
-    /// looking first (`retry --absent`).
-    pub absent: bool,
-    /// `dayrun retract`: take the named keys back instead of publishing.
-    pub retract: bool,
-    /// With `retry --force`: publish a second copy instead of updating the first.
-    pub new: bool,
 }
 
-/// What happened, for the exit code and the summary.
-#[derive(Debug, Default)]
-struct Outcome {
-    /// A target's setup is broken (a refused certificate): exit 2.
-    config: bool,
-    auth: bool,
-    needs_human: bool,
-    retry_later: bool,
-}
-
-impl Outcome {
-    fn merge(&mut self, other: &Outcome) {
-        self.config |= other.config;
-        self.auth |= other.auth;
-        self.needs_human |= other.needs_human;
-        self.retry_later |= other.retry_later;
+impl Plan {
+    /// A plain `run`.
+    pub fn run() -> Plan {
+        Plan {
+            mode: Mode::Run { backfill: false },
+            dry_run: false,
+            keys: Vec::new(),
+            targets: Vec::new(),
+        }
     }
 
-    fn code(&self) -> i32 {
-        if self.config {
-            code::USAGE
-        } else if self.auth {
-            code::AUTH
-        } else if self.needs_human {
-            code::NEEDS_HUMAN
-        } else if self.retry_later {
-            code::TEMPFAIL
-        } else {
-            code::OK
-        }
+    fn backfill(&self) -> bool {
+        !matches!(self.mode, Mode::Run { backfill: false })
     }
 }
 
@@ -99,7 +75,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     let selected = config.select(&plan.targets)?;
     let catalog = Catalog::scan(&config.content, &config.root)?;
     // A target whose setup is broken is left out (exit 2); the others still run.
-    let mut outcome = Outcome::default();
+    let mut exit = Exit::Ok;
     let mut built = Vec::new();
     let mut usable = Vec::new();
     let mut broken = Vec::new();
@@ -117,7 +93,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             }
             Err(err) => {
                 broken.push((cfg, err));
-                outcome.config = true;
+                exit.merge(Exit::Usage);
             }
         }
     }
@@ -164,18 +140,18 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         }
     }
 
-    if plan.keys.is_empty() {
+    if plan.keys.is_empty() && plan.mode != Mode::Retract {
         for problem in &catalog.problems {
             println!("{}", escape(&problem.located(), 4000));
             if let Some(hint) = &problem.hint {
                 println!("  {}", escape(hint, 4000));
             }
-            outcome.needs_human = true;
+            exit.merge(Exit::NeedsHuman);
         }
     }
-    let mut posts = Posts {
+    let posts = Posts {
         catalog: &catalog,
-        current: None,
+        current: RefCell::new(None),
     };
     let today = clock.today();
     let quiet = Progress::none();
@@ -183,37 +159,47 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         .iter()
         .zip(built.iter_mut())
         .zip(states.iter_mut())
-        .map(|((cfg, target), state)| TargetRun {
-            cfg,
-            policy: &cfg.policy,
-            target: target.as_mut(),
-            state,
-            state_dir: &config.state,
-            trace: Trace::new(&config.state, &cfg.name),
-            clock,
-            plan,
-            today,
-            catchup_days: config.catchup_days,
-            stopped: None,
-            last_write: None,
-            outcome: Outcome::default(),
-            tally: BTreeMap::new(),
-            stale: Vec::new(),
-            drafts: Vec::new(),
-            deleted: Vec::new(),
-            progress: &quiet,
-            batch: batch::Batch::default(),
+        .map(|((cfg, target), state)| {
+            let rules = target_run::rules(config, cfg, target.as_ref());
+            let credential = target.credential();
+            TargetRun {
+                credential,
+                cfg,
+                target: target.as_mut(),
+                state,
+                state_dir: &config.state,
+                trace: Trace::new(&config.state, &cfg.name),
+                clock,
+                plan,
+                today,
+                rules,
+                stopped: None,
+                last_write: None,
+                exit: Exit::Ok,
+                tally: BTreeMap::new(),
+                stale: Vec::new(),
+                drafts: Vec::new(),
+                held: Vec::new(),
+                deleted: Vec::new(),
+                removed: BTreeSet::new(),
+                progress: &quiet,
+                batch: batch::Batch::default(),
+            }
         })
         .collect();
     // Key by key, every target in turn: each post is read once and dropped after its key, so
     // memory does not grow with the number of posts.
-    let extra: BTreeSet<Date> = runs
+    let mut extra: BTreeSet<Date> = runs
         .iter_mut()
         .flat_map(|run| run.keys_without_post(&catalog))
         .collect();
+    if plan.mode == Mode::Retract {
+        // A retract works from the state line alone: a key whose file is gone is walked too.
+        extra.extend(plan.keys.iter().copied());
+    }
     let all = || keys::walk(&catalog, &extra, &plan.keys);
     let progress = match Progress::wanted(plan.dry_run) {
-        true => Progress::new(work(&mut runs, all(), &mut posts)),
+        true => Progress::new(work(&mut runs, all(), &posts)),
         false => Progress::none(),
     };
     for run in &mut runs {
@@ -227,7 +213,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             for run in runs.iter_mut() {
                 run.flush_if_due()?;
                 if run.looks_at(key, has_post) {
-                    run.step(key, &mut posts)?;
+                    run.step(key, has_post, &posts)?;
                 }
             }
         }
@@ -243,7 +229,10 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     progress.finish();
     for run in &mut runs {
         run.finish();
-        outcome.merge(&run.outcome);
+        exit.merge(run.exit);
+    }
+    if plan.mode == Mode::Retract && !plan.dry_run && signals::received().is_none() {
+        exit.merge(nothing_retracted(plan, &runs));
     }
     drop(runs);
     // Fold the journal back even when a state write failed midway: what was recorded stays.
@@ -266,18 +255,32 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         );
         return Ok(signals::exit_code(signal));
     }
-    Ok(outcome.code())
+    Ok(exit.code())
+}
+
+/// A retract that removed nothing on any target for a key says so, and the run exits 1.
+fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
+    let mut exit = Exit::Ok;
+    for key in &plan.keys {
+        if runs.iter().all(|run| !run.removed.contains(key)) {
+            eprintln!(
+                "dayrun: {key}: nothing was retracted: no selected target holds a copy dayrun knows of"
+            );
+            exit.merge(Exit::NeedsHuman);
+        }
+    }
+    exit
 }
 
 /// The first line of every run, so that an appended log splits into runs: when, which dayrun,
 /// what it was asked, which targets.
 fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
-    let what = match (plan.retract, plan.retry, plan.dry_run) {
-        (true, _, true) => "retract --dry-run",
-        (true, _, false) => "retract",
-        (_, true, _) => "retry",
-        (_, false, true) => "run --dry-run",
-        (_, false, false) => "run",
+    let what = match (&plan.mode, plan.dry_run) {
+        (Mode::Retract, true) => "retract --dry-run",
+        (Mode::Retract, false) => "retract",
+        (Mode::Retry(_), _) => "retry",
+        (Mode::Run { .. }, true) => "run --dry-run",
+        (Mode::Run { .. }, false) => "run",
     };
     let targets: Vec<String> = selected
         .iter()
@@ -293,16 +296,11 @@ fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
 }
 
 /// How many keys the runs will publish or confirm (for the progress bar).
-fn work(runs: &mut [TargetRun], all: impl Iterator<Item = (Date, bool)>, posts: &mut Posts) -> u64 {
+fn work(runs: &mut [TargetRun], all: impl Iterator<Item = (Date, bool)>, posts: &Posts) -> u64 {
     let mut total = 0;
     for (key, has_post) in all {
         for run in runs.iter_mut() {
-            if run.looks_at(key, has_post)
-                && matches!(
-                    run.decide(key, posts),
-                    Decision::Publish(_) | Decision::Confirm
-                )
-            {
+            if run.looks_at(key, has_post) && run.sends(key, has_post, posts) {
                 total += 1;
             }
         }
@@ -310,45 +308,27 @@ fn work(runs: &mut [TargetRun], all: impl Iterator<Item = (Date, bool)>, posts: 
     total
 }
 
+/// A post as read: shared by every target that looks at its key.
+type Read = Rc<Result<Post, Error>>;
+
 /// The post of the key being worked on, read on demand, once, whatever the number of targets.
 struct Posts<'a> {
     catalog: &'a Catalog,
-    current: Option<(Date, Result<Post, Error>)>,
+    current: RefCell<Option<(Date, Read)>>,
 }
 
 impl Posts<'_> {
-    fn get(&mut self, key: Date) -> Result<&Post, &Error> {
-        if self.current.as_ref().is_none_or(|(k, _)| *k != key) {
-            self.current = Some((key, self.catalog.post(key)));
+    fn get(&self, key: Date) -> Rc<Result<Post, Error>> {
+        let mut current = self.current.borrow_mut();
+        if current.as_ref().is_none_or(|(k, _)| *k != key) {
+            *current = Some((key, Rc::new(self.catalog.post(key))));
         }
-        self.current.as_ref().expect("set above").1.as_ref()
+        Rc::clone(&current.as_ref().expect("set above").1)
     }
-}
-
-/// What to do with one key on one target.
-#[derive(Debug, PartialEq)]
-enum Decision {
-    SkipDone,
-    Scheduled,
-    Stale,
-    /// `draft: true`: never published while it says so.
-    Draft,
-    /// Failed earlier and nothing changed: a human decides (`retry`, `mark`).
-    Waiting(String),
-    /// Publish; the string says why (shown with the action).
-    Publish(&'static str),
-    /// A pending key from an earlier run: look on the target first.
-    Confirm,
-    /// Taken back by `dayrun retract`: never published again by a run.
-    Retracted,
-    /// Done, within its edit window: send the edit if it changed (`true`: asked by `retry
-    /// --force`, sent even when nothing changed).
-    CheckEdit(bool),
 }
 
 struct TargetRun<'a> {
     cfg: &'a TargetConfig,
-    policy: &'a Policy,
     target: &'a mut dyn Target,
     state: &'a mut StateFile,
     state_dir: &'a std::path::Path,
@@ -356,24 +336,26 @@ struct TargetRun<'a> {
     clock: &'a Clock,
     plan: &'a Plan,
     today: Date,
-    catchup_days: i64,
+    /// The target's rules for a key's life.
+    rules: crate::life::Rules,
+    /// A non-secret fingerprint of the target's credential (`Target::credential`).
+    credential: Option<String>,
     /// Set when the target must not be written to again in this run (auth, long rate limit).
     stopped: Option<String>,
     last_write: Option<Instant>,
-    outcome: Outcome,
+    exit: Exit,
     tally: BTreeMap<&'static str, usize>,
     stale: Vec<Date>,
     drafts: Vec<Date>,
+    /// Keys held back: they failed, and their date is past the catch-up window.
+    held: Vec<Date>,
     /// Done keys whose post file is gone.
     deleted: Vec<Date>,
+    /// Keys whose copies a retract removed (or found gone) here.
+    removed: BTreeSet<Date>,
     progress: &'a Progress,
     /// Keys queued for the next group commit (`batch.rs`).
     batch: batch::Batch,
-}
-
-fn detail(err: &Error) -> String {
-    let class = err.class().map_or("error", Class::as_str);
-    format!("class={class} reason={:?}", err.reason())
 }
 
 pub(super) fn describe(post: &Post) -> String {

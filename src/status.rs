@@ -1,11 +1,14 @@
-//! `dayrun status`: every key's state per target, as text or as stable JSON. Never writes.
-//! Rows are printed as they are made, so memory does not grow with the number of keys.
+//! `dayrun status`: every key's state per target, as text or as stable JSON, and the exit code
+//! a run would leave if nothing answered otherwise (the key's life says it: `life::next`).
+//! Never writes. Rows are printed as they are made, so memory does not grow with the keys.
 
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::content::Catalog;
-use crate::error::{Error, code};
-use crate::state::{StateFile, Status};
+use crate::error::Error;
+use crate::life::{
+    self, Ctx, Decision, Event, Exit, Facts, KeyLine, Lazy, Mode, Phase, Rules, Seen,
+};
 use jiff::civil::Date;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,7 +24,7 @@ const SCHEMA: u32 = 1;
 struct Row<'a> {
     key: String,
     status: &'a str,
-    at: Option<&'a str>,
+    at: Option<String>,
     age_secs: Option<i64>,
     id: Option<String>,
     url: Option<String>,
@@ -32,18 +35,24 @@ struct Row<'a> {
     edited: bool,
     /// Done, and the post's file is gone.
     deleted: bool,
+    /// Failed, and past the catch-up window: not sent again until a human says.
+    held_back: bool,
+    /// The exit code this key leaves a run with (0, 1, 3 or 75).
+    exit: i32,
 }
 
 pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> Result<i32, Error> {
     let selected = config.select(names)?;
     let catalog = Catalog::scan(&config.content, &config.root)?;
     let today = clock.today();
-    let now = jiff::Timestamp::now();
+    let now = clock.instant();
     let shown = config.show(&config.state);
     let mut drafts: BTreeMap<Date, bool> = BTreeMap::new();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let io = |e: std::io::Error| Error::usage(format!("cannot write the status: {e}"));
+    let mut exit = Exit::Ok;
+    let mode = Mode::Run { backfill: false };
     if as_json {
         write!(
             out,
@@ -52,7 +61,18 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         .map_err(io)?;
     }
     for (t, cfg) in selected.iter().enumerate() {
-        let state = StateFile::load(&config.state, &cfg.name, &shown)?;
+        let state = crate::state::StateFile::load(&config.state, &cfg.name, &shown)?;
+        let (can_find, updates) = crate::targets::capabilities(cfg);
+        let rules = Rules {
+            catchup_days: config.catchup_days,
+            escalate_after: cfg.policy.escalate_after,
+            edit_days: cfg.policy.edit_days,
+            retries: cfg.policy.retries,
+            backoff: cfg.policy.backoff,
+            updates,
+            can_find,
+            strict: cfg.policy.dedup == crate::config::Dedup::Strict,
+        };
         let mut keys: BTreeSet<Date> = catalog.files.keys().copied().collect();
         keys.extend(state.records().map(|r| r.key));
         let mut counts: BTreeMap<&str, u64> = [
@@ -67,6 +87,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             "dedup",
             "edited",
             "deleted",
+            "held_back",
         ]
         .into_iter()
         .map(|k| (k, 0))
@@ -82,59 +103,101 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             .map_err(io)?;
         }
         for (i, key) in keys.into_iter().enumerate() {
-            let record = state.get(key);
-            let status = match record {
-                Some(r) => r.status.as_str(),
-                None if key > today => "scheduled",
-                None if *drafts
-                    .entry(key)
-                    .or_insert_with(|| catalog.text(key).is_ok_and(|p| p.draft)) =>
+            let line = state.get(key).map(KeyLine::of);
+            let has_post = catalog.files.contains_key(&key);
+            let get = || match has_post {
+                false => Seen::Gone,
+                true => match catalog.text(key) {
+                    Err(err) => Seen::Broken(err.reason()),
+                    Ok(post) if post.draft => Seen::Draft,
+                    // The edit hashes need the images: not read here (an edit is flagged by
+                    // the fingerprint below, and edits leave a run's exit code alone).
+                    Ok(post) => Seen::Ready(Facts {
+                        fp: post.fingerprint,
+                        payload: String::new(),
+                        payload_before_images: String::new(),
+                    }),
+                },
+            };
+            let lazy = Lazy::new(&get);
+            let ctx = Ctx::new(key, clock, &rules, &mode);
+            let step = life::next(line.as_ref(), &Event::Visit(&lazy), &ctx);
+            exit.merge(step.exit);
+            let decision = match step.then {
+                life::Then::Decide(decision) => decision,
+                _ => unreachable!("a visit decides"),
+            };
+            let status = match (&line, &decision) {
+                (Some(l), _) => l.record().status.as_str(),
+                (None, Decision::Skip(life::Skip::Scheduled)) => "scheduled",
+                (None, _)
+                    if *drafts
+                        .entry(key)
+                        .or_insert_with(|| lazy.get() == &Seen::Draft) =>
                 {
                     "draft"
                 }
-                None if crate::clock::days_between(key, today) > config.catchup_days => "stale",
-                None => "due",
+                (None, Decision::Skip(life::Skip::Stale)) => "stale",
+                (None, _) => "due",
             };
             *counts.entry(status).or_default() += 1;
-            if record.and_then(|r| r.get("dedup")).is_some() {
+            if line.as_ref().is_some_and(|l| l.dedup) {
                 *counts.entry("dedup").or_default() += 1;
             }
-            let age = record
-                .and_then(|r| r.at().parse::<jiff::Timestamp>().ok())
+            let age = line
+                .as_ref()
+                .and_then(KeyLine::time)
                 .map(|at| now.as_second() - at.as_second());
-            let field = |name: &str| record.and_then(|r| r.get(name)).map(|v| v.into_owned());
-            let done = record.filter(|r| r.status == Status::Done);
-            let deleted = done.is_some() && !catalog.files.contains_key(&key);
+            let done = line.as_ref().filter(|l| l.phase == Phase::Done);
+            let deleted = done.is_some() && !has_post;
             let edited = !deleted
-                && done.and_then(|r| r.get("fp")).is_some_and(|fp| {
-                    catalog
-                        .text(key)
-                        .is_ok_and(|post| post.fingerprint != fp.as_ref())
-                });
-            for (flag, word) in [(edited, "edited"), (deleted, "deleted")] {
+                && done
+                    .and_then(|l| l.fp.as_ref())
+                    .is_some_and(|fp| catalog.text(key).is_ok_and(|post| post.fingerprint != *fp));
+            let held_back = decision == Decision::Hold;
+            for (flag, word) in [
+                (edited, "edited"),
+                (deleted, "deleted"),
+                (held_back, "held_back"),
+            ] {
                 if flag {
                     *counts.entry(word).or_default() += 1;
                 }
             }
+            let class = line.as_ref().and_then(|l| match l.phase {
+                Phase::Failed(class, _) => Some(class.to_string()),
+                _ => None,
+            });
             let row = Row {
                 key: key.to_string(),
                 status,
-                at: record.map(|r| r.at()),
+                at: line.as_ref().map(|l| l.at.clone()),
                 age_secs: age,
-                id: field("id"),
-                url: field("url"),
-                class: field("class"),
-                reason: field("reason"),
-                stuck: record.is_some_and(|r| r.status == Status::Pending)
+                id: line.as_ref().and_then(|l| l.copy.id.clone()),
+                url: line.as_ref().and_then(|l| l.copy.url.clone()),
+                class,
+                reason: line.as_ref().and_then(|l| l.reason.clone()),
+                stuck: line
+                    .as_ref()
+                    .is_some_and(|l| matches!(l.phase, Phase::Pending(_)))
                     && age.is_some_and(|a| a > STUCK_SECS),
                 edited,
                 deleted,
+                held_back,
+                exit: step.exit.code(),
             };
             if as_json {
                 let json = serde_json::to_string(&row).expect("a row serialises");
                 write!(out, "{}\n      {json}", if i > 0 { "," } else { "" }).map_err(io)?;
             } else {
-                writeln!(out, "{} {} {}", row.key, cfg.name, text(&row)).map_err(io)?;
+                writeln!(
+                    out,
+                    "{} {} {}",
+                    row.key,
+                    cfg.name,
+                    text(&row, &line, can_find)
+                )
+                .map_err(io)?;
             }
         }
         if as_json {
@@ -144,7 +207,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             let parts: Vec<String> = counts
                 .iter()
                 .filter(|(_, n)| **n > 0)
-                .map(|(k, n)| format!("{n} {k}"))
+                .map(|(k, n)| format!("{n} {}", k.replace('_', " ")))
                 .collect();
             writeln!(
                 out,
@@ -163,35 +226,51 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         writeln!(out, "\n  ]\n}}").map_err(io)?;
     }
     out.flush().map_err(io)?;
-    Ok(code::OK)
+    Ok(exit.code())
 }
 
-fn text(row: &Row) -> String {
-    let mut line = row.status.to_string();
+fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
+    let mut text = row.status.to_string();
     if let Some(age) = row.age_secs {
-        line.push_str(&format!(" {} ago", human(age)));
+        text.push_str(&format!(" {} ago", human(age)));
     }
     if row.stuck {
-        line.push_str(" STUCK: pending for over 5 minutes; the next run confirms it");
+        match can_find {
+            true => text.push_str(" STUCK: pending for over 5 minutes; the next run confirms it"),
+            false => text.push_str(
+                " STUCK: pending for over 5 minutes, and this target cannot look posts up: look for it by hand",
+            ),
+        }
+    }
+    if row.held_back {
+        text.push_str(" HELD BACK: it failed and is now past the catch-up window; `dayrun run --backfill` or `dayrun retry KEY` sends it, `dayrun mark KEY failed` puts it aside");
     }
     if row.edited {
-        line.push_str(" EDITED: the post changed since it was published");
+        text.push_str(" EDITED: the post changed since it was published");
     }
     if row.status == "done" && row.id.is_none() {
-        line.push_str(" (no id: edits and retracts cannot reach this copy; `dayrun mark KEY done --id ID` records it)");
+        text.push_str(" (no id: edits and retracts cannot reach this copy; `dayrun mark KEY done --id ID` records it)");
     }
     if row.deleted {
-        line.push_str(" DELETED: the post's file is gone (the published copy is not touched)");
+        text.push_str(" DELETED: the post's file is gone (the published copy is not touched)");
+    }
+    if let Some(line) = line
+        && !line.copies.is_empty()
+    {
+        text.push_str(&format!(
+            " DUPLICATE: also {}",
+            crate::outside::escape(&line.copies.join(", "), 2048)
+        ));
     }
     for (name, value) in [("id", &row.id), ("class", &row.class)] {
         if let Some(value) = value {
-            line.push_str(&format!(" {name}={}", crate::outside::escape(value, 2048)));
+            text.push_str(&format!(" {name}={}", crate::outside::escape(value, 2048)));
         }
     }
     if let Some(reason) = &row.reason {
-        line.push_str(&format!(" reason={reason:?}"));
+        text.push_str(&format!(" reason={reason:?}"));
     }
-    line
+    text
 }
 
 fn human(secs: i64) -> String {

@@ -189,19 +189,33 @@ fn a_500_without_a_commit_is_resent_with_the_same_rkey() {
 
 #[test]
 fn when_get_record_cannot_tell_nothing_is_resent_and_a_late_copy_blocks_the_resend() {
-    // The answer is lost and every lookup after it fails (a proxy's 502): cannot tell.
+    // The answer is lost and every lookup after it fails (a proxy's 502): the next run looks
+    // again by itself (75); once that has lasted past `escalate_after`, a human decides.
     let api = FakeBluesky::start();
     api.create_faults(&[Fault::CommitHang]);
-    api.confirm_faults(&[502; 10]);
+    api.confirm_faults(&[502; 20]);
     let p = project(&api, "");
     let rkey = derived_rkey("sky", KEY, 0);
     let out = p.run(&["run", TODAY]);
     assert_eq!(api.count(CREATE), 1, "{}", shown(&out));
+    out.code(75)
+        .stdout_has("failed (unknown)")
+        .stdout_has("the next run looks again");
+    let failed = line(&p, KEY);
+    assert_eq!(
+        field(&failed, "lookup").as_deref(),
+        Some("error"),
+        "{failed}"
+    );
+    let out = p.run_at(&crate::util::hours_from_now(21), &["run", TODAY]);
+    assert_eq!(api.count(CREATE), 1, "{}", shown(&out));
     out.code(1)
         .stdout_has("failed (unknown)")
+        .stdout_has("the lookup has failed since")
         .stdout_has(&format!("dayrun retry {KEY} --absent --target sky"));
     let failed = line(&p, KEY);
     assert!(failed.contains(" failed ") && failed.contains("class=unknown"));
+    assert_eq!(field(&failed, "lookup"), None, "{failed}");
     assert_eq!(field(&failed, "rkey"), Some(rkey.clone()), "{failed}");
     // A human wrongly says "absent": the resend has the same rkey, the PDS refuses it (500),
     // and getRecord finds the first record. Still one record, unchanged.

@@ -11,12 +11,40 @@ fn mark_prints_what_it_recorded_per_target() {
         "dayrun.toml",
         "[targets.one]\nkind = \"folder\"\ndir = \"one\"\n[targets.two]\nkind = \"folder\"\ndir = \"two\"\n",
     );
-    let out = p.run(&["mark", "2026-11-28", "done", "--id", "https://blog/a"]);
+    // An id belongs to one copy on one target (issue 20 row 8): with two targets, `--id`
+    // needs `--target`, and nothing is written without it.
+    p.run(&["mark", "2026-11-28", "done", "--id", "https://blog/a"])
+        .code(2)
+        .stderr_has("add --target NAME (one of one, two)");
+    assert!(!p.exists("state/one.state") && !p.exists("state/two.state"));
+    let out = p.run(&[
+        "mark",
+        "2026-11-28",
+        "done",
+        "--id",
+        "https://blog/a",
+        "--target",
+        "one",
+    ]);
     out.code(0)
-        .stdout_has("2026-11-28 one marked done (was none): done fp=")
-        .stdout_has("2026-11-28 two marked done (was none): done fp=")
-        .stdout_has(" id=https://blog/a reason=\"marked by hand\"\n");
+        .stdout_has("2026-11-28 one marked done (was none): done reason=\"marked by hand\" id=https://blog/a fp=");
     assert_eq!(out.stderr, "", "a complete mark warns of nothing");
+    let out2 = p.run(&[
+        "mark",
+        "2026-11-28",
+        "done",
+        "--id",
+        "https://blog/b",
+        "--target",
+        "two",
+    ]);
+    out2.code(0)
+        .stdout_has("2026-11-28 two marked done (was none): done reason=\"marked by hand\" id=https://blog/b fp=");
+    let out = crate::util::Output {
+        code: 0,
+        stdout: format!("{}{}", out.stdout, out2.stdout),
+        stderr: String::new(),
+    };
     for target in ["one", "two"] {
         let line = &p.state_lines(target)[0];
         let printed = out
@@ -33,11 +61,12 @@ fn mark_prints_what_it_recorded_per_target() {
     }
     p.run(&["mark", "2026-11-28", "failed", "--target", "two"])
         .code(0)
-        .stdout_has("2026-11-28 two marked failed (was done): failed fp=")
-        .stdout_has(" class=rejected reason=\"marked failed by hand\" by=hand\n");
+        .stdout_has("2026-11-28 two marked failed (was done): failed class=rejected by=hand reason=\"marked failed by hand\" id=https://blog/b fp=");
+    // The id of the copy stays on the line: marking a key failed forgets no copy.
     assert!(
-        p.state_lines("two")[0]
-            .ends_with(" class=rejected reason=\"marked failed by hand\" by=hand")
+        p.state_lines("two")[0].contains(
+            " class=rejected by=hand reason=\"marked failed by hand\" id=https://blog/b "
+        )
     );
     assert!(
         p.state_lines("one")[0].contains(" done "),

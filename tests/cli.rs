@@ -64,10 +64,7 @@ fn usage_errors_say_dayrun_and_where_to_read_the_usage() {
         ),
         (
             &["mark"],
-            &[
-                "dayrun: required positional arguments not provided:",
-                "see `dayrun mark --help` for usage",
-            ],
+            &["dayrun: mark: name the key(s), then `done` or `failed`"],
             "global flags",
         ),
     ];

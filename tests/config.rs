@@ -3,7 +3,7 @@
 
 use crate::util::Project;
 
-const EVERY: &str = "every target takes retries, backoff_secs, retry_after_cap_secs, confirm_polls, confirm_delay_secs, min_interval_secs, dedup, settle_secs, on_edit, edit_days";
+const EVERY: &str = "every target takes retries, backoff_secs, retry_after_cap_secs, confirm_polls, confirm_delay_secs, min_interval_secs, dedup, settle_secs, on_edit, edit_days, escalate_after";
 
 #[test]
 fn target_table_errors_name_file_line_and_the_keys_it_takes() {

@@ -221,7 +221,10 @@ fn retry_and_mark_are_the_human_levers() {
         .code(0)
         .stdout_has("2026-11-28 outbox marked failed (was done)");
     assert!(p.state_lines("outbox")[0].starts_with("2026-11-28 failed "));
-    assert!(p.state_lines("outbox")[0].contains("class=rejected reason=\"marked failed by hand\""));
+    assert!(
+        p.state_lines("outbox")[0]
+            .contains("class=rejected by=hand reason=\"marked failed by hand\"")
+    );
     // A key a human put aside is quiet: no alert, no line, counted in the summary.
     let quiet = p.run(&["run", TODAY]);
     quiet
@@ -345,8 +348,10 @@ fn a_stuck_pending_key_is_flagged_by_status() {
         "state/outbox.state",
         "2026-11-29 pending 2026-11-29T01:00:00+00:00 fp=x attempt=1\n",
     );
+    // `status` exits as the run would: the line has been pending for days, far past
+    // `escalate_after`, so a human is told (1).
     p.run(&["status", TODAY])
-        .code(0)
+        .code(1)
         .stdout_has("2026-11-29 outbox pending")
         .stdout_has("STUCK");
 }

@@ -19,7 +19,8 @@ fn keys() -> Vec<String> {
 /// The state as `status --json` reads it (state file and journal): key → (status, id, fp).
 fn state(p: &Project, target: &str) -> BTreeMap<String, (String, String)> {
     let out = p.run(&["status", "--json", "--target", target]);
-    out.code(0);
+    // `status` exits as a run would (75 for a key left pending); never 2: the state reads.
+    assert_ne!(out.code, 2, "{}", out.stderr);
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     doc["targets"][0]["keys"]
         .as_array()

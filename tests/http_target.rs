@@ -70,7 +70,8 @@ fn publishes_the_documented_body_with_a_stable_idempotency_key() {
     assert_eq!(body["html"], "<p>Summary here.</p>\n");
     assert_eq!(body["fingerprint"].as_str().unwrap().len(), 64);
     assert_eq!(posts[0].idempotency_key.len(), 64);
-    assert!(p.state_lines("blog")[0].contains("id=p-1 fp="));
+    assert!(p.state_lines("blog")[0].contains(" id=p-1 "));
+    assert!(p.state_lines("blog")[0].contains(" fp="));
     assert!(p.state_lines("blog")[0].contains("url=https://example.test/p-1"));
     let again = p.run(&["run", TODAY]);
     again.code(0);
@@ -155,7 +156,7 @@ fn without_a_list_an_unknown_outcome_goes_to_a_human() {
     p.run(&["run", TODAY])
         .code(1)
         .stdout_has("failed (unknown)")
-        .stdout_has("the lookup cannot tell (blog cannot look posts up)")
+        .stdout_has("the lookup cannot tell (blog cannot look posts up")
         .stdout_has(advice)
         .stdout_has("if it is there: `dayrun mark 2026-11-29 done --id ID --target blog`; if it is not: `dayrun retry 2026-11-29 --absent --target blog`");
     assert!(p.state_lines("blog")[0].contains("class=unknown"));
@@ -173,10 +174,13 @@ fn without_a_list_an_unknown_outcome_goes_to_a_human() {
 fn an_unreadable_list_never_leads_to_a_resend() {
     let api = PostsApi::start();
     let p = project(&api, "");
-    api.faults(&[Fault::CommitHang]).list_faults(&[200, 500]);
+    // Every look of the first run fails (dedup's, then three after the lost answer): the
+    // key waits for the next run to look again (75), and nothing is sent again.
+    api.faults(&[Fault::CommitHang])
+        .list_faults(&[200, 500, 500, 500]);
     p.run(&["run", TODAY])
-        .code(1)
-        .stdout_has("the lookup cannot tell (list: HTTP 500");
+        .code(75)
+        .stdout_has("the lookup failed (list: HTTP 500");
     assert_eq!(api.commits_of("2026-11-29"), 1);
     // The human asks for a retry: it looks first, finds the post, and does not send.
     p.run(&["retry", "2026-11-29"])
@@ -215,9 +219,9 @@ fn credentials_refused_stop_the_target_and_name_the_file() {
             "HTTP {status}: kept sending after auth failure"
         );
         assert!(p.state_lines("blog")[0].contains("class=auth"));
-        // Unchanged credential: not re-attempted by itself.
+        // Unchanged credential: not re-attempted by itself (and every run says so: 3).
         p.run(&["run", TODAY, "--key", "2026-11-28"])
-            .code(1)
+            .code(3)
             .stdout_has("waiting failed (auth");
         // Renewed credential: re-attempted by itself.
         p.file("secrets/blog.token", "tok-SECRET-123\n# renewed\n");
@@ -235,7 +239,7 @@ fn a_renewed_token_is_noticed() {
         .code(3)
         .stdout_has("secrets/blog.token");
     p.run(&["run", TODAY])
-        .code(1)
+        .code(3)
         .stdout_has("waiting failed (auth");
     p.file("secrets/blog.token", "new-token\n");
     p.run(&["run", TODAY])
@@ -441,9 +445,10 @@ fn an_auth_failure_stops_only_its_own_target() {
         .stdout_has("2026-11-29 blog skip target stopped for this run");
     assert_eq!(p.statuses("outbox"), ["2026-11-28 done", "2026-11-29 done"]);
     assert!(api.committed().is_empty());
-    // The blog key waits for a renewed credential (or `dayrun retry`).
+    // The blog key waits for a renewed credential (or `dayrun retry`): every run says so
+    // with the credentials' own exit code.
     p.run(&["run", TODAY, "--target", "blog"])
-        .code(1)
+        .code(3)
         .stdout_has("waiting failed (auth");
 }
 

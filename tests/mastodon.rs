@@ -69,18 +69,28 @@ fn a_lost_answer_is_confirmed_from_the_timeline() {
 }
 
 #[test]
-fn the_idempotency_key_is_stable_so_a_resend_returns_the_first_status() {
+fn a_forced_retry_makes_a_second_status_only_when_asked_and_keeps_the_first() {
     let api = FakeMastodon::start(500);
     let p = project(&api, "dedup = false");
     p.run(&["run", TODAY]).code(0);
+    // Mastodon copies are not updated in place (`on_edit` is "ignore"): `--force` has nothing
+    // to send, and says what would make a second status.
     p.run(&["retry", "2026-11-29", "--force"])
         .code(0)
-        .stdout_has("published id=110000");
-    assert_eq!(api.state.lock().unwrap().post_requests, 2);
-    assert_eq!(
-        api.statuses().len(),
-        1,
-        "the instance saw the same Idempotency-Key twice"
+        .stdout_has("`dayrun retry 2026-11-29 --force --new` publishes a second copy");
+    assert_eq!(api.state.lock().unwrap().post_requests, 1);
+    // `--force --new`: the next copy, under an Idempotency-Key of its own; the first status
+    // stays on the line (issue 20 row 6: every live copy's id stays until it is retracted).
+    p.run(&["retry", "2026-11-29", "--force", "--new"])
+        .code(0)
+        .stdout_has("published id=110001");
+    assert_eq!(api.statuses().len(), 2);
+    let line = &p.state_lines("masto")[0];
+    assert!(
+        line.contains(" id=110001 ")
+            && line.contains(" older=110000 ")
+            && line.contains(" generation=1"),
+        "{line}"
     );
 }
 

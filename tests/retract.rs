@@ -44,7 +44,7 @@ fn retract_ok(p: &Project, target: &str, id: &str) -> Output {
     );
     let text = p.read(&format!("state/{target}.state"));
     assert!(
-        text.starts_with("# dayrun state format 2\n"),
+        text.starts_with("# dayrun state format 3\n"),
         "the rewritten state file lacks the format line:\n{text}"
     );
     out

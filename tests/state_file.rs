@@ -19,7 +19,7 @@ fn hand_edited_state_with_comments_and_crlf_is_accepted_and_kept() {
     assert!(!p.exists("outbox/2026-11-28.html"));
     let text = p.read("state/outbox.state");
     let text = text
-        .strip_prefix("# dayrun state format 2\n")
+        .strip_prefix("# dayrun state format 3\n")
         .unwrap_or_else(|| panic!("no format line first: {text}"));
     // The hand-written line gains the hash of what its post says now (edits are measured
     // from there; nothing was sent).

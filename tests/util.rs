@@ -169,6 +169,15 @@ impl Project {
         self.command(args).output().unwrap().into()
     }
 
+    /// Run as at `now` (`DAYRUN_NOW`, RFC 3339): the command's clock starts there.
+    pub fn run_at(&self, now: &str, args: &[&str]) -> Output {
+        self.command(args)
+            .env("DAYRUN_NOW", now)
+            .output()
+            .unwrap()
+            .into()
+    }
+
     /// sha256 of every file below the root (but `skip`), by relative path.
     pub fn tree(&self, skip: &[&str]) -> BTreeMap<String, String> {
         let mut out = BTreeMap::new();
@@ -279,4 +288,10 @@ pub fn base64(input: &[u8], url: bool, pad: bool) -> String {
         }
     }
     out
+}
+
+/// The instant `hours` from now, as `DAYRUN_NOW` takes it.
+pub fn hours_from_now(hours: i64) -> String {
+    let at = jiff::Timestamp::now() + jiff::SignedDuration::from_hours(hours);
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }

@@ -29,6 +29,10 @@ pub struct Policy {
     pub on_edit: Option<bool>,
     /// Edits are sent for this many days after the first publish (`edit_days`, default 7).
     pub edit_days: i64,
+    /// A failure that lasts this long turns the timer red: retry-safe failures and failed
+    /// lookups exit 1 from then on, and a lookup that keeps failing goes to a human
+    /// (`escalate_after`, default 20 hours: red by the second morning of a daily timer).
+    pub escalate_after: Duration,
 }
 
 /// Pre-submit dedup: whether to look for a copy before the first attempt, and what a lookup
@@ -56,12 +60,13 @@ impl Default for Policy {
             settle: None,
             on_edit: None,
             edit_days: 7,
+            escalate_after: Duration::from_secs(20 * 3600),
         }
     }
 }
 
 /// The delivery keys every target table takes, besides its kind's own (see `Policy`).
-pub const POLICY_KEYS: [&str; 10] = [
+pub const POLICY_KEYS: [&str; 11] = [
     "retries",
     "backoff_secs",
     "retry_after_cap_secs",
@@ -72,6 +77,7 @@ pub const POLICY_KEYS: [&str; 10] = [
     "settle_secs",
     "on_edit",
     "edit_days",
+    "escalate_after",
 ];
 
 /// Take the delivery keys out of a target table. `Err((key, message))` names the bad key.
@@ -125,6 +131,12 @@ pub(super) fn take_policy(table: &mut toml::Table) -> Result<Policy, (&'static s
             "`edit_days` must be a whole number of days from 0 to 3650".into(),
         ))?;
     }
+    if let Some(v) = table.remove("escalate_after") {
+        policy.escalate_after = v.as_str().and_then(duration).ok_or((
+            "escalate_after",
+            "`escalate_after` must be a duration such as \"20h\", \"90m\" or \"2d\"".into(),
+        ))?;
+    }
     if let Some(v) = table.remove("settle_secs") {
         policy.settle = Some(seconds(&v).ok_or((
             "settle_secs",
@@ -146,6 +158,19 @@ pub(super) fn take_policy(table: &mut toml::Table) -> Result<Policy, (&'static s
         }
     }
     Ok(policy)
+}
+
+/// A duration written for people: `20h`, `90m`, `2d`, `1d 12h`, `30 minutes` (a day is 24 hours).
+pub fn duration(text: &str) -> Option<Duration> {
+    let span: jiff::Span = text.trim().parse().ok()?;
+    let secs = span
+        .total((
+            jiff::Unit::Second,
+            jiff::SpanRelativeTo::days_are_24_hours(),
+        ))
+        .ok()?;
+    (secs.is_finite() && (0.0..=366.0 * 86_400.0).contains(&secs))
+        .then(|| Duration::from_secs_f64(secs))
 }
 
 /// A duration given in (possibly fractional) seconds.

@@ -37,12 +37,13 @@
 //! through `send`, with its retries, backoff and failure classes, as without batches.
 //! A run stopped by a signal publishes nothing more: keys still queued were not started.
 
-use super::carry::Carry;
-use super::{TargetRun, detail};
+use super::TargetRun;
+use super::confirm::LandedParts;
+use super::report::{detail, payload_mark};
 use crate::error::{Class, Error};
 use crate::fsutil::Staged;
+use crate::life::{self, Answer, Event, Op};
 use crate::post::Post;
-use crate::state::{Record, Status};
 use crate::targets::{Outgoing, Receipt};
 use std::time::{Duration, Instant};
 
@@ -61,7 +62,7 @@ pub(super) struct Batch {
 struct Queued {
     post: Post,
     out: Outgoing,
-    carry: Carry,
+    new_copy: bool,
 }
 
 impl TargetRun<'_> {
@@ -70,24 +71,25 @@ impl TargetRun<'_> {
         &mut self,
         post: &Post,
         out: &Outgoing,
-        carry: Carry,
+        new_copy: bool,
     ) -> Result<(), Error> {
         // Only a backfill: a daily run's few keys keep their lines in key order across
         // targets. Pacing asks for one write at a time. A post with images goes alone: it may
         // need uploads (the `send` path), and 64 of them would hold all their bytes at once.
         if !self.target.batches()
             || !post.images.is_empty()
-            || !self.plan.backfill
-            || !self.policy.min_interval.is_zero()
+            || !self.plan.backfill()
+            || !self.cfg.policy.min_interval.is_zero()
             || self.plan.dry_run
+            || new_copy
         {
-            return self.send(post, out, carry);
+            return self.send(post, out, new_copy);
         }
         self.batch.since.get_or_insert_with(Instant::now);
         self.batch.queued.push(Queued {
             post: post.clone(),
             out: out.clone(),
-            carry,
+            new_copy,
         });
         if self.batch.queued.len() >= MAX_KEYS {
             self.flush()?;
@@ -115,14 +117,26 @@ impl TargetRun<'_> {
             return Ok(());
         }
         // 1. Every pending line, one fsync.
-        let started = self.clock.stamp();
-        let pending = queued.iter().map(|q| {
-            let line = Record::new(q.post.key, Status::Pending, started.clone())
-                .with("fp", &q.post.fingerprint)
-                .with("attempt", "1");
-            q.carry.with_attempt(&q.out.marks, &started).stamp(line)
-        });
-        self.state.set_all(pending.collect())?;
+        let mut pending = Vec::new();
+        for q in &queued {
+            let key = q.post.key;
+            let line = self.line(key);
+            let step = life::next(
+                line.as_ref(),
+                &Event::Attempt {
+                    op: Op::Publish,
+                    fp: &q.post.fingerprint,
+                    marks: &q.out.marks,
+                    new_copy: q.new_copy,
+                    rkey: q.out.rkey.as_deref(),
+                },
+                &self.ctx(key),
+            );
+            if let Some(line) = step.written() {
+                pending.push(line.record());
+            }
+        }
+        self.state.set_all(pending)?;
         let clock = Instant::now();
         // 2. Every file to its temp; one sync of their data.
         let mut files = Staged::default();
@@ -163,7 +177,23 @@ impl TargetRun<'_> {
         // 4. The done lines, with no fsync of their own.
         self.state.unsynced(true);
         let done = renamed.into_iter().try_for_each(|(i, receipt)| {
-            self.done(&queued[i].post, vec![receipt], "publish", clock)
+            let post = &queued[i].post;
+            let receipts = [receipt];
+            let parts = LandedParts {
+                fp: post.fingerprint.clone(),
+                payload: payload_mark(post),
+                media: None,
+                copy: None,
+            };
+            let step = self.apply(
+                post.key,
+                &Event::Answered {
+                    answer: Answer::Landed(parts.landed(&receipts, life::How::Published, false)),
+                    before: None,
+                    sends: 1,
+                },
+            )?;
+            self.tell(post.key, &step, post, clock, "publish", None)
         });
         self.state.unsynced(false);
         done?;
@@ -173,7 +203,7 @@ impl TargetRun<'_> {
             let q = &queued[i];
             let note = format!("{} (in a batch; sending it alone)", detail(&err));
             self.trace(q.post.key, "publish", "retry-safe", &note);
-            self.send(&q.post, &q.out, q.carry.clone())?;
+            self.send(&q.post, &q.out, q.new_copy)?;
         }
         Ok(())
     }

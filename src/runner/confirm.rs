@@ -1,82 +1,237 @@
-//! Looking a key up after an attempt that may have landed. A lookup says found, absent or
-//! cannot tell; absent counts only once the attempt can no longer land (its deadline), and
-//! until then the answer is "not yet".
+//! Looking a key up. A lookup says found, absent or cannot tell; absent counts only once the
+//! attempt can no longer land (its deadline), and until then the answer is "not yet". A lookup
+//! that fails (a 503, a timeout) is transient: looked again within the run, then by the next.
 
 use super::TargetRun;
-use crate::error::{Class, Error};
+use crate::error::{Class, Error, Kind};
+use crate::life::{self, Event, Step, Then};
 use crate::signals;
 use crate::targets::{Attempts, Lookup, Receipt};
 use jiff::Timestamp;
+use jiff::civil::Date;
 use std::time::Duration;
 
 /// The longest a run waits for an attempt's deadline; beyond it the next run looks again.
 const MAX_WAIT: Duration = Duration::from_secs(600);
 
+/// What one look found, before the rules judge it.
 #[derive(Debug)]
-pub(super) enum Verdict {
-    /// There, once or more (the first receipt is the one to record).
+pub(super) enum Seen {
     Found(Vec<Receipt>),
-    /// Provably not there, and the attempt can no longer land.
     Absent,
-    /// Not there yet, but the attempt could still land until this time.
     NotYet(Timestamp),
-    /// The lookup failed or cannot say. The error keeps its class: auth stops the target.
-    CannotTell(Error),
+    CannotTell(String),
+    Transient(String),
+    Foreign(Vec<Receipt>),
+    /// Refused for good: auth, or a broken setup.
+    Refused(Error),
 }
 
 impl TargetRun<'_> {
-    /// One look, with no deadline (pre-submit dedup, or the last look of `confirm`).
-    pub(super) fn look(&mut self, attempts: &Attempts) -> Verdict {
-        if !self.target.can_find() {
-            return Verdict::CannotTell(Error::failure(
-                Class::Unknown,
-                format!("{} cannot look posts up", self.cfg.name),
-            ));
-        }
+    /// One look, with no deadline. Copies a human ruled not this post are left out.
+    pub(super) fn look(&mut self, key: Date, attempts: &Attempts) -> Seen {
+        let foreign = self.line(key).map(|l| l.foreign).unwrap_or_default();
+        let ours = |list: Vec<Receipt>| -> Vec<Receipt> {
+            list.into_iter()
+                .filter(|r| !foreign.contains(&r.id))
+                .collect()
+        };
         match self.target.find(attempts) {
-            Ok(Lookup::Found(receipts)) if !receipts.is_empty() => Verdict::Found(receipts),
-            Ok(Lookup::Found(_) | Lookup::Absent) => Verdict::Absent,
-            Ok(Lookup::CannotTell(why)) => Verdict::CannotTell(Error::failure(Class::Unknown, why)),
-            Err(err) => Verdict::CannotTell(err),
+            Ok(Lookup::Found(receipts)) => match ours(receipts) {
+                found if found.is_empty() => Seen::Absent,
+                found => Seen::Found(found),
+            },
+            Ok(Lookup::Absent) => Seen::Absent,
+            Ok(Lookup::CannotTell(why)) if !self.rules.can_find => {
+                Seen::CannotTell(format!("{} cannot look posts up: {why}", self.cfg.name))
+            }
+            Ok(Lookup::CannotTell(why)) => Seen::CannotTell(why),
+            Ok(Lookup::Foreign(receipts)) => match ours(receipts) {
+                left if left.is_empty() => Seen::Absent,
+                left => Seen::Foreign(left),
+            },
+            Err(err) => classify(err),
         }
     }
 
     /// Look until the key is found or the lookup cannot tell, or it is absent past `deadline`.
     /// Looks `confirm_polls` times `confirm_delay` apart (`wait_first`: wait before the first);
     /// if the deadline is still ahead then, waits for it (up to `MAX_WAIT`) and looks once more.
+    /// A target that cannot look is answered at once, with no wait.
     pub(super) fn confirm(
         &mut self,
+        key: Date,
         attempts: &Attempts,
         deadline: Timestamp,
         wait_first: bool,
-    ) -> Verdict {
-        let immediate = self.target.immediate();
-        let polls = if immediate {
-            1
-        } else {
-            self.policy.confirm_polls
+    ) -> Seen {
+        let immediate = self.target.immediate() || !self.rules.can_find;
+        let polls = match immediate {
+            true => 1,
+            false => self.cfg.policy.confirm_polls,
         };
         let mut looks = 0;
         loop {
-            if (looks > 0 || wait_first) && !immediate && !signals::sleep(self.policy.confirm_delay)
+            if (looks > 0 || wait_first)
+                && !immediate
+                && !signals::sleep(self.cfg.policy.confirm_delay)
             {
-                return Verdict::NotYet(deadline);
+                return Seen::NotYet(deadline);
             }
             looks += 1;
-            match self.look(attempts) {
-                Verdict::Absent if !immediate && Timestamp::now() < deadline => {
+            match self.look(key, attempts) {
+                Seen::Absent if !immediate && self.clock.now().timestamp() < deadline => {
                     if looks < polls {
                         continue;
                     }
-                    let left = Duration::try_from(deadline.duration_since(Timestamp::now()))
-                        .unwrap_or(Duration::ZERO);
+                    let left =
+                        Duration::try_from(deadline.duration_since(self.clock.now().timestamp()))
+                            .unwrap_or(Duration::ZERO);
                     if left > MAX_WAIT || !signals::sleep(left) {
-                        return Verdict::NotYet(deadline);
+                        return Seen::NotYet(deadline);
                     }
-                    return self.look(attempts);
+                    return self.look(key, attempts);
                 }
-                verdict => return verdict,
+                seen => return seen,
             }
         }
+    }
+
+    /// Look (with `confirm`), and look again after a failed lookup while the rules allow;
+    /// then hand the answer to the key's life. `first`: before any attempt (pre-submit dedup);
+    /// `sends`: sends of this run so far; `landed`: what a found copy's done line keeps.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn judge(
+        &mut self,
+        key: Date,
+        attempts: &Attempts,
+        deadline: Timestamp,
+        wait_first: bool,
+        first: bool,
+        sends: u32,
+        sendable: bool,
+        landed: &dyn Fn(&[Receipt]) -> LandedParts,
+    ) -> Result<Step, Error> {
+        let mut looks = 0;
+        let mut wait_first = wait_first;
+        loop {
+            let seen = match first {
+                true => self.look(key, attempts),
+                false => self.confirm(key, attempts, deadline, wait_first),
+            };
+            if matches!(seen, Seen::Transient(_)) {
+                looks += 1;
+            }
+            let parts;
+            let failure;
+            let verdict = match &seen {
+                Seen::Found(receipts) => {
+                    let mut found = landed(receipts);
+                    found.copy = self.target.copy_of(key, &receipts[0].id);
+                    parts = found;
+                    life::Verdict::Found(parts.landed(receipts, life::How::Confirmed, first))
+                }
+                Seen::Absent => life::Verdict::Absent,
+                Seen::NotYet(until) => life::Verdict::NotYet(*until),
+                Seen::CannotTell(why) => life::Verdict::CannotTell(why),
+                Seen::Transient(why) => life::Verdict::Transient(why),
+                Seen::Foreign(receipts) => life::Verdict::Foreign(receipts),
+                Seen::Refused(err) => {
+                    failure = self.failed(err, None);
+                    life::Verdict::Refused(failure.borrow())
+                }
+            };
+            let step = self.apply(
+                key,
+                &Event::Looked {
+                    verdict,
+                    first,
+                    looks,
+                    sends,
+                    sendable,
+                },
+            )?;
+            self.trace_look(key, &seen, &step, first);
+            if let Seen::Refused(err) = &seen {
+                self.stop_for(err);
+            }
+            match step.then {
+                Then::Look(wait) => {
+                    if !signals::sleep(wait) {
+                        return Ok(step);
+                    }
+                    wait_first = false;
+                }
+                _ => return Ok(step),
+            }
+        }
+    }
+
+    /// The trace line of one lookup's answer.
+    fn trace_look(&mut self, key: Date, seen: &Seen, step: &Step, first: bool) {
+        let action = match first {
+            true => "dedup",
+            false => "confirm",
+        };
+        let (result, detail) = match seen {
+            Seen::Found(_) => return,
+            Seen::Absent if matches!(step.then, Then::Send(_)) && !first => (
+                "absent",
+                "the earlier attempt did not land; sending".to_string(),
+            ),
+            Seen::Absent => ("absent", String::new()),
+            Seen::NotYet(_) => ("not-yet", step.say.clone().unwrap_or_default()),
+            Seen::CannotTell(why) => ("cannot-tell", why.clone()),
+            Seen::Transient(why) => ("lookup-error", why.clone()),
+            Seen::Foreign(receipts) => {
+                let ids: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();
+                ("not-ours", format!("ids={}", ids.join(",")))
+            }
+            Seen::Refused(err) => ("failed", err.reason()),
+        };
+        if !detail.is_empty() || result != "absent" {
+            self.trace(key, action, result, &detail);
+        }
+    }
+}
+
+/// What a found copy's done line keeps, besides its receipts.
+#[derive(Debug, Clone)]
+pub(super) struct LandedParts {
+    pub fp: String,
+    pub payload: String,
+    pub media: Option<String>,
+    pub copy: Option<(u32, String)>,
+}
+
+impl LandedParts {
+    pub fn landed<'a>(
+        &'a self,
+        receipts: &'a [Receipt],
+        how: life::How,
+        first: bool,
+    ) -> life::Landed<'a> {
+        life::Landed {
+            receipts,
+            how: match first {
+                true => life::How::AlreadyThere,
+                false => how,
+            },
+            fp: &self.fp,
+            payload: &self.payload,
+            media: self.media.as_deref(),
+            copy: self.copy.as_ref().map(|(g, r)| (*g, r.as_str())),
+        }
+    }
+}
+
+/// A failed lookup: transient when the request may simply fail again (a server error, a
+/// timeout, a reset, a rate limit); refused for good when the credential or the setup is
+/// refused; a lookup refused as a request (a 4xx) cannot tell, by its nature.
+fn classify(err: Error) -> Seen {
+    match (err.kind, err.class()) {
+        (Kind::Config, _) | (_, Some(Class::Auth)) => Seen::Refused(err),
+        (_, Some(Class::RetrySafe | Class::Unknown)) => Seen::Transient(err.reason()),
+        _ => Seen::CannotTell(err.reason()),
     }
 }

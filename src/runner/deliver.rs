@@ -1,15 +1,15 @@
 //! Sending a post: pre-submit dedup, a lookup before any send that could repeat an earlier one,
-//! pacing, and in-run retries. Nothing is ever sent again blind.
+//! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
 
-use super::carry::Carry;
-use super::confirm::Verdict;
-use super::{Posts, TargetRun, describe, detail};
+use super::confirm::LandedParts;
+use super::report::{Failed, payload_mark};
+use super::{Posts, TargetRun, describe};
 use crate::config::Dedup;
-use crate::error::{Class, Error, Kind};
+use crate::error::Error;
+use crate::life::{self, Answer, Event, KeyLine, Lever, Mode, Op, Phase, Then};
 use crate::post::Post;
 use crate::signals;
-use crate::state::{Record, Status};
-use crate::targets::{Attempts, Outgoing};
+use crate::targets::{Attempts, Outgoing, Receipt};
 use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::{Duration, Instant};
@@ -20,35 +20,34 @@ impl TargetRun<'_> {
     pub(super) fn attempt(
         &mut self,
         key: Date,
-        posts: &mut Posts,
+        posts: &Posts,
         why: &'static str,
+        look_first: bool,
+        new_copy: bool,
     ) -> Result<(), Error> {
-        let post = match posts.get(key) {
+        let read = match &*posts.get(key) {
             Ok(post) => post.clone(),
             Err(err) => return self.local_error(key, err.clone()),
         };
-        if post.draft {
+        if read.draft {
             self.drafts.push(key);
             self.count("draft", key, "draft", "`draft: true`: not published");
             return Ok(());
         }
-        let read = post;
         let post = self.images_for(&read);
-        let record = self.state.get(key).cloned();
-        let mut carry = Carry::of(record.as_ref());
-        // A second copy of a published key (`retry --force --new`) is a new generation, with
-        // its own idempotency and record key, and so is `retry --new` of a failed key that
-        // nothing can have reached (a server that refused the record key). Any other attempt
-        // keeps the copy its line names.
-        let new_copy =
-            |r: &Record| r.status == Status::Done || (r.status == Status::Failed && !carry.maybe);
-        if self.plan.new && record.as_ref().is_some_and(new_copy) {
-            carry = carry.next_copy();
-        }
-        if carry.rkey.is_none() {
-            carry.rkey = self.target.record_key(key, carry.generation);
-        }
-        let look_first = carry.maybe && !self.plan.absent;
+        let line = self.line(key);
+        let fresh_copy = new_copy
+            || line
+                .as_ref()
+                .is_some_and(|l| matches!(l.phase, Phase::Retracted { .. }));
+        let generation = line.as_ref().map_or(0, |l| l.copy.generation) + u32::from(fresh_copy);
+        let rkey = match line.as_ref().and_then(|l| l.copy.rkey.clone()) {
+            Some(rkey) if !fresh_copy => Some(rkey),
+            _ => self.target.record_key(key, generation),
+        };
+        let maybe = line.as_ref().is_some_and(|l| l.tried.maybe) && !fresh_copy;
+        let on_word = self.plan.mode == Mode::Retry(Lever::Absent);
+        let look_first = look_first && maybe && !on_word;
         if self.plan.dry_run {
             let look = match look_first {
                 true => format!(
@@ -62,7 +61,7 @@ impl TargetRun<'_> {
                 "publish",
                 &format!("({why}) {look}{}", describe(&post)),
             );
-            self.say_images(&read, carry.media.as_deref());
+            self.say_images(&read, line.as_ref().and_then(|l| l.copy.media.as_deref()));
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -73,84 +72,106 @@ impl TargetRun<'_> {
         }
         let mut out = match self.target.prepare(&post) {
             Ok(out) => out,
-            Err(err) => return self.fail(&post, err, &carry, false),
+            Err(err) => return self.not_sent(&post, &err, line.as_ref()),
         };
-        out.generation = carry.generation;
-        out.rkey = carry.rkey.clone();
-        if carry.maybe && self.plan.absent {
+        out.generation = generation;
+        out.rkey = rkey;
+        let parts = parts(&post, line.as_ref());
+        if maybe && on_word {
             self.trace(
                 key,
                 "retry",
                 "absent",
                 "retry --absent: sending on the human's word that the post is not on the target",
             );
-        } else if carry.maybe {
+        } else if look_first {
+            let line = line.as_ref().expect("an attempt is on record");
             let sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
-            let marks = carry.marks_and(&out.marks);
-            let pending = record.as_ref().filter(|r| r.status == Status::Pending);
+            let marks = line.marks_and(&out.marks);
+            let pending = matches!(line.phase, Phase::Pending(Op::Publish));
             let attempts = Attempts {
                 key,
                 marks: &marks,
-                since: carry.since(),
-                last: pending.and_then(|r| r.at().parse().ok()).or(carry.since()),
+                since: line.since(),
+                last: pending.then(|| line.time()).flatten().or(line.since()),
                 sent: &sent,
                 rkey: out.rkey.as_deref(),
             };
-            let deadline = self.deadline(record.as_ref());
-            let wait_first = Timestamp::now() < deadline;
-            match self.confirm(&attempts, deadline, wait_first) {
-                Verdict::Found(receipts) => return self.found(&post, receipts, "confirm"),
-                Verdict::NotYet(until) => return self.not_yet(key, until),
-                Verdict::CannotTell(err) => {
-                    let was = record
-                        .as_ref()
-                        .and_then(|r| r.get("reason").map(|r| r.into_owned()))
-                        .unwrap_or_else(|| "an earlier attempt was interrupted".into());
-                    return self.cannot_tell(&post, err, &carry, &was);
-                }
-                Verdict::Absent => self.trace(
-                    key,
-                    "confirm",
-                    "absent",
-                    "the earlier attempt did not land; sending",
-                ),
+            let deadline = self.deadline(line);
+            let wait_first = self.clock.now().timestamp() < deadline;
+            let started = Instant::now();
+            let step = self.judge(key, &attempts, deadline, wait_first, false, 0, true, &parts)?;
+            if !matches!(step.then, Then::Send(_)) {
+                return self.tell(key, &step, &post, started, "confirm", None);
             }
-        } else if record.is_none() && self.policy.dedup != Dedup::Off && self.target.can_find() {
+        } else if line.is_none() && self.cfg.policy.dedup != Dedup::Off && self.rules.can_find {
             let attempts = Attempts {
                 rkey: out.rkey.as_deref(),
                 ..Attempts::none_yet(key, &out.marks, &out.body)
             };
-            match self.look(&attempts) {
-                Verdict::Found(receipts) => return self.found(&post, receipts, "dedup"),
-                Verdict::Absent | Verdict::NotYet(_) => {}
-                Verdict::CannotTell(err)
-                    if err.class() == Some(Class::Auth) || err.kind == Kind::Config =>
-                {
-                    return self.fail(&post, err, &carry, false);
-                }
-                Verdict::CannotTell(err) if self.policy.dedup == Dedup::Strict => {
-                    let err = Error::failure(
-                        Class::Unknown,
-                        format!(
-                            "not sent: dedup = \"strict\" and {} cannot tell whether the post is already there ({})",
-                            self.cfg.name,
-                            err.reason()
-                        ),
-                    )
-                    .hint(self.advice(key));
-                    return self.fail(&post, err, &carry, false);
-                }
-                Verdict::CannotTell(err) => self.say(
-                    key,
-                    "note",
-                    &format!(
-                        "could not look for an existing copy ({}); sending",
-                        err.reason()
-                    ),
-                ),
+            let started = Instant::now();
+            let now = self.clock.now().timestamp();
+            let step = self.judge(key, &attempts, now, false, true, 0, true, &parts)?;
+            if let Some(note) = step
+                .say
+                .as_deref()
+                .filter(|_| matches!(step.then, Then::Send(_)))
+            {
+                self.say(key, "note", note);
+            }
+            if !matches!(step.then, Then::Send(_)) {
+                return self.tell(key, &step, &post, started, "dedup", None);
             }
         }
-        self.send_or_queue(&post, &out, carry)
+        self.send_or_queue(&post, &out, new_copy)
+    }
+
+    /// A pending key whose post is gone: look; a copy found is recorded, a proved absence
+    /// forgets the line (nothing is out and nothing is left to send).
+    pub(super) fn look_only(&mut self, key: Date) -> Result<(), Error> {
+        let Some(line) = self.line(key) else {
+            return Ok(());
+        };
+        if self.plan.dry_run {
+            self.say(
+                key,
+                "confirm",
+                "its post is gone; an attempt may have landed: would look on the target",
+            );
+            return Ok(());
+        }
+        if self.skip_if_stopped(key) {
+            return Ok(());
+        }
+        let sent = self.kept_payload(key).unwrap_or(serde_json::Value::Null);
+        let attempts = Attempts {
+            key,
+            marks: &line.tried.marks,
+            since: line.since(),
+            last: line.time(),
+            sent: &sent,
+            rkey: line.copy.rkey.as_deref(),
+        };
+        let parts = LandedParts {
+            fp: line.fp.clone().unwrap_or_default(),
+            payload: String::new(),
+            media: line.copy.media.clone(),
+            copy: None,
+        };
+        let deadline = self.deadline(&line);
+        let wait_first = self.clock.now().timestamp() < deadline;
+        let started = Instant::now();
+        let step = self.judge(
+            key,
+            &attempts,
+            deadline,
+            wait_first,
+            false,
+            0,
+            false,
+            &|_| parts.clone(),
+        )?;
+        self.tell_line(key, &step, None, started, "confirm", None)
     }
 
     /// Send, with in-run retries: retry-safe failures after a backoff, an unknown outcome only
@@ -159,25 +180,41 @@ impl TargetRun<'_> {
         &mut self,
         post: &Post,
         out: &Outgoing,
-        mut carry: Carry,
+        new_copy: bool,
     ) -> Result<(), Error> {
-        let mut attempt = 0;
+        let key = post.key;
+        let mut sends = 0;
+        let mut wait = Duration::ZERO;
+        // The line before this run's first attempt: a failure that provably sent nothing
+        // leaves what may have landed as it was then.
+        let before = self.line(key);
         loop {
-            attempt += 1;
-            self.pace();
-            let started = self.clock.stamp();
-            let mut this = carry.with_attempt(&out.marks, &started);
-            if self.target.keeps_payload() {
-                self.keep_payload(post.key, &out.body)?;
+            if !wait.is_zero() && !signals::sleep(wait) {
+                // Stopped while waiting: the line says what the last attempt did.
+                return Ok(());
             }
-            let pending = Record::new(post.key, Status::Pending, started.clone())
-                .with("fp", &post.fingerprint)
-                .with("attempt", attempt.to_string());
-            self.state.set(this.stamp(pending.clone()))?;
+            sends += 1;
+            self.pace();
+            let pending = self.apply(
+                key,
+                &Event::Attempt {
+                    op: Op::Publish,
+                    fp: &post.fingerprint,
+                    marks: &out.marks,
+                    new_copy: new_copy && sends == 1,
+                    rkey: out.rkey.as_deref(),
+                },
+            )?;
+            if pending.written().is_none() {
+                // The rules refused the attempt (too many copies).
+                return self.tell(key, &pending, post, Instant::now(), "publish", None);
+            }
+            if self.target.keeps_payload() {
+                self.keep_payload(key, &out.body)?;
+            }
             let clock = Instant::now();
             // Images first, each answer on the pending line; then the post, which uses them.
-            let uploaded = self.upload(post, &mut this, &pending, false);
-            carry.media.clone_from(&this.media);
+            let uploaded = self.upload(post, false);
             let result = uploaded.and_then(|media| {
                 let out = Outgoing {
                     media,
@@ -186,120 +223,179 @@ impl TargetRun<'_> {
                 self.target.publish(post, &out)
             });
             self.last_write = Some(Instant::now());
-            let err = match result {
-                Ok(receipt) => return self.done(post, vec![receipt], "publish", clock),
-                Err(err) => err,
-            };
-            let retries_left = attempt <= self.policy.retries;
-            if err.kind == Kind::Config {
-                // The target's setup refused the request before sending (a certificate).
-                return self.fail(post, err, &carry, false);
-            }
-            match err.class().unwrap_or(Class::Unknown) {
-                // Provably nothing was sent: the carry stays as it was before this attempt.
-                Class::RetrySafe => {
-                    let wait = match err.retry_after {
-                        Some(wait) if wait > self.policy.retry_after_cap => {
-                            self.stopped = Some(format!("rate limited for {} s", wait.as_secs()));
-                            return self.fail(post, err, &carry, false);
-                        }
-                        Some(wait) => wait,
-                        None => self.backoff(attempt),
+            let result = result.and_then(|receipt| {
+                life::checked(&receipt).map_err(|why| {
+                    Error::failure(
+                        crate::error::Class::Unknown,
+                        format!("published, but {why}"),
+                    )
+                })
+            });
+            let step = match result {
+                Ok(receipt) => {
+                    let media = self.unattached(key, post);
+                    let receipts = [receipt];
+                    let parts = LandedParts {
+                        fp: post.fingerprint.clone(),
+                        payload: payload_mark(post),
+                        media,
+                        copy: self.target.copy_of(key, &receipts[0].id),
                     };
-                    if !retries_left {
-                        return self.fail(post, err, &carry, false);
-                    }
-                    self.trace(
-                        post.key,
-                        "publish",
-                        "retry-safe",
-                        &format!("{} next_in_ms={}", detail(&err), wait.as_millis()),
-                    );
-                    if !signals::sleep(wait) {
-                        return self.fail(post, err, &carry, false);
-                    }
+                    let landed = parts.landed(&receipts, life::How::Published, false);
+                    let step = self.apply(
+                        key,
+                        &Event::Answered {
+                            answer: Answer::Landed(landed),
+                            before: before.as_ref(),
+                            sends,
+                        },
+                    )?;
+                    self.drop_payload(key);
+                    let note = receipts[0].note.clone();
+                    return self.tell(key, &step, post, clock, "publish", note.as_deref());
                 }
-                Class::Unknown => {
-                    carry = this;
-                    self.trace(post.key, "publish", "unknown", &detail(&err));
-                    let marks = carry.marks.clone();
-                    let attempts = Attempts {
-                        key: post.key,
-                        marks: &marks,
-                        since: carry.since(),
-                        last: started.parse().ok(),
-                        sent: &out.body,
-                        rkey: out.rkey.as_deref(),
-                    };
-                    let deadline = later(Timestamp::now(), self.settle());
-                    match self.confirm(&attempts, deadline, true) {
-                        Verdict::Found(receipts) => {
-                            return self.found(post, receipts, "confirm");
-                        }
-                        Verdict::NotYet(until) => return self.not_yet(post.key, until),
-                        Verdict::CannotTell(lookup) => {
-                            return self.cannot_tell(post, lookup, &carry, &err.reason());
-                        }
-                        Verdict::Absent if retries_left && signals::received().is_none() => {
+                Err(err) => {
+                    let failed = self.failed(&err, Some(post));
+                    let step = self.apply(
+                        key,
+                        &Event::Answered {
+                            answer: Answer::Failed(failed.borrow()),
+                            before: before.as_ref(),
+                            sends,
+                        },
+                    )?;
+                    self.stop_for(&err);
+                    match step.then {
+                        Then::Send(next) => {
                             self.trace(
-                                post.key,
-                                "confirm",
-                                "absent",
-                                "the attempt did not land; sending again",
-                            );
-                            signals::sleep(self.backoff(attempt));
-                        }
-                        Verdict::Absent => {
-                            let err = Error::failure(
-                                Class::Unknown,
-                                format!(
-                                    "{}; looked up afterwards: not on the target ({attempt} attempt(s)); the next run looks again before sending",
-                                    err.reason()
+                                key,
+                                "publish",
+                                "retry-safe",
+                                &format!(
+                                    "{} next_in_ms={}",
+                                    super::report::detail(&err),
+                                    next.as_millis()
                                 ),
                             );
-                            return self.fail(post, err, &carry, true);
+                            wait = next;
+                            continue;
+                        }
+                        Then::Look(_) => {
+                            self.trace(key, "publish", "unknown", &super::report::detail(&err));
+                            self.look_after(post, out, sends, &err)?
+                        }
+                        _ => {
+                            self.trace(key, "publish", "failed", &super::report::detail(&err));
+                            return self.report(key, &step, Some(&err));
                         }
                     }
                 }
-                Class::Rejected | Class::Local | Class::Auth => {
-                    return self.fail(post, err, &carry, false);
-                }
+            };
+            match step.then {
+                Then::Send(next) => wait = next,
+                _ => return self.tell(key, &step, post, clock, "confirm", None),
             }
         }
     }
 
-    /// When an attempt recorded on `record` can no longer land: a pending line's attempt may
-    /// run for the target's timeout; any attempt may still show up for the settle time after.
-    fn deadline(&self, record: Option<&Record>) -> Timestamp {
-        let Some(record) = record else {
-            return Timestamp::now();
+    /// After an unknown outcome: look until the attempt is found, proved absent (then the
+    /// step says to send again), or the rules say to stop.
+    fn look_after(
+        &mut self,
+        post: &Post,
+        out: &Outgoing,
+        sends: u32,
+        _err: &Error,
+    ) -> Result<life::Step, Error> {
+        let key = post.key;
+        let line = self.line(key).expect("the pending line");
+        let marks = line.tried.marks.clone();
+        let attempts = Attempts {
+            key,
+            marks: &marks,
+            since: line.since(),
+            last: line.time(),
+            sent: &out.body,
+            rkey: out.rkey.as_deref(),
         };
-        let at = record.at().parse().unwrap_or_else(|_| Timestamp::now());
+        let deadline = later(self.clock.now().timestamp(), self.settle());
+        let parts = parts(post, Some(&line));
+        self.judge(key, &attempts, deadline, true, false, sends, true, &parts)
+    }
+
+    /// When an attempt recorded on `line` can no longer land: a pending line's attempt may
+    /// run for the target's timeout; any attempt may still show up for the settle time after.
+    fn deadline(&self, line: &KeyLine) -> Timestamp {
+        let now = self.clock.now().timestamp();
+        let at = line.time().unwrap_or(now);
         let mut wait = self.settle() + Duration::from_secs(1); // stamps have whole seconds
-        if record.status == Status::Pending {
+        if matches!(line.phase, Phase::Pending(_)) {
             wait += self.target.timeout();
         }
         later(at, wait)
     }
 
     pub(super) fn settle(&self) -> Duration {
-        self.policy.settle.unwrap_or_else(|| self.target.settle())
-    }
-
-    pub(super) fn backoff(&self, attempt: u32) -> Duration {
-        self.policy
-            .backoff
-            .saturating_mul(1 << (attempt - 1).min(10))
+        self.cfg
+            .policy
+            .settle
+            .unwrap_or_else(|| self.target.settle())
     }
 
     /// Keep `min_interval` between writes to this target.
     fn pace(&self) {
         if let Some(last) = self.last_write {
             let since = last.elapsed();
-            if since < self.policy.min_interval {
-                signals::sleep(self.policy.min_interval - since);
+            if since < self.cfg.policy.min_interval {
+                signals::sleep(self.cfg.policy.min_interval - since);
             }
         }
+    }
+
+    /// A post that could not even be prepared (a local error, a refused term): recorded as a
+    /// failure of this key that sent nothing.
+    fn not_sent(&mut self, post: &Post, err: &Error, line: Option<&KeyLine>) -> Result<(), Error> {
+        let mut failed = self.failed(err, Some(post));
+        // Preparing never sends the post itself: a lost answer there left nothing of it out.
+        if failed.class == crate::error::Class::Unknown {
+            failed.class = crate::error::Class::RetrySafe;
+        }
+        let step = self.apply(
+            post.key,
+            &Event::Answered {
+                answer: Answer::Failed(failed.borrow()),
+                before: line,
+                sends: u32::MAX,
+            },
+        )?;
+        self.stop_for(err);
+        self.trace(post.key, "publish", "failed", &super::report::detail(err));
+        self.report(post.key, &step, Some(err))
+    }
+
+    /// The failure of a send, as the key's life reads it.
+    pub(super) fn failed(&self, err: &Error, post: Option<&Post>) -> Failed {
+        Failed::of(
+            err,
+            self.target.redact(&err.reason()),
+            post,
+            self.target.credential(),
+            self.cfg.policy.retry_after_cap,
+        )
+    }
+}
+
+/// What a found copy's done line keeps: this post's fingerprint and edit hash, and the uploads
+/// the line records.
+fn parts(post: &Post, line: Option<&KeyLine>) -> impl Fn(&[Receipt]) -> LandedParts + use<> {
+    let media = line.and_then(|l| l.copy.media.clone());
+    let fp = post.fingerprint.clone();
+    let payload = payload_mark(post);
+    move |_| LandedParts {
+        fp: fp.clone(),
+        payload: payload.clone(),
+        media: media.clone(),
+        copy: None,
     }
 }
 

@@ -2,11 +2,10 @@
 //! uploads written on the key's pending line as each answer arrives.
 
 use super::TargetRun;
-use super::carry::Carry;
 use crate::error::{Class, Error};
 use crate::images::Image;
+use crate::life::{self, Event};
 use crate::post::Post;
-use crate::state::Record;
 use crate::targets::Media;
 use jiff::civil::Date;
 
@@ -81,25 +80,20 @@ impl TargetRun<'_> {
         }
     }
 
-    /// Upload what the target needs, each answer written on the pending line `pending` (with
-    /// `carry`) before the next upload; `attached`: the recorded uploads are on the published
-    /// copy (an edit). `carry.media` holds every answer afterwards, whatever
-    /// happened. An upload whose outcome is unknown left nothing of the post itself on the
-    /// target: it is retried like a request that provably did not land (the target makes sure
-    /// a second upload does not make a second image where the platform lets it: README).
-    pub(super) fn upload(
-        &mut self,
-        post: &Post,
-        carry: &mut Carry,
-        pending: &Record,
-        attached: bool,
-    ) -> Result<Media, Error> {
-        let mut media = Media::parse(carry.media.as_deref());
+    /// Upload what the target needs, each answer recorded on the key's pending line (an
+    /// `Uploaded` event) before the next upload; `attached`: the recorded uploads are on the
+    /// published copy (an edit). An upload whose outcome is unknown left nothing of the post
+    /// itself on the target: it is retried like a request that provably did not land (the
+    /// target makes sure a second upload does not make a second image where the platform
+    /// lets it: README).
+    pub(super) fn upload(&mut self, post: &Post, attached: bool) -> Result<Media, Error> {
+        let key = post.key;
+        let recorded = self.line(key).and_then(|l| l.copy.media);
+        let mut media = Media::parse(recorded.as_deref());
         media.attached = attached;
         if post.images.is_empty() {
             return Ok(media);
         }
-        let key = post.key;
         for image in &post.images {
             if let Some(value) = media.get(image) {
                 let line = format!("{} {value}: uploaded earlier", image.sha16());
@@ -108,17 +102,25 @@ impl TargetRun<'_> {
         }
         let mut lines: Vec<String> = Vec::new();
         let result = {
+            // The state and the target are borrowed apart, so that each answer is recorded
+            // from inside the target's upload loop.
+            let (rules, plan, clock, today) =
+                (self.rules.clone(), self.plan, self.clock, self.today);
+            let credential = self.credential.clone();
             let state = &mut *self.state;
-            let stamp = carry.clone();
             let mut keep = |media: &Media, line: &str| {
                 lines.push(line.to_string());
-                let mut with = stamp.clone();
-                with.media = Some(media.encode()).filter(|m| !m.is_empty());
-                state.set(with.stamp(pending.clone()))
+                let ctx =
+                    super::apply::ctx_for(key, clock, today, &rules, plan, credential.as_deref());
+                let current = state.get(key).map(life::KeyLine::of);
+                let step = life::next(current.as_ref(), &Event::Uploaded(&media.encode()), &ctx);
+                match step.line {
+                    life::Change::Write(line) if !plan.dry_run => state.set(line.record()),
+                    _ => Ok(()),
+                }
             };
             self.target.upload(post, &mut media, &mut keep)
         };
-        carry.media = Some(media.encode()).filter(|m| !m.is_empty());
         for line in lines {
             let (result, detail) = line.split_once(' ').unwrap_or(("uploaded", &line));
             self.trace(key, "image", result, detail);
@@ -136,10 +138,11 @@ impl TargetRun<'_> {
         }
     }
 
-    /// Uploads recorded for the key that the post as sent does not use (an image replaced or
-    /// removed): listed in the trace, and dropped from the line.
-    pub(super) fn unattached(&mut self, key: Date, post: &Post, media: Option<&str>) -> String {
-        let mut media = Media::parse(media);
+    /// The uploads the key's line records that the post as sent uses; the others (an image
+    /// replaced or removed) are listed in the trace and left off the line.
+    pub(super) fn unattached(&mut self, key: Date, post: &Post) -> Option<String> {
+        let recorded = self.line(key).and_then(|l| l.copy.media)?;
+        let mut media = Media::parse(Some(&recorded));
         for (sha, value) in media.drop_unattached(post) {
             self.trace(
                 key,
@@ -148,6 +151,6 @@ impl TargetRun<'_> {
                 &format!("{sha} {value}: uploaded, but the post does not use it"),
             );
         }
-        media.encode()
+        Some(media.encode()).filter(|m| !m.is_empty())
     }
 }

@@ -1,190 +1,238 @@
-//! Recording and telling: the state transition, the trace line, the printed line and the
-//! exit-code outcome of each action.
+//! Telling: the printed line, the trace line and the summary tally of each step of a key's
+//! life; what a failure looks like to the rules; what an attempt sent, kept for its lookup.
 
-use super::carry::Carry;
-use super::{TargetRun, detail};
+use super::TargetRun;
 use crate::clock::stamp;
 use crate::error::{Class, Error, Kind};
+use crate::life::{self, Event, Exit, KeyLine, Looked, Phase, Step};
 use crate::outside::escape;
 use crate::post::Post;
-use crate::state::{Record, Status};
-use crate::targets::{Receipt, mark};
+use crate::targets::mark;
 use jiff::civil::Date;
 use std::fmt::Write as _;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// How a "cannot tell" reason begins, and what follows the earlier reason in it.
-const UNKNOWN: &str = "outcome unknown (";
-const CANNOT_TELL: &str = ") and the lookup cannot tell (";
+/// A failure, owned, as the key's life reads it (`life::Failure` borrows from this).
+#[derive(Debug, Clone)]
+pub(super) struct Failed {
+    pub class: Class,
+    reason: String,
+    cred: Option<String>,
+    fp: Option<String>,
+    payload: Option<String>,
+    setup: bool,
+    wait: Option<Duration>,
+    stop: bool,
+    hint: Option<String>,
+}
+
+impl Failed {
+    /// `reason`: the error's reason, already redacted.
+    pub fn of(
+        err: &Error,
+        reason: String,
+        post: Option<&Post>,
+        cred: Option<String>,
+        cap: Duration,
+    ) -> Failed {
+        let class = err.class().unwrap_or(Class::Unknown);
+        let setup = err.kind == Kind::Config;
+        let long = err.retry_after.is_some_and(|wait| wait > cap);
+        Failed {
+            class,
+            reason,
+            cred: cred.filter(|_| class == Class::Auth),
+            fp: post.map(|p| p.fingerprint.clone()),
+            payload: post.map(payload_mark),
+            setup,
+            wait: err.retry_after.filter(|_| !long),
+            stop: setup || class == Class::Auth || long,
+            hint: err.hint.clone(),
+        }
+    }
+
+    pub fn borrow(&self) -> life::Failure<'_> {
+        life::Failure {
+            class: self.class,
+            reason: &self.reason,
+            cred: self.cred.as_deref(),
+            fp: self.fp.as_deref(),
+            payload: self.payload.as_deref(),
+            setup: self.setup,
+            wait: self.wait,
+            stop: self.stop,
+            hint: self.hint.as_deref(),
+        }
+    }
+}
+
+pub(super) fn detail(err: &Error) -> String {
+    let class = err.class().map_or("error", Class::as_str);
+    format!("class={class} reason={:?}", err.reason())
+}
 
 impl TargetRun<'_> {
-    /// Record what a lookup found: the first copy is the receipt. More than one copy means the
-    /// post exists twice: said loudly, and a human is needed (nothing more is sent).
-    pub(super) fn found(
-        &mut self,
-        post: &Post,
-        receipts: Vec<Receipt>,
-        action: &'static str,
-    ) -> Result<(), Error> {
-        self.done(post, receipts, action, Instant::now())
+    /// After an auth failure, a broken setup or a long rate limit, nothing more goes to this
+    /// target in this run.
+    pub(super) fn stop_for(&mut self, err: &Error) {
+        match err.class() {
+            _ if err.kind == Kind::Config => {
+                self.stopped = Some(format!("its setup is broken: {}", err.message));
+            }
+            Some(Class::Auth) => {
+                self.stopped = Some(format!("credentials rejected: {}", err.message));
+            }
+            Some(Class::RetrySafe)
+                if err
+                    .retry_after
+                    .is_some_and(|w| w > self.cfg.policy.retry_after_cap) =>
+            {
+                let wait = err.retry_after.unwrap_or_default();
+                self.stopped = Some(format!("rate limited for {} s", wait.as_secs()));
+            }
+            _ => {}
+        }
     }
 
-    /// Record the key done: the receipt, when it was first published (kept by updates), and a
-    /// hash of the payload sent, by which a later edit is noticed.
-    pub(super) fn done(
+    /// Tell what a step of a key's life did: the printed line, the trace line, the tally.
+    pub(super) fn tell(
         &mut self,
+        key: Date,
+        step: &Step,
         post: &Post,
-        receipts: Vec<Receipt>,
-        action: &'static str,
         started: Instant,
+        action: &'static str,
+        note: Option<&str>,
     ) -> Result<(), Error> {
-        let receipt = &receipts[0];
-        let copies: Vec<&str> = receipts[1..].iter().map(|r| r.id.as_str()).collect();
-        let mut record = Record::new(post.key, Status::Done, self.clock.stamp())
-            .with("id", self.target.redact(&receipt.id))
-            .with("fp", &post.fingerprint);
-        if let Some(url) = &receipt.url {
-            record = record.with("url", self.target.redact(url));
-        }
-        if action == "dedup" {
-            record = record.with("dedup", "1");
-        }
-        // Which copy this is (`retry --force --new`) and its record key: the copy the target
-        // recognises in the id (one found with no line behind it, after a lost state file), or
-        // the attempt's pending line (or the line the lookup confirmed).
-        match self.target.copy_of(post.key, &receipt.id) {
-            Some((generation, rkey)) => {
-                if generation > 0 {
-                    record = record.with("generation", generation.to_string());
+        self.tell_line(key, step, Some(&post.title), started, action, note)
+    }
+
+    /// `tell`, for a key whose post may be gone (`title`: `None`).
+    pub(super) fn tell_line(
+        &mut self,
+        key: Date,
+        step: &Step,
+        title: Option<&str>,
+        started: Instant,
+        action: &'static str,
+        note: Option<&str>,
+    ) -> Result<(), Error> {
+        let title = title.map(|t| format!(" {t:?}")).unwrap_or_default();
+        match step.word {
+            "published" | "confirmed" | "already there" => {
+                let line = step.written().expect("a done line");
+                let id = line.copy.id.clone().unwrap_or_default();
+                let mut detail = format!("id={id} duration_ms={}", started.elapsed().as_millis());
+                if let Some(note) = note {
+                    let _ = write!(detail, " note={note:?}");
                 }
-                record = record.with("rkey", rkey);
-            }
-            None => {
-                if let Some(line) = self.state.get(post.key) {
-                    for field in ["generation", "rkey"] {
-                        if let Some(value) = line.get(field) {
-                            record = record.with(field, value.into_owned());
-                        }
-                    }
+                let action = match step.word {
+                    "already there" => "dedup",
+                    "confirmed" => "confirm",
+                    _ => action,
+                };
+                if action == "dedup" {
+                    detail.push_str(" (found before sending: recorded as done, not sent again)");
+                }
+                self.trace(key, action, "done", &detail);
+                self.count(step.word, key, step.word, &format!("{detail}{title}"));
+                if let Some(text) = &step.say {
+                    self.trace(key, action, "duplicate", text);
+                    let text = self.shown(&format!("{text} ({})", self.target.where_to_look(key)));
+                    self.progress
+                        .err(&format!("dayrun: {key} {}: {text}", self.cfg.name));
+                    *self.tally.entry("duplicate").or_default() += 1;
                 }
             }
-        }
-        // The uploads the copy uses (an edit reuses them); the others are listed in the trace.
-        let media = self
-            .state
-            .get(post.key)
-            .and_then(|l| l.get("media").map(|m| m.into_owned()));
-        if media.is_some() {
-            let kept = self.unattached(post.key, post, media.as_deref());
-            record = record.with("media", kept);
-        }
-        record = record
-            .with("copies", self.target.redact(&copies.join(",")))
-            .with("published", self.clock.stamp())
-            .with("payload", payload_mark(post));
-        self.state.set(record)?;
-        self.drop_payload(post.key);
-        let mut detail = format!(
-            "id={} duration_ms={}",
-            receipt.id,
-            started.elapsed().as_millis()
-        );
-        if let Some(note) = &receipt.note {
-            detail.push_str(&format!(" note={note:?}"));
-        }
-        let word = match action {
-            "publish" => "published",
-            "confirm" => "confirmed",
-            _ => "already there",
-        };
-        if action == "dedup" {
-            detail.push_str(" (found before sending: recorded as done, not sent again)");
-        }
-        self.trace(post.key, action, "done", &detail);
-        self.count(word, post.key, word, &format!("{detail} {:?}", post.title));
-        if !copies.is_empty() {
-            let all: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();
-            let text = format!(
-                "DUPLICATE: {} holds {} copies of this post (ids {}); recorded id={} and sent nothing; delete the extra copies on {} by hand",
-                self.cfg.name,
-                receipts.len(),
-                all.join(", "),
-                receipt.id,
-                self.cfg.name
-            );
-            self.trace(post.key, action, "duplicate", &text);
-            let text = self.shown(&text);
-            self.progress
-                .err(&format!("dayrun: {} {}: {text}", post.key, self.cfg.name));
-            *self.tally.entry("duplicate").or_default() += 1;
-            self.outcome.needs_human = true;
+            "failed" => self.report(key, step, None)?,
+            "unconfirmed" => {
+                let text = step.say.clone().unwrap_or_default();
+                self.count("unconfirmed", key, "unconfirmed", &text);
+            }
+            "held back" => {
+                self.held.push(key);
+                *self.tally.entry("held back").or_default() += 1;
+                let text = step.say.clone().unwrap_or_else(|| {
+                    "looked up: not on the target; held back (its date is past the catch-up window)"
+                        .into()
+                });
+                self.say(key, "held back", &text);
+            }
+            "forgotten" => {
+                let text = step.say.clone().unwrap_or_default();
+                self.trace(key, action, "forgotten", &text);
+                self.say(key, "forgotten", &text);
+            }
+            _ => {
+                if let Some(text) = &step.say {
+                    self.say(key, "note", text);
+                }
+            }
         }
         Ok(())
     }
 
-    /// Record a failure. `carry` is what earlier attempts may have left on the target; it stays
-    /// on the line. `absent`: the last lookup proved the post absent (the next run looks again).
-    pub(super) fn fail(
+    /// Print a failure: its class and reason (with the file and line, for a post's error),
+    /// and what to do.
+    pub(super) fn report(
         &mut self,
-        post: &Post,
-        err: Error,
-        carry: &Carry,
-        absent: bool,
+        key: Date,
+        step: &Step,
+        err: Option<&Error>,
     ) -> Result<(), Error> {
-        // A target whose setup is broken failed before sending: the key retries by itself.
-        let class = match err.kind {
-            Kind::Config => Class::RetrySafe,
-            _ => err.class().unwrap_or(Class::Unknown),
-        };
-        let mut record = Record::new(post.key, Status::Failed, self.clock.stamp())
-            .with("class", class.as_str())
-            .with("reason", self.target.redact(&err.reason()))
-            .with("fp", &post.fingerprint);
-        if class == Class::Auth
-            && let Some(cred) = self.target.credential()
-        {
-            record = record.with("cred", cred);
-        }
-        record = carry.stamp(record);
-        if absent {
-            record = record.with("lookup", "absent");
-        }
-        self.state.set(record)?;
-        self.trace(post.key, "publish", "failed", &detail(&err));
-        self.report(post.key, &err, true);
-        Ok(())
-    }
-
-    /// An attempt may have landed and the lookup cannot say: never send; tell the human what
-    /// to check and which command sends the post after they have looked.
-    pub(super) fn cannot_tell(
-        &mut self,
-        post: &Post,
-        lookup: Error,
-        carry: &Carry,
-        was: &str,
-    ) -> Result<(), Error> {
-        if lookup.class() == Some(Class::Auth) || lookup.kind == Kind::Config {
-            return self.fail(post, lookup, carry, false);
-        }
-        // A reason that already says so is not wrapped again: a key a timer meets every
-        // morning would grow its line by one wrapping a day.
-        let mut was = was;
-        while let Some(inner) = was
-            .strip_prefix(UNKNOWN)
-            .and_then(|rest| rest.rfind(CANNOT_TELL).map(|end| &rest[..end]))
-        {
-            was = inner;
-        }
-        let err = Error::failure(
-            Class::Unknown,
-            format!(
-                "{UNKNOWN}{was}{CANNOT_TELL}{}); not sent again",
-                lookup.reason()
+        let line = step.written().cloned().or_else(|| self.line(key));
+        let (class, reason) = match line.as_ref().map(|l| l.phase) {
+            Some(Phase::Failed(class, _)) => (class, line.as_ref().and_then(|l| l.reason.clone())),
+            _ => (
+                err.and_then(Error::class).unwrap_or(Class::Unknown),
+                line.as_ref().and_then(|l| l.reason.clone()),
             ),
-        )
-        .hint(self.advice(post.key));
-        self.fail(post, err, carry, false)
+        };
+        *self.tally.entry("failed").or_default() += 1;
+        let class_word = match err.map(|e| e.kind) {
+            Some(Kind::Config) => "setup".to_string(),
+            _ => class.to_string(),
+        };
+        let text = match err {
+            Some(err) if err.path.is_some() => err.located(),
+            _ => reason.unwrap_or_else(|| err.map(Error::located).unwrap_or_default()),
+        };
+        self.say(key, "failed", &format!("({class_word}): {text}"));
+        let given = err
+            .and_then(|e| e.hint.clone())
+            .or_else(|| step.say.clone());
+        let hint = self.hint(key, line.as_ref(), given);
+        if let Some(hint) = hint {
+            self.progress.out(&format!("  {}", self.shown(&hint)));
+        }
+        Ok(())
+    }
+
+    /// What a human does next about a failed line.
+    fn hint(&self, key: Date, line: Option<&KeyLine>, given: Option<String>) -> Option<String> {
+        let name = &self.cfg.name;
+        match line.map(|l| l.phase) {
+            Some(Phase::Failed(Class::Unknown, Looked::Nothing))
+                if line.is_some_and(|l| l.reason.as_deref().is_some_and(|r| r.contains("is not this post"))) =>
+            {
+                Some(format!(
+                    "look at that copy on {name}: if it is this post, `dayrun mark {key} done --id ID --target {name}`; if it is not, `dayrun retry {key} --not-ours ID --target {name}` publishes beside it (and remembers it is not ours)"
+                ))
+            }
+            Some(Phase::Failed(Class::Unknown, Looked::Nothing)) => Some(self.advice(key)),
+            Some(Phase::Failed(Class::Auth, _)) => {
+                given.or_else(|| {
+                    Some(match self.target.credential_file() {
+                        Some(file) => format!(
+                            "renew the credential in {}; the next run retries by itself once it changes",
+                            file.display()
+                        ),
+                        None => "renew the credential where the script reads it".into(),
+                    })
+                })
+            }
+            _ => given,
+        }
     }
 
     /// What a human does with a key dayrun cannot confirm.
@@ -194,20 +242,6 @@ impl TargetRun<'_> {
             "look for {}; if it is there: `dayrun mark {key} done --id ID --target {name}`; if it is not: `dayrun retry {key} --absent --target {name}`",
             self.target.where_to_look(key)
         )
-    }
-
-    /// The lookup found nothing yet, but the attempt could still land: the key stays pending
-    /// and the next run looks again.
-    pub(super) fn not_yet(&mut self, key: Date, until: jiff::Timestamp) -> Result<(), Error> {
-        let until = stamp(&until.to_zoned_datetime(self.clock.tz().clone()));
-        let text = format!(
-            "the outcome is unknown and {} cannot prove the post absent before {until}; the next run looks again",
-            self.cfg.name
-        );
-        self.trace(key, "confirm", "not-yet", &text);
-        self.count("unconfirmed", key, "unconfirmed", &text);
-        self.outcome.retry_later = true;
-        Ok(())
     }
 
     /// `state/<target>.sent/<key>.json`: the exact document of the latest attempt, for targets
@@ -235,59 +269,41 @@ impl TargetRun<'_> {
         serde_json::from_slice(&bytes).ok()
     }
 
-    fn drop_payload(&self, key: Date) {
+    pub(super) fn drop_payload(&self, key: Date) {
         if self.target.keeps_payload() {
             let _ = std::fs::remove_file(self.payload_path(key));
         }
     }
 
-    /// A post that cannot be read or derived: recorded once, reported every run until fixed.
+    /// A post that cannot be read or derived: recorded once (an attempt that may have landed
+    /// before the file broke stays on the line), reported every run until fixed.
     pub(super) fn local_error(&mut self, key: Date, err: Error) -> Result<(), Error> {
-        let same = self.state.get(key).is_some_and(|r| {
-            r.status == Status::Failed && r.get("reason").as_deref() == Some(err.reason().as_str())
+        let reason = self.target.redact(&err.reason());
+        let line = self.line(key);
+        let same = line.as_ref().is_some_and(|l| {
+            matches!(l.phase, Phase::Failed(Class::Local, _))
+                && l.reason.as_deref() == Some(life::reason(&reason).as_str())
         });
-        if !same && !self.plan.dry_run {
-            // An attempt that may have landed before the file broke stays on the line.
-            let carry = Carry::of(self.state.get(key));
-            let record = Record::new(key, Status::Failed, self.clock.stamp())
-                .with("class", Class::Local.as_str())
-                .with("reason", self.target.redact(&err.reason()));
-            self.state.set(carry.stamp(record))?;
-            self.trace(key, "read", "failed", &detail(&err));
-        }
-        self.report(key, &err, !same);
-        Ok(())
-    }
-
-    /// Print a failure and fold it into the exit code. A failure seen before (`fresh` false)
-    /// still needs a human while its key is within the catch-up window, as a waiting key does.
-    pub(super) fn report(&mut self, key: Date, err: &Error, fresh: bool) {
-        let class = err.class().unwrap_or(Class::Unknown);
-        match class {
-            _ if err.kind == Kind::Config => {
-                self.outcome.config = true;
-                self.stopped = Some(format!("its setup is broken: {}", err.message));
+        if same || self.plan.dry_run {
+            *self.tally.entry("failed").or_default() += 1;
+            self.say(key, "failed", &format!("(local): {}", err.located()));
+            if let Some(hint) = &err.hint {
+                self.progress.out(&format!("  {}", self.shown(hint)));
             }
-            Class::Auth => {
-                self.outcome.auth = true;
-                self.stopped = Some(format!("credentials rejected: {}", err.message));
-            }
-            Class::RetrySafe => self.outcome.retry_later = true,
-            _ => {
-                if fresh || self.in_window(key) {
-                    self.outcome.needs_human = true;
-                }
-            }
+            return Ok(());
         }
-        *self.tally.entry("failed").or_default() += 1;
-        let class = match err.kind {
-            Kind::Config => "setup".to_string(),
-            _ => class.to_string(),
-        };
-        self.say(key, "failed", &format!("({class}): {}", err.located()));
-        if let Some(hint) = &err.hint {
-            self.progress.out(&format!("  {}", self.shown(hint)));
-        }
+        let failed = Failed::of(&err, reason, None, None, Duration::ZERO);
+        let step = self.apply(
+            key,
+            &Event::Answered {
+                answer: life::Answer::Failed(failed.borrow()),
+                before: line.as_ref(),
+                sends: u32::MAX,
+            },
+        )?;
+        self.trace(key, "read", "failed", &detail(&err));
+        self.exit.merge(Exit::NeedsHuman);
+        self.report(key, &step, Some(&err))
     }
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
@@ -297,7 +313,7 @@ impl TargetRun<'_> {
             "done" | "stale" | "scheduled" | "draft" | "failed" | "retracted"
         ) && word != "retracted"
             && !self.plan.dry_run
-            && !self.plan.retry;
+            && !matches!(self.plan.mode, life::Mode::Retry(_));
         if !quiet {
             self.say(key, word, detail);
         }
@@ -335,9 +351,10 @@ impl TargetRun<'_> {
 }
 
 /// A hash of what a post says (title, body, summary, tags, and each image's bytes, alt text
-/// and place, left out by a limit or not): a later one that differs is an edit. Taken from the post, not from a target's
-/// request (which holds things that vary, such as WordPress's term ids), so an unchanged post
-/// costs no request at all. A post without images hashes as dayrun 0.3 hashed it.
+/// and place, left out by a limit or not): a later one that differs is an edit. Taken from the
+/// post, not from a target's request (which holds things that vary, such as WordPress's term
+/// ids), so an unchanged post costs no request at all. A post without images hashes as dayrun
+/// 0.3 hashed it.
 pub(super) fn payload_mark(post: &Post) -> String {
     let mut text = words(post);
     if !post.images.is_empty() {

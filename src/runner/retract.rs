@@ -1,168 +1,181 @@
-//! `dayrun retract`: take a published post back, with the same discipline as a publish: a
-//! `pending op=retract` line first, then the removal, then a lookup that proves it gone before
-//! the line says `retracted`.
+//! `dayrun retract`: take every live copy of a key back, with the same discipline as a publish:
+//! a `pending op=retract` line first (naming what is left), then each removal, then a lookup
+//! that proves it gone before the copy leaves the line. It works from the line alone, so a
+//! post whose file was deleted can still be retracted.
 
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
-use crate::state::{Record, Status};
+use crate::life::{Event, Phase, Then};
 use crate::targets::Lookup;
 use jiff::civil::Date;
 
 impl TargetRun<'_> {
-    /// Retract `key` from this target, when it is published there.
-    pub(super) fn retract(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {
-        let Some(record) = self.state.get(key).cloned() else {
-            self.count("skip", key, "skip", "not published (no record here)");
+    /// Retract `key` from this target: every live copy the line knows.
+    pub(super) fn retract(&mut self, key: Date, posts: &Posts) -> Result<(), Error> {
+        let Some(line) = self.line(key) else {
             return Ok(());
         };
-        match record.status {
-            Status::Done => {}
-            Status::Pending if record.get("op").as_deref() == Some("retract") => {
-                return self.finish_retract(key, posts);
-            }
-            other => {
-                let why = format!("not published ({})", other.as_str());
-                self.count("skip", key, "skip", &why);
-                return Ok(());
-            }
-        }
-        let Some(id) = record.get("id").map(|id| id.into_owned()) else {
-            let err = Error::failure(
-                Class::Rejected,
-                "no id recorded for this post, so it cannot be found to remove",
-            )
-            .hint(format!(
-                "remove it by hand, then `dayrun mark {key} done --id ID` records the id for next time"
-            ));
-            self.report(key, &err, true);
-            return Ok(());
-        };
+        let resume = matches!(line.phase, Phase::Pending(crate::life::Op::Retract));
         if self.plan.dry_run {
+            let ids = line.live_ids().join(", ");
+            let what = match resume {
+                true => "an interrupted retract: would look, and remove what is still there",
+                false => "would remove it",
+            };
             self.say(
                 key,
                 "retract",
-                &format!("id={id} (would remove it from {})", self.cfg.name),
+                &format!("id={ids} ({what} from {})", self.cfg.name),
             );
             return Ok(());
         }
         if self.skip_if_stopped(key) {
             return Ok(());
         }
-        self.remove(key, &id, &record, posts)
+        let before = (!resume).then(|| line.clone());
+        let mut step = self.apply(key, &Event::Retracting)?;
+        let post = posts_of(posts, key);
+        let mut removed = 0;
+        while let Then::Remove(id) = step.then.clone() {
+            // A retract an earlier run left half way looks first: a copy already gone needs
+            // no second removal.
+            let gone = resume && matches!(self.target.still_there(key, &id), Ok(Lookup::Absent));
+            let answer = match gone {
+                true => Err(None),
+                false => self.target.retract(key, &id, post.as_ref()).map_err(Some),
+            };
+            let verified = match answer {
+                Err(None) => Some(true),
+                Ok(()) => self.verify(key, &id, true, before.as_ref())?,
+                Err(Some(err)) if err.class() == Some(Class::Unknown) => {
+                    self.trace(key, "retract", "unknown", &super::report::detail(&err));
+                    self.verify(key, &id, false, before.as_ref())?
+                }
+                // Refused: a copy already gone (removed by hand, an earlier retract) is what
+                // was asked for; anything else leaves the copy published.
+                Err(Some(err)) => match self.target.still_there(key, &id) {
+                    Ok(Lookup::Absent) => Some(true),
+                    _ => {
+                        let reason = self.target.redact(&err.reason());
+                        let step = self.apply(
+                            key,
+                            &Event::NotRemoved {
+                                class: err.class().unwrap_or(Class::Unknown),
+                                reason: &reason,
+                                unsure: false,
+                                before: before.as_ref(),
+                            },
+                        )?;
+                        self.stop_for(&err);
+                        self.trace(key, "retract", "failed", &super::report::detail(&err));
+                        return self.report(key, &step, Some(&err));
+                    }
+                },
+            };
+            let Some(verified) = verified else {
+                return Ok(());
+            };
+            removed += 1;
+            self.removed.insert(key);
+            step = self.apply(key, &Event::Removed { id: &id, verified })?;
+            if step.word != "retracted" {
+                self.trace(key, "retract", "removed", &format!("id={id}"));
+            }
+        }
+        if step.word == "retracted" {
+            let line = self.line(key);
+            let id = line
+                .as_ref()
+                .and_then(|l| l.copy.id.clone())
+                .unwrap_or_default();
+            let verified = !matches!(
+                line.map(|l| l.phase),
+                Some(Phase::Retracted { verified: false })
+            );
+            let note = match verified {
+                true => String::new(),
+                false => format!(
+                    " (the removal was accepted, but {} cannot show that it is gone)",
+                    self.cfg.name
+                ),
+            };
+            let more = match removed {
+                0 | 1 => String::new(),
+                n => format!(" ({n} copies removed)"),
+            };
+            self.trace(key, "retract", "done", &format!("id={id}{note}{more}"));
+            self.count(
+                "retracted",
+                key,
+                "retracted",
+                &format!("id={id}{note}{more}"),
+            );
+        }
+        Ok(())
     }
 
-    /// Write the pending line, ask the target to remove the post, and prove it gone.
-    fn remove(
+    /// After a removal (`sure`: the target said it removed it): `Some(true)` gone,
+    /// `Some(false)` accepted but no lookup can show it, `None` when the copy is still there
+    /// or the outcome cannot be told (recorded and said).
+    fn verify(
         &mut self,
         key: Date,
         id: &str,
-        was: &Record,
-        posts: &mut Posts,
-    ) -> Result<(), Error> {
-        let pending = copy_fields(was, Record::new(key, Status::Pending, self.clock.stamp()))
-            .with("op", "retract");
-        self.state.set(pending)?;
-        let post = posts.get(key).ok().cloned();
-        match self.target.retract(key, id, post.as_ref()) {
-            Ok(()) => self.verify(key, id, was, true),
-            Err(err) if err.class() == Some(Class::Unknown) => {
-                self.trace(key, "retract", "unknown", &super::detail(&err));
-                self.verify(key, id, was, false)
-            }
-            Err(err) => {
-                // Nothing was removed: the post is still published.
-                self.state.set(was.clone())?;
-                self.trace(key, "retract", "failed", &super::detail(&err));
-                self.report(key, &err, true);
-                Ok(())
-            }
-        }
-    }
-
-    /// A `pending op=retract` line from an earlier, interrupted retract: look, and remove the
-    /// post again if it is still there (the human asked for it to go).
-    fn finish_retract(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {
-        let was = self.state.get(key).cloned().expect("pending line");
-        let Some(id) = was.get("id").map(|id| id.into_owned()) else {
-            return Ok(());
-        };
-        if self.plan.dry_run {
-            self.say(key, "retract", &format!("id={id} (an interrupted retract: would look, and remove it if it is still there)"));
-            return Ok(());
-        }
-        match self.target.still_there(key, &id) {
-            Ok(Lookup::Absent) => self.retracted(key, &was, true),
-            Ok(Lookup::Found(_)) => self.remove(key, &id, &was, posts),
-            Ok(Lookup::CannotTell(why)) => self.unsure(key, &why),
-            Err(err) => self.unsure(key, &err.reason()),
-        }
-    }
-
-    /// After a removal (`sure`: the target said it removed it): gone is `retracted`.
-    fn verify(&mut self, key: Date, id: &str, was: &Record, sure: bool) -> Result<(), Error> {
+        sure: bool,
+        before: Option<&crate::life::KeyLine>,
+    ) -> Result<Option<bool>, Error> {
         match self.target.still_there(key, id) {
-            Ok(Lookup::Absent) => self.retracted(key, was, true),
+            Ok(Lookup::Absent) => Ok(Some(true)),
             Ok(Lookup::Found(_)) => {
-                self.state.set(was.clone())?;
-                let err = Error::failure(
-                    Class::Unknown,
-                    format!("{} still shows the post after the removal", self.cfg.name),
-                )
-                .hint(format!(
+                let why = format!("{} still shows the post after the removal", self.cfg.name);
+                let step = self.apply(
+                    key,
+                    &Event::NotRemoved {
+                        class: Class::Unknown,
+                        reason: &why,
+                        unsure: false,
+                        before,
+                    },
+                )?;
+                let err = Error::failure(Class::Unknown, why).hint(format!(
                     "look at it on {}; `dayrun retract {key} --yes` tries again",
                     self.cfg.name
                 ));
-                self.report(key, &err, true);
-                Ok(())
+                self.report(key, &step, Some(&err))?;
+                Ok(None)
             }
-            Ok(Lookup::CannotTell(_)) | Err(_) if sure => self.retracted(key, was, false),
+            Ok(Lookup::CannotTell(_) | Lookup::Foreign(_)) | Err(_) if sure => Ok(Some(false)),
             Ok(Lookup::CannotTell(why)) => self.unsure(key, &why),
-            Err(err) => self.unsure(key, &err.reason()),
+            Ok(Lookup::Foreign(_)) => self.unsure(key, "the lookup shows another copy"),
+            Err(err) => self.unsure(key, &self.target.redact(&err.reason())),
         }
     }
 
-    fn retracted(&mut self, key: Date, was: &Record, verified: bool) -> Result<(), Error> {
-        let mut record = copy_fields(was, Record::new(key, Status::Retracted, self.clock.stamp()));
-        if !verified {
-            record = record.with("verified", "no");
-        }
-        self.state.set(record)?;
-        let id = was.get("id").unwrap_or_default().into_owned();
-        let note = match verified {
-            true => String::new(),
-            false => format!(
-                " (the removal was accepted, but {} cannot show that it is gone)",
-                self.cfg.name
-            ),
-        };
-        self.trace(key, "retract", "done", &format!("id={id}{note}"));
-        self.count("retracted", key, "retracted", &format!("id={id}{note}"));
-        Ok(())
-    }
-
-    /// The removal may or may not have happened and no lookup can tell: the pending line stays,
-    /// and the next `run` or `retract` looks again.
-    fn unsure(&mut self, key: Date, why: &str) -> Result<(), Error> {
-        let err = Error::failure(
-            Class::Unknown,
-            format!("the removal's outcome is unknown and the lookup cannot tell ({why})"),
-        )
-        .hint(format!(
-            "look for it on {}; `dayrun retract {key} --yes` finishes the retract",
-            self.cfg.name
-        ));
-        self.trace(key, "retract", "unknown", why);
-        self.report(key, &err, true);
-        Ok(())
+    /// The removal's outcome is unknown and no lookup can tell: the pending line stays, and the
+    /// next `run` or `retract` finishes the job.
+    fn unsure(&mut self, key: Date, why: &str) -> Result<Option<bool>, Error> {
+        let why = format!("the removal's outcome is unknown and the lookup cannot tell ({why})");
+        self.apply(
+            key,
+            &Event::NotRemoved {
+                class: Class::Unknown,
+                reason: &why,
+                unsure: true,
+                before: None,
+            },
+        )?;
+        self.trace(key, "retract", "unknown", &why);
+        let text = format!(
+            "{why}; the next `dayrun run` or `dayrun retract {key} --yes` finishes the retract"
+        );
+        self.count("unconfirmed", key, "unconfirmed", &text);
+        Ok(None)
     }
 }
 
-/// The fields of a published post's line that stay with it through a retract.
-fn copy_fields(was: &Record, mut record: Record) -> Record {
-    for field in ["id", "url", "fp", "published", "generation", "rkey"] {
-        if let Some(value) = was.get(field) {
-            record = record.with(field, value.into_owned());
-        }
+fn posts_of(posts: &Posts, key: Date) -> Option<crate::post::Post> {
+    match posts.catalog.files.contains_key(&key) {
+        true => posts.get(key).as_ref().as_ref().ok().cloned(),
+        false => None,
     }
-    record
 }

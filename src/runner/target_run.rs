@@ -1,11 +1,29 @@
-//! One target's pass over the keys: which keys it looks at, what it decides for each, and
-//! the summary it prints.
+//! One target's pass over the keys: which keys it looks at, what their life says to do with
+//! each, and the summary it prints.
 
-use super::{Decision, Posts, TargetRun};
+use super::{Posts, TargetRun};
+use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
-use crate::error::{Class, Error};
+use crate::error::Error;
+use crate::life::{self, Act, Decision, Event, Facts, Lazy, Lever, Mode, Rules, Seen, Skip};
 use crate::state::Status;
+use crate::targets::Target;
 use jiff::civil::Date;
+
+/// The rules of a key's life on this target, from its config and its kind.
+pub(super) fn rules(config: &Config, cfg: &TargetConfig, target: &dyn Target) -> Rules {
+    let policy = &cfg.policy;
+    Rules {
+        catchup_days: config.catchup_days,
+        escalate_after: policy.escalate_after,
+        edit_days: policy.edit_days,
+        retries: policy.retries,
+        backoff: policy.backoff,
+        updates: policy.on_edit.unwrap_or_else(|| target.updates()),
+        can_find: target.can_find(),
+        strict: policy.dedup == Dedup::Strict,
+    }
+}
 
 impl TargetRun<'_> {
     /// The keys this target looks at besides the posts (every run looks at every post): keys
@@ -22,6 +40,7 @@ impl TargetRun<'_> {
             // Published posts whose file is gone: never retracted by themselves, but said.
             match record.status {
                 Status::Done => deleted.push(record.key),
+                Status::Retracted => {}
                 _ => other.push(record.key),
             }
         }
@@ -29,30 +48,208 @@ impl TargetRun<'_> {
         other
     }
 
-    /// Whether this target looks at `key`: a post, or a key whose line is not done.
+    /// Whether this target looks at `key`: a post, a key whose line is not done, or any key
+    /// with a line when retracting.
     pub(super) fn looks_at(&self, key: Date, has_post: bool) -> bool {
         has_post
-            || self
-                .state
-                .get(key)
-                .is_some_and(|r| r.status != Status::Done)
+            || self.state.get(key).is_some_and(|r| {
+                self.plan.mode == Mode::Retract
+                    || !matches!(r.status, Status::Done | Status::Retracted)
+            })
     }
 
-    pub(super) fn step(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {
-        if self.plan.retract {
-            return self.retract(key, posts);
+    /// The post as the rules see it, read only when a rule asks.
+    fn seen(posts: &Posts, key: Date, has_post: bool) -> Seen {
+        if !has_post {
+            return Seen::Gone;
         }
-        let decision = self.decide(key, posts);
+        match &*posts.get(key) {
+            Err(err) => Seen::Broken(err.reason()),
+            Ok(post) if post.draft => Seen::Draft,
+            Ok(post) => Seen::Ready(Facts {
+                fp: post.fingerprint.clone(),
+                payload: super::report::payload_mark(post),
+                payload_before_images: super::report::payload_mark_before_images(post),
+            }),
+        }
+    }
+
+    /// What the key's life says to do with it now (no line changes: for the progress count).
+    pub(super) fn sends(&mut self, key: Date, has_post: bool, posts: &Posts) -> bool {
+        if self.quick_done(key) {
+            return false;
+        }
+        let get = || Self::seen(posts, key, has_post);
+        let lazy = Lazy::new(&get);
+        let line = self.line(key);
+        let step = life::next(line.as_ref(), &Event::Visit(&lazy), &self.ctx(key));
+        matches!(
+            step.then,
+            life::Then::Decide(Decision::Publish { .. } | Decision::Confirm)
+        )
+    }
+
+    /// A done line the run can pass over without reading it: a plain run, and a target that
+    /// sends no edits or a line older than the edit window by more than a day of zone offset
+    /// (the first publish is never later than the line's own time). A no-op run over 100k
+    /// done keys reads nothing else.
+    fn quick_done(&self, key: Date) -> bool {
+        let Some(record) = self.state.get(key) else {
+            return false;
+        };
+        if record.status != Status::Done || !matches!(self.plan.mode, Mode::Run { .. }) {
+            return false;
+        }
+        let at = record.at().get(..10).and_then(crate::clock::parse_key);
+        !self.rules.updates
+            || at.is_some_and(|at| {
+                crate::clock::days_between(at, self.today) > self.rules.edit_days + 1
+            })
+            || !record.to_line().contains(" id=")
+    }
+
+    pub(super) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
+        if self.quick_done(key) {
+            self.count("done", key, "skip", "done");
+            return Ok(());
+        }
+        if let Mode::Retry(Lever::NotOurs(id)) = &self.plan.mode
+            && !self.plan.dry_run
+            && self.state.get(key).is_some()
+        {
+            // The human's word first, so the lookup that follows leaves that copy out.
+            let here = self
+                .target
+                .copy_of(key, id)
+                .is_some_and(|(g, _)| Some(g) == self.line(key).map(|l| l.copy.generation));
+            let act = Act::NotOurs {
+                id: id.clone(),
+                here,
+            };
+            self.apply(key, &Event::Human(&act))?;
+            self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
+        }
+        let get = || Self::seen(posts, key, has_post);
+        let lazy = Lazy::new(&get);
+        let step = self.apply(key, &Event::Visit(&lazy))?;
+        let life::Then::Decide(decision) = step.then else {
+            unreachable!("a visit decides")
+        };
+        let implied = step.exit;
+        let settle = |run: &mut Self| run.exit.merge(implied);
         match decision {
-            Decision::SkipDone if self.plan.retry => self.count(
-                "done",
-                key,
-                "skip",
-                "done; `dayrun retry --force` publishes it again",
-            ),
-            Decision::SkipDone => self.count("done", key, "skip", "done"),
-            Decision::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
-            Decision::Stale => {
+            Decision::Skip(skip) => {
+                settle(self);
+                self.skip(key, skip);
+            }
+            Decision::Wait(why) => {
+                settle(self);
+                *self.tally.entry("failed").or_default() += 1;
+                self.say(key, "waiting", &why);
+            }
+            Decision::Hold => {
+                settle(self);
+                self.held.push(key);
+                *self.tally.entry("held back").or_default() += 1;
+            }
+            Decision::Drop => {
+                settle(self);
+                let text = "the post's file is gone and its line proves nothing was ever sent: the line goes";
+                self.say(key, "forgotten", text);
+                self.trace(key, "forget", "done", text);
+            }
+            // A published copy with no id: the retract fails for it, naming what to do.
+            Decision::NothingToRetract(why)
+                if self.line(key).is_some_and(|l| l.phase == life::Phase::Done) =>
+            {
+                settle(self);
+                *self.tally.entry("failed").or_default() += 1;
+                self.say(key, "failed", &format!("(rejected): {why}"));
+            }
+            Decision::NothingToRetract(why) => {
+                settle(self);
+                self.count("skip", key, "skip", &why);
+            }
+            // A broken post: the key's implied exit stands (1 in its window or after an
+            // attempt); recording a new error says so again.
+            Decision::Broken(_) => {
+                settle(self);
+                self.act(key, has_post, posts, decision)?;
+            }
+            _ if self.plan.dry_run => {
+                settle(self);
+                self.act(key, has_post, posts, decision)?;
+            }
+            _ => self.act(key, has_post, posts, decision)?,
+        }
+        Ok(())
+    }
+
+    /// Do what the decision says.
+    fn act(
+        &mut self,
+        key: Date,
+        has_post: bool,
+        posts: &Posts,
+        decision: Decision,
+    ) -> Result<(), Error> {
+        match decision {
+            Decision::Publish {
+                why,
+                look_first,
+                new_copy,
+            } => {
+                self.progress.start(&key.to_string(), &self.cfg.name);
+                self.attempt(key, posts, why.text(), look_first, new_copy)?;
+                self.progress.advance();
+            }
+            Decision::Confirm => {
+                self.progress.start(&key.to_string(), &self.cfg.name);
+                match has_post {
+                    true => self.attempt(key, posts, "pending from an earlier run", true, false)?,
+                    false => self.look_only(key)?,
+                }
+                self.progress.advance();
+            }
+            Decision::FinishUpdate => self.finish_update(key, has_post, posts)?,
+            Decision::FinishRetract | Decision::Retract => self.retract(key, posts)?,
+            Decision::CheckEdit { forced } => self.check_edit(key, posts, forced)?,
+            Decision::Broken(_) => {
+                let err = match &*posts.get(key) {
+                    Err(err) => err.clone(),
+                    Ok(_) => unreachable!("a broken post"),
+                };
+                self.local_error(key, err)?;
+            }
+            _ => unreachable!("handled by `step`"),
+        }
+        Ok(())
+    }
+
+    fn skip(&mut self, key: Date, skip: Skip) {
+        match skip {
+            Skip::Done => self.count("done", key, "skip", "done"),
+            Skip::DoneAsked => {
+                let why = match self.rules.updates {
+                    true => "done; `dayrun retry --force` sends it again, in place",
+                    false => "done; `dayrun retry --force --new` publishes a second copy",
+                };
+                self.count("done", key, "skip", why);
+            }
+            Skip::CannotUpdate => {
+                let why = match self.line(key).is_some_and(|l| l.copy.id.is_some()) {
+                    true => format!(
+                        "done; {} does not update its copies in place (`on_edit`), so `--force` has nothing to send; `dayrun retry {key} --force --new` publishes a second copy",
+                        self.cfg.name
+                    ),
+                    false => format!(
+                        "done, with no id to update; `dayrun mark {key} done --id ID` records it, or `dayrun retry {key} --force --new` publishes a second copy"
+                    ),
+                };
+                self.count("done", key, "skip", &why);
+            }
+            Skip::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
+            Skip::Stale => {
                 self.stale.push(key);
                 self.count(
                     "stale",
@@ -61,54 +258,18 @@ impl TargetRun<'_> {
                     "never published; `--backfill` would publish it",
                 );
             }
-            Decision::Draft => {
+            Skip::Draft => {
                 self.drafts.push(key);
                 self.count("draft", key, "draft", "`draft: true`: not published");
             }
-            // Put aside by a human (`mark KEY failed`): quiet, no alert.
-            Decision::Waiting(why)
-                if self
-                    .state
-                    .get(key)
-                    .is_some_and(|r| r.get("by").as_deref() == Some("hand")) =>
-            {
-                self.count("failed", key, "waiting", &why);
-            }
-            Decision::Waiting(why) => {
-                // An old failure outside the window needs no daily line: it is in the summary.
-                match self.in_window(key) {
-                    true => {
-                        *self.tally.entry("failed").or_default() += 1;
-                        self.say(key, "waiting", &why);
-                        self.outcome.needs_human = true;
-                    }
-                    false => self.count("failed", key, "waiting", &why),
-                }
-            }
-            Decision::Publish(why) => {
-                self.progress.start(&key.to_string(), &self.cfg.name);
-                self.attempt(key, posts, why)?;
-                self.progress.advance();
-            }
-            Decision::Confirm
-                if self.state.get(key).and_then(|r| r.get("op")).as_deref() == Some("retract") =>
-            {
-                self.retract(key, posts)?;
-            }
-            Decision::Confirm
-                if self.state.get(key).and_then(|r| r.get("op")).as_deref() == Some("update") =>
-            {
-                self.finish_update(key, posts)?;
-            }
-            Decision::CheckEdit(forced) => self.check_edit(key, posts, forced)?,
-            Decision::Confirm => {
-                self.progress.start(&key.to_string(), &self.cfg.name);
-                self.attempt(key, posts, "pending from an earlier run")?;
-                self.progress.advance();
-            }
-            Decision::Retracted => self.count("retracted", key, "skip", "retracted"),
+            Skip::Retracted => self.count("retracted", key, "skip", "retracted"),
+            Skip::Aside => self.count(
+                "failed",
+                key,
+                "waiting",
+                &format!("put aside by hand; `dayrun retry {key}` publishes it"),
+            ),
         }
-        Ok(())
     }
 
     /// The target's one summary line: what happened today and where the keys stand, in the
@@ -131,6 +292,11 @@ impl TargetRun<'_> {
                     range(&self.stale)
                 ),
                 "draft" => format!("{n} draft{}", range(&self.drafts)),
+                "held back" => format!(
+                    "{n} held back{} (failed, and now past the {}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
+                    range(&self.held),
+                    self.rules.catchup_days
+                ),
                 word => format!("{n} {word}"),
             })
             .collect();
@@ -159,93 +325,5 @@ impl TargetRun<'_> {
             &format!("target stopped for this run: {why}"),
         );
         true
-    }
-
-    pub(super) fn in_window(&self, key: Date) -> bool {
-        self.plan.keys.contains(&key) || !self.is_stale(key)
-    }
-
-    pub(super) fn is_stale(&self, key: Date) -> bool {
-        crate::clock::days_between(key, self.today) > self.catchup_days
-    }
-
-    pub(super) fn decide(&self, key: Date, posts: &mut Posts) -> Decision {
-        let record = self.state.get(key);
-        let Some(record) = record else {
-            if key > self.today {
-                return Decision::Scheduled;
-            }
-            // A draft is a draft, and a broken post an error, whatever its age.
-            match posts.get(key) {
-                Ok(post) if post.draft => return Decision::Draft,
-                Err(_) => return Decision::Publish("due"),
-                Ok(_) => {}
-            }
-            let named = self.plan.keys.contains(&key);
-            if self.is_stale(key) && !self.plan.backfill && !named {
-                return Decision::Stale;
-            }
-            return Decision::Publish("due");
-        };
-        match record.status {
-            Status::Done if self.plan.force && !self.plan.new && self.can_update(record) => {
-                Decision::CheckEdit(true)
-            }
-            Status::Done if self.plan.force => Decision::Publish("forced: a second copy"),
-            Status::Done if self.may_update(record) => Decision::CheckEdit(false),
-            Status::Done => Decision::SkipDone,
-            Status::Retracted if self.plan.force => {
-                Decision::Publish("the retracted copy is gone; publishing a new one")
-            }
-            Status::Retracted => Decision::Retracted,
-            Status::Pending => Decision::Confirm,
-            Status::Failed => {
-                let class = record.class().unwrap_or(Class::Unknown);
-                let reason = record.get("reason").unwrap_or("no reason recorded".into());
-                let looked_absent = record.get("lookup").as_deref() == Some("absent");
-                match class {
-                    Class::RetrySafe => Decision::Publish("retry-safe failure earlier"),
-                    Class::Local => Decision::Publish("re-read after a content error"),
-                    Class::Unknown if looked_absent => {
-                        Decision::Publish("the last lookup found it absent")
-                    }
-                    _ if self.plan.retry && self.plan.absent => Decision::Publish("retry --absent"),
-                    _ if self.plan.retry => Decision::Publish("retry asked"),
-                    Class::Unknown => Decision::Waiting(format!(
-                        "outcome unknown ({reason}); {}",
-                        self.advice(key)
-                    )),
-                    Class::Rejected | Class::Auth => {
-                        let changed = posts
-                            .get(key)
-                            .map(|p| Some(p.fingerprint.as_str()) != record.get("fp").as_deref())
-                            .unwrap_or(false);
-                        let renewed = class == Class::Auth
-                            && self.target.credential().as_deref() != record.get("cred").as_deref();
-                        let renew = match self.target.credential_file() {
-                            Some(file) => format!("renew the credential in {}", file.display()),
-                            None => "renew the credential where the script reads it".into(),
-                        };
-                        if changed {
-                            Decision::Publish("content changed since it failed")
-                        } else if renewed {
-                            Decision::Publish("credential changed since it failed")
-                        } else if class == Class::Auth {
-                            Decision::Waiting(format!(
-                                "failed ({class}: {reason}); {renew}, then `dayrun retry {key}`"
-                            ))
-                        } else if record.get("by").as_deref() == Some("hand") {
-                            Decision::Waiting(format!(
-                                "put aside by hand; `dayrun retry {key}` publishes it"
-                            ))
-                        } else {
-                            Decision::Waiting(format!(
-                                "failed ({class}: {reason}); fix and save the post, or `dayrun retry {key}`"
-                            ))
-                        }
-                    }
-                }
-            }
-        }
     }
 }

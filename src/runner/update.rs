@@ -3,87 +3,46 @@
 //! reading the copy back). An update is never turned into a create: resending one is harmless,
 //! a second copy is not.
 
-use super::carry::Carry;
+use super::confirm::LandedParts;
 use super::report::{payload_mark, payload_mark_before_images};
 use super::{Posts, TargetRun};
-use crate::error::{Class, Error, Kind};
+use crate::error::{Class, Error};
+use crate::life::{self, Answer, Event, Op, Then, Verdict};
 use crate::post::Post;
 use crate::signals;
-use crate::state::{Record, Status};
-use crate::targets::{Lookup, Media, Outgoing};
+use crate::targets::{Lookup, Media, Outgoing, Receipt};
 use jiff::civil::Date;
 use std::time::Instant;
 
 impl TargetRun<'_> {
-    /// Whether edits of this done key go to its copy: the target updates (or `on_edit` says
-    /// so), the copy's id is known, and the first publish is within `edit_days`.
-    pub(super) fn may_update(&self, record: &Record) -> bool {
-        // Cheap checks first: a no-op run asks this of every done key.
-        if !self.policy.on_edit.unwrap_or_else(|| self.target.updates()) {
-            return false;
-        }
-        // The first publish is no later than the line's own time (`published` is carried from
-        // the first done line; the line's time is its latest change), so a line older than the
-        // window, by more than a day of zone offset, is out of it without scanning its fields.
-        let at = record.at().get(..10).and_then(crate::clock::parse_key);
-        if at.is_some_and(|at| {
-            crate::clock::days_between(at, self.today) > self.policy.edit_days + 1
-        }) || !record.to_line().contains(" id=") // a field is always ` name=`
-            || record.get("id").is_none()
-        {
-            return false;
-        }
-        let published = record
-            .get("published")
-            .map_or_else(|| record.at().to_string(), |p| p.into_owned());
-        published
-            .parse::<jiff::Timestamp>()
-            .map(|t| t.to_zoned_datetime(self.clock.tz().clone()).date())
-            .is_ok_and(|d| crate::clock::days_between(d, self.today) <= self.policy.edit_days)
-    }
-
-    /// Whether this done key's copy can be updated at all (the target updates, its id is
-    /// known), whatever the edit window: `retry --force` updates such a copy, never adds one.
-    pub(super) fn can_update(&self, record: &Record) -> bool {
-        self.policy.on_edit.unwrap_or_else(|| self.target.updates()) && record.get("id").is_some()
-    }
-
     /// A done key within its edit window: send the edit if the payload changed. A line from
     /// before payloads were recorded gets the current payload, without sending anything.
     pub(super) fn check_edit(
         &mut self,
         key: Date,
-        posts: &mut Posts,
+        posts: &Posts,
         forced: bool,
     ) -> Result<(), Error> {
-        let record = self.state.get(key).cloned().expect("a done key");
-        let Ok(post) = posts.get(key).cloned() else {
-            return self.unchanged(key);
+        let line = self.line(key).expect("a done key");
+        let post = match &*posts.get(key) {
+            Ok(post) => post.clone(),
+            Err(_) => return self.unchanged(key),
         };
         let new = payload_mark(&post);
-        match record.get("payload") {
-            None if !forced => {
-                if !self.plan.dry_run {
-                    self.state.put(record.clone().with("payload", &new));
-                }
-                return self.unchanged(key);
-            }
-            Some(old) if *old == new && !forced => return self.unchanged(key),
-            // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
-            // Upgrading); the images go with the next edit, or with `retry --force`.
-            Some(old) if !forced && *old == payload_mark_before_images(&post) => {
-                if !self.plan.dry_run {
-                    self.state.put(record.clone().with("payload", &new));
-                }
-                return self.unchanged(key);
-            }
-            _ if record.get("edit_failed").as_deref() == Some(new.as_str()) && !forced => {
-                return self.unchanged(key);
-            }
-            _ => {}
+        let old = line.edits.payload.as_deref();
+        let refused = line.edits.edit_failed.as_deref() == Some(new.as_str());
+        // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
+        // Upgrading); the images go with the next edit, or with `retry --force`.
+        let before_images = old == Some(payload_mark_before_images(&post).as_str());
+        if !forced && (old.is_none() || before_images) {
+            self.apply(key, &Event::Baseline(&new))?;
+            return self.unchanged(key);
+        }
+        if !forced && (old == Some(new.as_str()) || refused) {
+            return self.unchanged(key);
         }
         if self.plan.dry_run {
-            let id = record.get("id").unwrap_or_default().into_owned();
+            let id = line.copy.id.clone().unwrap_or_default();
             self.say(
                 key,
                 "update",
@@ -93,7 +52,7 @@ impl TargetRun<'_> {
                 ),
             );
             self.images_for(&post);
-            self.say_images(&post, record.get("media").as_deref());
+            self.say_images(&post, line.copy.media.as_deref());
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -107,18 +66,26 @@ impl TargetRun<'_> {
                     Class::Rejected,
                     format!("the edit cannot be sent: {}", err.reason()),
                 );
-                self.state.set(record.clone().with("edit_failed", &new))?;
-                self.report(key, &err, true);
-                return Ok(());
+                let failed = self.failed(&err, Some(&post));
+                let step = self.apply(
+                    key,
+                    &Event::Answered {
+                        answer: Answer::Failed(failed.borrow()),
+                        before: Some(&line),
+                        sends: u32::MAX,
+                    },
+                )?;
+                self.trace(key, "update", "failed", &super::report::detail(&err));
+                return self.report(key, &step, Some(&err));
             }
         };
-        self.update(&post, &out, &record)
+        self.update(&post, &out)
     }
 
     fn unchanged(&mut self, key: Date) -> Result<(), Error> {
-        let why = match self.plan.retry {
-            true => "done; `dayrun retry --force` sends it again, in place",
-            false => "done",
+        let why = match self.plan.mode {
+            life::Mode::Retry(_) => "done; `dayrun retry --force` sends it again, in place",
+            _ => "done",
         };
         self.count("done", key, "skip", why);
         Ok(())
@@ -126,28 +93,29 @@ impl TargetRun<'_> {
 
     /// Send the update, pending line first; a lost answer is read back, and the update resent
     /// (never a create) while the copy does not hold it yet.
-    fn update(&mut self, post: &Post, out: &Outgoing, was: &Record) -> Result<(), Error> {
+    fn update(&mut self, post: &Post, out: &Outgoing) -> Result<(), Error> {
         let key = post.key;
-        let id = was.get("id").unwrap_or_default().into_owned();
-        let mut was = was.clone();
-        let was = &mut was;
-        let mut attempt = 0;
+        let mut sends = 0;
         loop {
-            attempt += 1;
-            let pending = keep(was, Record::new(key, Status::Pending, self.clock.stamp()))
-                .with("op", "update")
-                .with("fp", &post.fingerprint);
-            self.state.set(pending.clone())?;
+            sends += 1;
+            let before = self.line(key);
+            let id = before
+                .as_ref()
+                .and_then(|l| l.copy.id.clone())
+                .unwrap_or_default();
+            self.apply(
+                key,
+                &Event::Attempt {
+                    op: Op::Update,
+                    fp: &post.fingerprint,
+                    marks: &[],
+                    new_copy: false,
+                    rkey: None,
+                },
+            )?;
             let started = Instant::now();
             // New images are uploaded first (each on the pending line), then the copy updated.
-            let mut carry = Carry {
-                media: was.get("media").map(|m| m.into_owned()),
-                ..Carry::default()
-            };
-            let uploaded = self.upload(post, &mut carry, &pending, true);
-            if let Some(media) = carry.media {
-                *was = was.clone().with("media", media);
-            }
+            let uploaded = self.upload(post, true);
             let result = uploaded.and_then(|media| {
                 let out = Outgoing {
                     media,
@@ -156,54 +124,119 @@ impl TargetRun<'_> {
                 self.target.update(&id, post, &out)
             });
             let err = match result {
-                Ok(receipt) => return self.updated(post, was, receipt.url, started),
+                Ok(receipt) => {
+                    let receipt = life::checked(&receipt).unwrap_or_else(|_| Receipt::id(&id));
+                    return self.updated(post, vec![receipt], started);
+                }
                 Err(err) => err,
             };
-            if err.class() != Some(Class::Unknown) || err.kind == Kind::Config {
-                // Nothing changed on the target: the copy keeps its last version.
-                self.state.set(was.clone().with(
-                    "edit_failed",
-                    match err.class() {
-                        Some(Class::Rejected) => payload_mark(post),
-                        _ => String::new(),
-                    },
-                ))?;
-                self.trace(key, "update", "failed", &super::detail(&err));
-                self.report(key, &err, true);
-                return Ok(());
+            let failed = self.failed(&err, Some(post));
+            let step = self.apply(
+                key,
+                &Event::Answered {
+                    answer: Answer::Failed(failed.borrow()),
+                    before: before.as_ref(),
+                    sends,
+                },
+            )?;
+            self.stop_for(&err);
+            if step.then != Then::ReadBack(std::time::Duration::ZERO) {
+                self.trace(key, "update", "failed", &super::report::detail(&err));
+                return self.report(key, &step, Some(&err));
             }
-            self.trace(key, "update", "unknown", &super::detail(&err));
-            signals::sleep(self.policy.confirm_delay + self.settle());
+            self.trace(key, "update", "unknown", &super::report::detail(&err));
+            signals::sleep(self.cfg.policy.confirm_delay + self.settle());
+            let line = self.line(key).expect("the pending update");
             let out = Outgoing {
-                media: Media::on_copy(was.get("media").as_deref()),
+                media: Media::on_copy(line.copy.media.as_deref()),
                 ..out.clone()
             };
-            match self.target.read_back(&id, &out) {
-                Ok(Lookup::Found(_)) => return self.updated(post, was, None, started),
-                Ok(Lookup::Absent) if attempt <= self.policy.retries => continue,
-                Ok(Lookup::Absent) => {
-                    return self.not_updated(key, "the copy does not hold the edit yet");
-                }
-                Ok(Lookup::CannotTell(why)) => return self.not_updated(key, &why),
-                Err(err) => return self.not_updated(key, &err.reason()),
+            if self.read_back(post, &id, &out, sends, started)? {
+                continue;
             }
+            return Ok(());
         }
+    }
+
+    /// Read the copy back and hand the answer to the key's life. `true`: send the update again.
+    fn read_back(
+        &mut self,
+        post: &Post,
+        id: &str,
+        out: &Outgoing,
+        sends: u32,
+        started: Instant,
+    ) -> Result<bool, Error> {
+        let key = post.key;
+        let answer = self.target.read_back(id, out);
+        let receipts = [Receipt::id(id)];
+        let parts = LandedParts {
+            fp: post.fingerprint.clone(),
+            payload: payload_mark(post),
+            media: None,
+            copy: None,
+        };
+        let (why, failed);
+        let verdict = match &answer {
+            Ok(Lookup::Found(_)) => {
+                return self
+                    .updated(post, vec![receipts[0].clone()], started)
+                    .map(|()| false);
+            }
+            Ok(Lookup::Absent) => Verdict::Absent,
+            Ok(Lookup::CannotTell(text)) => Verdict::CannotTell(text),
+            Ok(Lookup::Foreign(list)) => Verdict::Foreign(list),
+            Err(err)
+                if err.class() == Some(Class::Auth) || err.kind == crate::error::Kind::Config =>
+            {
+                failed = self.failed(err, Some(post));
+                Verdict::Refused(failed.borrow())
+            }
+            Err(err) => {
+                why = err.reason();
+                Verdict::Transient(&why)
+            }
+        };
+        let _ = &parts;
+        let step = self.apply(
+            key,
+            &Event::Looked {
+                verdict,
+                first: false,
+                looks: 0,
+                sends,
+                sendable: true,
+            },
+        )?;
+        if let Err(err) = &answer {
+            self.stop_for(err);
+        }
+        if let Then::Send(_) = step.then {
+            return Ok(true);
+        }
+        let text = step.say.clone().unwrap_or_default();
+        match step.word {
+            "unconfirmed" => {
+                self.trace(key, "update", "not-yet", &text);
+                self.count("unconfirmed", key, "unconfirmed", &text);
+            }
+            _ => self.report(key, &step, answer.as_ref().err())?,
+        }
+        Ok(false)
     }
 
     /// A `pending op=update` from an earlier run: read the copy back; resend the update if it
     /// does not hold it (the latest version of the post, which is what the copy should show).
-    pub(super) fn finish_update(&mut self, key: Date, posts: &mut Posts) -> Result<(), Error> {
-        let was = self.state.get(key).cloned().expect("a pending update");
-        let Ok(post) = posts.get(key).cloned() else {
-            return self.not_updated(key, "the post cannot be read to compare");
-        };
-        let post = self.images_for(&post);
-        let out = match self.target.prepare(&post) {
-            Ok(out) => Outgoing {
-                media: Media::on_copy(was.get("media").as_deref()),
-                ..out
-            },
-            Err(err) => return self.not_updated(key, &err.reason()),
+    pub(super) fn finish_update(
+        &mut self,
+        key: Date,
+        has_post: bool,
+        posts: &Posts,
+    ) -> Result<(), Error> {
+        let line = self.line(key).expect("a pending update");
+        let post = match has_post {
+            true => posts.get(key).as_ref().as_ref().ok().cloned(),
+            false => None,
         };
         if self.plan.dry_run {
             self.say(
@@ -213,77 +246,86 @@ impl TargetRun<'_> {
             );
             return Ok(());
         }
-        let id = was.get("id").unwrap_or_default().into_owned();
-        match self.target.read_back(&id, &out) {
-            Ok(Lookup::Found(_)) => self.updated(&post, &was, None, Instant::now()),
-            Ok(Lookup::Absent) => self.update(&post, &out, &was),
-            Ok(Lookup::CannotTell(why)) => self.not_updated(key, &why),
-            Err(err) => self.not_updated(key, &err.reason()),
+        let Some(post) = post else {
+            let why = "the post cannot be read to compare";
+            let step = self.apply(
+                key,
+                &Event::Looked {
+                    verdict: Verdict::CannotTell(why),
+                    first: false,
+                    looks: 0,
+                    sends: 0,
+                    sendable: false,
+                },
+            )?;
+            let text = step.say.clone().unwrap_or_default();
+            self.trace(key, "update", "not-yet", &text);
+            self.count("unconfirmed", key, "unconfirmed", &text);
+            return Ok(());
+        };
+        if self.skip_if_stopped(key) {
+            return Ok(());
         }
+        let post = self.images_for(&post);
+        let out = match self.target.prepare(&post) {
+            Ok(out) => Outgoing {
+                media: Media::on_copy(line.copy.media.as_deref()),
+                ..out
+            },
+            Err(err) => {
+                let step = self.apply(
+                    key,
+                    &Event::Looked {
+                        verdict: Verdict::CannotTell(&err.reason()),
+                        first: false,
+                        looks: 0,
+                        sends: 0,
+                        sendable: true,
+                    },
+                )?;
+                let text = step.say.clone().unwrap_or_default();
+                self.count("unconfirmed", key, "unconfirmed", &text);
+                return Ok(());
+            }
+        };
+        let id = line.copy.id.clone().unwrap_or_default();
+        if self.read_back(&post, &id, &out, 0, Instant::now())? {
+            return self.update(&post, &out);
+        }
+        Ok(())
     }
 
     fn updated(
         &mut self,
         post: &Post,
-        was: &Record,
-        url: Option<String>,
+        receipts: Vec<Receipt>,
         started: Instant,
     ) -> Result<(), Error> {
-        let count = was
-            .get("updated")
-            .and_then(|n| n.parse::<u32>().ok())
-            .unwrap_or(0)
-            + 1;
-        let mut record = keep(was, Record::new(post.key, Status::Done, self.clock.stamp()))
-            .with("fp", &post.fingerprint)
-            .with("payload", payload_mark(post))
-            .with("updated", count.to_string());
-        if let Some(url) = url {
-            record = record.with("url", self.target.redact(&url));
-        }
-        let media = self.unattached(post.key, post, was.get("media").as_deref());
-        record = record.without("media").with("media", media);
-        self.state.set(record)?;
-        let id = was.get("id").unwrap_or_default().into_owned();
+        let key = post.key;
+        let media = self.unattached(key, post);
+        let parts = LandedParts {
+            fp: post.fingerprint.clone(),
+            payload: payload_mark(post),
+            media,
+            copy: None,
+        };
+        let landed = parts.landed(&receipts, life::How::Published, false);
+        self.apply(
+            key,
+            &Event::Answered {
+                answer: Answer::Landed(landed),
+                before: None,
+                sends: 0,
+            },
+        )?;
+        let id = self.line(key).and_then(|l| l.copy.id).unwrap_or_default();
         let detail = format!(
             "id={id} duration_ms={} {:?}",
             started.elapsed().as_millis(),
             post.title
         );
-        self.trace(post.key, "update", "done", &detail);
-        self.count("updated", post.key, "updated", &detail);
+        self.trace(key, "update", "done", &detail);
+        self.count("updated", key, "updated", &detail);
         Ok(())
     }
-
-    /// The copy may or may not hold the edit: the pending line stays, and the next run reads
-    /// the copy back again (an update is resent, never turned into a create).
-    fn not_updated(&mut self, key: Date, why: &str) -> Result<(), Error> {
-        let text = format!(
-            "the edit's outcome is unknown ({why}); the next run reads the copy back and sends it again if needed"
-        );
-        self.trace(key, "update", "not-yet", &text);
-        self.count("unconfirmed", key, "unconfirmed", &text);
-        self.outcome.retry_later = true;
-        Ok(())
-    }
-}
-
-/// The fields of a published line that an update keeps: the copy's id and url, and when it was
-/// first published (the edit window counts from then).
-fn keep(was: &Record, mut record: Record) -> Record {
-    for field in [
-        "id",
-        "url",
-        "published",
-        "updated",
-        "payload",
-        "generation",
-        "rkey",
-        "media",
-    ] {
-        if let Some(value) = was.get(field) {
-            record = record.with(field, value.into_owned());
-        }
-    }
-    record
 }

@@ -25,10 +25,13 @@ pub use record::{Record, Status};
 /// The longest line a state file or journal may hold; a longer one is an error, found at once.
 pub const MAX_LINE: usize = 64 * 1024;
 
-/// The state file's format: 2 added `retracted`. Written as the first line of every file dayrun
+/// The state file's format: 2 added `retracted`; 3 (dayrun 0.5) added the fields of a key's
+/// whole life (`older=`, `foreign=`, `first_failure=`, `lookup=error`), which a dayrun that
+/// knows only 2 would drop on a rewrite. Written as the first line of every file dayrun
 /// rewrites, so that a dayrun that knows less refuses the file clearly instead of calling it
-/// damaged; a file without the line is format 1.
-pub const FORMAT: u32 = 2;
+/// damaged; a file without the line is format 1. Older formats are read as they are and
+/// written as this one on the first write.
+pub const FORMAT: u32 = 3;
 const FORMAT_LINE: &str = "# dayrun state format ";
 
 /// A run of comment and blank lines in the state file as last read or written, by byte range:
@@ -317,18 +320,44 @@ impl StateFile {
             })
         };
         let mut comments = BTreeMap::new();
+        // Comments of a forgotten key stay in its place, with the next key's (or the tail).
+        let mut orphans = self
+            .comments
+            .iter()
+            .filter(|(slot, _)| !self.records.contains_key(slot))
+            .peekable();
         for (key, record) in &self.records {
+            let start = at;
+            while let Some((_, span)) = orphans.next_if(|(slot, _)| *slot < key) {
+                copy(span, out, &mut at)?;
+            }
             if let Some(span) = self.comments.get(key) {
-                comments.insert(*key, copy(span, out, &mut at)?);
+                copy(span, out, &mut at)?;
+            }
+            if at > start {
+                comments.insert(
+                    *key,
+                    Span {
+                        start,
+                        len: at - start,
+                    },
+                );
             }
             out.write_all(record.to_line().as_bytes())?;
             out.write_all(b"\n")?;
             at += record.to_line().len() as u64 + 1;
         }
-        let tail = match &self.tail {
-            Some(span) => Some(copy(span, out, &mut at)?),
-            None => None,
-        };
+        let start = at;
+        for (_, span) in orphans {
+            copy(span, out, &mut at)?;
+        }
+        if let Some(span) = &self.tail {
+            copy(span, out, &mut at)?;
+        }
+        let tail = (at > start).then_some(Span {
+            start,
+            len: at - start,
+        });
         Ok((comments, tail))
     }
 
@@ -420,6 +449,15 @@ impl StateFile {
         }
         self.dirty = true;
         Ok(())
+    }
+
+    /// Forget a key's line, in memory (made durable by the next fold): only for a line that
+    /// proves nothing was ever sent, whose post is gone. A crash before the fold leaves the
+    /// line, and the next run forgets it again. Comments before it stay where it was.
+    pub fn forget(&mut self, key: Date) {
+        if self.records.remove(&Slot::from(key)).is_some() {
+            self.dirty = true;
+        }
     }
 
     /// Change a record in memory only, for changes with no side effect (`adopt`); `compact`

@@ -1,7 +1,6 @@
 //! One key's line in a state file: `KEY STATUS TIMESTAMP [name=value ...]`, parsed and printed.
 
 use crate::clock::parse_key;
-use crate::error::Class;
 use jiff::civil::Date;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -47,7 +46,9 @@ impl Record {
         }
     }
 
-    /// Add or replace a field (empty values are left out).
+    /// Add or replace a field (empty values are left out). Lines are built by `KeyLine`; this is
+    /// for tests that write lines as a hand or an older dayrun would.
+    #[cfg(test)]
     pub fn with(self, name: &str, value: impl Into<String>) -> Record {
         let value = value.into();
         if value.is_empty() {
@@ -62,8 +63,24 @@ impl Record {
         }
     }
 
+    /// Add a field at the end, for a line built field by field (`KeyLine::record`), where no
+    /// name comes twice. Empty values are left out.
+    pub fn push(self, name: &str, value: &str) -> Record {
+        if value.is_empty() {
+            return self;
+        }
+        let mut line = self.line.into_string();
+        let _ = write!(line, " {name}=");
+        quote(&mut line, value);
+        Record {
+            line: line.into(),
+            ..self
+        }
+    }
+
     /// The line without the field `name`.
-    pub fn without(&self, name: &str) -> Record {
+    #[cfg(test)]
+    fn without(&self, name: &str) -> Record {
         let mut line = format!("{} {} {}", self.key, self.status.as_str(), self.at());
         for (n, v) in self.fields().filter(|(n, _)| *n != name) {
             let _ = write!(line, " {n}=");
@@ -104,13 +121,11 @@ impl Record {
         std::iter::from_fn(move || words.next_field().ok().flatten())
     }
 
+    #[cfg(test)]
     pub fn get(&self, name: &str) -> Option<Cow<'_, str>> {
         self.fields().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
-    pub fn class(&self) -> Option<Class> {
-        self.get("class").and_then(|c| Class::parse(&c))
-    }
 
     /// The line as written to the state file (no newline).
     pub fn to_line(&self) -> &str {
@@ -231,9 +246,7 @@ fn check_fields(mut words: Words<'_>) -> Result<(), String> {
         if seen[..count.min(8)].contains(&name) || more.as_ref().is_some_and(|m| m.contains(name)) {
             return Err(format!("field `{name}` appears twice"));
         }
-        if name == "class" && Class::parse(&value).is_none() {
-            return Err(format!("unknown class `{value}`"));
-        }
+        crate::life::check_field(name, &value)?;
         match seen.get_mut(count) {
             Some(slot) => *slot = name,
             None => {

@@ -57,6 +57,9 @@ pub enum Lookup {
     Absent,
     /// The lookup cannot say; the text says why.
     CannotTell(String),
+    /// Copies at this key's place (its record key, slug, key field) whose content is not what
+    /// any attempt sent: a marker is not identity, so none of them is provably this post.
+    Foreign(Vec<Receipt>),
 }
 
 /// What a lookup compares: what the earlier attempts of a key sent.
@@ -322,6 +325,26 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
             .at_line(ctx.target.line_of("kind")));
         }
     })
+}
+
+/// What a configured target can do, read from its table alone (no credential is read): whether
+/// it can look a key up, and whether edits go to its copies. For `status`, which judges every
+/// key as a run would without building any target; a built target answers the same
+/// (`Target::can_find`, `Target::updates`).
+pub fn capabilities(cfg: &TargetConfig) -> (bool, bool) {
+    let has = |key: &str| cfg.settings.contains_key(key);
+    let can_find = match cfg.kind.as_str() {
+        "http" => has("list_url"),
+        "command" => has("confirm"),
+        _ => true,
+    };
+    let updates = cfg.policy.on_edit.unwrap_or(match cfg.kind.as_str() {
+        "folder" | "wordpress" | "devto" => true,
+        "http" => has("update_url"),
+        "command" => has("update"),
+        _ => false,
+    });
+    (can_find, updates)
 }
 
 /// The target's own settings from its table; errors name the table, file and line, and an

@@ -15,7 +15,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-const BASE: &str = "# dayrun state format 2\n\
+const BASE: &str = "# dayrun state format 3\n\
     2026-11-28 done 2026-11-28T07:00:03+01:00 id=4790 fp=9a1c\n";
 
 /// A repository with the example's .gitattributes and a state file, a clone set up as the

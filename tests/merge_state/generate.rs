@@ -6,7 +6,7 @@ use super::reference::{Line, render};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub const FORMAT: &str = "# dayrun state format 2";
+pub const FORMAT: &str = "# dayrun state format 3";
 const END: u8 = 99;
 
 /// A time of the one day every line is stamped on: hours and offsets chosen so that equal

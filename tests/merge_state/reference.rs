@@ -121,37 +121,73 @@ fn parse(text: &str) -> Parsed {
     Parsed { lines, comments }
 }
 
-/// One key, by the contract: the winner of the total order, with `copies=` when both sides
-/// hold a different copy, and what the loser's attempts may have left while not done.
+/// A line as dayrun 0.5 reads it: a pending publish always counts as maybe sent (since its own
+/// time when it names none).
+fn read(text: &str) -> Line {
+    let mut l = Line::read(text);
+    if l.status == "pending" && l.get("op").is_none() && l.get("sent").is_none() {
+        l.set("sent", "maybe".into());
+        l.set("since", l.at.clone());
+    }
+    l
+}
+
+/// One key, by the contract (issue 20 row 9): the winner of the total order; every live id of
+/// the same copy survives (`copies=`, a conflict when two differ, whatever the statuses); the
+/// live ids of an earlier copy are kept as history (`older=`, no conflict); and what the
+/// loser's attempts may have left while not done.
 fn merge_line(x: &str, y: &str) -> (String, Option<(String, [String; 2])>) {
     let order = |t: &str| {
-        let l = Line::read(t);
+        let l = read(t);
         let at: Option<Timestamp> = l.at.parse().ok();
-        (l.generation(), l.rank(), at, t.to_string())
+        (l.generation(), l.rank(), at, printed(&l))
     };
     let (win, lose) = match order(x).cmp(&order(y)) {
-        std::cmp::Ordering::Less => (Line::read(y), Line::read(x)),
-        _ => (Line::read(x), Line::read(y)),
+        std::cmp::Ordering::Less => (read(y), read(x)),
+        std::cmp::Ordering::Greater => (read(x), read(y)),
+        // Equal up to the bytes of the line as dayrun prints it: the same line.
+        std::cmp::Ordering::Equal => (read(x), read(y)),
     };
-    let mut out = Line::read(&win.text());
+    let mut out = read(&win.text());
     let same = win.generation() == lose.generation();
-    let copy = |l: &Line| matches!(l.status.as_str(), "done" | "retracted");
+    let live = |l: &Line| l.status != "retracted";
     let mut conflict = None;
-    if let (Some(w), Some(l)) = (win.get("id"), lose.get("id"))
-        && same
-        && w != l
-        && copy(&win)
-        && copy(&lose)
-    {
-        let mut copies: BTreeSet<String> = win.list("copies").into_iter().collect();
-        copies.extend(lose.list("copies"));
-        copies.insert(l.to_string());
-        copies.remove(w);
-        out.set("copies", copies.into_iter().collect::<Vec<_>>().join(","));
-        let mut ids = [w.to_string(), l.to_string()];
-        ids.sort();
-        conflict = Some((win.key.clone(), ids));
+    let mut copies = win.list("copies");
+    let mut older = win.list("older");
+    let push = |list: &mut Vec<String>, id: &str, own: Option<&str>| {
+        if Some(id) != own && !list.iter().any(|c| c == id) && list.len() < 8 {
+            list.push(id.to_string());
+        }
+    };
+    let own = win.get("id");
+    if same {
+        if let (Some(w), Some(l)) = (own, lose.get("id"))
+            && w != l
+            && (live(&win) || live(&lose))
+        {
+            if live(&lose) {
+                push(&mut copies, l, own);
+            }
+            let mut ids = [w.to_string(), l.to_string()];
+            ids.sort();
+            conflict = Some((win.key.clone(), ids));
+        }
+        for c in lose.list("copies") {
+            push(&mut copies, &c, own);
+        }
+    } else {
+        if let Some(l) = lose.get("id").filter(|_| live(&lose)) {
+            push(&mut older, l, own);
+        }
+        for c in lose.list("copies") {
+            push(&mut older, &c, own);
+        }
     }
+    for c in lose.list("older") {
+        push(&mut older, &c, own);
+    }
+    out.set("copies", copies.join(","));
+    out.set("older", older.join(","));
     let unfinished = matches!(win.status.as_str(), "pending" | "failed");
     if unfinished && same && lose.get("sent") == Some("maybe") {
         let since = [win.get("since"), lose.get("since")]
@@ -170,6 +206,62 @@ fn merge_line(x: &str, y: &str) -> (String, Option<(String, [String; 2])>) {
         out.set("marks", marks);
     }
     (out.text(), conflict)
+}
+
+/// The order a state line's fields are written in (README, "The state file"); fields it does
+/// not name follow in their own order.
+const ORDER: [&str; 26] = [
+    "op",
+    "class",
+    "lookup",
+    "verified",
+    "by",
+    "reason",
+    "id",
+    "url",
+    "older",
+    "copies",
+    "foreign",
+    "fp",
+    "cred",
+    "dedup",
+    "generation",
+    "rkey",
+    "media",
+    "attempt",
+    "first_failure",
+    "sent",
+    "since",
+    "marks",
+    "published",
+    "payload",
+    "updated",
+    "edit_failed",
+];
+
+/// The line as dayrun writes it: its bytes break a tie between two lines of one time.
+fn printed(l: &Line) -> String {
+    let mut fields = l.fields.clone();
+    fields.sort_by_key(|(n, _)| ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len()));
+    render(&l.key, &l.status, &l.at, &fields)
+}
+
+/// A merged file with each key's fields in one order (by name): what it says, whatever order a
+/// printer puts the fields in (dayrun's own order is checked by its unit tests).
+pub fn canonical(text: &str) -> String {
+    let mut out = String::new();
+    for raw in text.lines() {
+        let body = raw.trim();
+        if body.is_empty() || body.starts_with('#') {
+            out.push_str(raw);
+        } else {
+            let mut l = read(body);
+            l.fields.sort();
+            out.push_str(&l.text());
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Comments at one anchor. Beyond the contract's words: when both sides made the same change,
@@ -210,7 +302,7 @@ pub fn merge(o: &str, a: &str, b: &str) -> (String, Vec<(String, [String; 2])>) 
                 conflicts.extend(conflict);
                 line
             }
-            (Some(x), None) | (None, Some(x)) => x.clone(),
+            (Some(x), None) | (None, Some(x)) => read(x).text(),
             (None, None) => unreachable!(),
         };
         out.push_str(&format!("{line}\n"));

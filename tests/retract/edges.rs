@@ -188,7 +188,7 @@ fn a_state_file_from_a_newer_dayrun_is_refused() {
     p.post(KEY, "Today");
     p.file(
         "state/outbox.state",
-        "# dayrun state format 3\n2026-11-29 done 2026-11-29T08:00:00+00:00 id=outbox/2026-11-29.html\n",
+        "# dayrun state format 4\n2026-11-29 done 2026-11-29T08:00:00+00:00 id=outbox/2026-11-29.html\n",
     );
     let before = p.tree(&["state/.lock"]);
     let commands: [&[&str]; 6] = [
@@ -202,14 +202,14 @@ fn a_state_file_from_a_newer_dayrun_is_refused() {
     for args in commands {
         let out = p.run(args);
         out.code(2);
-        said(&out, "written by a newer dayrun (format 3");
+        said(&out, "written by a newer dayrun (format 4");
         assert_eq!(
             p.tree(&["state/.lock"]),
             before,
             "{args:?} changed something"
         );
     }
-    // Format 2 is this version's own.
+    // Format 2 (dayrun 0.4) is read as it is.
     p.file(
         "state/outbox.state",
         "# dayrun state format 2\n2026-11-29 done 2026-11-29T08:00:00+00:00 id=outbox/2026-11-29.html\n",
@@ -225,7 +225,7 @@ fn the_format_line_comes_first_and_hand_comments_stay() {
     let state = p.read("state/outbox.state");
     // The hand comment above the records (the format line dayrun wrote is left out).
     let records: String = state.lines().skip(1).map(|l| format!("{l}\n")).collect();
-    assert!(state.starts_with("# dayrun state format 2\n"), "{state}");
+    assert!(state.starts_with("# dayrun state format 3\n"), "{state}");
     p.file(
         "state/outbox.state",
         format!("# published by hand\n{records}"),
@@ -233,13 +233,13 @@ fn the_format_line_comes_first_and_hand_comments_stay() {
     p.run(&["retract", KEY, "--yes"]).code(0);
     let text = p.read("state/outbox.state");
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "# dayrun state format 2", "{text}");
+    assert_eq!(lines[0], "# dayrun state format 3", "{text}");
     assert!(lines.contains(&"# published by hand"), "{text}");
     assert_eq!(text.matches("# dayrun state format").count(), 1, "{text}");
     // A second rewrite does not add another.
     p.run(&["retry", KEY, "--force"]).code(0);
     let text = p.read("state/outbox.state");
-    assert!(text.starts_with("# dayrun state format 2\n"), "{text}");
+    assert!(text.starts_with("# dayrun state format 3\n"), "{text}");
     assert_eq!(text.matches("# dayrun state format").count(), 1, "{text}");
 }
 

@@ -7,7 +7,7 @@ fn lines_parse_and_print_back() {
     let line = "2026-11-29 failed 2026-11-29T09:00:04+08:00 class=rejected reason=\"HTTP 422: title \\\"x\\\" taken\" fp=ab12";
     let record = Record::parse(line).unwrap().unwrap();
     assert_eq!(record.status, Status::Failed);
-    assert_eq!(record.class(), Some(Class::Rejected));
+    assert_eq!(record.get("class").as_deref(), Some("rejected"));
     assert_eq!(
         record.get("reason").as_deref(),
         Some("HTTP 422: title \"x\" taken")
@@ -128,9 +128,7 @@ fn parse_before(line: &str) -> Result<Option<Record>, String> {
         if seen[..count.min(8)].contains(&name) || more.contains(name) {
             return Err(format!("field `{name}` appears twice"));
         }
-        if name == "class" && Class::parse(&value).is_none() {
-            return Err(format!("unknown class `{value}`"));
-        }
+        crate::life::check_field(name, &value)?;
         match seen.get_mut(count) {
             Some(slot) => *slot = name,
             None => {
@@ -257,7 +255,20 @@ mod props {
             let mut record = Record::new(key, status, at.to_string());
             for (name, value) in fields
                 .into_iter()
-                .filter(|(n, v)| n != "class" && !v.is_empty())
+                // Fields with a type of their own are checked by it (`life::check_field`).
+                .filter(|(n, v)| {
+                    ![
+                        "class",
+                        "op",
+                        "lookup",
+                        "sent",
+                        "generation",
+                        "attempt",
+                        "updated",
+                    ]
+                    .contains(&n.as_str())
+                        && !v.is_empty()
+                })
             {
                 record = record.with(&name, value);
             }

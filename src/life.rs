@@ -1,0 +1,401 @@
+//! A key's life on one target, in one place: its typed line (`line.rs`), the events that move it,
+//! and `next`, the one pure function from (line, event, the target's rules, now) to (the line to
+//! write, what to do next, the exit code it leaves). Every command that writes a line (run,
+//! retry, batch, uploads, updates, retract, mark, adopt) and every reader that judges one
+//! (`status`, the dry run, `merge-state`) goes through here; the README's "Life of a key" is
+//! checked against `table` by a test.
+
+mod decide;
+mod edit;
+mod exit;
+mod human;
+mod line;
+pub mod list;
+mod merge;
+mod remove;
+mod send;
+pub mod table;
+
+pub use decide::{Decision, Lazy, Skip, Why};
+pub use exit::Exit;
+pub use human::Act;
+pub use line::{Copy, Edits, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field};
+pub use merge::{Conflict, merge};
+pub use send::{Answer, Failure, How, Landed, Verdict};
+
+use crate::error::Class;
+use crate::targets::Receipt;
+use jiff::Timestamp;
+use jiff::civil::Date;
+use std::time::Duration;
+
+/// At most this many live copies of earlier generations, duplicates or foreign copies are kept
+/// on a line (each id at most `MAX_ID` bytes), so a line stays far below the state file's
+/// 64 KiB limit: 1 + 3 × 8 ids of 2 KiB and a reason of 1 KiB are 52 KiB at the very worst.
+pub const MAX_IDS: usize = 8;
+/// The longest id or URL kept from outside (a server, a script, `mark --id`).
+pub const MAX_ID: usize = 2048;
+/// The longest reason kept on a line (the trace and the terminal show the same).
+pub const MAX_REASON: usize = 1000;
+/// Generations past this are refused (`retry --new`): retract copies first.
+pub const MAX_GENERATION: u32 = 64;
+
+/// What the run was asked to do, one mode at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// `run`: publish what is due; `backfill`: keys older than `catchup_days` too.
+    Run { backfill: bool },
+    /// `retry KEY…`: a human asks for these keys now.
+    Retry(Lever),
+    /// `retract KEY…`: take the copies back.
+    Retract,
+}
+
+/// How a human asks for a key again (`retry` and its flags).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lever {
+    /// `retry`: look first where an attempt may have landed; send only if absent.
+    Again,
+    /// `retry --absent`: the human looked and the post is not there: send without looking.
+    Absent,
+    /// `retry --new`: a failed key that nothing reached is sent as the key's next copy.
+    New,
+    /// `retry --force`: a done key is sent again, in place where the target updates.
+    Force,
+    /// `retry --force --new`: a done key gets a second copy, on purpose.
+    ForceNew,
+    /// `retry --not-ours ID`: the copy ID at this key's place is not this post; publish beside
+    /// it (recorded as `foreign=`, so the question is not asked again).
+    NotOurs(String),
+}
+
+/// The target's rules, from its config and its kind.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    /// Due keys older than this many days are stale (never sent) or held back (sent and failed).
+    pub catchup_days: i64,
+    /// A failure that lasts this long turns the timer red (`escalate_after`, default 20 h).
+    pub escalate_after: Duration,
+    /// Edits are sent for this many days after the first publish.
+    pub edit_days: i64,
+    /// Extra sends, and extra looks after a failed lookup, within one run.
+    pub retries: u32,
+    /// The first backoff; it doubles.
+    pub backoff: Duration,
+    /// Edits go to the published copy (`on_edit`, or the kind's default).
+    pub updates: bool,
+    /// The target can look a key up at all (an http target without `list_url` cannot).
+    pub can_find: bool,
+    /// `dedup = "strict"`: a pre-submit lookup that cannot tell does not send.
+    pub strict: bool,
+}
+
+impl Default for Rules {
+    /// The defaults of a target table (`catchup_days` 3, `escalate_after` 20 h, …).
+    fn default() -> Rules {
+        let policy = crate::config::Policy::default();
+        Rules {
+            catchup_days: 3,
+            escalate_after: policy.escalate_after,
+            edit_days: policy.edit_days,
+            retries: policy.retries,
+            backoff: policy.backoff,
+            updates: false,
+            can_find: true,
+            strict: false,
+        }
+    }
+}
+
+/// The moment a key is judged in.
+#[derive(Debug, Clone)]
+pub struct Ctx<'a> {
+    /// The key judged.
+    pub key: Date,
+    pub now: Timestamp,
+    pub tz: &'a jiff::tz::TimeZone,
+    /// `now` as a line writes it.
+    pub stamp: String,
+    pub today: Date,
+    pub rules: &'a Rules,
+    pub mode: &'a Mode,
+    /// The key was named on the command line (`--key`, or `retry`'s keys): never stale.
+    pub named: bool,
+    /// A non-secret fingerprint of the credential in use (an auth failure retries once it
+    /// changes).
+    pub credential: Option<&'a str>,
+}
+
+impl<'a> Ctx<'a> {
+    /// `key` judged now, by `clock` (today as the clock says, or as `--today` pinned it).
+    pub fn new(
+        key: Date,
+        clock: &'a crate::clock::Clock,
+        rules: &'a Rules,
+        mode: &'a Mode,
+    ) -> Ctx<'a> {
+        let now = clock.now();
+        Ctx {
+            key,
+            now: now.timestamp(),
+            tz: clock.tz(),
+            stamp: crate::clock::stamp(&now),
+            today: clock.today(),
+            rules,
+            mode,
+            named: false,
+            credential: None,
+        }
+    }
+}
+
+/// The post of a key as the run finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// No file.
+    Gone,
+    /// The file cannot be read or derived: the reason.
+    Broken(String),
+    /// `draft: true`.
+    Draft,
+    /// Ready to send.
+    Ready(Facts),
+}
+
+/// What of a readable post the rules compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facts {
+    pub fp: String,
+    /// The edit hash (`payload=`) of the post now, and as dayrun 0.3 computed it.
+    pub payload: String,
+    pub payload_before_images: String,
+}
+
+/// What happens to the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Keep,
+    Write(Box<KeyLine>),
+    /// The line goes (it proves nothing was ever sent, and its post is gone).
+    Drop,
+}
+
+/// What the runner does next with the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Then {
+    /// Nothing more this run.
+    Stop,
+    /// The visit's decision.
+    Decide(Decision),
+    /// Send (again) after waiting this long; the pending line is written first.
+    Send(Duration),
+    /// Look (again) after waiting this long.
+    Look(Duration),
+    /// Read the updated copy back, or send the update again, after waiting this long.
+    ReadBack(Duration),
+    /// Remove this live copy next.
+    Remove(String),
+}
+
+/// The result of one event: the line, what comes next, the exit code it leaves, and the word
+/// the summary counts it under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub line: Change,
+    pub then: Then,
+    pub exit: Exit,
+    pub word: &'static str,
+    /// What to tell the human (printed with the key, traced), if anything.
+    pub say: Option<String>,
+}
+
+impl Step {
+    fn stop(line: Change, exit: Exit, word: &'static str) -> Step {
+        Step {
+            line,
+            then: Then::Stop,
+            exit,
+            word,
+            say: None,
+        }
+    }
+
+    fn write(line: KeyLine, exit: Exit, word: &'static str) -> Step {
+        Step::stop(Change::Write(Box::new(line)), exit, word)
+    }
+
+    fn then(mut self, then: Then) -> Step {
+        self.then = then;
+        self
+    }
+
+    fn say(mut self, text: impl Into<String>) -> Step {
+        self.say = Some(text.into());
+        self
+    }
+
+    /// The line written by this step, if any.
+    pub fn written(&self) -> Option<&KeyLine> {
+        match &self.line {
+            Change::Write(line) => Some(line),
+            _ => None,
+        }
+    }
+}
+
+/// Everything that moves a key.
+#[derive(Debug, Clone)]
+pub enum Event<'a> {
+    /// The run reaches the key: what to do with it (the post is read only if a rule needs it).
+    Visit(&'a Lazy<'a>),
+    /// A send starts (`op` publish or update): the pending line, durable before the request.
+    /// `marks`: what this attempt sends; `rkey`: the record key for a new copy, if the target
+    /// names records; `new_copy`: the human asked for the key's next copy.
+    Attempt {
+        op: Op,
+        fp: &'a str,
+        marks: &'a [String],
+        new_copy: bool,
+        rkey: Option<&'a str>,
+    },
+    /// An upload's answer arrived: the uploads so far, on the pending line at once.
+    Uploaded(&'a str),
+    /// A send answered. `before`: the line as it was before this attempt (a failure that
+    /// provably sent nothing leaves it as it was); `sends`: sends made for the key this run.
+    Answered {
+        answer: Answer<'a>,
+        before: Option<&'a KeyLine>,
+        sends: u32,
+    },
+    /// A lookup answered. `first`: before any attempt (pre-submit dedup); `looks`: failed looks
+    /// this run; `sends`: sends this run; `sendable`: a post is there to send if absent.
+    Looked {
+        verdict: Verdict<'a>,
+        first: bool,
+        looks: u32,
+        sends: u32,
+        sendable: bool,
+    },
+    /// An unchanged published copy: its edit hash recorded without sending (a line from
+    /// before payloads were kept, or one dayrun 0.3 hashed without images).
+    Baseline(&'a str),
+    /// A retract starts: every live copy goes, one at a time.
+    Retracting,
+    /// A copy was removed (`gone`: a lookup showed it gone; else the target accepted it).
+    Removed { id: &'a str, verified: bool },
+    /// A removal failed (nothing was removed) or the copy is still there (`unsure`: its
+    /// outcome is unknown). `before`: the line before the retract started.
+    NotRemoved {
+        class: Class,
+        reason: &'a str,
+        unsure: bool,
+        before: Option<&'a KeyLine>,
+    },
+    /// A human command.
+    Human(&'a Act),
+}
+
+/// The one transition function. Pure: the runner does what `then` says, and feeds the answer
+/// back as the next event.
+pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
+    match event {
+        Event::Visit(seen) => decide::visit(line, seen, ctx),
+        Event::Attempt {
+            op,
+            fp,
+            marks,
+            new_copy,
+            rkey,
+        } => send::attempt(line, *op, fp, marks, *new_copy, *rkey, ctx),
+        Event::Uploaded(media) => send::uploaded(line, media),
+        Event::Answered {
+            answer,
+            before,
+            sends,
+        } => match line.map(|l| l.phase) {
+            Some(Phase::Pending(Op::Update)) => edit::answered(line, answer, *sends, ctx),
+            _ => send::answered(line, answer, *before, *sends, ctx),
+        },
+        Event::Looked {
+            verdict,
+            first,
+            looks,
+            sends,
+            sendable,
+        } => match line.map(|l| l.phase) {
+            Some(Phase::Pending(Op::Update)) => edit::read_back(line, verdict, *sends, ctx),
+            _ => send::looked(line, verdict, *first, *looks, *sends, *sendable, ctx),
+        },
+        Event::Baseline(payload) => edit::baseline(line, payload),
+        Event::Retracting => remove::start(line, ctx),
+        Event::Removed { id, verified } => remove::removed(line, id, *verified, ctx),
+        Event::NotRemoved {
+            class,
+            reason,
+            unsure,
+            before,
+        } => remove::not_removed(line, *class, reason, *unsure, *before, ctx),
+        Event::Human(act) => human::act(line, act, ctx),
+    }
+}
+
+/// Whether a failure that began at the line's `first_failure` (else the line's own time) has
+/// lasted past `escalate_after`.
+pub fn escalated(line: &KeyLine, ctx: &Ctx) -> bool {
+    let began = line.first_failure_time().or_else(|| line.time());
+    began.is_some_and(|t| {
+        ctx.now
+            .duration_since(t)
+            .try_into()
+            .is_ok_and(|d: Duration| d > ctx.rules.escalate_after)
+    })
+}
+
+/// Whether the key's date is older than the catch-up window and nobody asked for it.
+pub fn past_window(key: Date, ctx: &Ctx) -> bool {
+    let backfill = matches!(ctx.mode, Mode::Run { backfill: true } | Mode::Retry(_));
+    crate::clock::days_between(key, ctx.today) > ctx.rules.catchup_days && !backfill && !ctx.named
+}
+
+/// A receipt from outside, as a line may keep it: an id of at most `MAX_ID` bytes with no
+/// control character, and a URL only when it is http(s). `Err`: the id is unusable, so the
+/// outcome is unknown (the key is looked up, never written blind).
+pub fn checked(receipt: &Receipt) -> Result<Receipt, String> {
+    let id = &receipt.id;
+    if id.is_empty() || id.len() > MAX_ID || id.chars().any(char::is_control) {
+        let shown = crate::outside::escape(id, 60);
+        return Err(format!(
+            "the receipt id is not usable ({} bytes{}: {shown})",
+            id.len(),
+            match id.chars().any(char::is_control) {
+                true => ", with control characters",
+                false => "",
+            }
+        ));
+    }
+    // A link: http(s), or a path on the site (`/posts/x.json`); never `javascript:` and the like.
+    let url = receipt.url.clone().filter(|u| {
+        let lower = u.get(..8).unwrap_or(u).to_ascii_lowercase();
+        let web = lower.starts_with("https://") || lower.starts_with("http://");
+        let path = u.starts_with('/') && !u.starts_with("//");
+        (web || path)
+            && u.len() <= MAX_ID
+            && !u.chars().any(|c| c.is_control() || c.is_whitespace())
+    });
+    Ok(Receipt {
+        id: id.clone(),
+        url,
+        note: receipt.note.clone(),
+    })
+}
+
+/// A reason kept on a line: one attempt's words, cut to `MAX_REASON` characters.
+pub fn reason(text: &str) -> String {
+    match text.char_indices().nth(MAX_REASON) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1 @@
+//! The README's "Life of a key" tables, rendered from `next` itself.

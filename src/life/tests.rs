@@ -1,0 +1,1 @@
+//! The table is the spec: every (state, event) pair and what it leads to.

@@ -1,0 +1,70 @@
+//! The runner's one way to change a key's line: an event goes to `life::next` with the key's
+//! line and the moment; what comes back is recorded (never in a dry run) and its exit code
+//! folded into the run's.
+
+use super::{Plan, TargetRun};
+use crate::clock::Clock;
+use crate::error::Error;
+use crate::life::{self, Change, Ctx, Event, KeyLine, Rules, Step};
+use jiff::civil::Date;
+
+/// The moment `key` is judged in, from the run's parts (borrowed apart from the target, so an
+/// upload's answer can be recorded while the target uploads the next).
+pub(super) fn ctx_for<'a>(
+    key: Date,
+    clock: &'a Clock,
+    today: Date,
+    rules: &'a Rules,
+    plan: &'a Plan,
+    credential: Option<&'a str>,
+) -> Ctx<'a> {
+    Ctx {
+        today,
+        named: plan.keys.contains(&key),
+        credential,
+        ..Ctx::new(key, clock, rules, &plan.mode)
+    }
+}
+
+impl TargetRun<'_> {
+    /// The key's line, typed (`None`: no line).
+    pub(super) fn line(&self, key: Date) -> Option<KeyLine> {
+        self.state.get(key).map(KeyLine::of)
+    }
+
+    /// The moment a key is judged in.
+    pub(super) fn ctx(&self, key: Date) -> Ctx<'_> {
+        ctx_for(
+            key,
+            self.clock,
+            self.today,
+            &self.rules,
+            self.plan,
+            self.credential.as_deref(),
+        )
+    }
+
+    /// Feed `event` to the key's life and record the line it returns. The exit code of every
+    /// event but a visit is folded into the run's (a visit's is what the key leaves if nothing
+    /// answers otherwise; the caller folds it in when nothing more is done).
+    pub(super) fn apply(&mut self, key: Date, event: &Event) -> Result<Step, Error> {
+        let line = self.line(key);
+        let step = life::next(line.as_ref(), event, &self.ctx(key));
+        if !self.plan.dry_run {
+            match &step.line {
+                // An edit hash recorded without sending anything needs no sync of its own:
+                // the fold at the end of the run makes it durable (a crash only repeats it).
+                Change::Write(line) if matches!(event, Event::Baseline(_)) => {
+                    self.state.put(line.record())
+                }
+                Change::Write(line) => self.state.set(line.record())?,
+                Change::Drop => self.state.forget(key),
+                Change::Keep => {}
+            }
+        }
+        if !matches!(event, Event::Visit(_)) {
+            self.exit.merge(step.exit);
+        }
+        Ok(step)
+    }
+}
