@@ -202,6 +202,18 @@ impl PostsApi {
         self
     }
 
+    /// A post of `key` holding what dayrun sends for a post with this fingerprint (a lost
+    /// attempt's copy), `age` old.
+    pub fn seed_copy(&self, key: &str, fingerprint: &str, age: Duration) -> &PostsApi {
+        let mut s = self.state.lock().unwrap();
+        let body = json!({"key": key, "title": "a copy", "fingerprint": fingerprint});
+        s.push(key, "a copy", &format!("seed-{key}"), body);
+        let post = s.posts.last_mut().unwrap();
+        post.at = Instant::now().checked_sub(age).unwrap_or(post.at);
+        post.created_at -= jiff::SignedDuration::try_from(age).unwrap();
+        self
+    }
+
     pub fn delete_faults(&self, faults: &[Fault]) -> &PostsApi {
         self.state.lock().unwrap().delete_faults.extend(faults);
         self

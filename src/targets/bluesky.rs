@@ -287,8 +287,11 @@ impl Target for Bluesky {
         }
     }
 
-    /// `getRecord` by the attempt's record key: found or `RecordNotFound`, exactly. With no
-    /// attempt behind it (pre-submit dedup, a lost state file) the first generations' keys.
+    /// `getRecord` by the attempt's record key: there or `RecordNotFound`, exactly. With no
+    /// attempt behind it (pre-submit dedup, a lost state file) the first generations' keys. A
+    /// record key says where the copy would be, not that the record there is this post (another
+    /// tool on the account may have used it): a record is ours when its text is a text an
+    /// attempt sent (the PDS keeps the text as sent).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let mut rkeys: Vec<String> = attempts.rkey.map(str::to_string).into_iter().collect();
         if attempts.since.is_none() {
@@ -299,15 +302,23 @@ impl Target for Bluesky {
                 }
             }
         }
-        let mut found = Vec::new();
+        let (mut found, mut foreign) = (Vec::new(), Vec::new());
         for rkey in &rkeys {
             if let Some(doc) = self.get_record(rkey)? {
-                found.push(self.receipt(doc["uri"].as_str().unwrap_or_default()));
+                let receipt = self.receipt(doc["uri"].as_str().unwrap_or_default());
+                match doc["value"]["text"]
+                    .as_str()
+                    .is_some_and(|text| attempts.sent_text(text))
+                {
+                    true => found.push(receipt),
+                    false => foreign.push(receipt),
+                }
             }
         }
-        Ok(match found.is_empty() {
-            true => Lookup::Absent,
-            false => Lookup::Found(found),
+        Ok(match (found.is_empty(), foreign.is_empty()) {
+            (false, _) => Lookup::Found(found),
+            (true, false) => Lookup::Foreign(foreign),
+            (true, true) => Lookup::Absent,
         })
     }
 

@@ -236,11 +236,12 @@ impl Target for Devto {
         })
     }
 
-    /// Every page of the user's articles (drafts first), matched on the body that was sent, or
-    /// on the canonical URL that was sent. Never on the title: Forem rewrites titles, and a
-    /// recurring title ("Weekly notes") is last week's article too.
+    /// Every page of the user's articles (drafts first), matched on the body that was sent
+    /// (whitespace aside). Never on the title: Forem rewrites titles, and a recurring title
+    /// ("Weekly notes") is last week's article too. An article with a canonical URL an attempt
+    /// sent but another body is at this key's place without being this post: not ours.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let mut found = Vec::new();
+        let (mut found, mut foreign) = (Vec::new(), Vec::new());
         for page in 1..=MAX_PAGES {
             let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
             let reply = self.http.get(&self.url(&path), &self.headers())?;
@@ -252,16 +253,17 @@ impl Target for Devto {
                 listed += 1;
                 let body = item["body_markdown"].as_str().map(squash);
                 let canonical = item["canonical_url"].as_str();
-                if body.is_some_and(|b| attempts.sent_text(&b))
-                    || canonical.is_some_and(|c| attempts.sent_text(c))
-                {
-                    found.push(Receipt {
-                        id: item["id"]
-                            .as_u64()
-                            .map_or_else(|| "found".into(), |id| id.to_string()),
-                        url: item["url"].as_str().map(str::to_string),
-                        note: None,
-                    });
+                let receipt = || Receipt {
+                    id: item["id"]
+                        .as_u64()
+                        .map_or_else(|| "found".into(), |id| id.to_string()),
+                    url: item["url"].as_str().map(str::to_string),
+                    note: None,
+                };
+                if body.is_some_and(|b| attempts.sent_text(&b)) {
+                    found.push(receipt());
+                } else if canonical.is_some_and(|c| attempts.sent_text(c)) {
+                    foreign.push(receipt());
                 }
             });
             match walk {
@@ -277,9 +279,10 @@ impl Target for Devto {
                 Ok(items::Walk::Array) => {}
             }
             if listed < PER_PAGE {
-                return Ok(match found.is_empty() {
-                    true => Lookup::Absent,
-                    false => Lookup::Found(found),
+                return Ok(match (found.is_empty(), foreign.is_empty()) {
+                    (false, _) => Lookup::Found(found),
+                    (true, false) => Lookup::Foreign(foreign),
+                    (true, true) => Lookup::Absent,
                 });
             }
         }

@@ -192,18 +192,48 @@ impl HttpTarget {
         }
     }
 
-    /// Whether `item` is this key's post: `Some(true/false)` by the first match field it
-    /// carries, `None` when it carries none of them (it cannot be told apart).
-    fn matches(&self, item: &Value, attempts: &Attempts, fields: &[&str]) -> Option<bool> {
+    /// What `item` is to this key, by the first match field it carries. A key or idempotency
+    /// key says where a copy is, not that it is this post (`identity`): the item must also hold
+    /// what an attempt sent (its `fingerprint`, or the `title` and `markdown` that make it).
+    fn matches(&self, item: &Value, attempts: &Attempts, fields: &[&str], identity: bool) -> Item {
         let key = attempts.key.to_string();
-        let field = fields
+        let Some(field) = fields
             .iter()
-            .find_map(|f| Some((*f, item.get(*f)?.as_str()?)))?;
-        Some(match field {
+            .find_map(|f| Some((*f, item.get(*f)?.as_str()?)))
+        else {
+            return Item::Blind;
+        };
+        let marker = match field {
             ("key", value) => value == key,
             ("idempotency_key", value) => value == idempotency_key(&self.name, &key),
-            (_, fingerprint) => attempts.sent_text(fingerprint),
-        })
+            (_, fingerprint) => {
+                return match attempts.sent_text(fingerprint) {
+                    true => Item::Ours,
+                    false => Item::Other,
+                };
+            }
+        };
+        if !marker {
+            return Item::Other;
+        }
+        if !identity {
+            return Item::Ours;
+        }
+        let sent = match (
+            item.get("fingerprint").and_then(Value::as_str),
+            item.get("title").and_then(Value::as_str),
+            item.get("markdown").and_then(Value::as_str),
+        ) {
+            (Some(fingerprint), _, _) => attempts.sent_text(fingerprint),
+            (None, Some(title), Some(markdown)) => {
+                attempts.sent_text(&crate::post::fingerprint(title, markdown))
+            }
+            _ => return Item::Unproven,
+        };
+        match sent {
+            true => Item::Ours,
+            false => Item::Foreign,
+        }
     }
 
     /// The lookup, matching items on `fields`. `older`: an item of this key that is not what
@@ -213,6 +243,7 @@ impl HttpTarget {
         attempts: &Attempts,
         fields: &'static [&'static str],
         older: bool,
+        identity: bool,
     ) -> Result<Lookup, Error> {
         let Some(list_url) = &self.settings.list_url else {
             return Ok(Lookup::CannotTell("no list_url to look posts up".into()));
@@ -226,20 +257,23 @@ impl HttpTarget {
         }
         let pointer = &self.settings.items_pointer;
         let created = self.settings.created_pointer.as_deref();
-        let mut found = Vec::new();
-        let (mut blind, mut others, mut listed) = (0, 0, 0usize);
+        let (mut found, mut foreign) = (Vec::new(), Vec::new());
+        let (mut blind, mut unproven, mut others, mut listed) = (0, 0, 0, 0usize);
         // The oldest creation time listed; `Err` once an item has none.
         let mut oldest: Result<Option<jiff::Timestamp>, ()> = Ok(None);
         let walk = items::each(&reply.body, pointer, &mut |item| {
             listed += 1;
-            match self.matches(&item, attempts, fields) {
-                Some(true) => found.push(Receipt {
-                    id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
-                    url: id_at(&item, &self.settings.url_pointer),
-                    note: None,
-                }),
-                Some(false) => others += 1,
-                None => blind += 1,
+            let receipt = || Receipt {
+                id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
+                url: id_at(&item, &self.settings.url_pointer),
+                note: None,
+            };
+            match self.matches(&item, attempts, fields, identity) {
+                Item::Ours => found.push(receipt()),
+                Item::Foreign => foreign.push(receipt()),
+                Item::Unproven => unproven += 1,
+                Item::Other => others += 1,
+                Item::Blind => blind += 1,
             }
             if let (Some(created), Ok(min)) = (created, oldest) {
                 let at = item
@@ -266,6 +300,14 @@ impl HttpTarget {
                 "{blind} listed item(s) carry no {} to tell them apart",
                 fields.join(" or ")
             )));
+        }
+        if unproven > 0 {
+            return Ok(Lookup::CannotTell(format!(
+                "{unproven} listed item(s) carry this key but no fingerprint (nor title and markdown) to show they are this post"
+            )));
+        }
+        if !foreign.is_empty() {
+            return Ok(Lookup::Foreign(foreign));
         }
         if exact {
             // An exact query answers this key's posts only; anything else means the server
@@ -320,6 +362,20 @@ fn is_token_byte(b: u8) -> bool {
 /// The fields an item can be matched by.
 const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
 
+/// What a listed item is to the key looked up.
+enum Item {
+    /// This post: at this key's place, holding what an attempt sent.
+    Ours,
+    /// At this key's place, holding something else.
+    Foreign,
+    /// At this key's place, with nothing to compare.
+    Unproven,
+    /// Another key's item.
+    Other,
+    /// Carries none of the fields to tell.
+    Blind,
+}
+
 impl Target for HttpTarget {
     fn image_plan(&self, _: &Post, image: &crate::images::Image, _: &super::Media) -> String {
         match self.images.url(image) {
@@ -356,7 +412,7 @@ impl Target for HttpTarget {
     /// or one the user declares complete. An item that cannot be told apart spoils absence.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let fields = self.fields();
-        self.lookup(attempts, fields, false)
+        self.lookup(attempts, fields, false, true)
     }
 
     fn timeout(&self) -> std::time::Duration {
@@ -399,7 +455,7 @@ impl Target for HttpTarget {
     fn read_back(&mut self, _: &str, out: &Outgoing) -> Result<Lookup, Error> {
         let key = payload_key(&out.body)?;
         let attempts = Attempts::none_yet(key, &out.marks, &out.body);
-        self.lookup(&attempts, &FIELDS[2..], true)
+        self.lookup(&attempts, &FIELDS[2..], true, true)
     }
 
     fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
@@ -430,10 +486,16 @@ impl Target for HttpTarget {
             .failure("retract", &reply, self.credential_file().as_deref()))
     }
 
-    /// The normal lookup, with nothing sent to compare: an exact query by key that answers no
-    /// item proves the post gone.
+    /// The lookup by the key alone (whatever the copy holds, it is the one removed): an exact
+    /// query by key that answers no item proves the post gone.
     fn still_there(&mut self, key: jiff::civil::Date, _: &str) -> Result<Lookup, Error> {
-        self.find(&Attempts::none_yet(key, &[], &Value::Null))
+        let fields = self.fields();
+        self.lookup(
+            &Attempts::none_yet(key, &[], &Value::Null),
+            fields,
+            false,
+            false,
+        )
     }
 
     fn where_to_look(&self, key: jiff::civil::Date) -> String {

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 pub mod bluesky;
 pub mod command;
+pub mod compare;
 pub mod devto;
 pub mod folder;
 pub mod http;

@@ -175,6 +175,13 @@ impl WordPress {
     }
 
     /// The slug that names this post on the site: the key, then the title.
+    /// What a lookup compares of a copy: the words of its title and content (tags, entities and
+    /// spacing aside, which WordPress's filter may change for a user without `unfiltered_html`).
+    pub(super) fn mark(title: &str, content: &str) -> String {
+        let words = |html: &str| super::compare::html_text(html);
+        super::mark(&format!("wordpress\n{}\n{}", words(title), words(content)))
+    }
+
     fn slug(post: &Post) -> String {
         let title = slug(&post.title, 60);
         if title.is_empty() {
@@ -293,9 +300,13 @@ impl Target for WordPress {
         if post.key != self.clock.now().date() {
             body["date"] = json!(format!("{}T12:00:00", post.key));
         }
+        let marks = vec![Self::mark(
+            body["title"].as_str().unwrap_or_default(),
+            body["content"].as_str().unwrap_or_default(),
+        )];
         Ok(Outgoing {
             body,
-            marks: Vec::new(),
+            marks,
             generation: 0,
             rkey: None,
             media: Default::default(),
@@ -325,7 +336,11 @@ impl Target for WordPress {
 
     /// By the key, not the title: the posts dated around the key's day (and around the first
     /// attempt, for a key sent on another day) whose slug starts with the key. This finds the
-    /// post after a title edit, and every copy WordPress made unique with `-2`.
+    /// post after a title edit, and every copy WordPress made unique with `-2`. A slug says
+    /// where a copy would be, not that it is this post: a copy is ours when its raw title and
+    /// content have the words an attempt sent (`Self::mark`); another post whose slug starts
+    /// with the date (made by hand) is not ours. A copy of ours in the trash cannot tell: it is
+    /// neither published nor provably absent.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let mut found = Vec::new();
         let mut days = vec![attempts.key];
@@ -336,15 +351,26 @@ impl Target for WordPress {
             }
         }
         for day in days {
-            if let Some(why) = self.window(attempts.key, day, &mut found)? {
+            if let Some(why) = self.window(attempts, day, &mut found)? {
                 return Ok(Lookup::CannotTell(why));
             }
         }
-        found.sort_by_key(|(id, _)| *id);
-        Ok(match found.is_empty() {
-            true => Lookup::Absent,
-            false => Lookup::Found(found.into_iter().map(|(_, r)| r).collect()),
-        })
+        found.sort_by_key(|c| c.id);
+        let (ours, foreign): (Vec<_>, Vec<_>) = found.into_iter().partition(|c| c.ours);
+        let (trashed, live): (Vec<_>, Vec<_>) = ours.into_iter().partition(|c| c.trashed);
+        Ok(
+            match (live.is_empty(), trashed.first(), foreign.is_empty()) {
+                (false, _, _) => Lookup::Found(live.into_iter().map(|c| c.receipt).collect()),
+                (true, Some(copy), _) => Lookup::CannotTell(format!(
+                    "a copy of this post is in the trash (id {}): restore it and `dayrun mark KEY done --id {}`, or delete it for good and `dayrun retry KEY`",
+                    copy.id, copy.id
+                )),
+                (true, None, false) => {
+                    Lookup::Foreign(foreign.into_iter().map(|c| c.receipt).collect())
+                }
+                (true, None, true) => Lookup::Absent,
+            },
+        )
     }
 
     fn timeout(&self) -> Duration {
@@ -371,7 +397,7 @@ impl Target for WordPress {
         self.http.receipt(&reply, "/id", "/link")
     }
 
-    /// The copy holds the edit when its raw title and content are what was sent.
+    /// The copy holds the edit when its raw title and content have the words that were sent.
     fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
         let reply = self.call(&route, "context=edit", None)?;
@@ -382,7 +408,20 @@ impl Target for WordPress {
         let Ok(sent) = Self::fill(&out.body, &out.media) else {
             return Ok(Lookup::Absent); // an image it needs was never uploaded
         };
-        let same = doc["title"]["raw"] == sent["title"] && doc["content"]["raw"] == sent["content"];
+        // By their words: WordPress's filter may store `&amp;` and `<br />` for what was sent.
+        let words = |v: &Value| {
+            Self::mark(
+                v["title"]
+                    .as_str()
+                    .or(v["title"]["raw"].as_str())
+                    .unwrap_or_default(),
+                v["content"]
+                    .as_str()
+                    .or(v["content"]["raw"].as_str())
+                    .unwrap_or_default(),
+            )
+        };
+        let same = words(&doc) == words(&sent);
         Ok(match same {
             true => Lookup::Found(vec![Receipt::id(id)]),
             false => Lookup::Absent,

@@ -4,8 +4,17 @@
 use super::WordPress;
 use crate::error::Error;
 use crate::targets::net::status_class;
-use crate::targets::{Receipt, items};
+use crate::targets::{Attempts, Receipt, items};
 use jiff::civil::Date;
+
+/// A post whose slug is this key's: where it is, and what it is to this key.
+pub(super) struct Candidate {
+    pub id: u64,
+    pub receipt: Receipt,
+    /// Its words are what an attempt sent.
+    pub ours: bool,
+    pub trashed: bool,
+}
 
 /// Days either side of a key that its post can carry as its date (site zones are UTC-12..+14).
 pub(super) const WINDOW_DAYS: i32 = 2;
@@ -17,10 +26,11 @@ impl WordPress {
     /// the key or starts with it (`KEY-title`, its `-2` copies, `KEY__trashed`).
     pub(super) fn window(
         &mut self,
-        key: Date,
+        attempts: &Attempts,
         day: Date,
-        found: &mut Vec<(u64, Receipt)>,
+        found: &mut Vec<Candidate>,
     ) -> Result<Option<String>, Error> {
+        let key = attempts.key;
         let from = day
             .checked_sub(jiff::Span::new().days(WINDOW_DAYS))
             .unwrap_or(day);
@@ -45,16 +55,22 @@ impl WordPress {
                         .strip_prefix(&prefix)
                         .is_some_and(|rest| rest.starts_with('-') || rest.starts_with("__"));
                 if let (true, Some(id)) = (ours, item["id"].as_u64())
-                    && found.iter().all(|(known, _)| *known != id)
+                    && found.iter().all(|c| c.id != id)
                 {
-                    found.push((
+                    let words = WordPress::mark(
+                        item["title"]["raw"].as_str().unwrap_or_default(),
+                        item["content"]["raw"].as_str().unwrap_or_default(),
+                    );
+                    found.push(Candidate {
                         id,
-                        Receipt {
+                        receipt: Receipt {
                             id: id.to_string(),
                             url: item["link"].as_str().map(str::to_string),
                             note: None,
                         },
-                    ));
+                        ours: attempts.marks.contains(&words),
+                        trashed: item["status"] == "trash",
+                    });
                 }
             });
             match walk {
