@@ -91,6 +91,22 @@ pub enum Skip {
     CannotUpdate,
 }
 
+impl Skip {
+    /// In a few words, for the tables.
+    pub fn word(self) -> &'static str {
+        match self {
+            Skip::Done => "done",
+            Skip::Scheduled => "scheduled",
+            Skip::Stale => "stale",
+            Skip::Draft => "draft",
+            Skip::Retracted => "retracted",
+            Skip::Aside => "put aside",
+            Skip::DoneAsked => "done: --force sends it",
+            Skip::CannotUpdate => "done: cannot update in place",
+        }
+    }
+}
+
 /// Why a post is sent, shown with the action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Why {
@@ -243,21 +259,18 @@ fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) 
         (Class::Unknown, Looked::Absent) => publish(Why::LookedAbsent, true, false),
         (Class::Unknown, Looked::Error) => publish(Why::LookAgain, true, false),
         (Class::Local, _) => publish(Why::Fixed, maybe, false),
-        (Class::Unknown, Looked::Nothing) => Decision::Wait(format!(
-            "outcome unknown and the lookup could not tell ({}); see the advice printed when it failed, or `dayrun status`",
-            line.reason.as_deref().unwrap_or("no reason recorded")
-        )),
+        (Class::Unknown, Looked::Nothing) => Decision::Wait(
+            line.reason
+                .clone()
+                .unwrap_or_else(|| "outcome unknown, and the lookup could not tell".into()),
+        ),
         (Class::Rejected | Class::Auth, _) if changed => publish(Why::Changed, maybe, false),
         (Class::Auth, _) if ctx.credential.is_some() && ctx.credential != line.cred.as_deref() => {
             publish(Why::Renewed, maybe, false)
         }
         (_, _) if line.by_hand => Decision::Skip(Skip::Aside),
-        (Class::Auth, _) => Decision::Wait(format!(
-            "failed (auth: {}); renew the credential, then `dayrun retry {key}`",
-            line.reason.as_deref().unwrap_or("no reason recorded")
-        )),
-        (Class::Rejected, _) => Decision::Wait(format!(
-            "failed (rejected: {}); fix and save the post, or `dayrun retry {key}`",
+        (Class::Auth | Class::Rejected, _) => Decision::Wait(format!(
+            "failed ({class}: {})",
             line.reason.as_deref().unwrap_or("no reason recorded")
         )),
     }

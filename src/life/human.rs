@@ -21,6 +21,10 @@ pub enum Act {
 }
 
 pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
+    // Nothing to rule on: no copy is recorded, and the next lookup asks again.
+    if line.is_none() && matches!(act, Act::NotOurs { .. }) {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    }
     let mut next = line
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));

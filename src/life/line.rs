@@ -67,8 +67,8 @@ pub struct KeyLine {
     pub tried: Tried,
     /// How many sends of this copy were started (`attempt=`).
     pub attempt: u32,
-    /// When the key's current run of failures began (`first_failure=`): a failure that lasts
-    /// escalates from there.
+    /// When the key first failed (`first_failure=`), kept until it goes out or a person
+    /// decides (`mark`): a failure that lasts escalates from there.
     pub first_failure: Option<String>,
     /// Found on the target before any send (`dedup=1`).
     pub dedup: bool,

@@ -100,7 +100,6 @@ pub(super) fn attempt(
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Pending(op)));
     let before = next.phase;
-    let streak = line.is_some_and(in_streak);
     let retracted = matches!(before, Phase::Retracted { .. });
     if new_copy || retracted {
         if next.copy.generation >= MAX_GENERATION {
@@ -132,9 +131,6 @@ pub(super) fn attempt(
     next.reason = None;
     next.by_hand = false;
     next.cred = None;
-    if !streak {
-        next.first_failure = None;
-    }
     if op == Op::Publish {
         next.attempt += 1;
         next.tried.maybe = true;
@@ -145,17 +141,6 @@ pub(super) fn attempt(
         next.tried.marks.drain(..extra);
     }
     Step::write(next, Exit::Ok, "").then(Then::Send(Duration::ZERO))
-}
-
-/// Whether the line is in a run of failures that the next run retries by itself: the run's
-/// `first_failure` carries over to the next failure.
-fn in_streak(line: &KeyLine) -> bool {
-    matches!(
-        line.phase,
-        Phase::Pending(_)
-            | Phase::Failed(Class::RetrySafe, _)
-            | Phase::Failed(Class::Unknown, Looked::Absent | Looked::Error)
-    ) && line.first_failure.is_some()
 }
 
 /// An upload's answer, on the pending line at once.
@@ -326,10 +311,10 @@ fn record_failure(
     let mut next = base
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Failed(class, looked)));
-    let streak_start = [base, attempt]
+    // The key's first failure stands until it goes out or a person decides (`mark`).
+    let first = [base, attempt]
         .into_iter()
         .flatten()
-        .filter(|l| in_streak(l))
         .find_map(|l| l.first_failure.clone());
     if let Some(attempt) = attempt {
         next.attempt = next.attempt.max(attempt.attempt);
@@ -343,7 +328,7 @@ fn record_failure(
     next.reason = Some(reason(why));
     next.by_hand = false;
     next.cred = None;
-    next.first_failure = Some(streak_start.unwrap_or_else(|| ctx.stamp.clone()));
+    next.first_failure = Some(first.unwrap_or_else(|| ctx.stamp.clone()));
     next
 }
 

@@ -209,7 +209,12 @@ impl TargetRun<'_> {
     }
 
     /// What a human does next about a failed line.
-    fn hint(&self, key: Date, line: Option<&KeyLine>, given: Option<String>) -> Option<String> {
+    pub(super) fn hint(
+        &self,
+        key: Date,
+        line: Option<&KeyLine>,
+        given: Option<String>,
+    ) -> Option<String> {
         let name = &self.cfg.name;
         match line.map(|l| l.phase) {
             Some(Phase::Failed(Class::Unknown, Looked::Nothing))
@@ -231,6 +236,11 @@ impl TargetRun<'_> {
                     })
                 })
             }
+            Some(Phase::Failed(Class::Rejected, _)) => given.or_else(|| {
+                Some(format!(
+                    "fix and save the post (it is sent again once it changes), or `dayrun retry {key}` sends it as it is"
+                ))
+            }),
             _ => given,
         }
     }

@@ -128,6 +128,7 @@ impl TargetRun<'_> {
             Ok(Lookup::Absent) => Ok(Some(true)),
             Ok(Lookup::Found(_)) => {
                 let why = format!("{} still shows the post after the removal", self.cfg.name);
+                self.trace(key, "retract", "failed", &format!("id={id}: {why}"));
                 let step = self.apply(
                     key,
                     &Event::NotRemoved {

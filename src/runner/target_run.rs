@@ -146,6 +146,10 @@ impl TargetRun<'_> {
                 settle(self);
                 *self.tally.entry("failed").or_default() += 1;
                 self.say(key, "waiting", &why);
+                let line = self.line(key);
+                if let Some(hint) = self.hint(key, line.as_ref(), None) {
+                    self.progress.out(&format!("  {}", self.shown(&hint)));
+                }
             }
             Decision::Hold => {
                 settle(self);

@@ -486,16 +486,19 @@ impl Target for HttpTarget {
             .failure("retract", &reply, self.credential_file().as_deref()))
     }
 
-    /// The lookup by the key alone (whatever the copy holds, it is the one removed): an exact
-    /// query by key that answers no item proves the post gone.
-    fn still_there(&mut self, key: jiff::civil::Date, _: &str) -> Result<Lookup, Error> {
+    /// The copy with this id, by the key (whatever the copy holds, it is the one removed): an
+    /// exact query by key that answers no item with this id proves it gone, though another copy
+    /// of the key (an earlier generation, a duplicate) may still be listed.
+    fn still_there(&mut self, key: jiff::civil::Date, id: &str) -> Result<Lookup, Error> {
         let fields = self.fields();
-        self.lookup(
-            &Attempts::none_yet(key, &[], &Value::Null),
-            fields,
-            false,
-            false,
-        )
+        let attempts = Attempts::none_yet(key, &[], &Value::Null);
+        Ok(match self.lookup(&attempts, fields, false, false)? {
+            Lookup::Found(copies) => match copies.into_iter().find(|c| c.id == id) {
+                Some(copy) => Lookup::Found(vec![copy]),
+                None => Lookup::Absent,
+            },
+            other => other,
+        })
     }
 
     fn where_to_look(&self, key: jiff::civil::Date) -> String {
