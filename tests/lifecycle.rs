@@ -7,6 +7,7 @@ use crate::fake_posts::PostsApi;
 use crate::util::{Output, Project};
 
 mod lookups;
+mod time;
 
 const KEY: &str = "2026-11-29";
 
