@@ -6,6 +6,7 @@
 use crate::fake_posts::PostsApi;
 use crate::util::{Output, Project};
 
+mod copies;
 mod lookups;
 mod time;
 
