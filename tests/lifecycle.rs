@@ -7,6 +7,7 @@ use crate::fake_posts::PostsApi;
 use crate::util::{Output, Project};
 
 mod copies;
+mod lines;
 mod lookups;
 mod time;
 
