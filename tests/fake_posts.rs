@@ -34,6 +34,15 @@ pub enum Fault {
     LateCommit(Duration),
 }
 
+/// How a list request is cut off before any answer (the GET's own transport faults).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cut {
+    /// Close the connection without answering (a reset).
+    Close,
+    /// Hang past the client's timeout.
+    Hang,
+}
+
 #[derive(Debug, Clone)]
 pub struct Committed {
     pub id: String,
@@ -52,6 +61,8 @@ pub struct ApiState {
     pub post_faults: VecDeque<Fault>,
     /// Status codes for the next list requests (200 = normal).
     pub list_faults: VecDeque<u16>,
+    /// The next list requests are cut off this way (before `list_faults` is consulted).
+    pub list_cuts: VecDeque<Cut>,
     /// Leave out `key` and `idempotency_key` from listed items (the server echoes neither).
     pub hide_key: bool,
     /// Fields left out of listed items: any of `key`, `idempotency_key`, `title`, `fingerprint`.
@@ -180,6 +191,12 @@ impl PostsApi {
         self
     }
 
+    /// Cut the next list requests off without an answer (a reset, a timeout).
+    pub fn list_cuts(&self, cuts: &[Cut]) -> &PostsApi {
+        self.state.lock().unwrap().list_cuts.extend(cuts);
+        self
+    }
+
     /// Faults for the next `PUT /posts/{id}` (updates).
     pub fn put_faults(&self, faults: &[Fault]) -> &PostsApi {
         self.state.lock().unwrap().put_faults.extend(faults);
@@ -275,6 +292,11 @@ fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
     }
     match (req.method.as_str(), req.path()) {
         ("GET", "/posts") => {
+            match s.list_cuts.pop_front() {
+                Some(Cut::Close) => return Reply::Close,
+                Some(Cut::Hang) => return Reply::Hang(s.hang),
+                None => {}
+            }
             let status = match s.list_faults.pop_front() {
                 Some(status) => status,
                 None => s.list_chooser.as_mut().map_or(200, |f| f()),

@@ -34,6 +34,7 @@ mod http_target;
 mod images_bad;
 mod images_privacy;
 mod images_targets;
+mod lifecycle;
 mod mastodon;
 mod merge_state;
 mod not_ours;
