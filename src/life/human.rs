@@ -36,7 +36,7 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
                 // knows, and retract removes both.
                 if let Some(old) = next.copy.id.take().filter(|old| old != id)
                     && !next.copies.contains(&old)
-                    && next.copies.len() < MAX_IDS
+                    && next.copies.len() <= MAX_IDS / 2
                     && !matches!(next.phase, Phase::Retracted { .. })
                 {
                     next.copies.push(old);
@@ -74,9 +74,10 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
         }
         Act::NotOurs { id, here } => {
             if !next.foreign.contains(id) {
-                if next.foreign.len() >= MAX_IDS {
+                if next.foreign.len() >= MAX_IDS / 2 {
                     return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
-                        "{MAX_IDS} copies are already ruled not this post; remove some from `foreign=` by hand"
+                        "{} copies are already ruled not this post; remove some from `foreign=` by hand",
+                        MAX_IDS / 2
                     ));
                 }
                 next.foreign.push(id.clone());

@@ -107,11 +107,18 @@ pub(super) fn attempt(
                 "this key has had {MAX_GENERATION} copies; retract some before making another"
             ));
         }
-        for id in next.live_ids() {
-            if !next.older.contains(&id) && next.older.len() < MAX_IDS {
-                next.older.push(id);
-            }
+        let live: Vec<String> = next
+            .live_ids()
+            .into_iter()
+            .filter(|id| !next.older.contains(id))
+            .collect();
+        if next.older.len() + live.len() > MAX_IDS {
+            return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
+                "this key already has {} live copies; retract them before making another",
+                next.older.len() + live.len()
+            ));
         }
+        next.older.extend(live);
         next.copy = super::Copy {
             generation: next.copy.generation + 1,
             ..super::Copy::default()
@@ -177,7 +184,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         .iter()
         .map(|r| r.id.clone())
         .filter(|id| *id != first.id)
-        .take(MAX_IDS)
+        .take(MAX_IDS / 2)
         .collect();
     // An id the line held for this copy that the answer does not name stays, as a duplicate:
     // no id is ever dropped.
@@ -185,7 +192,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     if let Some(old) = next.copy.id.take()
         && old != first.id
         && !copies.contains(&old)
-        && copies.len() < MAX_IDS
+        && copies.len() < MAX_IDS / 2 + 1
         && !matches!(next.phase, Phase::Retracted { .. })
     {
         copies.push(old);
