@@ -293,8 +293,10 @@ fn a_retitled_post_whose_answer_was_lost_is_found_by_its_key() {
     assert_eq!(wp.posts().len(), 1);
 }
 
-/// The answer is lost and every lookup fails too, so dayrun cannot tell and waits for a human.
-/// The title is edited; a plain `run` still sends nothing, and `retry` finds the post by its key.
+/// The answer is lost and every lookup fails too: the next run looks again (75), and once that
+/// has lasted past `escalate_after` dayrun cannot tell and waits for a human. The title is
+/// edited; a plain `run` still sends nothing, and `retry` finds the post by its key and the
+/// words the attempt sent.
 #[test]
 fn a_retitled_post_that_could_not_be_confirmed_is_found_by_retry() {
     let Some(wp) = harness::wordpress() else {
@@ -313,7 +315,11 @@ fn a_retitled_post_that_could_not_be_confirmed_is_found_by_retry() {
     let p = project(&wp, &blind.url, 2, LOST_ANSWER);
     post(&p, &today, "First title", &[]);
 
-    let out = p.run(&["run", &on_today]);
+    p.run(&["run", &on_today])
+        .code(75)
+        .stdout_has("the next run looks again");
+    assert_eq!(wp.posts().len(), 1);
+    let out = p.run_at(&crate::util::hours_from_now(21), &["run", &on_today]);
     out.code(1);
     assert_eq!(wp.posts().len(), 1, "{out:?}");
     let printed = format!("{}{}", out.stdout, out.stderr);
@@ -347,8 +353,9 @@ fn a_retitled_post_that_could_not_be_confirmed_is_found_by_retry() {
 }
 
 /// While dayrun waits for a lost answer, someone publishes the same post by hand with the same
-/// slug (WordPress makes it `KEY-title-2`). The lookup finds two copies: dayrun says so, records
-/// the key done, exits 1 and never sends a third.
+/// slug (WordPress makes it `KEY-title-2`), the same title and words. The lookup finds two
+/// copies of this post: dayrun says so, records the key done, exits 1 and never sends a third.
+/// (A hand-made post with other words at that slug is not this post: `not_ours.rs`.)
 #[test]
 fn a_copy_made_by_hand_is_reported_as_a_duplicate_and_nothing_is_sent() {
     let Some(wp) = harness::wordpress() else {
@@ -371,7 +378,7 @@ fn a_copy_made_by_hand_is_reported_as_a_duplicate_and_nothing_is_sent() {
         "/wp/v2/posts",
         Some(
             &json!({"title": "Published twice", "slug": slug, "status": "publish",
-                     "content": "<p>By hand.</p>"}),
+                     "content": format!("<p>Written for {today}.</p>")}),
         ),
     );
     assert_eq!(status, 201, "{copy}");
