@@ -12,6 +12,8 @@ mod git;
 mod harness;
 #[path = "images/gen.rs"]
 mod image_gen;
+#[path = "images/hostile_gen.rs"]
+mod image_hostile;
 mod util;
 
 mod batch;
