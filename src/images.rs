@@ -8,9 +8,15 @@ use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+pub mod budget;
 pub mod clean;
 pub mod fit;
+mod frames;
+mod gif;
+mod jpeg;
+mod png;
 pub mod rewrite;
+mod webp;
 
 pub use clean::Format;
 
@@ -199,13 +205,21 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
                         .hint("an image is a regular file; check the path"),
                 }
             })?;
-        let cleaned = clean::clean(&bytes).map_err(|why| {
-            err(format!(
+        let cleaned = clean::clean(&bytes).map_err(|unfit| match unfit {
+            clean::Unfit::TooLarge(why) => {
+                err(format!("image `{}` is too large to decode: {why}", r.dest)).hint(format!(
+                    "make it smaller: at most {} megapixels a frame, {} over all its frames",
+                    budget::MAX_PIXELS / 1_000_000,
+                    budget::MAX_TOTAL_PIXELS / 1_000_000
+                ))
+            }
+            clean::Unfit::Unreadable(why) => err(format!(
                 "image `{}` is not a JPEG, PNG, GIF or WebP image that can be read ({why})",
                 r.dest
             ))
-            .hint("open it in an image viewer; save it again as JPEG or PNG")
+            .hint("open it in an image viewer; save it again as JPEG or PNG"),
         })?;
+        drop(bytes);
         let rel = full
             .strip_prefix(&root)
             .unwrap_or(&full)

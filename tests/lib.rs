@@ -34,6 +34,7 @@ mod fortnight;
 mod hostile;
 mod http_target;
 mod images_bad;
+mod images_hostile;
 mod images_privacy;
 mod images_targets;
 mod mastodon;
