@@ -22,8 +22,9 @@ pub use clean::Format;
 
 /// Image files larger than this are refused (no platform takes them, and a photo never is).
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
-/// A post's images may hold at most this many bytes in all (they are held in memory).
-pub const MAX_TOTAL_BYTES: u64 = 100 * 1024 * 1024;
+/// A post's images may hold at most this many bytes in all (they are held in memory while the
+/// next one is decoded: with `budget`'s pixel limits this keeps one post under 256 MB).
+pub const MAX_TOTAL_BYTES: u64 = 50 * 1024 * 1024;
 /// A post may name at most this many local images.
 pub const MAX_IMAGES: usize = 100;
 /// Alt text longer than this (in characters) is refused: Mastodon's limit, the strictest.
@@ -205,7 +206,7 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
                         .hint("an image is a regular file; check the path"),
                 }
             })?;
-        let cleaned = clean::clean(&bytes).map_err(|unfit| match unfit {
+        let cleaned = clean::clean(bytes).map_err(|unfit| match unfit {
             clean::Unfit::TooLarge(why) => {
                 err(format!("image `{}` is too large to decode: {why}", r.dest)).hint(format!(
                     "make it smaller: at most {} megapixels a frame, {} over all its frames",
@@ -219,7 +220,6 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             ))
             .hint("open it in an image viewer; save it again as JPEG or PNG"),
         })?;
-        drop(bytes);
         let rel = full
             .strip_prefix(&root)
             .unwrap_or(&full)

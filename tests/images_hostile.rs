@@ -3,8 +3,9 @@
 //! a good post on 2026-11-29 that must go out in the same run. A refused image is a `local`
 //! error naming post, line and image, and nothing of its post reaches the folder; a published
 //! one reaches it whole (every frame decodes), with no metadata left. Every run has a deadline
-//! and a cap on its address space, so a decompression bomb fails the case instead of the
-//! machine. The images are made by `images/hostile_gen.rs`; none is checked in.
+//! and its address space capped at the 256 MB budget, so a decompression bomb or a decoder
+//! that needs more fails the case instead of the machine. The images are made by
+//! `images/hostile_gen.rs`; none is checked in.
 
 use crate::hostile::{run_capped, table};
 use crate::image_gen::{self, assert_clean};
@@ -15,8 +16,9 @@ use std::time::Duration;
 const TODAY: &str = "--today=2026-11-29";
 /// Far above what any case needs (a refusal takes milliseconds): only a runaway decode hits it.
 const LIMIT: Duration = Duration::from_secs(20);
-/// Address space for one run, in MiB: the memory budget plus room for the binary itself.
-pub const CAP_MIB: u64 = 1024;
+/// Address space for one run, in MiB: the memory budget of one post. The address space is never
+/// less than the resident set, so a run that passes under this cap stayed within the budget.
+pub const CAP_MIB: u64 = 256;
 
 /// What a corpus image must come to.
 pub enum Must {
@@ -118,6 +120,32 @@ pub fn corpus() -> Vec<Case> {
             hostile_gen::png_black(4032, 3024),
             publish((4032, 3024), 1),
         ),
+        // At the limits: the largest images that must still go out (scripts/bench measures
+        // their peak memory against the 256 MB budget).
+        case(
+            2,
+            "png-16-megapixels-16-bit-turned.png",
+            hostile_gen::png_black_rgba(4000, 4000, true, 6),
+            publish((4000, 4000), 1),
+        ),
+        case(
+            2,
+            "webp-animation-2x16-megapixels.webp",
+            hostile_gen::webp_big_animation(4000, 4000, 2),
+            publish((4000, 4000), 2),
+        ),
+        case(
+            2,
+            "jpeg-12-megapixels-turned.jpg",
+            hostile_gen::jpeg_big(4000, 3000, 6),
+            publish((3000, 4000), 1),
+        ),
+        case(
+            2,
+            "gif-4x16-megapixels.gif",
+            hostile_gen::gif_one_colour((4000, 4000), (4000, 4000), 4),
+            publish((4000, 4000), 4),
+        ),
         // Row 3: containers parsed by their lengths, never by searching for bytes.
         case(
             3,
@@ -203,7 +231,7 @@ pub fn corpus() -> Vec<Case> {
             5,
             "webp-garbage-frame.webp",
             hostile_gen::webp_garbage_frame(),
-            Must::Refuse("frame 2 of 2"),
+            Must::Refuse("frame 2 "),
         ),
         case(
             5,

@@ -87,21 +87,23 @@ pub struct Cleaned {
 }
 
 /// Read `bytes` whole and return them cleaned. The format comes from the bytes, never from a
-/// file name. What is checked and decoded is what leaves: the stripped bytes.
-pub fn clean(bytes: &[u8]) -> Result<Cleaned, Unfit> {
-    let format = image::guess_format(bytes)
+/// file name. What is checked and decoded is what leaves: the stripped bytes (`bytes` is
+/// dropped before any pixel is decoded).
+pub fn clean(bytes: Vec<u8>) -> Result<Cleaned, Unfit> {
+    let format = image::guess_format(&bytes)
         .ok()
         .and_then(Format::of)
         .ok_or_else(|| Unfit::Unreadable("not one of these formats".into()))?;
     let mut budget = Budget::default();
     let stripped = match format {
-        Format::Jpeg => jpeg::strip(bytes, &mut budget)?,
-        Format::Png => png::strip(bytes, &mut budget)?,
-        Format::Gif => gif::strip(bytes, &mut budget)?,
-        Format::WebP => webp::strip(bytes, &mut budget)?,
+        Format::Jpeg => jpeg::strip(&bytes, &mut budget)?,
+        Format::Png => png::strip(&bytes, &mut budget)?,
+        Format::Gif => gif::strip(&bytes, &mut budget)?,
+        Format::WebP => webp::strip(&bytes, &mut budget)?,
     };
+    let orientation = orientation(&bytes, format);
+    drop(bytes);
     frames::check(&stripped, format, budget.frames())?;
-    let orientation = orientation(bytes, format);
     if orientation == Orientation::NoTransforms {
         let (width, height) = budget.picture_size();
         return Ok(Cleaned {
@@ -201,7 +203,7 @@ mod tests {
     fn exif_goes_and_upright_pixels_are_not_touched() {
         let plain = jpeg(40, 20);
         let tagged = with_exif(&plain, 1);
-        let cleaned = clean(&tagged).unwrap();
+        let cleaned = clean(tagged.clone()).unwrap();
         assert!(!cleaned.bytes.windows(6).any(|w| w == b"Exif\0\0"));
         assert_eq!((cleaned.width, cleaned.height), (40, 20));
         // Only the APP1 went: the scan data is the same bytes.
@@ -212,11 +214,11 @@ mod tests {
     #[test]
     fn orientation_is_applied_and_exif_goes() {
         let tagged = with_exif(&jpeg(40, 20), 6);
-        let cleaned = clean(&tagged).unwrap();
+        let cleaned = clean(tagged.clone()).unwrap();
         assert_eq!((cleaned.width, cleaned.height), (20, 40));
         assert!(!cleaned.bytes.windows(6).any(|w| w == b"Exif\0\0"));
         assert_eq!(
-            clean(&tagged).unwrap().bytes,
+            clean(tagged.clone()).unwrap().bytes,
             cleaned.bytes,
             "deterministic"
         );
@@ -227,7 +229,7 @@ mod tests {
         let main = jpeg(40, 20);
         let mut tagged = main.clone();
         tagged.extend(with_exif(&jpeg(8, 8), 1)); // what an MPF trailer looks like
-        let cleaned = clean(&tagged).unwrap();
+        let cleaned = clean(tagged.clone()).unwrap();
         assert!(!cleaned.bytes.windows(6).any(|w| w == b"Exif\0\0"));
         assert_eq!(cleaned.bytes, main);
     }
@@ -235,8 +237,8 @@ mod tests {
     #[test]
     fn truncated_and_foreign_bytes_are_refused() {
         let whole = jpeg(64, 64);
-        assert!(clean(&whole[..whole.len() / 2]).is_err());
-        assert!(clean(b"hello, I am text with a .png name").is_err());
+        assert!(clean(whole[..whole.len() / 2].to_vec()).is_err());
+        assert!(clean(b"hello, I am text with a .png name".to_vec()).is_err());
     }
 
     #[test]
@@ -247,7 +249,7 @@ mod tests {
         let text = b"\0\0\0\x0etEXtGPS\x0048.85,2.35\0\0\0\0";
         let at = tagged.len() - 12;
         tagged.splice(at..at, text.iter().copied());
-        let cleaned = clean(&tagged).unwrap();
+        let cleaned = clean(tagged.clone()).unwrap();
         assert!(!cleaned.bytes.windows(4).any(|w| w == b"tEXt"));
         assert_eq!(cleaned.format, Format::Png);
     }

@@ -3,8 +3,8 @@
 
 use super::budget::{MAX_PIXELS, MAX_SIDE};
 use super::clean::{Format, Unfit};
-use image::codecs::webp::WebPDecoder;
-use image::{AnimationDecoder, DynamicImage, ImageDecoder, ImageReader, Limits};
+use super::webp;
+use image::{DynamicImage, GrayAlphaImage, GrayImage, ImageReader, Limits, RgbImage, RgbaImage};
 use std::io::Cursor;
 
 /// The limits every decoder gets: one frame of the largest size, in the widest colour type
@@ -26,13 +26,13 @@ pub fn check(bytes: &[u8], format: Format, frames: u32) -> Result<(), Unfit> {
     match format {
         Format::Gif => gif(bytes, failed),
         Format::Png => png(bytes, frames, failed),
-        Format::WebP if frames > 1 || is_animated_webp(bytes) => {
-            let mut decoder = WebPDecoder::new(Cursor::new(bytes)).map_err(|e| failed(1, &e))?;
-            decoder.set_limits(limits()).map_err(|e| failed(1, &e))?;
+        // Each frame's bitstream decoded as a still of its own size: the frames' pixels are
+        // all checked without a decoder's canvas, its copy and a frame buffer at once.
+        Format::WebP if is_animated_webp(bytes) => {
             let mut i = 0;
-            for frame in decoder.into_frames() {
+            for still in webp::frames(bytes) {
                 i += 1;
-                frame.map_err(|e| failed(i, &e))?;
+                decode(&still?, Format::WebP).map_err(|e| failed(i, &e))?;
             }
             match i {
                 0 => Err(Unfit::Unreadable("an animation without frames".into())),
@@ -43,13 +43,41 @@ pub fn check(bytes: &[u8], format: Format, frames: u32) -> Result<(), Unfit> {
     }
 }
 
-/// The first frame as pixels, within the limits.
+/// The first frame as pixels, within the limits. A PNG is read at 8 bits a sample (4 bytes a
+/// pixel at most, not 8): what is encoded again from it is 8 bits a sample too.
 pub fn decode(bytes: &[u8], format: Format) -> Result<DynamicImage, Unfit> {
-    let unreadable = |e: image::ImageError| Unfit::Unreadable(e.to_string());
+    let unreadable = |e: &dyn std::fmt::Display| Unfit::Unreadable(e.to_string());
+    if format == Format::Png {
+        let mut decoder = png::Decoder::new_with_limits(Cursor::new(bytes), png_limits());
+        decoder.set_transformations(png::Transformations::normalize_to_color8());
+        let mut reader = decoder.read_info().map_err(|e| unreadable(&e))?;
+        let size = reader
+            .output_buffer_size()
+            .ok_or_else(|| unreadable(&"too large"))?;
+        let mut buf = vec![0; size];
+        let frame = reader.next_frame(&mut buf).map_err(|e| unreadable(&e))?;
+        buf.truncate(frame.buffer_size());
+        let (w, h) = (frame.width, frame.height);
+        let image = match frame.color_type {
+            png::ColorType::Grayscale => GrayImage::from_raw(w, h, buf).map(DynamicImage::from),
+            png::ColorType::GrayscaleAlpha => {
+                GrayAlphaImage::from_raw(w, h, buf).map(DynamicImage::from)
+            }
+            png::ColorType::Rgb => RgbImage::from_raw(w, h, buf).map(DynamicImage::from),
+            _ => RgbaImage::from_raw(w, h, buf).map(DynamicImage::from),
+        };
+        return image.ok_or_else(|| unreadable(&"a frame smaller than its header says"));
+    }
     let mut reader = ImageReader::with_format(Cursor::new(bytes), format.image());
     reader.limits(limits());
-    let decoder = reader.into_decoder().map_err(unreadable)?;
-    DynamicImage::from_decoder(decoder).map_err(unreadable)
+    let decoder = reader.into_decoder().map_err(|e| unreadable(&e))?;
+    DynamicImage::from_decoder(decoder).map_err(|e| unreadable(&e))
+}
+
+fn png_limits() -> png::Limits {
+    png::Limits {
+        bytes: (MAX_PIXELS * 8) as usize,
+    }
 }
 
 /// The VP8X animation flag.
@@ -82,10 +110,7 @@ fn png(
     frames: u32,
     failed: impl Fn(u32, &dyn std::fmt::Display) -> Unfit,
 ) -> Result<(), Unfit> {
-    let limits = png::Limits {
-        bytes: (MAX_PIXELS * 8) as usize,
-    };
-    let decoder = png::Decoder::new_with_limits(Cursor::new(bytes), limits);
+    let decoder = png::Decoder::new_with_limits(Cursor::new(bytes), png_limits());
     let mut reader = decoder.read_info().map_err(|e| failed(1, &e))?;
     for i in 1..=frames {
         if i > 1 {

@@ -45,6 +45,7 @@ pub fn strip(bytes: &[u8], budget: &mut Budget) -> Result<Vec<u8>, Unfit> {
                     b"ICCP" => icc = true,
                     b"ANIM" | b"ALPH" => {}
                     b"VP8 " | b"VP8L" if !still => {
+                        same_size("the picture", bitstream_size(&kind, data)?, (w, h))?;
                         budget.frame(w, h)?;
                         still = true;
                     }
@@ -85,15 +86,68 @@ fn frame(data: &[u8], budget: &mut Budget) -> Result<Vec<u8>, Unfit> {
     let head = data
         .get(..16)
         .ok_or_else(|| Unfit::Unreadable("an ANMF chunk shorter than its header".into()))?;
-    budget.frame(le24(&head[6..9]) + 1, le24(&head[9..12]) + 1)?;
+    let size = (le24(&head[6..9]) + 1, le24(&head[9..12]) + 1);
+    budget.frame(size.0, size.1)?;
     let mut out = head.to_vec();
+    let mut bitstreams = 0;
     for chunk in chunks(&data[16..]) {
         let (kind, data) = chunk?;
+        if matches!(&kind, b"VP8 " | b"VP8L") {
+            let frame = format!("frame {}", budget.frames());
+            same_size(&frame, bitstream_size(&kind, data)?, size)?;
+            bitstreams += 1;
+        }
         if matches!(&kind, b"ALPH" | b"VP8 " | b"VP8L") {
             put(&mut out, &kind, data);
         }
     }
+    if bitstreams != 1 {
+        return Err(Unfit::Unreadable(format!(
+            "an animation frame with {bitstreams} bitstreams"
+        )));
+    }
     Ok(out)
+}
+
+/// A bitstream must be the size its frame header or canvas announced (and the budget passed).
+fn same_size(what: &str, bitstream: (u32, u32), announced: (u32, u32)) -> Result<(), Unfit> {
+    match bitstream == announced {
+        true => Ok(()),
+        false => Err(Unfit::Unreadable(format!(
+            "{what} is announced as {}×{} but its bitstream is {}×{}",
+            announced.0, announced.1, bitstream.0, bitstream.1
+        ))),
+    }
+}
+
+/// Each frame of an animated WebP that `strip` wrote, as a still WebP file of its own: its
+/// bitstream (and alpha) under a header of the frame's size.
+pub fn frames(stripped: &[u8]) -> impl Iterator<Item = Result<Vec<u8>, Unfit>> + '_ {
+    chunks(&stripped[12..]).filter_map(|chunk| {
+        let (kind, data) = match chunk {
+            Ok(c) => c,
+            Err(e) => return Some(Err(e)),
+        };
+        if &kind != b"ANMF" {
+            return None;
+        }
+        let mut body = Vec::with_capacity(data.len() + 32);
+        body.extend_from_slice(b"WEBP");
+        let inner: Vec<_> = chunks(&data[16..]).filter_map(Result::ok).collect();
+        if inner.iter().any(|(kind, _)| kind == b"ALPH") {
+            let mut vp8x = vec![0x10, 0, 0, 0];
+            vp8x.extend_from_slice(&data[6..12]);
+            put(&mut body, b"VP8X", &vp8x);
+        }
+        for (kind, data) in inner {
+            put(&mut body, &kind, data);
+        }
+        let mut file = Vec::with_capacity(body.len() + 8);
+        file.extend_from_slice(b"RIFF");
+        file.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        file.extend(body);
+        Some(Ok(file))
+    })
 }
 
 /// The chunks of `body`, in order, by their lengths (a chunk with an odd length is followed by

@@ -250,8 +250,12 @@ fn private_segments(orientation: u16) -> Vec<Vec<u8>> {
 /// A `width`×`height` JPEG (left red, right blue) with EXIF `Make`, `Model`, `Orientation` =
 /// `orientation` and GPS, plus XMP, IPTC and a comment.
 pub fn jpeg_with_exif(width: u32, height: u32, orientation: u16) -> Vec<u8> {
-    let plain = encode_jpeg(&two_halves(width, height), 90);
-    insert_segments(&plain, &private_segments(orientation))
+    jpeg_with_exif_of(&two_halves(width, height), orientation)
+}
+
+/// `img` as a JPEG (quality 90) with the private EXIF (`orientation`), XMP, IPTC and comment.
+pub fn jpeg_with_exif_of(img: &RgbImage, orientation: u16) -> Vec<u8> {
+    insert_segments(&encode_jpeg(img, 90), &private_segments(orientation))
 }
 
 /// The usual test photo: 64×32 stored, orientation 6 (shows as 32×64, red on top).

@@ -402,6 +402,45 @@ pub fn webp_tiny_frames(w: u32, h: u32, frames: usize) -> Vec<u8> {
     webp_animation(w, h, &anmfs)
 }
 
+// ---------------------------------------------------------------------------------------------
+// At the limits: the largest images that must still go out, for the memory budget.
+
+/// A black 8-bit-per-sample RGBA or 16-bit RGBA PNG of `w`×`h` (`wide`: 16 bits a sample,
+/// 8 bytes a pixel decoded) with an `eXIf` chunk asking for `orientation`.
+pub fn png_black_rgba(w: u32, h: u32, wide: bool, orientation: u16) -> Vec<u8> {
+    let (depth, bytes_per_px) = if wide { (16, 8) } else { (8, 4) };
+    let mut head = w.to_be_bytes().to_vec();
+    head.extend(h.to_be_bytes());
+    head.extend([depth, 6, 0, 0, 0]);
+    let mut out = SIGNATURE.to_vec();
+    out.extend(png_chunk(b"IHDR", &head));
+    out.extend(png_chunk(b"eXIf", &exif_tiff(orientation)));
+    out.extend(png_chunk(
+        b"IDAT",
+        &zlib_zeros((u64::from(w) * bytes_per_px + 1) * u64::from(h)),
+    ));
+    out.extend(png_chunk(b"IEND", &[]));
+    out
+}
+
+/// A `w`×`h` JPEG (one colour, quality 90) with the private EXIF asking for `orientation`.
+pub fn jpeg_big(w: u32, h: u32, orientation: u16) -> Vec<u8> {
+    crate::image_gen::jpeg_with_exif_of(
+        &image::RgbImage::from_pixel(w, h, image::Rgb([90, 140, 40])),
+        orientation,
+    )
+}
+
+/// An animated WebP of canvas `w`×`h` with `frames` full-size lossless frames.
+pub fn webp_big_animation(w: u32, h: u32, frames: usize) -> Vec<u8> {
+    let frame = anmf(
+        w,
+        h,
+        &vp8l_chunk(&RgbaImage::from_pixel(w, h, image::Rgba([9, 90, 9, 255]))),
+    );
+    webp_animation(w, h, &vec![frame; frames])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
