@@ -36,6 +36,7 @@ mod http_target;
 mod images_bad;
 mod images_hostile;
 mod images_privacy;
+mod images_prop;
 mod images_targets;
 mod mastodon;
 mod merge_state;
