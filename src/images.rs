@@ -181,14 +181,6 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             ))
             .hint("split the post, or link to an album"));
         }
-        let so_far: u64 = images.iter().map(|i| i.bytes.len() as u64).sum();
-        if so_far > MAX_TOTAL_BYTES {
-            return Err(err(format!(
-                "the post's images hold more than {} MB in all",
-                MAX_TOTAL_BYTES / 1024 / 1024
-            ))
-            .hint("make the images smaller, or split the post"));
-        }
         let bytes =
             crate::fsutil::read_regular(&full, MAX_IMAGE_BYTES, false).map_err(|e| {
                 match e.kind() {
@@ -220,6 +212,15 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             ))
             .hint("open it in an image viewer; save it again as JPEG or PNG"),
         })?;
+        let so_far: u64 = images.iter().map(|i| i.bytes.len() as u64).sum();
+        if so_far + cleaned.bytes.len() as u64 > MAX_TOTAL_BYTES {
+            return Err(err(format!(
+                "with image `{}` the post's images hold more than {} MB in all",
+                r.dest,
+                MAX_TOTAL_BYTES / 1024 / 1024
+            ))
+            .hint("make the images smaller, or split the post"));
+        }
         let rel = full
             .strip_prefix(&root)
             .unwrap_or(&full)
