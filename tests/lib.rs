@@ -12,6 +12,8 @@ mod git;
 mod harness;
 #[path = "images/gen.rs"]
 mod image_gen;
+#[path = "images/hostile_gen.rs"]
+mod image_hostile;
 mod util;
 
 mod batch;
@@ -32,7 +34,9 @@ mod fortnight;
 mod hostile;
 mod http_target;
 mod images_bad;
+mod images_hostile;
 mod images_privacy;
+mod images_prop;
 mod images_targets;
 mod lifecycle;
 mod mastodon;
