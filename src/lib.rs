@@ -20,6 +20,7 @@ pub mod progress;
 pub mod redact;
 pub mod retract;
 pub mod runner;
+pub mod say;
 pub mod signals;
 pub mod state;
 pub mod status;
@@ -34,13 +35,15 @@ use jiff::civil::Date;
 
 /// Run one command; returns the process exit code (see the README).
 pub fn run(args: Args) -> i32 {
-    match dispatch(args) {
+    let code = match dispatch(args) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("dayrun: {err}");
+            say::err(&format!("dayrun: {err}"));
             err.code()
         }
-    }
+    };
+    say::finish(code);
+    code
 }
 
 fn dispatch(args: Args) -> Result<i32, Error> {
@@ -51,10 +54,10 @@ fn dispatch(args: Args) -> Result<i32, Error> {
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
     let config = Config::load(&root, args.config.as_deref())?;
     if config.file.is_none() && shows_setup(&args.command) {
-        eprintln!(
+        say::err(&format!(
             "dayrun: note: no dayrun.toml in {}: using the defaults (content/, state/, one folder target `outbox`)",
             config.root.display()
-        );
+        ));
     }
     let now = match std::env::var(clock::NOW_VAR) {
         Ok(text) => Some(text.parse::<jiff::Timestamp>().map_err(|_| {
@@ -75,6 +78,9 @@ fn dispatch(args: Args) -> Result<i32, Error> {
     };
     Ok(match args.command {
         Command::Run(a) => {
+            if let Some(log) = &a.log {
+                log_to(&config, log)?;
+            }
             let plan = runner::Plan {
                 mode: life::Mode::Run {
                     backfill: a.backfill,
@@ -127,6 +133,22 @@ fn dispatch(args: Args) -> Result<i32, Error> {
         }
         Command::MergeState(_) => unreachable!("handled before the config is read"),
     })
+}
+
+/// `run --log FILE`: the run's lines go to FILE (relative to the project folder, `-C DIR`), and
+/// to the terminal only when a person is needed. Never into `state/`, whose `*.log` files are
+/// traces that `merge-state` merges.
+fn log_to(config: &Config, log: &std::path::Path) -> Result<(), Error> {
+    let path = config.root.join(log);
+    let state = std::path::absolute(&config.state).unwrap_or_else(|_| config.state.clone());
+    if path.starts_with(&state) {
+        return Err(Error::usage(format!(
+            "--log {}: the log must not be in the state folder (its *.log files are traces)",
+            log.display()
+        ))
+        .hint("put it beside the project, e.g. `--log dayrun.log`"));
+    }
+    say::to_file(&path, log).map_err(|e| Error::io(error::Kind::Usage, log, "open the log", &e))
 }
 
 /// The one way a `retry` asks for its keys, from its flags (which go together only so).

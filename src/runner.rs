@@ -11,6 +11,7 @@ use crate::lock;
 use crate::outside::escape;
 use crate::post::Post;
 use crate::progress::Progress;
+use crate::say;
 use crate::signals;
 use crate::state::StateFile;
 use crate::targets::{self, Context, Target};
@@ -65,7 +66,7 @@ pub fn run(config: &Config, clock: &Clock, plan: &Plan) -> i32 {
     match execute(config, clock, plan) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("dayrun: {err}");
+            say::err(&format!("dayrun: {err}"));
             err.code()
         }
     }
@@ -109,9 +110,13 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     // Only a run that holds the lock says anything: a refused one did nothing.
     header(clock, plan, &all);
     for (cfg, err) in broken {
-        println!("{}: not run: {}", cfg.name, escape(&err.located(), 4000));
+        say::out(&format!(
+            "{}: not run: {}",
+            cfg.name,
+            escape(&err.located(), 4000)
+        ));
         if let Some(hint) = &err.hint {
-            println!("  {}", escape(hint, 4000));
+            say::out(&format!("  {}", escape(hint, 4000)));
         }
     }
     let mut states = Vec::new();
@@ -128,7 +133,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         })?;
         let state = StateFile::load(&config.state, &cfg.name, &shown_state)?;
         if let Some(torn) = &state.torn {
-            eprintln!("dayrun: note: {torn}");
+            say::err(&format!("dayrun: note: {torn}"));
         }
         states.push(state);
     }
@@ -142,9 +147,9 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
 
     if plan.keys.is_empty() && plan.mode != Mode::Retract {
         for problem in &catalog.problems {
-            println!("{}", escape(&problem.located(), 4000));
+            say::out(&escape(&problem.located(), 4000));
             if let Some(hint) = &problem.hint {
-                println!("  {}", escape(hint, 4000));
+                say::out(&format!("  {}", escape(hint, 4000)));
             }
             exit.merge(Exit::NeedsHuman);
         }
@@ -240,19 +245,19 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         for state in &mut states {
             changed |= state.is_dirty();
             if let Err(e) = state.compact() {
-                eprintln!("dayrun: {e}");
+                say::err(&format!("dayrun: {e}"));
             }
         }
         let missing = config.links_file.as_ref().is_some_and(|f| !f.exists());
         if changed || missing {
-            crate::links::write(config).unwrap_or_else(|e| eprintln!("dayrun: {e}"));
+            crate::links::write(config).unwrap_or_else(|e| say::err(&format!("dayrun: {e}")));
         }
     }
     result?;
     if let Some(signal) = signals::received() {
-        eprintln!(
+        say::err(&format!(
             "dayrun: stopped by signal {signal} after recording the action in flight; the next run goes on from there"
-        );
+        ));
         return Ok(signals::exit_code(signal));
     }
     Ok(exit.code())
@@ -263,9 +268,9 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
     let mut exit = Exit::Ok;
     for key in &plan.keys {
         if runs.iter().all(|run| !run.removed.contains(key)) {
-            eprintln!(
+            say::err(&format!(
                 "dayrun: {key}: nothing was retracted: no selected target holds a copy dayrun knows of"
-            );
+            ));
             exit.merge(Exit::NeedsHuman);
         }
     }
@@ -286,13 +291,13 @@ fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
         .iter()
         .map(|t| format!("{} ({})", t.name, t.kind))
         .collect();
-    println!(
+    say::out(&format!(
         "== {} dayrun {} {what}, today {}; targets: {}",
         clock.stamp(),
         env!("CARGO_PKG_VERSION"),
         clock.today(),
         targets.join(", ")
-    );
+    ));
 }
 
 /// How many keys the runs will publish or confirm (for the progress bar).

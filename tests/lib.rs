@@ -25,6 +25,7 @@ mod config;
 mod content;
 mod core_run;
 mod crash;
+mod cron;
 mod devto;
 mod drill;
 mod edits;

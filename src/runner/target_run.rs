@@ -314,7 +314,7 @@ impl TargetRun<'_> {
         if parts.is_empty() {
             parts.push("nothing to do".into());
         }
-        println!("{}: {}", self.cfg.name, parts.join(", "));
+        crate::say::out(&format!("{}: {}", self.cfg.name, parts.join(", ")));
     }
 
     /// After an auth failure or a long rate limit nothing more goes to this target in this run.
