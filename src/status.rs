@@ -61,7 +61,22 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         .map_err(io)?;
     }
     for (t, cfg) in selected.iter().enumerate() {
-        let state = crate::state::StateFile::load(&config.state, &cfg.name, &shown)?;
+        // A malformed line is said and left out; the rest is shown. A run would refuse the
+        // file, so status exits 2.
+        let mut problems = Vec::new();
+        let state = crate::state::StateFile::load_readable(
+            &config.state,
+            &cfg.name,
+            &shown,
+            &mut problems,
+        )?;
+        for problem in &problems {
+            crate::say::err(&format!(
+                "dayrun: {} (left out here; a run refuses the file until it is fixed)",
+                crate::outside::escape(&problem.located(), 4000)
+            ));
+            exit.merge(Exit::Usage);
+        }
         let (can_find, updates) = crate::targets::capabilities(cfg);
         let rules = Rules {
             catchup_days: config.catchup_days,
