@@ -513,3 +513,30 @@ fn status_says_once_that_a_copy_without_id_cannot_be_updated() {
         .stdout_has("(no id: edits and retracts cannot reach this copy");
     assert_eq!(status.stdout.matches("no id:").count(), 1);
 }
+
+#[test]
+fn a_finished_run_leaves_no_holder_in_the_lock_and_no_empty_folders() {
+    // Issue 22: `pid N since T` stayed in state/.lock after the run; an empty
+    // state/<target>.sent/ was left behind.
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.site]\nkind = \"command\"\nrun = [\"./publish.sh\"]\n",
+    );
+    p.file_mode(
+        "publish.sh",
+        "#!/bin/sh\ncat > /dev/null\necho ok-1\n",
+        0o755,
+    );
+    p.post("2026-11-29", "Today");
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(
+        p.read("state/.lock"),
+        "",
+        "the lock names no holder after the run"
+    );
+    assert!(
+        !p.exists("state/site.sent"),
+        "an empty folder was left behind"
+    );
+}

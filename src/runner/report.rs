@@ -281,7 +281,12 @@ impl TargetRun<'_> {
 
     pub(super) fn drop_payload(&self, key: Date) {
         if self.target.keeps_payload() {
-            let _ = std::fs::remove_file(self.payload_path(key));
+            let path = self.payload_path(key);
+            let _ = std::fs::remove_file(&path);
+            // The folder goes once it is empty (`remove_dir` leaves a folder that is not).
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
         }
     }
 
