@@ -281,9 +281,35 @@ fn read_source(root: &Path, config: Option<&Path>) -> Result<Source, Error> {
 
 fn parse_file(text: &str, path: &Path) -> Result<File, Error> {
     toml::from_str(text).map_err(|e| {
-        let mut err = Error::config(e.message().trim().to_string()).at(path);
-        if let Some(span) = e.span() {
-            err = err.line(line_at(text, span.start));
+        let message = e.message().trim().to_string();
+        let line = e.span().map(|span| line_at(text, span.start));
+        // serde names neither the key of a value of the wrong type nor a key it might be.
+        let message = match (message.strip_prefix("unknown field `"), line) {
+            (Some(rest), _) => {
+                let (key, expected) = rest.split_once('`').unwrap_or((rest, ""));
+                let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+                match closest(key, known.iter().copied()) {
+                    Some(guess) => format!("{message} (did you mean `{guess}`?)"),
+                    None => message,
+                }
+            }
+            (None, Some(line)) if message.starts_with("invalid ") => {
+                let key = text
+                    .lines()
+                    .nth(line - 1)
+                    .and_then(|l| l.split_once('='))
+                    .map(|(key, _)| key.trim().trim_matches('"'))
+                    .filter(|key| !key.is_empty());
+                match key {
+                    Some(key) => format!("`{key}`: {message}"),
+                    None => message,
+                }
+            }
+            _ => message,
+        };
+        let mut err = Error::config(message).at(path);
+        if let Some(line) = line {
+            err = err.line(line);
         }
         err
     })

@@ -130,7 +130,23 @@ impl Catalog {
                 continue;
             }
             let Some(stem) = name.strip_suffix(".md") else {
-                catalog.ignored.push((shown(&path()), "not a .md file"));
+                match name.split_once('.') {
+                    // A dated post under another markdown name is never published: said on
+                    // every run, not skipped in silence.
+                    Some((stem, ext)) if parse_key(stem).is_some() && is_markdown(ext) => {
+                        catalog.problems.push(
+                            Error::failure(
+                                Class::Local,
+                                "a dated post that is never published: its name must end in `.md`",
+                            )
+                            .at(shown(&path()))
+                            .hint(format!("rename it to {stem}.md")),
+                        );
+                    }
+                    // Images sit beside the posts that show them.
+                    Some((_, ext)) if is_image(ext) => {}
+                    _ => catalog.ignored.push((shown(&path()), "not a .md file")),
+                }
                 continue;
             };
             match parse_key(stem) {
@@ -248,6 +264,22 @@ fn dir_tags(relative: &Path) -> Vec<String> {
 /// A date as one number in the same order (a cheaper comparison than `Date`'s, for the sort).
 fn day_number(date: Date) -> i32 {
     i32::from(date.year()) * 512 + i32::from(date.month()) * 32 + i32::from(date.day())
+}
+
+/// Another name for a markdown file (`2026-11-25.MD`, `.markdown`): a post dayrun would miss.
+fn is_markdown(ext: &str) -> bool {
+    [
+        "md", "markdown", "mdown", "mkd", "mkdn", "mdwn", "mdtxt", "txt",
+    ]
+    .iter()
+    .any(|e| ext.eq_ignore_ascii_case(e))
+}
+
+/// An image's file name: not a post, and not worth a line in `check`.
+fn is_image(ext: &str) -> bool {
+    ["jpg", "jpeg", "png", "gif", "webp", "svg", "avif", "heic"]
+        .iter()
+        .any(|e| ext.eq_ignore_ascii_case(e))
 }
 
 fn is_leftover(name: &str) -> bool {

@@ -53,6 +53,14 @@ fn dispatch(args: Args) -> Result<i32, Error> {
     }
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
     let config = Config::load(&root, args.config.as_deref())?;
+    // Neither a config nor posts: most likely the wrong folder, not an empty project.
+    if config.file.is_none() && !config.content.exists() {
+        return Err(Error::config(format!(
+            "no dayrun.toml and no content/ folder in {}: is this the project folder?",
+            config.root.display()
+        ))
+        .hint("run dayrun in the folder that holds dayrun.toml (or content/), or name it: `dayrun -C ~/blog run`"));
+    }
     if config.file.is_none() && shows_setup(&args.command) {
         say::err(&format!(
             "dayrun: note: no dayrun.toml in {}: using the defaults (content/, state/, one folder target `outbox`)",

@@ -6,7 +6,7 @@ use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::{Exit, Mode};
+use crate::life::{Exit, Lever, Mode};
 use crate::lock;
 use crate::outside::escape;
 use crate::post::Post;
@@ -160,6 +160,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     };
     let today = clock.today();
     let quiet = Progress::none();
+    let told = RefCell::new(BTreeSet::new());
     let mut runs: Vec<TargetRun> = selected
         .iter()
         .zip(built.iter_mut())
@@ -189,6 +190,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
                 removed: BTreeSet::new(),
                 progress: &quiet,
                 batch: batch::Batch::default(),
+                told: &told,
             }
         })
         .collect();
@@ -280,13 +282,31 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
 /// The first line of every run, so that an appended log splits into runs: when, which dayrun,
 /// what it was asked, which targets.
 fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
-    let what = match (&plan.mode, plan.dry_run) {
-        (Mode::Retract, true) => "retract --dry-run",
-        (Mode::Retract, false) => "retract",
-        (Mode::Retry(_), _) => "retry",
-        (Mode::Run { .. }, true) => "run --dry-run",
-        (Mode::Run { .. }, false) => "run",
+    let mut what = match &plan.mode {
+        Mode::Retract => "retract".to_string(),
+        Mode::Retry(lever) => match lever {
+            Lever::Again => "retry".into(),
+            Lever::Absent => "retry --absent".into(),
+            Lever::New => "retry --new".into(),
+            Lever::Force => "retry --force".into(),
+            Lever::ForceNew => "retry --force --new".into(),
+            Lever::NotOurs(id) => format!("retry --not-ours {}", escape(id, 200)),
+        },
+        Mode::Run { backfill: true } => "run --backfill".into(),
+        Mode::Run { backfill: false } => "run".into(),
     };
+    if plan.dry_run {
+        what.push_str(" --dry-run");
+    }
+    for key in &plan.keys {
+        match plan.mode {
+            Mode::Run { .. } => what.push_str(&format!(" --key {key}")),
+            _ => what.push_str(&format!(" {key}")),
+        }
+    }
+    for target in &plan.targets {
+        what.push_str(&format!(" --target {}", escape(target, 200)));
+    }
     let targets: Vec<String> = selected
         .iter()
         .map(|t| format!("{} ({})", t.name, t.kind))
@@ -361,6 +381,9 @@ struct TargetRun<'a> {
     progress: &'a Progress,
     /// Keys queued for the next group commit (`batch.rs`).
     batch: batch::Batch,
+    /// What was said this run about posts (their errors and warnings), shared by the targets:
+    /// a post's error is told once, not once per target.
+    told: &'a RefCell<BTreeSet<String>>,
 }
 
 pub(super) fn describe(post: &Post) -> String {

@@ -43,6 +43,7 @@ mod lifecycle;
 mod mastodon;
 mod merge_state;
 mod not_ours;
+mod paper_cuts;
 mod power_loss;
 mod readme;
 mod real_bluesky;

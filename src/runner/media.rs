@@ -16,16 +16,16 @@ impl TargetRun<'_> {
     pub(super) fn images_for(&mut self, post: &Post) -> Post {
         let key = post.key;
         for image in post.images.iter().filter(|i| i.alt.is_empty()) {
-            self.say(
-                key,
-                "warning",
-                &format!(
-                    "{}:{}: image `{}` has no alt text",
-                    post.path.display(),
-                    image.line,
-                    image.srcs[0]
-                ),
+            let text = format!(
+                "{}:{}: image `{}` has no alt text",
+                post.path.display(),
+                image.line,
+                image.srcs[0]
             );
+            // The post's, not the target's: said once a run.
+            if self.told.borrow_mut().insert(text.clone()) {
+                self.say(key, "warning", &text);
+            }
         }
         let (post, rest, who) = self.split(post);
         if !rest.is_empty() {

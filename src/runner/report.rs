@@ -299,12 +299,11 @@ impl TargetRun<'_> {
             matches!(l.phase, Phase::Failed(Class::Local, _))
                 && l.reason.as_deref() == Some(life::reason(&reason).as_str())
         });
+        // The post's error, not the target's: told in full once a run, then "as above".
+        let first = self.told.borrow_mut().insert(err.located());
         if same || self.plan.dry_run {
             *self.tally.entry("failed").or_default() += 1;
-            self.say(key, "failed", &format!("(local): {}", err.located()));
-            if let Some(hint) = &err.hint {
-                self.progress.out(&format!("  {}", self.shown(hint)));
-            }
+            self.tell_local(key, &err, first);
             return Ok(());
         }
         let failed = Failed::of(&err, reason, None, None, Duration::ZERO);
@@ -318,7 +317,23 @@ impl TargetRun<'_> {
         )?;
         self.trace(key, "read", "failed", &detail(&err));
         self.exit.merge(Exit::NeedsHuman);
-        self.report(key, &step, Some(&err))
+        let _ = step;
+        *self.tally.entry("failed").or_default() += 1;
+        self.tell_local(key, &err, first);
+        Ok(())
+    }
+
+    /// A post's error: in full for the first target that meets it this run, then in short.
+    fn tell_local(&self, key: Date, err: &Error, first: bool) {
+        match first {
+            true => {
+                self.say(key, "failed", &format!("(local): {}", err.located()));
+                if let Some(hint) = &err.hint {
+                    self.progress.out(&format!("  {}", self.shown(hint)));
+                }
+            }
+            false => self.say(key, "failed", "(local): the post's error above"),
+        }
     }
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {

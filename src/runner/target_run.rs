@@ -306,7 +306,7 @@ impl TargetRun<'_> {
             .collect();
         if !self.deleted.is_empty() {
             parts.push(format!(
-                "{} published with the file gone{} (`dayrun retract` removes the copies)",
+                "{} deleted{} (published, and the post's file is gone: `dayrun retract` removes the copies)",
                 self.deleted.len(),
                 range(&self.deleted)
             ));

@@ -1,0 +1,116 @@
+//! Issue 22's smaller things that cost people time, each as a person meets it.
+
+use crate::util::Project;
+
+const TODAY: &str = "--today=2026-11-29";
+
+fn two_targets() -> Project {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\n\n[targets.copy]\nkind = \"folder\"\ndir = \"copy\"\n",
+    );
+    p
+}
+
+#[test]
+fn a_dated_post_under_another_markdown_name_fails_the_run_instead_of_vanishing() {
+    let p = Project::new();
+    p.file("content/2026-11-25.MD", "# Shouting\n\nWords.\n")
+        .file("content/2026-11-26.markdown", "# Long name\n\nWords.\n")
+        .file("content/photo.jpg", "not really a photo")
+        .post("2026-11-29", "Today");
+    let out = p.run(&["run", TODAY]);
+    out.code(1)
+        .stdout_has("content/2026-11-25.MD: a dated post that is never published")
+        .stdout_has("rename it to 2026-11-25.md")
+        .stdout_has("content/2026-11-26.markdown: a dated post that is never published")
+        .stdout_has("2026-11-29 outbox published");
+    let check = p.run(&["check"]);
+    assert!(
+        !check.stdout.contains("photo.jpg"),
+        "an image beside the posts is not listed as ignored: {}",
+        check.stdout
+    );
+}
+
+#[test]
+fn config_errors_name_the_key_and_guess_a_typo() {
+    let p = Project::new();
+    p.post("2026-11-29", "Today");
+    p.file("dayrun.toml", "catchup_days = \"3\"\n");
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("dayrun.toml:1: `catchup_days`: invalid type: string \"3\"");
+    p.file("dayrun.toml", "catchup_day = 3\n");
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("unknown field `catchup_day`")
+        .stderr_has("(did you mean `catchup_days`?)");
+}
+
+#[test]
+fn the_wrong_folder_says_there_is_no_dayrun_toml_there() {
+    let p = Project::new();
+    std::fs::remove_dir_all(p.path("content")).unwrap();
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("no dayrun.toml and no content/ folder in")
+        .stderr_has("is this the project folder?");
+}
+
+#[test]
+fn the_header_says_what_was_asked() {
+    let p = two_targets();
+    p.post("2026-11-20", "Old").post("2026-11-29", "Today");
+    p.run(&[
+        "run",
+        TODAY,
+        "--backfill",
+        "--key",
+        "2026-11-20",
+        "--target",
+        "copy",
+    ])
+    .code(0)
+    .stdout_has("run --backfill --key 2026-11-20 --target copy, today 2026-11-29");
+}
+
+#[test]
+fn a_posts_error_is_told_once_whatever_the_number_of_targets() {
+    let p = two_targets();
+    p.file("content/2026-11-29.md", "no title here\n");
+    let out = p.run(&["run", TODAY]);
+    out.code(1);
+    let full = out.stdout.matches("content/2026-11-29.md").count();
+    assert_eq!(full, 1, "the error in full once:\n{}", out.stdout);
+    out.stdout_has("2026-11-29 outbox failed (local): the post's error above");
+}
+
+#[test]
+fn a_future_draft_is_a_draft_not_scheduled() {
+    let p = Project::new();
+    p.file(
+        "content/2026-12-05.md",
+        "---\ndraft: true\n---\n# Not yet\n\nWords.\n",
+    );
+    p.post("2026-11-29", "Today");
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("1 draft 2026-12-05");
+}
+
+#[test]
+fn keys_published_in_a_batch_do_not_each_claim_the_batchs_time() {
+    let p = Project::new();
+    for day in 20..=24 {
+        p.post(&format!("2026-11-{day}"), "Old");
+    }
+    let out = p.run(&["run", TODAY, "--backfill"]);
+    out.code(0).stdout_has("batch_keys=5 batch_ms=");
+    assert!(
+        !out.stdout.contains("duration_ms"),
+        "a batch's keys claim one time each: {}",
+        out.stdout
+    );
+}
