@@ -34,18 +34,36 @@ pub fn run(config: &Config, clock: &Clock, online: bool) -> Result<i32, Error> {
         bad += 1;
     }
     for &key in catalog.files.keys() {
-        match catalog.post(key) {
-            Ok(post) => println!(
+        let post = match catalog.text(key) {
+            Ok(post) => post,
+            Err(err) => {
+                eprintln!("{err}");
+                bad += 1;
+                continue;
+            }
+        };
+        // Every bad image, not only the first a run would stop at.
+        let errors = catalog.image_errors(&post);
+        for err in &errors {
+            eprintln!("{err}");
+        }
+        bad += errors.len();
+        for image in post.image_refs.iter().filter(|r| r.alt.is_empty()) {
+            eprintln!(
+                "warning: {}:{}: image `{}` has no alt text",
+                post.path.display(),
+                image.line,
+                escape(&image.dest, 200)
+            );
+        }
+        if errors.is_empty() {
+            println!(
                 "ok {} {:?} tags={}{}",
                 post.path.display(),
                 post.title,
                 post.tags.join(","),
                 if post.draft { " (draft)" } else { "" }
-            ),
-            Err(err) => {
-                eprintln!("{err}");
-                bad += 1;
-            }
+            );
         }
     }
     for (path, why) in &catalog.ignored {

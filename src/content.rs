@@ -208,6 +208,23 @@ impl Catalog {
         Ok(post)
     }
 
+    /// Every problem with the images of `post` (read with `text`), one error per image: what
+    /// `check` shows, where a run stops at the first. Each image is read alone.
+    pub fn image_errors(&self, post: &Post) -> Vec<Error> {
+        let Some(files) = self.files.get(&post.key) else {
+            return Vec::new();
+        };
+        let file = self.root.join(&files.first);
+        post.image_refs
+            .iter()
+            .filter_map(|r| {
+                let mut one = post.clone();
+                one.image_refs = vec![r.clone()];
+                crate::images::load(&mut one, &file, &self.root, &self.project).err()
+            })
+            .collect()
+    }
+
     /// Read and derive the post for `key` without reading its images (`images` is empty):
     /// enough for its title, draft flag and fingerprint.
     pub fn text(&self, key: Date) -> Result<Post, Error> {

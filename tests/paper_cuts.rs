@@ -114,3 +114,26 @@ fn keys_published_in_a_batch_do_not_each_claim_the_batchs_time() {
         out.stdout
     );
 }
+
+#[test]
+fn check_names_every_bad_image_a_missing_alt_and_a_program_off_path() {
+    let p = Project::new();
+    p.file("content/images/ok.gif", crate::image_gen::gif());
+    p.file(
+        "content/2026-11-29.md",
+        "# Today\n\n![](images/ok.gif)\n\n![a cat](images/missing.jpg)\n\n![a dog](../../etc/passwd)\n",
+    );
+    let out = p.run(&["check"]);
+    out.code(1)
+        .stderr_has("content/2026-11-29.md:5:")
+        .stderr_has("content/2026-11-29.md:7:")
+        .stderr_has("warning: content/2026-11-29.md:3: image `images/ok.gif` has no alt text");
+    // A command target's program must be found where the timer will look for it.
+    p.file(
+        "dayrun.toml",
+        "[targets.site]\nkind = \"command\"\nrun = [\"no-such-publisher\"]\n",
+    );
+    p.run(&["check"])
+        .code(2)
+        .stderr_has("`run`: no-such-publisher is not on PATH");
+}

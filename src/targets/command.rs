@@ -250,7 +250,20 @@ impl CommandTarget {
 fn runnable(path: &Path, program: &str) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     if !program.contains('/') {
-        return Ok(());
+        // A bare name is looked up on PATH, as it will be when the script runs: a program
+        // found only in an interactive shell's PATH is not found under cron's.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let found = std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(program))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        });
+        return match found {
+            true => Ok(()),
+            false => Err(format!(
+                "is not on PATH ({}): name it by its full path (cron runs with PATH=/usr/bin:/bin)",
+                path.to_string_lossy()
+            )),
+        };
     }
     match std::fs::metadata(path) {
         Err(_) => Err("does not exist".into()),
