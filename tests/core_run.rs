@@ -229,7 +229,7 @@ fn retry_and_mark_are_the_human_levers() {
     let quiet = p.run(&["run", TODAY]);
     quiet
         .code(0)
-        .stdout_has("outbox: 1 done, 1 failed, 1 scheduled");
+        .stdout_has("outbox: 1 failed, 1 done, 1 scheduled");
     assert!(!quiet.stdout.contains("2026-11-28"), "{}", quiet.stdout);
     p.run(&["status"])
         .code(0)

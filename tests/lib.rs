@@ -27,6 +27,7 @@ mod core_run;
 mod crash;
 mod cron;
 mod devto;
+mod docs;
 mod drill;
 mod edits;
 mod exactly_once;

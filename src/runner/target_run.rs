@@ -287,9 +287,32 @@ impl TargetRun<'_> {
             (Some(first), _) => format!(" {first}"),
             _ => String::new(),
         };
-        let mut parts: Vec<String> = self
-            .tally
+        // What happened today first, then where the other keys stand.
+        let order = |word: &str| {
+            [
+                "published",
+                "confirmed",
+                "already there",
+                "updated",
+                "retracted",
+                "failed",
+                "held back",
+                "unconfirmed",
+                "not attempted",
+                "duplicate",
+                "done",
+                "scheduled",
+                "draft",
+                "stale",
+            ]
             .iter()
+            .position(|w| *w == word)
+            .unwrap_or(usize::MAX)
+        };
+        let mut tally: Vec<(&&str, &usize)> = self.tally.iter().collect();
+        tally.sort_by_key(|(word, _)| (order(word), **word));
+        let mut parts: Vec<String> = tally
+            .into_iter()
             .map(|(word, n)| match *word {
                 "stale" => format!(
                     "{n} stale{} (`run --backfill` publishes them)",
