@@ -34,6 +34,7 @@ mod exactly_once;
 mod examples;
 mod fortnight;
 mod hostile;
+mod hostile_two;
 mod http_target;
 mod images_bad;
 mod images_hostile;
