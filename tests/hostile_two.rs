@@ -4,3 +4,4 @@
 //! a deadline and a capped address space, so a regression fails the test instead of the machine.
 
 mod posts;
+mod secrets;
