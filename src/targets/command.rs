@@ -116,6 +116,7 @@ impl CommandTarget {
                 redactor.add(value);
             }
         }
+        redactor.register();
         let images = ImageLinks {
             files: Some(ctx.config.state.join(format!("{}.images", ctx.target.name))),
             ..ImageLinks::new(ctx, settings.image_base_url.clone())?

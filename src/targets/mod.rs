@@ -278,10 +278,10 @@ pub trait Target {
         ))
     }
 
-    /// Mask every form of this target's secrets in a text from outside (a server's body, a
-    /// script's output) before it is stored or printed.
+    /// Mask every form of this target's secrets, and of every secret loaded in the run, in a
+    /// text from outside (a server's body, a script's output) before it is stored or printed.
     fn redact(&self, text: &str) -> String {
-        text.to_string()
+        crate::redact::Redactor::new().redact(text)
     }
 
     /// Where the credential lives, for the advice after an auth failure ("renew X").

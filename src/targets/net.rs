@@ -85,7 +85,9 @@ impl Reply {
 impl Http {
     /// `connect` bounds resolving and connecting (nothing sent yet: retry-safe); `timeout`
     /// bounds sending and each wait for the answer (after sending: unknown).
+    /// The redactor's secrets become the run's: every target masks them (`Redactor::register`).
     pub fn new(connect: Duration, timeout: Duration, redactor: Redactor) -> Http {
+        redactor.register();
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
@@ -109,7 +111,10 @@ impl Http {
 
     /// A secret learnt while running (a session token), masked from now on like the others.
     pub fn add_secret(&mut self, secret: &str) {
-        self.redactor.add(secret);
+        let mut learnt = Redactor::default();
+        learnt.add(secret);
+        learnt.register();
+        self.redactor.extend(&learnt);
     }
 
     /// POST a JSON body. Transport failures come back classed; any status is a `Reply`.

@@ -55,6 +55,10 @@ impl Secret {
             .hint(format!("put the {what} in {}", shown.display())));
         }
         warn_if_shared(&path, &shown);
+        // Every target masks it from now on, not only the one it belongs to.
+        let mut run = Redactor::default();
+        run.add(&value);
+        run.register();
         let digest = Sha256::digest(format!("dayrun-credential\n{name}\n{value}").as_bytes());
         Ok(Secret {
             value,
