@@ -29,10 +29,12 @@ pub fn write(config: &Config) -> Result<(), Error> {
                 continue;
             }
             let mut copy = serde_json::Map::new();
-            for (field, value) in [("url", &line.copy.url), ("id", &line.copy.id)] {
-                if let Some(value) = value {
-                    copy.insert(field.into(), value.clone().into());
-                }
+            if let Some(id) = &line.copy.id {
+                copy.insert("id".into(), id.clone().into());
+            }
+            // Only a web URL goes to a site's templates (a line may hold an older answer).
+            if let Some(url) = crate::outside::web_url(line.copy.url.as_deref()) {
+                copy.insert("url".into(), url.into());
             }
             links
                 .entry(line.key.to_string())

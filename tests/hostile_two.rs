@@ -3,5 +3,6 @@
 //! have (`tests/hostile_two/corpus/`). Commands that could hang or grow without bound run with
 //! a deadline and a capped address space, so a regression fails the test instead of the machine.
 
+mod ids;
 mod posts;
 mod secrets;

@@ -1,9 +1,10 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
-use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
 use super::secret::Secret;
 use super::{Attempts, Context, ImageLinks, Lookup, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
+use crate::outside::web_url;
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -254,10 +255,8 @@ impl Target for Devto {
                 let body = item["body_markdown"].as_str().map(squash);
                 let canonical = item["canonical_url"].as_str();
                 let receipt = || Receipt {
-                    id: item["id"]
-                        .as_u64()
-                        .map_or_else(|| "found".into(), |id| id.to_string()),
-                    url: item["url"].as_str().map(str::to_string),
+                    id: id_text(&item["id"]).unwrap_or_else(|| "found".into()),
+                    url: web_url(item["url"].as_str()),
                     note: None,
                 };
                 if body.is_some_and(|b| attempts.sent_text(&b)) {
@@ -327,7 +326,7 @@ impl Target for Devto {
             let (mut listed, mut holds) = (0, None);
             let walk = items::each(&reply.body, "", &mut |item| {
                 listed += 1;
-                if item["id"].as_u64().map(|n| n.to_string()).as_deref() == Some(id) {
+                if id_text(&item["id"]).as_deref() == Some(id) {
                     let body = item["body_markdown"]
                         .as_str()
                         .map(squash)
@@ -374,7 +373,7 @@ impl Target for Devto {
             let (mut listed, mut published) = (0, None);
             let walk = items::each(&reply.body, "", &mut |item| {
                 listed += 1;
-                if item["id"].as_u64().map(|n| n.to_string()).as_deref() == Some(id) {
+                if id_text(&item["id"]).as_deref() == Some(id) {
                     published = item["published"].as_bool();
                 }
             });

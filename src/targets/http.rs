@@ -265,7 +265,7 @@ impl HttpTarget {
             listed += 1;
             let receipt = || Receipt {
                 id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
-                url: id_at(&item, &self.settings.url_pointer),
+                url: crate::outside::web_url(id_at(&item, &self.settings.url_pointer).as_deref()),
                 note: None,
             };
             match self.matches(&item, attempts, fields, identity) {
@@ -445,7 +445,8 @@ impl Target for HttpTarget {
             id: id.to_string(),
             url: serde_json::from_str::<Value>(&reply.body)
                 .ok()
-                .and_then(|doc| id_at(&doc, &self.settings.url_pointer)),
+                .and_then(|doc| id_at(&doc, &self.settings.url_pointer))
+                .and_then(|url| crate::outside::web_url(Some(&url))),
             note: None,
         })
     }

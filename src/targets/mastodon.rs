@@ -1,10 +1,11 @@
 //! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
 //! instance's character limit, sent with an Idempotency-Key.
 
-use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
 use super::secret::Secret;
 use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, items, mark};
 use crate::error::{Class, Error};
+use crate::outside::web_url;
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -160,7 +161,7 @@ impl Mastodon {
             return Err(self.failure("verify credentials", &reply));
         }
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-        let id = doc["id"].as_str().ok_or_else(|| {
+        let id = id_text(&doc["id"]).ok_or_else(|| {
             Error::failure(Class::Unknown, "verify_credentials gave no account id")
         })?;
         self.account = Some(id.to_string());
@@ -265,9 +266,10 @@ impl Target for Mastodon {
             }
             let mut older = false;
             for status in &statuses {
-                let Some(id) = status["id"].as_str() else {
+                let Some(id) = id_text(&status["id"]) else {
                     return Ok(Lookup::CannotTell("a listed status has no id".into()));
                 };
+                let id = id.as_str();
                 let Some(created) = status["created_at"]
                     .as_str()
                     .and_then(|t| t.parse::<jiff::Timestamp>().ok())
@@ -287,7 +289,7 @@ impl Target for Mastodon {
                 if attempts.sent_text(&normal(&text)) {
                     found.push(Receipt {
                         id: id.to_string(),
-                        url: status["url"].as_str().map(str::to_string),
+                        url: web_url(status["url"].as_str()),
                         note: None,
                     });
                 }

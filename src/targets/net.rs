@@ -265,7 +265,7 @@ impl Http {
         })?;
         Ok(super::Receipt {
             id,
-            url: id_at(&doc, url_pointer),
+            url: crate::outside::web_url(id_at(&doc, url_pointer).as_deref()),
             note: None,
         })
     }
@@ -324,9 +324,15 @@ pub fn encode(s: &str) -> String {
         .collect()
 }
 
-/// The id (string or number) at `pointer`.
+/// The id (string or number) at `pointer`, as the server wrote it.
 pub fn id_at(doc: &serde_json::Value, pointer: &str) -> Option<String> {
-    match doc.pointer(pointer)? {
+    id_text(doc.pointer(pointer)?)
+}
+
+/// An id as the server wrote it: a string, or a number's exact text (serde_json keeps it with
+/// `arbitrary_precision`, so `12345678901234567890123` never becomes `1.2345678901234568e22`).
+pub fn id_text(value: &serde_json::Value) -> Option<String> {
+    match value {
         serde_json::Value::String(s) if !s.is_empty() => Some(s.clone()),
         serde_json::Value::Number(n) => Some(n.to_string()),
         _ => None,

@@ -355,7 +355,8 @@ impl Target for WordPress {
                 return Ok(Lookup::CannotTell(why));
             }
         }
-        found.sort_by_key(|c| c.id);
+        // Numeric ids in their order (a shorter number is a smaller one), the lowest first.
+        found.sort_by(|a, b| (a.id.len(), &a.id).cmp(&(b.id.len(), &b.id)));
         let (ours, foreign): (Vec<_>, Vec<_>) = found.into_iter().partition(|c| c.ours);
         let (trashed, live): (Vec<_>, Vec<_>) = ours.into_iter().partition(|c| c.trashed);
         Ok(

@@ -56,6 +56,8 @@ pub fn receipt(stdout: &str, fallback: &str) -> Result<Receipt, Error> {
             ));
         }
     }
+    // Only a web URL is a copy's URL (no `javascript:`); the id is still the id.
+    receipt.url = crate::outside::web_url(receipt.url.as_deref());
     Ok(receipt)
 }
 

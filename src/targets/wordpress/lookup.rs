@@ -3,13 +3,15 @@
 
 use super::WordPress;
 use crate::error::Error;
-use crate::targets::net::status_class;
+use crate::outside::web_url;
+use crate::targets::net::{id_text, status_class};
 use crate::targets::{Attempts, Receipt, items};
 use jiff::civil::Date;
 
 /// A post whose slug is this key's: where it is, and what it is to this key.
 pub(super) struct Candidate {
-    pub id: u64,
+    /// The id as the site wrote it.
+    pub id: String,
     pub receipt: Receipt,
     /// Its words are what an attempt sent.
     pub ours: bool,
@@ -54,7 +56,7 @@ impl WordPress {
                     || slug
                         .strip_prefix(&prefix)
                         .is_some_and(|rest| rest.starts_with('-') || rest.starts_with("__"));
-                if let (true, Some(id)) = (ours, item["id"].as_u64())
+                if let (true, Some(id)) = (ours, id_text(&item["id"]))
                     && found.iter().all(|c| c.id != id)
                 {
                     let words = WordPress::mark(
@@ -62,10 +64,10 @@ impl WordPress {
                         item["content"]["raw"].as_str().unwrap_or_default(),
                     );
                     found.push(Candidate {
-                        id,
+                        id: id.clone(),
                         receipt: Receipt {
-                            id: id.to_string(),
-                            url: item["link"].as_str().map(str::to_string),
+                            id,
+                            url: web_url(item["link"].as_str()),
                             note: None,
                         },
                         ours: attempts.marks.contains(&words),
