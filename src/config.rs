@@ -135,10 +135,17 @@ impl Config {
             .path
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
+        let content = base.join(file.content.unwrap_or_else(|| "content".into()));
+        let state = base.join(file.state.unwrap_or_else(|| "state".into()));
+        if let Some(links) = &file.links_file {
+            let config = source.text.is_some().then_some(source.path.as_path());
+            crate::links::check_place(&base.join(links), links, &state, &content, config)
+                .map_err(|e| e.at(shown))?;
+        }
         Ok(Config {
             links_file: file.links_file.map(|f| base.join(f)),
-            content: base.join(file.content.unwrap_or_else(|| "content".into())),
-            state: base.join(file.state.unwrap_or_else(|| "state".into())),
+            content,
+            state,
             file: source.text.is_some().then(|| source.shown.clone()),
             base,
             root,

@@ -251,8 +251,11 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             }
         }
         let missing = config.links_file.as_ref().is_some_and(|f| !f.exists());
-        if changed || missing {
-            crate::links::write(config).unwrap_or_else(|e| say::err(&format!("dayrun: {e}")));
+        if (changed || missing)
+            && let Err(e) = crate::links::write(config)
+        {
+            say::err(&format!("dayrun: {e}"));
+            exit.merge(Exit::Usage);
         }
     }
     result?;

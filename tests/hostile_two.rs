@@ -4,5 +4,6 @@
 //! a deadline and a capped address space, so a regression fails the test instead of the machine.
 
 mod ids;
+mod links;
 mod posts;
 mod secrets;
