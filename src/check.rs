@@ -51,23 +51,27 @@ pub fn run(config: &Config, clock: &Clock, online: bool) -> Result<i32, Error> {
         for image in post.image_refs.iter().filter(|r| r.alt.is_empty()) {
             eprintln!(
                 "warning: {}:{}: image `{}` has no alt text",
-                post.path.display(),
+                escape(&post.path.display().to_string(), 4000),
                 image.line,
                 escape(&image.dest, 200)
             );
         }
         if errors.is_empty() {
             println!(
-                "ok {} {:?} tags={}{}",
-                post.path.display(),
-                post.title,
-                post.tags.join(","),
+                "ok {} {} tags={}{}",
+                escape(&post.path.display().to_string(), 4000),
+                escape(&format!("{:?}", post.title), 4000),
+                escape(&post.tags.join(","), 4000),
                 if post.draft { " (draft)" } else { "" }
             );
         }
     }
     for (path, why) in &catalog.ignored {
-        println!("ignored {}: {why}", path.display());
+        println!(
+            "ignored {}: {}",
+            escape(&path.display().to_string(), 4000),
+            escape(why, 4000)
+        );
     }
     let names: Vec<&str> = config.targets.iter().map(|t| t.name.as_str()).collect();
     println!(

@@ -19,6 +19,25 @@ pub fn escape(text: &str, max: usize) -> String {
     out
 }
 
+/// JSON text with the characters a JSON encoder leaves raw but a terminal acts on (DEL, C1
+/// controls, bidi controls) written as `\uXXXX`: the same JSON value, safe to print.
+pub fn json_safe(json: String) -> String {
+    if !json
+        .chars()
+        .any(|c| c == '\u{7f}' || c.is_control() || is_bidi(c))
+    {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c == '\u{7f}' || c.is_control() || is_bidi(c) {
+            true => out.push_str(&format!("\\u{:04x}", c as u32)),
+            false => out.push(c),
+        }
+    }
+    out
+}
+
 /// A URL from outside as a copy's URL: an absolute `http://` or `https://` URL (any case), or
 /// a path on the site itself (`/posts/x`), without control characters or spaces. Anything
 /// else (`javascript:`, `data:`, `file:`, a protocol-relative `//host` or `/\\host`) is no link a site

@@ -312,7 +312,7 @@ fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
     }
     let targets: Vec<String> = selected
         .iter()
-        .map(|t| format!("{} ({})", t.name, t.kind))
+        .map(|t| format!("{} ({})", t.name, escape(&t.kind, 100)))
         .collect();
     say::out(&format!(
         "== {} dayrun {} {what}, today {}; targets: {}",

@@ -110,6 +110,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         if as_json {
             let name = serde_json::to_string(&cfg.name).expect("a string serialises");
             let kind = serde_json::to_string(&cfg.kind).expect("a string serialises");
+            let kind = crate::outside::json_safe(kind);
             write!(
                 out,
                 "{}\n    {{\"name\": {name}, \"kind\": {kind}, \"keys\": [",
@@ -203,6 +204,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             };
             if as_json {
                 let json = serde_json::to_string(&row).expect("a row serialises");
+                let json = crate::outside::json_safe(json);
                 write!(out, "{}\n      {json}", if i > 0 { "," } else { "" }).map_err(io)?;
             } else {
                 writeln!(

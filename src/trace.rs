@@ -48,7 +48,7 @@ impl Trace {
         {
             crate::say::err(&format!(
                 "dayrun: warning: cannot write the trace {}: {e}",
-                self.path.display()
+                crate::outside::escape(&self.path.display().to_string(), 4000)
             ));
             self.warned = true;
         }

@@ -110,11 +110,8 @@ fn warn_if_shared(path: &Path, shown: &Path) {
     if let Ok(meta) = std::fs::metadata(path)
         && meta.permissions().mode() & 0o077 != 0
     {
-        eprintln!(
-            "dayrun: warning: {} can be read by other users; run `chmod 600 {}`",
-            shown.display(),
-            shown.display()
-        );
+        let shown = crate::outside::escape(&shown.display().to_string(), 4000);
+        eprintln!("dayrun: warning: {shown} can be read by other users; run `chmod 600 {shown}`");
     }
 }
 
