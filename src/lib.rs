@@ -25,6 +25,8 @@ pub mod signals;
 pub mod state;
 pub mod status;
 pub mod targets;
+#[cfg(test)]
+mod test_alloc;
 pub mod trace;
 
 use cli::{Args, Command};

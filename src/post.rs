@@ -423,6 +423,23 @@ mod tests {
         use super::*;
         use proptest::prelude::*;
 
+        /// The most a post of a few kilobytes may take to derive (an alias bomb without the
+        /// budget takes gigabytes).
+        const BUDGET: usize = 16 << 20;
+
+        #[test]
+        fn the_alias_bomb_stays_within_the_memory_budget() {
+            let mut bomb = "---\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n".to_string();
+            for (name, prev) in "bcdefghi".chars().zip("abcdefgh".chars()) {
+                let refs = vec![format!("*{prev}"); 9].join(", ");
+                bomb.push_str(&format!("{name}: &{name} [{refs}]\n"));
+            }
+            bomb.push_str("---\n# Bomb\n");
+            let (result, held) = crate::test_alloc::peak(|| derive(bomb.as_bytes()));
+            assert!(result.unwrap_err().message.contains("aliases"));
+            assert!(held <= BUDGET, "{held} bytes");
+        }
+
         fn derive(bytes: &[u8]) -> Result<Post, Error> {
             parse(
                 "2026-11-29".parse().unwrap(),
@@ -451,6 +468,33 @@ mod tests {
                     prop_assert_eq!(a.fingerprint, b.fingerprint);
                     prop_assert_eq!(a.title, b.title);
                 }
+            }
+        }
+
+        proptest! {
+            // Each case derives a post under the counting allocator: fewer, larger cases.
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            #[test]
+            fn arbitrary_bytes_stay_within_the_memory_budget(
+                bytes in proptest::collection::vec(any::<u8>(), 0..4000),
+            ) {
+                let mut framed = b"---\n".to_vec();
+                framed.extend_from_slice(&bytes);
+                framed.extend_from_slice(b"\n---\n# T\n");
+                for input in [&bytes, &framed] {
+                    let (_, held) = crate::test_alloc::peak(|| derive(input));
+                    prop_assert!(held <= BUDGET, "{held} bytes for {} bytes of input", input.len());
+                }
+            }
+
+            #[test]
+            fn yaml_with_anchors_and_aliases_stays_within_the_memory_budget(
+                matter in "(&a |&b |&c |\\*a|\\*b|\\*c|\\[|\\]|\\{|\\}|, |: |- |\n|  |x|lol|tags|title|<<: )*{0,300}",
+            ) {
+                let text = format!("---\n{matter}\n---\n# T\n");
+                let (_, held) = crate::test_alloc::peak(|| derive(text.as_bytes()));
+                prop_assert!(held <= BUDGET, "{held} bytes for {text:?}");
             }
         }
     }

@@ -3,6 +3,7 @@
 //! have (`tests/hostile_two/corpus/`). Commands that could hang or grow without bound run with
 //! a deadline and a capped address space, so a regression fails the test instead of the machine.
 
+mod corpus;
 mod escape;
 mod ids;
 mod links;

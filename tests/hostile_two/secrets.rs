@@ -8,7 +8,7 @@ use crate::util::{Project, base64};
 use serde_json::json;
 
 /// A token with characters that every encoder escapes (`/`, `+`, `=`).
-const TOKEN: &str = "tok/Qx7+vM2=kP9wL4zR";
+pub const TOKEN: &str = "tok/Qx7+vM2=kP9wL4zR";
 
 /// Every character as a JSON `\u` escape, lower-case hex (what some encoders write for all of
 /// it, and others for the characters they consider unsafe).
