@@ -205,6 +205,16 @@ mod props {
 }
 
 #[test]
+fn a_secret_that_looks_like_an_escape_is_found_as_written_and_escaped() {
+    // `%Aa` is a percent-escape and `\"` a JSON one: each decoding is searched on its own.
+    let mut r = Redactor::default();
+    r.add("%Aa\"Aa!a");
+    assert_eq!(r.redact("x %Aa\\\"Aa!a y"), "x *** y");
+    assert_eq!(r.redact("x %Aa\"Aa!a y"), "x *** y");
+    assert_eq!(r.redact("x %25Aa%22Aa%21a y"), "x *** y");
+}
+
+#[test]
 fn a_secret_of_one_run_is_masked_by_every_redactor() {
     let mut cmd = Redactor::default();
     cmd.add("env-Secret-only-the-script-has");

@@ -17,8 +17,10 @@ pub struct View {
 }
 
 impl View {
-    /// Every view of `text` to search: as it is, decoded once, decoded twice (a JSON string
-    /// inside a JSON string), and decoded with `+` as a space; all without whitespace.
+    /// Every view of `text` to search: as it is; JSON escapes decoded once and twice (a JSON
+    /// string inside a JSON string); percent-escapes decoded, of the text and of its JSON
+    /// decoding; and with `+` as a space. All without whitespace. The decodings are kept apart,
+    /// so that a secret holding `%41` or `\u` is still found as written.
     pub fn all(text: &str) -> Vec<View> {
         let raw: Vec<Unit> = text
             .char_indices()
@@ -29,17 +31,21 @@ impl View {
                     .map(move |&byte| Unit { byte, from, to })
             })
             .collect();
-        let once = decode(&raw, false);
         let mut views = vec![View::squeezed(&raw)];
-        if once.len() != raw.len() {
-            let twice = decode(&once, false);
-            if twice.len() != once.len() {
-                views.push(View::squeezed(&twice));
+        let mut add = |units: Vec<Unit>, from: &[Unit]| {
+            let changed = units.len() != from.len();
+            if changed {
+                views.push(View::squeezed(&units));
             }
-            views.push(View::squeezed(&once));
+            changed.then_some(units)
+        };
+        if let Some(json) = add(decode(&raw, Escapes::Json), &raw) {
+            add(decode(&json, Escapes::Json), &json);
+            add(decode(&json, Escapes::Percent), &json);
         }
+        add(decode(&raw, Escapes::Percent), &raw);
         if text.contains('+') {
-            views.push(View::squeezed(&decode(&raw, true)));
+            views.push(View::squeezed(&decode(&raw, Escapes::PercentPlus)));
         }
         views
     }
@@ -65,15 +71,31 @@ impl View {
     }
 }
 
-/// JSON escapes (`\uXXXX` with surrogate pairs, `\n`, `\/`, …) and percent-escapes (`%2f`,
-/// `%2F`) decoded; `plus`: `+` is a space, as in a form body or a query.
-fn decode(units: &[Unit], plus: bool) -> Vec<Unit> {
+/// Which escapes one decoding reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Escapes {
+    /// JSON's: `\uXXXX` (with surrogate pairs), `\n`, `\/`, …
+    Json,
+    /// `%2f` and `%2F`.
+    Percent,
+    /// Percent-escapes, and `+` as a space (a form body, a query).
+    PercentPlus,
+}
+
+/// `units` with one kind of escape decoded, each decoded byte standing for the whole escape.
+fn decode(units: &[Unit], escapes: Escapes) -> Vec<Unit> {
     let mut out = Vec::with_capacity(units.len());
     let mut i = 0;
     while i < units.len() {
         let here = units[i];
         let span = |n: usize| (here.from, units[i + n - 1].to);
-        if let Some((c, used)) = json_escape(&units[i..]) {
+        let json = (escapes == Escapes::Json)
+            .then(|| json_escape(&units[i..]))
+            .flatten();
+        let percent = (escapes != Escapes::Json)
+            .then(|| percent(&units[i..]))
+            .flatten();
+        if let Some((c, used)) = json {
             let (from, to) = span(used);
             let mut buf = [0u8; 4];
             out.extend(
@@ -82,11 +104,11 @@ fn decode(units: &[Unit], plus: bool) -> Vec<Unit> {
                     .map(|byte| Unit { byte, from, to }),
             );
             i += used;
-        } else if let Some(byte) = percent(&units[i..]) {
+        } else if let Some(byte) = percent {
             let (from, to) = span(3);
             out.push(Unit { byte, from, to });
             i += 3;
-        } else if plus && here.byte == b'+' {
+        } else if escapes == Escapes::PercentPlus && here.byte == b'+' {
             out.push(Unit { byte: b' ', ..here });
             i += 1;
         } else {
