@@ -45,7 +45,12 @@ fn row1_a_yaml_alias_bomb_is_a_local_error_in_bounded_memory() {
             .stdout_has("2026-11-29 outbox published");
         assert!(p.exists("outbox/2026-11-29.html"), "{what}: today's post");
         let status = run(&["status", TODAY]);
-        status.code(0).stdout_has("2026-11-29");
+        assert!(
+            [0, 1].contains(&status.code),
+            "{what}: `status` died (exit {})\n{status:?}",
+            status.code
+        );
+        status.stdout_has("2026-11-29 outbox done");
         let check = run(&["check"]);
         assert_eq!(check.code, 1, "{what}: `check`\n{check:?}");
         assert!(
