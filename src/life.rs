@@ -376,14 +376,7 @@ pub fn checked(receipt: &Receipt) -> Result<Receipt, String> {
         ));
     }
     // A link: http(s), or a path on the site (`/posts/x.json`); never `javascript:` and the like.
-    let url = receipt.url.clone().filter(|u| {
-        let lower = u.get(..8).unwrap_or(u).to_ascii_lowercase();
-        let web = lower.starts_with("https://") || lower.starts_with("http://");
-        let path = u.starts_with('/') && !u.starts_with("//");
-        (web || path)
-            && u.len() <= MAX_ID
-            && !u.chars().any(|c| c.is_control() || c.is_whitespace())
-    });
+    let url = crate::outside::web_url(receipt.url.as_deref()).filter(|u| u.len() <= MAX_ID);
     Ok(Receipt {
         id: id.clone(),
         url,
