@@ -75,3 +75,38 @@ fn row12_an_id_beyond_two_to_the_53_keeps_the_servers_text() {
         },
     );
 }
+
+/// Row 8: a 201 with a 70,000-character id, and `mark --id` of 70,000 characters. No input can
+/// make dayrun refuse its own state file.
+#[test]
+fn row08_an_id_too_long_for_a_line_is_not_a_receipt_and_the_state_stays_readable() {
+    let long = "x".repeat(70_000);
+    let body = format!(r#"{{"id": "{long}", "url": "https://example.test/1"}}"#);
+    let server = answering(body);
+    let p = http_project(&server, "dedup = false");
+    let out = p.run(&["run", TODAY]);
+    // Not written blind: the outcome is unknown (this endpoint has no lookup, so a person).
+    out.code(1)
+        .stdout_has("the receipt id is not usable (70000 bytes");
+    let state = p.read("state/blog.state");
+    assert!(
+        state.len() < 8 * 1024,
+        "the line holds the id: {} bytes",
+        state.len()
+    );
+    // Every later command still reads the state file.
+    p.run(&["status", TODAY]).code(1);
+    p.run(&["run", TODAY]).code(1);
+    // A person's `mark --id` is checked the same way, and refused before anything is written.
+    p.run(&["mark", "2026-11-29", "done", "--id", &long])
+        .code(2)
+        .stderr_has("mark --id: the receipt id is not usable");
+    let printable = "id\u{7}bell";
+    p.run(&["mark", "2026-11-29", "done", "--id", printable])
+        .code(2)
+        .stderr_has("with control characters");
+    assert_eq!(p.read("state/blog.state"), state);
+    p.run(&["mark", "2026-11-29", "done", "--id", "p-1"])
+        .code(0);
+    p.run(&["run", TODAY]).code(0);
+}
