@@ -217,7 +217,11 @@ fn decide(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Decision {
             if let Some(lever) = lever {
                 return match lever {
                     _ if maybe && seen.gone() => Decision::Confirm,
-                    _ if seen.gone() => Decision::Drop,
+                    _ if seen.gone() && line.proves_nothing_sent() => Decision::Drop,
+                    _ if seen.gone() => Decision::Wait(format!(
+                        "nothing to send: the post's file is gone; `dayrun retract {}` removes its copies",
+                        line.key
+                    )),
                     Lever::Absent => publish(Why::AbsentOnWord, false, false),
                     Lever::NotOurs(_) => publish(Why::NotOurs, maybe, false),
                     Lever::New | Lever::ForceNew if !maybe => publish(Why::Asked, false, true),
@@ -238,6 +242,15 @@ fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) 
         (Class::RetrySafe, _) | (Class::Unknown, Looked::Absent | Looked::Error)
     );
     let seen = seen.get();
+    // Put aside by hand: quiet until the post changes (or a person retries it).
+    if line.by_hand {
+        return match seen {
+            Seen::Ready(f) if line.fp.as_ref().is_some_and(|fp| *fp != f.fp) => {
+                publish(Why::Changed, maybe, false)
+            }
+            _ => Decision::Skip(Skip::Aside),
+        };
+    }
     match seen {
         // The file is gone, but an attempt may be out: look; a copy found is recorded.
         Seen::Gone if maybe && ctx.rules.can_find && transient => return Decision::Confirm,
@@ -253,7 +266,8 @@ fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) 
     if transient && past_window(key, ctx) {
         return Decision::Hold;
     }
-    let changed = matches!(seen, Seen::Ready(f) if Some(&f.fp) != line.fp.as_ref());
+    // A line that names no fingerprint cannot tell an edit: it is not one.
+    let changed = matches!(seen, Seen::Ready(f) if line.fp.as_ref().is_some_and(|fp| *fp != f.fp));
     match (class, looked) {
         (Class::RetrySafe, _) => publish(Why::RetrySafe, maybe, false),
         (Class::Unknown, Looked::Absent) => publish(Why::LookedAbsent, true, false),

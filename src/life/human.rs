@@ -29,6 +29,16 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
     next.at = ctx.stamp.clone();
+    // The copy of a retracted line is gone: what a person records now is about the next one.
+    if matches!(next.phase, Phase::Retracted { .. }) && !matches!(act, Act::NotOurs { .. }) {
+        next.copy = super::Copy {
+            generation: next.copy.generation + 1,
+            ..super::Copy::default()
+        };
+        next.tried = super::Tried::default();
+        next.edits = super::Edits::default();
+        next.attempt = 0;
+    }
     match act {
         Act::MarkDone { id, fp } => {
             if let Some(id) = id {

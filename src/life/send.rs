@@ -180,19 +180,24 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
     let first = &landed.receipts[0];
-    let copies: Vec<String> = landed.receipts[1..]
+    // Duplicates the line already names stay (no id is ever dropped); a lookup's extra copies
+    // join them.
+    let mut copies: Vec<String> = next
+        .copies
         .iter()
-        .map(|r| r.id.clone())
-        .filter(|id| *id != first.id)
-        .take(MAX_IDS / 2)
+        .filter(|id| **id != first.id)
+        .cloned()
         .collect();
+    for id in landed.receipts[1..].iter().map(|r| r.id.clone()) {
+        if id != first.id && !copies.contains(&id) && copies.len() < MAX_IDS / 2 {
+            copies.push(id);
+        }
+    }
     // An id the line held for this copy that the answer does not name stays, as a duplicate:
     // no id is ever dropped.
-    let mut copies = copies;
     if let Some(old) = next.copy.id.take()
         && old != first.id
         && !copies.contains(&old)
-        && copies.len() < MAX_IDS / 2 + 1
         && !matches!(next.phase, Phase::Retracted { .. })
     {
         copies.push(old);
