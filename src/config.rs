@@ -317,6 +317,10 @@ fn parse_file(text: &str, path: &Path) -> Result<File, Error> {
         let mut err = Error::config(message).at(path);
         if let Some(line) = line {
             err = err.line(line);
+            // `[[targets]]`, as other tools spell a list of tables.
+            if text.lines().nth(line - 1).map(str::trim) == Some("[[targets]]") {
+                err = err.hint("each target is a table named after it: `[targets.NAME]`");
+            }
         }
         err
     })

@@ -232,27 +232,47 @@ impl Catalog {
             .files
             .get(&key)
             .ok_or_else(|| Error::failure(Class::Local, format!("no file for {key}")))?;
-        let full = |p: &Path| self.root.join(p);
-        let shown = |p: &Path| {
-            full(p)
-                .strip_prefix(&self.project)
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|_| full(p))
-        };
-        if let Some(two) = files.more.as_ref().and_then(|more| more.first()) {
-            let one = &files.first;
-            return Err(Error::failure(
+        if let Some(err) = self.two_files(key) {
+            return Err(err);
+        }
+        let path = &files.first;
+        let full = self.root.join(path);
+        post::read(key, &full, &self.shown(&full), dir_tags(path))
+    }
+
+    /// What needs a human before the posts are looked at: files that never become a post, and
+    /// future dates named by two files (a date fails the day it is due; said from today, while
+    /// there is time to fix it). Due keys with two files fail as keys instead.
+    pub fn standing_problems(&self, today: Date) -> Vec<Error> {
+        let future = self
+            .files
+            .range(today.tomorrow().unwrap_or(today)..)
+            .filter_map(|(key, _)| self.two_files(*key));
+        self.problems.iter().cloned().chain(future).collect()
+    }
+
+    /// The error of a key named by two files, if it is.
+    pub fn two_files(&self, key: Date) -> Option<Error> {
+        let files = self.files.get(&key)?;
+        let two = files.more.as_ref().and_then(|more| more.first())?;
+        Some(
+            Error::failure(
                 Class::Local,
                 format!(
                     "two files for {key}: {} and {}; nothing is published for this date",
-                    shown(one).display(),
-                    shown(two).display()
+                    self.shown(&self.root.join(&files.first)).display(),
+                    self.shown(&self.root.join(two)).display()
                 ),
             )
-            .hint("keep one file per date"));
-        }
-        let path = &files.first;
-        post::read(key, &full(path), &shown(path), dir_tags(path))
+            .hint("keep one file per date"),
+        )
+    }
+
+    /// A path as the user sees it: relative to the project folder where it is below it.
+    fn shown(&self, full: &Path) -> PathBuf {
+        full.strip_prefix(&self.project)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| full.to_path_buf())
     }
 }
 

@@ -24,6 +24,7 @@ pub mod say;
 pub mod signals;
 pub mod state;
 pub mod status;
+pub mod tally;
 pub mod targets;
 #[cfg(test)]
 mod test_alloc;

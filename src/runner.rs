@@ -18,7 +18,7 @@ use crate::targets::{self, Context, Target};
 use crate::trace::Trace;
 use jiff::civil::Date;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -146,7 +146,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     }
 
     if plan.keys.is_empty() && plan.mode != Mode::Retract {
-        for problem in &catalog.problems {
+        for problem in catalog.standing_problems(clock.today()) {
             say::out(&escape(&problem.located(), 4000));
             if let Some(hint) = &problem.hint {
                 say::out(&format!("  {}", escape(hint, 4000)));
@@ -182,7 +182,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
                 stopped: None,
                 last_write: None,
                 exit: Exit::Ok,
-                tally: BTreeMap::new(),
+                tally: crate::tally::Tally::default(),
                 stale: Vec::new(),
                 drafts: Vec::new(),
                 held: Vec::new(),
@@ -372,7 +372,7 @@ struct TargetRun<'a> {
     stopped: Option<String>,
     last_write: Option<Instant>,
     exit: Exit,
-    tally: BTreeMap<&'static str, usize>,
+    tally: crate::tally::Tally,
     stale: Vec<Date>,
     drafts: Vec<Date>,
     /// Keys held back: they failed, and their date is past the catch-up window.

@@ -53,6 +53,14 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
     let io = |e: std::io::Error| Error::usage(format!("cannot write the status: {e}"));
     let mut exit = Exit::Ok;
     let mode = Mode::Run { backfill: false };
+    // What a run would say before its keys (on stderr here, so the JSON stays whole).
+    for problem in catalog.standing_problems(today) {
+        crate::say::err(&crate::outside::escape(&problem.located(), 4000));
+        if let Some(hint) = &problem.hint {
+            crate::say::err(&format!("  {}", crate::outside::escape(hint, 4000)));
+        }
+        exit.merge(Exit::NeedsHuman);
+    }
     if as_json {
         write!(
             out,
@@ -107,6 +115,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         .into_iter()
         .map(|k| (k, 0))
         .collect();
+        let mut words = crate::tally::Tally::default();
         if as_json {
             let name = serde_json::to_string(&cfg.name).expect("a string serialises");
             let kind = serde_json::to_string(&cfg.kind).expect("a string serialises");
@@ -171,6 +180,19 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                     .and_then(|l| l.fp.as_ref())
                     .is_some_and(|fp| catalog.text(key).is_ok_and(|post| post.fingerprint != *fp));
             let held_back = decision == Decision::Hold;
+            // The words a run's summary uses: a deleted key is not also done, a key held
+            // back is not also failed.
+            words.add(match () {
+                _ if deleted => "deleted",
+                _ if held_back => "held back",
+                _ => status,
+            });
+            if edited {
+                words.add("edited");
+            }
+            if line.as_ref().is_some_and(|l| l.dedup) {
+                words.add("dedup");
+            }
             for (flag, word) in [
                 (edited, "edited"),
                 (deleted, "deleted"),
@@ -221,11 +243,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             let counts = serde_json::to_string(&counts).expect("counts serialise");
             write!(out, "\n    ], \"counts\": {counts}}}").map_err(io)?;
         } else {
-            let parts: Vec<String> = counts
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(k, n)| format!("{n} {}", k.replace('_', " ")))
-                .collect();
+            let parts = words.parts(|word, n| format!("{n} {word}"));
             writeln!(
                 out,
                 "{}: {}",

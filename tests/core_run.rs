@@ -329,7 +329,7 @@ fn status_reports_every_key_and_json_is_stable() {
         .stdout_has("2026-11-29 outbox due")
         .stdout_has("2026-11-30 outbox scheduled")
         .stdout_has("2026-11-27 outbox draft")
-        .stdout_has("outbox: 1 done, 1 draft, 1 due, 1 scheduled");
+        .stdout_has("outbox: 1 due, 1 done, 1 scheduled, 1 draft");
     let out = p.run(&["status", "--json", TODAY]);
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["schema"], 1);

@@ -42,6 +42,11 @@ fn config_errors_name_the_key_and_guess_a_typo() {
     p.run(&["run", TODAY])
         .code(2)
         .stderr_has("dayrun.toml:1: `catchup_days`: invalid type: string \"3\"");
+    p.file("dayrun.toml", "[[targets]]\nkind = \"folder\"\n");
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("dayrun.toml:1:")
+        .stderr_has("each target is a table named after it: `[targets.NAME]`");
     p.file("dayrun.toml", "catchup_day = 3\n");
     p.run(&["run", TODAY])
         .code(2)
@@ -136,4 +141,60 @@ fn check_names_every_bad_image_a_missing_alt_and_a_program_off_path() {
     p.run(&["check"])
         .code(2)
         .stderr_has("`run`: no-such-publisher is not on PATH");
+}
+
+#[test]
+fn a_run_and_status_count_in_the_same_words() {
+    let p = two_targets();
+    p.post("2026-11-27", "Gone").post("2026-11-28", "Kept");
+    p.run(&["run", TODAY, "--backfill"]).code(0);
+    std::fs::remove_file(p.path("content/2026-11-27.md")).unwrap();
+    let run = p.run(&["run", TODAY]);
+    run.code(0)
+        .stdout_has("outbox: 1 done, 1 deleted 2026-11-27 (published, and the post's file is gone");
+    p.run(&["status", TODAY])
+        .code(0)
+        .stdout_has("outbox: 1 done, 1 deleted\n");
+}
+
+#[test]
+fn two_files_for_tomorrow_are_said_today_not_only_by_check() {
+    let p = Project::new();
+    p.post("2026-11-29", "Today")
+        .post("2026-11-30", "Tomorrow")
+        .file("content/rust/2026-11-30.md", "# Tomorrow too\n\nWords.\n");
+    p.run(&["run", TODAY])
+        .code(1)
+        .stdout_has(
+            "two files for 2026-11-30: content/2026-11-30.md and content/rust/2026-11-30.md",
+        )
+        .stdout_has("keep one file per date")
+        .stdout_has("2026-11-29 outbox published");
+    p.run(&["status", TODAY])
+        .code(1)
+        .stderr_has("two files for 2026-11-30");
+}
+
+#[test]
+fn a_backfill_tells_the_targets_in_the_headers_order() {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.zout]\nkind = \"folder\"\ndir = \"z\"\n\n[targets.asite]\nkind = \"command\"\nrun = [\"true\"]\n\n[targets.mid]\nkind = \"folder\"\ndir = \"m\"\n",
+    );
+    p.post("2026-11-27", "One").post("2026-11-28", "Two");
+    let out = p.run(&["run", TODAY, "--backfill"]);
+    out.code(0)
+        .stdout_has("targets: asite (command), mid (folder), zout (folder)");
+    let order: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("2026-11-2")
+                .and_then(|l| l.split(' ').nth(1))
+        })
+        .collect();
+    let mut told: Vec<&str> = order.clone();
+    told.dedup();
+    assert_eq!(told, ["asite", "mid", "zout"], "{}", out.stdout);
 }

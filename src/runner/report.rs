@@ -141,7 +141,7 @@ impl TargetRun<'_> {
                     let text = self.shown(&format!("{text} ({})", self.target.where_to_look(key)));
                     self.progress
                         .err(&format!("dayrun: {key} {}: {text}", self.cfg.name));
-                    *self.tally.entry("duplicate").or_default() += 1;
+                    self.tally.add("duplicate");
                 }
             }
             "failed" => self.report(key, step, None)?,
@@ -151,7 +151,7 @@ impl TargetRun<'_> {
             }
             "held back" => {
                 self.held.push(key);
-                *self.tally.entry("held back").or_default() += 1;
+                self.tally.add("held back");
                 let text = step.say.clone().unwrap_or_else(|| {
                     "looked up: not on the target; held back (its date is past the catch-up window)"
                         .into()
@@ -188,7 +188,7 @@ impl TargetRun<'_> {
                 line.as_ref().and_then(|l| l.reason.clone()),
             ),
         };
-        *self.tally.entry("failed").or_default() += 1;
+        self.tally.add("failed");
         let class_word = match err.map(|e| e.kind) {
             Some(Kind::Config) => "setup".to_string(),
             _ => class.to_string(),
@@ -302,7 +302,7 @@ impl TargetRun<'_> {
         // The post's error, not the target's: told in full once a run, then "as above".
         let first = self.told.borrow_mut().insert(err.located());
         if same || self.plan.dry_run {
-            *self.tally.entry("failed").or_default() += 1;
+            self.tally.add("failed");
             self.tell_local(key, &err, first);
             return Ok(());
         }
@@ -318,7 +318,7 @@ impl TargetRun<'_> {
         self.trace(key, "read", "failed", &detail(&err));
         self.exit.merge(Exit::NeedsHuman);
         let _ = step;
-        *self.tally.entry("failed").or_default() += 1;
+        self.tally.add("failed");
         self.tell_local(key, &err, first);
         Ok(())
     }
@@ -337,7 +337,7 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
-        *self.tally.entry(tally).or_default() += 1;
+        self.tally.add(tally);
         let quiet = matches!(
             tally,
             "done" | "stale" | "scheduled" | "draft" | "failed" | "retracted"

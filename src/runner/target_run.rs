@@ -144,7 +144,7 @@ impl TargetRun<'_> {
             }
             Decision::Wait(why) => {
                 settle(self);
-                *self.tally.entry("failed").or_default() += 1;
+                self.tally.add("failed");
                 self.say(key, "waiting", &why);
                 let line = self.line(key);
                 if let Some(hint) = self.hint(key, line.as_ref(), None) {
@@ -154,7 +154,7 @@ impl TargetRun<'_> {
             Decision::Hold => {
                 settle(self);
                 self.held.push(key);
-                *self.tally.entry("held back").or_default() += 1;
+                self.tally.add("held back");
             }
             Decision::Drop => {
                 settle(self);
@@ -167,7 +167,7 @@ impl TargetRun<'_> {
                 if self.line(key).is_some_and(|l| l.phase == life::Phase::Done) =>
             {
                 settle(self);
-                *self.tally.entry("failed").or_default() += 1;
+                self.tally.add("failed");
                 self.say(key, "failed", &format!("(rejected): {why}"));
             }
             Decision::NothingToRetract(why) => {
@@ -287,53 +287,27 @@ impl TargetRun<'_> {
             (Some(first), _) => format!(" {first}"),
             _ => String::new(),
         };
-        // What happened today first, then where the other keys stand.
-        let order = |word: &str| {
-            [
-                "published",
-                "confirmed",
-                "already there",
-                "updated",
-                "retracted",
-                "failed",
-                "held back",
-                "unconfirmed",
-                "not attempted",
-                "duplicate",
-                "done",
-                "scheduled",
-                "draft",
-                "stale",
-            ]
-            .iter()
-            .position(|w| *w == word)
-            .unwrap_or(usize::MAX)
-        };
-        let mut tally: Vec<(&&str, &usize)> = self.tally.iter().collect();
-        tally.sort_by_key(|(word, _)| (order(word), **word));
-        let mut parts: Vec<String> = tally
-            .into_iter()
-            .map(|(word, n)| match *word {
-                "stale" => format!(
-                    "{n} stale{} (`run --backfill` publishes them)",
-                    range(&self.stale)
-                ),
-                "draft" => format!("{n} draft{}", range(&self.drafts)),
-                "held back" => format!(
-                    "{n} held back{} (failed, and now past the {}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
-                    range(&self.held),
-                    self.rules.catchup_days
-                ),
-                word => format!("{n} {word}"),
-            })
-            .collect();
-        if !self.deleted.is_empty() {
-            parts.push(format!(
-                "{} deleted{} (published, and the post's file is gone: `dayrun retract` removes the copies)",
-                self.deleted.len(),
-                range(&self.deleted)
-            ));
+        // Deleted keys are counted here, where their range and advice are known.
+        for _ in &self.deleted {
+            self.tally.add("deleted");
         }
+        let mut parts = self.tally.parts(|word, n| match word {
+            "stale" => format!(
+                "{n} stale{} (`run --backfill` publishes them)",
+                range(&self.stale)
+            ),
+            "draft" => format!("{n} draft{}", range(&self.drafts)),
+            "held back" => format!(
+                "{n} held back{} (failed, and now past the {}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
+                range(&self.held),
+                self.rules.catchup_days
+            ),
+            "deleted" => format!(
+                "{n} deleted{} (published, and the post's file is gone: `dayrun retract` removes the copies)",
+                range(&self.deleted)
+            ),
+            word => format!("{n} {word}"),
+        });
         if parts.is_empty() {
             parts.push("nothing to do".into());
         }

@@ -111,7 +111,9 @@ fn warn_if_shared(path: &Path, shown: &Path) {
         && meta.permissions().mode() & 0o077 != 0
     {
         let shown = crate::outside::escape(&shown.display().to_string(), 4000);
-        eprintln!("dayrun: warning: {shown} can be read by other users; run `chmod 600 {shown}`");
+        crate::say::err(&format!(
+            "dayrun: warning: {shown} can be read by other users; run `chmod 600 {shown}`"
+        ));
     }
 }
 
