@@ -377,10 +377,16 @@ pub fn checked(receipt: &Receipt) -> Result<Receipt, String> {
     }
     // A link: http(s), or a path on the site (`/posts/x.json`); never `javascript:` and the like.
     let url = crate::outside::web_url(receipt.url.as_deref()).filter(|u| u.len() <= MAX_ID);
+    // A version is a short token (Ghost: a timestamp): anything else is not kept, and the
+    // target then has no version to send back.
+    let version = receipt.version.clone().filter(|v| {
+        !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_graphic() && c != '"')
+    });
     Ok(Receipt {
         id: id.clone(),
         url,
         note: receipt.note.clone(),
+        version,
     })
 }
 

@@ -206,6 +206,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     next.at = ctx.stamp.clone();
     next.copy.id = Some(first.id.clone());
     next.copy.url = first.url.clone();
+    next.copy.version = first.version.clone();
     if let Some((generation, rkey)) = landed.copy {
         next.copy.generation = generation;
         next.copy.rkey = Some(rkey.to_string());

@@ -147,3 +147,33 @@ fn a_post_that_is_not_out_never_lets_a_run_exit_0_while_it_waits() {
         }
     }
 }
+
+#[test]
+fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
+    use crate::state::Record;
+    use crate::targets::Receipt;
+    let text = "2026-11-20 done 2026-11-20T08:00:00+00:00 id=abc version=2026-11-20T08:00:00.000Z";
+    let line = KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    assert_eq!(
+        line.copy.version.as_deref(),
+        Some("2026-11-20T08:00:00.000Z")
+    );
+    assert!(
+        line.record()
+            .to_line()
+            .contains(" version=2026-11-20T08:00:00.000Z")
+    );
+    let hostile = Receipt {
+        version: Some("2026 \"x\"".into()),
+        ..Receipt::id("abc")
+    };
+    assert_eq!(super::checked(&hostile).unwrap().version, None);
+    let fine = Receipt {
+        version: Some("2026-11-21T08:00:00.000Z".into()),
+        ..Receipt::id("abc")
+    };
+    assert_eq!(
+        super::checked(&fine).unwrap().version.as_deref(),
+        Some("2026-11-21T08:00:00.000Z")
+    );
+}

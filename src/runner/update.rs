@@ -103,6 +103,7 @@ impl TargetRun<'_> {
                 .as_ref()
                 .and_then(|l| l.copy.id.clone())
                 .unwrap_or_default();
+            let version = before.as_ref().and_then(|l| l.copy.version.clone());
             self.apply(
                 key,
                 &Event::Attempt {
@@ -119,6 +120,7 @@ impl TargetRun<'_> {
             let result = uploaded.and_then(|media| {
                 let out = Outgoing {
                     media,
+                    version,
                     ..out.clone()
                 };
                 self.target.update(&id, post, &out)

@@ -106,6 +106,7 @@ impl Bluesky {
     fn receipt(&self, uri: &str) -> Receipt {
         let rkey = uri.rsplit('/').next().unwrap_or_default();
         Receipt {
+            version: None,
             id: uri.to_string(),
             url: Some(format!(
                 "https://bsky.app/profile/{}/post/{rkey}",
@@ -198,6 +199,7 @@ impl Target for Bluesky {
             });
         }
         Ok(Outgoing {
+            version: None,
             marks: vec![mark(&text.text)],
             body: record,
             generation: 0,

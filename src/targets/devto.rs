@@ -208,6 +208,7 @@ impl Target for Devto {
             article["series"] = json!(series);
         }
         Ok(Outgoing {
+            version: None,
             generation: 0,
             rkey: None,
             media: Default::default(),
@@ -255,6 +256,7 @@ impl Target for Devto {
                 let body = item["body_markdown"].as_str().map(squash);
                 let canonical = item["canonical_url"].as_str();
                 let receipt = || Receipt {
+                    version: None,
                     id: id_text(&item["id"]).unwrap_or_else(|| "found".into()),
                     url: web_url(item["url"].as_str()),
                     note: None,

@@ -117,6 +117,7 @@ impl Folder {
 impl Target for Folder {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         Ok(Outgoing {
+            version: None,
             generation: 0,
             rkey: None,
             media: Default::default(),
@@ -212,6 +213,7 @@ impl Target for Folder {
         self.publish(
             post,
             &Outgoing {
+                version: None,
                 generation: 0,
                 rkey: None,
                 media: Default::default(),

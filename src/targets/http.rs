@@ -264,6 +264,7 @@ impl HttpTarget {
         let walk = items::each(&reply.body, pointer, &mut |item| {
             listed += 1;
             let receipt = || Receipt {
+                version: None,
                 id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
                 url: crate::outside::web_url(id_at(&item, &self.settings.url_pointer).as_deref()),
                 note: None,
@@ -442,6 +443,7 @@ impl Target for HttpTarget {
                 .failure("update", &reply, self.credential_file().as_deref()));
         }
         Ok(Receipt {
+            version: None,
             id: id.to_string(),
             url: serde_json::from_str::<Value>(&reply.body)
                 .ok()

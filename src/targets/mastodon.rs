@@ -184,6 +184,7 @@ impl Target for Mastodon {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let text = self.text(post)?;
         Ok(Outgoing {
+            version: None,
             generation: 0,
             rkey: None,
             media: Default::default(),
@@ -288,6 +289,7 @@ impl Target for Mastodon {
                 };
                 if attempts.sent_text(&normal(&text)) {
                     found.push(Receipt {
+                        version: None,
                         id: id.to_string(),
                         url: web_url(status["url"].as_str()),
                         note: None,

@@ -28,20 +28,22 @@ pub mod secret;
 pub mod wordpress;
 
 /// What the target answered: the id to record (and a link, where it gives one).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Receipt {
     pub id: String,
     pub url: Option<String>,
     /// Anything the human should know about how it was sent (e.g. tags that were cleaned).
     pub note: Option<String>,
+    /// The copy's version as written (Ghost's `updated_at`), for targets that refuse an update
+    /// made against another version; kept on the line and handed back in `Outgoing::version`.
+    pub version: Option<String>,
 }
 
 impl Receipt {
     pub fn id(id: impl Into<String>) -> Receipt {
         Receipt {
             id: id.into(),
-            url: None,
-            note: None,
+            ..Receipt::default()
         }
     }
 }
@@ -125,6 +127,9 @@ pub struct Outgoing {
     pub rkey: Option<String>,
     /// The post's images as uploaded (`Target::upload`); set by the runner before it sends.
     pub media: Media,
+    /// For an update: the copy's version as dayrun last wrote it (`Receipt::version`), set by
+    /// the runner from the key's line.
+    pub version: Option<String>,
 }
 
 impl Outgoing {

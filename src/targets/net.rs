@@ -264,6 +264,7 @@ impl Http {
             )
         })?;
         Ok(super::Receipt {
+            version: None,
             id,
             url: crate::outside::web_url(id_at(&doc, url_pointer).as_deref()),
             note: None,

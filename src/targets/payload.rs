@@ -46,6 +46,7 @@ pub fn outgoing(post: &Post, images: &ImageLinks) -> Outgoing {
         generation: 0,
         rkey: None,
         media: Media::default(),
+        version: None,
         body: payload(post, images),
         marks: vec![mark(&post.fingerprint)],
     }

@@ -305,6 +305,7 @@ impl Target for WordPress {
             body["content"].as_str().unwrap_or_default(),
         )];
         Ok(Outgoing {
+            version: None,
             body,
             marks,
             generation: 0,

@@ -34,6 +34,7 @@ pub fn receipt(stdout: &str, fallback: &str) -> Result<Receipt, Error> {
         };
         if let Some(id) = text("id") {
             receipt = Receipt {
+                version: None,
                 id,
                 url: text("url"),
                 note: None,

@@ -66,6 +66,7 @@ impl WordPress {
                     found.push(Candidate {
                         id: id.clone(),
                         receipt: Receipt {
+                            version: None,
                             id,
                             url: web_url(item["link"].as_str()),
                             note: None,
