@@ -101,8 +101,8 @@ fn look_up_today(
     let attempts = Attempts::none_yet(today, &marks, &sent);
     let mut worst = code::OK;
     for (cfg, target) in config.targets.iter().zip(built.iter_mut()) {
-        let looked = target.can_find().then(|| target.find(&attempts));
-        let shown = |text: &str| escape(&target.redact(text), 2000);
+        let looked = target.as_find().map(|f| f.find(&attempts));
+        let shown = |text: &str| escape(&target.secrets().redact(text), 2000);
         let said = match looked {
             None => "cannot look posts up (no list_url or confirm command): unknown outcomes will go to you".to_string(),
             Some(looked) => match looked {

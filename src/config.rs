@@ -66,16 +66,6 @@ struct File {
     targets: BTreeMap<String, toml::Table>,
 }
 
-/// The target kinds, for messages (the match that builds them is `targets::build`).
-pub const KINDS: [&str; 6] = [
-    "folder",
-    "http",
-    "command",
-    "wordpress",
-    "devto",
-    "mastodon",
-];
-
 /// The config file as read: where it is, how to show it, and its text (`None`: no file).
 struct Source {
     path: PathBuf,
@@ -237,8 +227,12 @@ impl TargetConfig {
                     .map(|key| format!(" (found `{key}`: a typo?)"))
                     .unwrap_or_default();
                 let line = typo.as_deref().map_or(self.line, |key| self.line_of(key));
-                return Err(bad(format!("missing `kind`{found}"), line)
-                    .hint(format!("`kind` is one of: {}", KINDS.join(", "))));
+                return Err(bad(format!("missing `kind`{found}"), line).hint(format!(
+                    "`kind` is one of: {}",
+                    crate::targets::kinds::names()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
             }
         };
         self.policy =
@@ -253,7 +247,9 @@ impl TargetConfig {
             .filter(|(key, _)| !POLICY_KEYS.contains(&key.as_str()))
             .find(|(key, value)| {
                 closest(key, ["kind"]).is_some()
-                    || value.as_str().is_some_and(|v| KINDS.contains(&v))
+                    || value
+                        .as_str()
+                        .is_some_and(|v| crate::targets::kinds::find(v).is_some())
             })
             .map(|(key, _)| key.clone())
     }

@@ -6,6 +6,8 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod content;
+#[cfg(test)]
+mod doc_region;
 pub mod error;
 pub mod fsutil;
 pub mod images;

@@ -166,10 +166,20 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         .zip(built.iter_mut())
         .zip(states.iter_mut())
         .map(|((cfg, target), state)| {
-            let rules = target_run::rules(config, cfg, target.as_ref());
-            let credential = target.credential();
+            let rules = target_run::rules(config, cfg);
+            let credential = target.secrets().fingerprint();
+            let find = target.as_find();
+            debug_assert_eq!(
+                find.is_some(),
+                rules.can_find,
+                "the registry and the target agree"
+            );
+            let (immediate, keeps_payload) =
+                find.map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
             TargetRun {
                 credential,
+                immediate,
+                keeps_payload,
                 cfg,
                 target: target.as_mut(),
                 state,
@@ -366,8 +376,12 @@ struct TargetRun<'a> {
     today: Date,
     /// The target's rules for a key's life.
     rules: crate::life::Rules,
-    /// A non-secret fingerprint of the target's credential (`Target::credential`).
+    /// A non-secret fingerprint of the target's credential (`Secrets::fingerprint`).
     credential: Option<String>,
+    /// Whether its lookup sees a finished publish at once (or it has none: nothing to wait
+    /// for), and whether it needs what each attempt sent (`Find`).
+    immediate: bool,
+    keeps_payload: bool,
     /// Set when the target must not be written to again in this run (auth, long rate limit).
     stopped: Option<String>,
     last_write: Option<Instant>,

@@ -3,31 +3,11 @@
 
 use super::table::{self, Example};
 use super::{Change, Decision, Exit, KeyLine, Lever, Mode, Phase, Then};
+use crate::doc_region::region;
 
 const DOC: &str = "docs/life-of-a-key.md";
 const BEGIN: &str = "<!-- the table: made by `life::table::markdown`, checked by a test -->\n";
 const END: &str = "<!-- end of the table -->";
-
-/// The text between `begin` and `end` in a file of the repository; with `DAYRUN_BLESS=1`, the
-/// file is rewritten with `want` there first.
-fn region(path: &str, begin: &str, end: &str, want: &str) -> String {
-    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let start = text
-        .find(begin)
-        .unwrap_or_else(|| panic!("{path} lacks {begin:?}"))
-        + begin.len();
-    let stop = start
-        + text[start..]
-            .find(end)
-            .unwrap_or_else(|| panic!("{path} lacks {end:?}"));
-    if std::env::var_os("DAYRUN_BLESS").is_some() {
-        let blessed = format!("{}{want}{}", &text[..start], &text[stop..]);
-        std::fs::write(&full, blessed).unwrap();
-        return want.to_string();
-    }
-    text[start..stop].to_string()
-}
 
 #[test]
 fn the_docs_table_is_what_the_code_does_for_every_state_and_event() {

@@ -76,7 +76,7 @@ impl TargetRun<'_> {
         // Only a backfill: a daily run's few keys keep their lines in key order across
         // targets. Pacing asks for one write at a time. A post with images goes alone: it may
         // need uploads (the `send` path), and 64 of them would hold all their bytes at once.
-        if !self.target.batches()
+        if self.target.as_batch().is_none()
             || !post.images.is_empty()
             || !self.plan.backfill()
             || !self.cfg.policy.min_interval.is_zero()
@@ -144,7 +144,11 @@ impl TargetRun<'_> {
         let mut failed: Vec<(usize, Error)> = Vec::new();
         for (i, q) in queued.iter().enumerate() {
             let from = files.len();
-            match self.target.stage(&q.post, &q.out, &mut files) {
+            let staged_one = match self.target.as_batch() {
+                Some(batch) => batch.stage(&q.post, &q.out, &mut files),
+                None => unreachable!("only a batching target queues"),
+            };
+            match staged_one {
                 Ok(receipt) => staged.push((i, from, files.len(), receipt)),
                 Err(err) => {
                     files.discard_from(from);

@@ -227,7 +227,7 @@ impl TargetRun<'_> {
             Some(Phase::Failed(Class::Unknown, Looked::Nothing)) => Some(self.advice(key)),
             Some(Phase::Failed(Class::Auth, _)) => {
                 given.or_else(|| {
-                    Some(match self.target.credential_file() {
+                    Some(match self.target.secrets().file() {
                         Some(file) => format!(
                             "renew the credential in {}; the next run retries by itself once it changes",
                             file.display()
@@ -272,7 +272,7 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn kept_payload(&self, key: Date) -> Option<serde_json::Value> {
-        if !self.target.keeps_payload() {
+        if !self.keeps_payload {
             return None;
         }
         let bytes = std::fs::read(self.payload_path(key)).ok()?;
@@ -280,7 +280,7 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn drop_payload(&self, key: Date) {
-        if self.target.keeps_payload() {
+        if self.keeps_payload {
             let path = self.payload_path(key);
             let _ = std::fs::remove_file(&path);
             // The folder goes once it is empty (`remove_dir` leaves a folder that is not).
@@ -293,7 +293,7 @@ impl TargetRun<'_> {
     /// A post that cannot be read or derived: recorded once (an attempt that may have landed
     /// before the file broke stays on the line), reported every run until fixed.
     pub(super) fn local_error(&mut self, key: Date, err: Error) -> Result<(), Error> {
-        let reason = self.target.redact(&err.reason());
+        let reason = self.redact(&err.reason());
         let line = self.line(key);
         let same = line.as_ref().is_some_and(|l| {
             matches!(l.phase, Phase::Failed(Class::Local, _))
@@ -360,10 +360,15 @@ impl TargetRun<'_> {
         }
     }
 
+    /// `text` with the target's secrets (and every secret of the run) masked.
+    pub(super) fn redact(&self, text: &str) -> String {
+        self.target.secrets().redact(text)
+    }
+
     /// Text that may hold something from outside, as it may be shown or traced: redacted with
     /// the target's secrets, control characters escaped, bounded.
     pub(super) fn shown(&self, text: &str) -> String {
-        escape(&self.target.redact(text), 4000)
+        escape(&self.redact(text), 4000)
     }
 
     pub(super) fn trace(&mut self, key: Date, action: &str, result: &str, detail: &str) {

@@ -7,20 +7,20 @@ use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::{self, Act, Decision, Event, Facts, Lazy, Lever, Mode, Rules, Seen, Skip};
 use crate::state::Status;
-use crate::targets::Target;
 use jiff::civil::Date;
 
 /// The rules of a key's life on this target, from its config and its kind.
-pub(super) fn rules(config: &Config, cfg: &TargetConfig, target: &dyn Target) -> Rules {
+pub(super) fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
     let policy = &cfg.policy;
+    let (can_find, updates) = crate::targets::capabilities(cfg);
     Rules {
         catchup_days: config.catchup_days,
         escalate_after: policy.escalate_after,
         edit_days: policy.edit_days,
         retries: policy.retries,
         backoff: policy.backoff,
-        updates: policy.on_edit.unwrap_or_else(|| target.updates()),
-        can_find: target.can_find(),
+        updates,
+        can_find,
         strict: policy.dedup == Dedup::Strict,
     }
 }
@@ -120,7 +120,8 @@ impl TargetRun<'_> {
             // The human's word first, so the lookup that follows leaves that copy out.
             let here = self
                 .target
-                .copy_of(key, id)
+                .as_names()
+                .and_then(|n| n.copy_of(key, id))
                 .is_some_and(|(g, _)| Some(g) == self.line(key).map(|l| l.copy.generation));
             let act = Act::NotOurs {
                 id: id.clone(),

@@ -123,7 +123,9 @@ impl TargetRun<'_> {
                     version,
                     ..out.clone()
                 };
-                self.target.update(&id, post, &out)
+                self.target
+                    .as_update()
+                    .and_then(|u| u.update(&id, post, &out))
             });
             let err = match result {
                 Ok(receipt) => {
@@ -170,7 +172,7 @@ impl TargetRun<'_> {
         started: Instant,
     ) -> Result<bool, Error> {
         let key = post.key;
-        let answer = self.target.read_back(id, out);
+        let answer = self.target.as_update().and_then(|u| u.read_back(id, out));
         let receipts = [Receipt::id(id)];
         let parts = LandedParts {
             fp: post.fingerprint.clone(),

@@ -3,7 +3,10 @@
 
 use super::net::{Http, Reply, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, mark};
+use super::{
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
+    Secrets, Target, Update, Upload, mark,
+};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use jiff::civil::Date;
@@ -176,6 +179,16 @@ impl Bluesky {
     }
 }
 
+/// `kind = "bluesky"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "bluesky",
+    publishes_to: "a Bluesky post on your PDS",
+    needs: "an App Password",
+    build: |ctx| Ok(Box::new(Bluesky::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: super::kinds::never,
+};
+
 impl Target for Bluesky {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let link = self.link(post);
@@ -206,27 +219,6 @@ impl Target for Bluesky {
             rkey: None,
             media: Default::default(),
         })
-    }
-
-    fn record_key(&self, key: Date, generation: u32) -> Option<String> {
-        Some(tid::record_key(&self.name, key, generation))
-    }
-
-    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
-        let rkey = self.rkey_of(id).ok()?;
-        (0..PROBE_GENERATIONS)
-            .find(|g| tid::record_key(&self.name, key, *g) == rkey)
-            .map(|g| (g, rkey.to_string()))
-    }
-
-    /// `createRecord` under the copy's record key. A second create with that key is refused
-    /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        Some((media::MAX_IMAGES, "Bluesky".into()))
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
@@ -289,6 +281,56 @@ impl Target for Bluesky {
         }
     }
 
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// None needed: a late landing of an earlier attempt and a resend name the same record.
+    fn settle(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "the post for {key} on the profile of {} ({})",
+            self.client.handle(),
+            self.settings.service
+        )
+    }
+
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.client.http().redactor(),
+            credential: Some(self.client.password()),
+        }
+    }
+
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        Some(self)
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        Some(self)
+    }
+}
+
+impl Find for Bluesky {
     /// `getRecord` by the attempt's record key: there or `RecordNotFound`, exactly. With no
     /// attempt behind it (pre-submit dedup, a lost state file) the first generations' keys. A
     /// record key says where the copy would be, not that the record there is this post (another
@@ -328,23 +370,12 @@ impl Target for Bluesky {
         true
     }
 
-    fn timeout(&self) -> Duration {
-        self.timeout
+    fn keeps_payload(&self) -> bool {
+        false
     }
+}
 
-    /// None needed: a late landing of an earlier attempt and a resend name the same record.
-    fn settle(&self) -> Duration {
-        Duration::ZERO
-    }
-
-    fn where_to_look(&self, key: Date) -> String {
-        format!(
-            "the post for {key} on the profile of {} ({})",
-            self.client.handle(),
-            self.settings.service
-        )
-    }
-
+impl Update for Bluesky {
     /// `putRecord` under the same key, keeping the original `createdAt`. Off by default
     /// (`on_edit = "update"` turns it on): the Bluesky app keeps showing the original text.
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -379,7 +410,9 @@ impl Target for Bluesky {
             _ => Lookup::Absent,
         })
     }
+}
 
+impl Retract for Bluesky {
     /// `deleteRecord` (deleting a record that is gone answers 200 too).
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let rkey = self.rkey_of(id)?.to_string();
@@ -402,16 +435,29 @@ impl Target for Bluesky {
             None => Lookup::Absent,
         })
     }
+}
 
-    fn redact(&self, text: &str) -> String {
-        self.client.http().redactor().redact(text)
+impl Upload for Bluesky {
+    /// `createRecord` under the copy's record key. A second create with that key is refused
+    /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
     }
 
-    fn credential_file(&self) -> Option<PathBuf> {
-        Some(self.client.password().file.clone())
+    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
+        Some((media::MAX_IMAGES, "Bluesky".into()))
+    }
+}
+
+impl Names for Bluesky {
+    fn record_key(&self, key: Date, generation: u32) -> String {
+        tid::record_key(&self.name, key, generation)
     }
 
-    fn credential(&self) -> Option<String> {
-        Some(self.client.password().fingerprint.clone())
+    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
+        let rkey = self.rkey_of(id).ok()?;
+        (0..PROBE_GENERATIONS)
+            .find(|g| tid::record_key(&self.name, key, *g) == rkey)
+            .map(|g| (g, rkey.to_string()))
     }
 }

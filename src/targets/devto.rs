@@ -2,7 +2,10 @@
 
 use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, ImageLinks, Lookup, Outgoing, Receipt, Target, items, mark};
+use super::{
+    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
+    Target, Update, Upload, items, mark,
+};
 use crate::error::{Class, Error};
 use crate::outside::web_url;
 use crate::post::Post;
@@ -155,6 +158,16 @@ impl Devto {
     }
 }
 
+/// `kind = "devto"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "devto",
+    publishes_to: "dev.to or another Forem",
+    needs: "an API key",
+    build: |ctx| Ok(Box::new(Devto::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: |_| true,
+};
+
 impl Target for Devto {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let chars = post.title.chars().count();
@@ -238,6 +251,54 @@ impl Target for Devto {
         })
     }
 
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "the article for {key} in your dashboard on {} (drafts too)",
+            self.settings.base_url
+        )
+    }
+
+    fn settle(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.http.redactor(),
+            credential: Some(&self.key),
+        }
+    }
+
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        None
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for Devto {
     /// Every page of the user's articles (drafts first), matched on the body that was sent
     /// (whitespace aside). Never on the title: Forem rewrites titles, and a recurring title
     /// ("Weekly notes") is last week's article too. An article with a canonical URL an attempt
@@ -296,14 +357,16 @@ impl Target for Devto {
         })
     }
 
-    fn timeout(&self) -> Duration {
-        self.timeout
+    fn immediate(&self) -> bool {
+        false
     }
 
-    fn updates(&self) -> bool {
-        true
+    fn keeps_payload(&self) -> bool {
+        false
     }
+}
 
+impl Update for Devto {
     fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let url = self.url(&format!("/api/articles/{}", encode(id)));
         let reply = self.http.send("PUT", &url, &self.headers(), &out.body)?;
@@ -352,7 +415,9 @@ impl Target for Devto {
         }
         Ok(Lookup::CannotTell("too many articles to read".into()))
     }
+}
 
+impl Retract for Devto {
     /// The API has no delete: the article is unpublished (`published: false`).
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let url = self.url(&format!("/api/articles/{}", encode(id)));
@@ -390,25 +455,6 @@ impl Target for Devto {
             }
         }
         Ok(Lookup::CannotTell("too many articles to read".into()))
-    }
-
-    fn where_to_look(&self, key: Date) -> String {
-        format!(
-            "the article for {key} in your dashboard on {} (drafts too)",
-            self.settings.base_url
-        )
-    }
-
-    fn redact(&self, text: &str) -> String {
-        self.http.redactor().redact(text)
-    }
-
-    fn credential_file(&self) -> Option<std::path::PathBuf> {
-        Some(self.key.file.clone())
-    }
-
-    fn credential(&self) -> Option<String> {
-        Some(self.key.fingerprint.clone())
     }
 }
 

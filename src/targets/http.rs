@@ -4,7 +4,8 @@ use super::items;
 use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Context, ImageLinks, Lookup, Outgoing, Receipt, Target, outgoing, payload_key,
+    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
+    Target, Update, Upload, outgoing, payload_key,
 };
 use crate::error::Error;
 use crate::post::Post;
@@ -12,6 +13,7 @@ use crate::redact::Redactor;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -175,11 +177,33 @@ impl HttpTarget {
         })
     }
 
-    fn credential_file(&self) -> Option<PathBuf> {
-        self.token
-            .as_ref()
-            .or(self.header_file.as_ref())
-            .map(|s| s.file.clone())
+    /// The credential it sends: the token, or the header file.
+    fn secret(&self) -> Option<&Secret> {
+        self.token.as_ref().or(self.header_file.as_ref())
+    }
+
+    fn credential_file(&self) -> Option<&std::path::Path> {
+        self.secret().map(|s| s.file.as_path())
+    }
+
+    /// Where edits go: `update_url`, or what to set.
+    fn update_url(&self) -> Result<&str, Error> {
+        self.settings.update_url.as_deref().ok_or_else(|| {
+            Error::config(format!(
+                "[targets.{}]: set `update_url` (with {{id}}) so that edits can be sent",
+                self.name
+            ))
+        })
+    }
+
+    /// Where retractions go: `delete_url`, or what to set.
+    fn delete_url(&self) -> Result<&str, Error> {
+        self.settings.delete_url.as_deref().ok_or_else(|| {
+            Error::config(format!(
+                "[targets.{}]: set `delete_url` (with {{id}}) so that posts can be retracted",
+                self.name
+            ))
+        })
     }
 
     /// The fields an item is matched by, in the order `auto` tries them.
@@ -251,9 +275,7 @@ impl HttpTarget {
         let (url, exact) = self.list_url(list_url, &attempts.key.to_string());
         let reply = self.http.get(&url, &self.headers)?;
         if status_class(reply.status).is_some() {
-            return Err(self
-                .http
-                .failure("list", &reply, self.credential_file().as_deref()));
+            return Err(self.http.failure("list", &reply, self.credential_file()));
         }
         let pointer = &self.settings.items_pointer;
         let created = self.settings.created_pointer.as_deref();
@@ -377,6 +399,16 @@ enum Item {
     Blind,
 }
 
+/// `kind = "http"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "http",
+    publishes_to: "a JSON endpoint of yours (`POST`)",
+    needs: "an optional token or header file",
+    build: |ctx| Ok(Box::new(HttpTarget::new(ctx, super::settings(ctx)?)?)),
+    can_find: |cfg| cfg.settings.contains_key("list_url"),
+    updates: |cfg| cfg.settings.contains_key("update_url"),
+};
+
 impl Target for HttpTarget {
     fn image_plan(&self, _: &Post, image: &crate::images::Image, _: &super::Media) -> String {
         match self.images.url(image) {
@@ -397,9 +429,7 @@ impl Target for HttpTarget {
         ));
         let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
         if status_class(reply.status).is_some() {
-            return Err(self
-                .http
-                .failure("POST", &reply, self.credential_file().as_deref()));
+            return Err(self.http.failure("POST", &reply, self.credential_file()));
         }
         self.http.receipt(
             &reply,
@@ -408,6 +438,61 @@ impl Target for HttpTarget {
         )
     }
 
+    fn timeout(&self) -> std::time::Duration {
+        self.timeout
+    }
+
+    fn where_to_look(&self, key: jiff::civil::Date) -> String {
+        format!(
+            "a post with key {key} (Idempotency-Key {}) at {}",
+            idempotency_key(&self.name, &key.to_string()),
+            self.settings.url
+        )
+    }
+
+    fn settle(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.http.redactor(),
+            credential: self.secret(),
+        }
+    }
+
+    /// A lookup needs `list_url`.
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        match self.settings.list_url {
+            Some(_) => Some(self),
+            None => None,
+        }
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        self.update_url()?;
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        self.delete_url()?;
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        None
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for HttpTarget {
     /// Found when an item matches. Absent only when the lookup covers where the post would
     /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
     /// or one the user declares complete. An item that cannot be told apart spoils absence.
@@ -416,31 +501,26 @@ impl Target for HttpTarget {
         self.lookup(attempts, fields, false, true)
     }
 
-    fn timeout(&self) -> std::time::Duration {
-        self.timeout
+    fn immediate(&self) -> bool {
+        false
     }
 
-    fn updates(&self) -> bool {
-        self.settings.update_url.is_some()
+    fn keeps_payload(&self) -> bool {
+        false
     }
+}
 
+impl Update for HttpTarget {
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let Some(template) = &self.settings.update_url else {
-            return Err(Error::config(format!(
-                "[targets.{}]: set `update_url` (with {{id}}) so that edits can be sent",
-                self.name
-            )));
-        };
-        let url = template
+        let url = self
+            .update_url()?
             .replace("{id}", &encode(id))
             .replace("{key}", &encode(&post.key.to_string()));
         let reply = self
             .http
             .send(&self.settings.update_method, &url, &self.headers, &out.body)?;
         if status_class(reply.status).is_some() {
-            return Err(self
-                .http
-                .failure("update", &reply, self.credential_file().as_deref()));
+            return Err(self.http.failure("update", &reply, self.credential_file()));
         }
         Ok(Receipt {
             version: None,
@@ -460,15 +540,12 @@ impl Target for HttpTarget {
         let attempts = Attempts::none_yet(key, &out.marks, &out.body);
         self.lookup(&attempts, &FIELDS[2..], true, true)
     }
+}
 
+impl Retract for HttpTarget {
     fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
-        let Some(template) = &self.settings.delete_url else {
-            return Err(Error::config(format!(
-                "[targets.{}]: set `delete_url` (with {{id}}) so that posts can be retracted",
-                self.name
-            )));
-        };
-        let url = template
+        let url = self
+            .delete_url()?
             .replace("{id}", &encode(id))
             .replace("{key}", &encode(&key.to_string()));
         let reply = match self.settings.delete_method.as_str() {
@@ -484,9 +561,7 @@ impl Target for HttpTarget {
         if reply.status == 404 || reply.status == 410 || status_class(reply.status).is_none() {
             return Ok(());
         }
-        Err(self
-            .http
-            .failure("retract", &reply, self.credential_file().as_deref()))
+        Err(self.http.failure("retract", &reply, self.credential_file()))
     }
 
     /// The copy with this id, by the key (whatever the copy holds, it is the one removed): an
@@ -502,32 +577,5 @@ impl Target for HttpTarget {
             },
             other => other,
         })
-    }
-
-    fn where_to_look(&self, key: jiff::civil::Date) -> String {
-        format!(
-            "a post with key {key} (Idempotency-Key {}) at {}",
-            idempotency_key(&self.name, &key.to_string()),
-            self.settings.url
-        )
-    }
-
-    fn can_find(&self) -> bool {
-        self.settings.list_url.is_some()
-    }
-
-    fn redact(&self, text: &str) -> String {
-        self.http.redactor().redact(text)
-    }
-
-    fn credential_file(&self) -> Option<PathBuf> {
-        HttpTarget::credential_file(self)
-    }
-
-    fn credential(&self) -> Option<String> {
-        self.token
-            .as_ref()
-            .or(self.header_file.as_ref())
-            .map(|s| s.fingerprint.clone())
     }
 }

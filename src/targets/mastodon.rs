@@ -3,7 +3,10 @@
 
 use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, items, mark};
+use super::{
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
+    Secrets, Target, Update, Upload, items, mark,
+};
 use crate::error::{Class, Error};
 use crate::outside::web_url;
 use crate::post::Post;
@@ -180,6 +183,16 @@ impl Mastodon {
     }
 }
 
+/// `kind = "mastodon"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "mastodon",
+    publishes_to: "a Mastodon status",
+    needs: "an access token",
+    build: |ctx| Ok(Box::new(Mastodon::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: super::kinds::never,
+};
+
 impl Target for Mastodon {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let text = self.text(post)?;
@@ -191,20 +204,6 @@ impl Target for Mastodon {
             marks: vec![mark(&normal(&text))],
             body: json!({ "status": text, "visibility": self.settings.visibility }),
         })
-    }
-
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
-        match (ask, self.limits) {
-            (false, None) => Some((
-                Limits::default().max_media,
-                "a Mastodon instance usually".into(),
-            )),
-            _ => Some((self.limits().max_media, "the instance".into())),
-        }
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
@@ -227,6 +226,54 @@ impl Target for Mastodon {
         self.http.receipt(&reply, "/id", "/url")
     }
 
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "the status for {key} on your profile at {}",
+            self.settings.instance
+        )
+    }
+
+    fn settle(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.http.redactor(),
+            credential: Some(&self.token),
+        }
+    }
+
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        Some(self)
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for Mastodon {
     /// The account's statuses, newest first, back to the first attempt (or the key's eve):
     /// each one created since then is read back as source text and compared with the text
     /// sent. Absent once the pages reach a status older than that, or the end.
@@ -314,10 +361,16 @@ impl Target for Mastodon {
         })
     }
 
-    fn timeout(&self) -> Duration {
-        self.timeout
+    fn immediate(&self) -> bool {
+        false
     }
 
+    fn keeps_payload(&self) -> bool {
+        false
+    }
+}
+
+impl Update for Mastodon {
     /// `PUT /api/v1/statuses/{id}` (Mastodon 3.5+). Off by default (`on_edit = "update"` turns
     /// it on): an edit notifies everyone who boosted the status.
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -345,7 +398,9 @@ impl Target for Mastodon {
             false => Lookup::Absent,
         })
     }
+}
 
+impl Retract for Mastodon {
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
         let reply = self.http.delete(&url, &self.headers())?;
@@ -364,23 +419,20 @@ impl Target for Mastodon {
             _ => Ok(Lookup::Found(vec![Receipt::id(id)])),
         }
     }
+}
 
-    fn where_to_look(&self, key: Date) -> String {
-        format!(
-            "the status for {key} on your profile at {}",
-            self.settings.instance
-        )
+impl Upload for Mastodon {
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
     }
 
-    fn redact(&self, text: &str) -> String {
-        self.http.redactor().redact(text)
-    }
-
-    fn credential_file(&self) -> Option<std::path::PathBuf> {
-        Some(self.token.file.clone())
-    }
-
-    fn credential(&self) -> Option<String> {
-        Some(self.token.fingerprint.clone())
+    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
+        match (ask, self.limits) {
+            (false, None) => Some((
+                Limits::default().max_media,
+                "a Mastodon instance usually".into(),
+            )),
+            _ => Some((self.limits().max_media, "the instance".into())),
+        }
     }
 }

@@ -3,7 +3,10 @@
 
 use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target};
+use super::{
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
+    Secrets, Target, Update, Upload,
+};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -271,6 +274,16 @@ fn unescape(s: &str) -> String {
         .replace("&#039;", "'")
 }
 
+/// `kind = "wordpress"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "wordpress",
+    publishes_to: "a self-hosted WordPress, through its REST API",
+    needs: "an Application Password",
+    build: |ctx| Ok(Box::new(WordPress::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: |_| true,
+};
+
 impl Target for WordPress {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let mut tags = Vec::new();
@@ -314,10 +327,6 @@ impl Target for WordPress {
         })
     }
 
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
         Self::plan(image, media)
     }
@@ -335,6 +344,55 @@ impl Target for WordPress {
         })
     }
 
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// PHP may go on with a request for a while after dayrun gave up on it.
+    fn settle(&self) -> Duration {
+        Duration::from_secs(60)
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "posts on {} (Posts → All, drafts and trash too) dated around {key} whose slug starts with `{key}`",
+            self.base
+        )
+    }
+
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.http.redactor(),
+            credential: Some(&self.password),
+        }
+    }
+
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        Some(self)
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for WordPress {
     /// By the key, not the title: the posts dated around the key's day (and around the first
     /// attempt, for a key sent on another day) whose slug starts with the key. This finds the
     /// post after a title edit, and every copy WordPress made unique with `-2`. A slug says
@@ -375,14 +433,16 @@ impl Target for WordPress {
         )
     }
 
-    fn timeout(&self) -> Duration {
-        self.timeout
+    fn immediate(&self) -> bool {
+        false
     }
 
-    fn updates(&self) -> bool {
-        true
+    fn keeps_payload(&self) -> bool {
+        false
     }
+}
 
+impl Update for WordPress {
     /// `POST /wp/v2/posts/{id}` with the new title, content, excerpt and terms; the slug and
     /// date stay as published, so links to the post keep working.
     fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -429,7 +489,9 @@ impl Target for WordPress {
             false => Lookup::Absent,
         })
     }
+}
 
+impl Retract for WordPress {
     /// `DELETE /wp/v2/posts/{id}`: WordPress moves the post to the trash (it can be restored).
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
@@ -464,28 +526,14 @@ impl Target for WordPress {
             None => Lookup::CannotTell("the post's answer has no status".into()),
         })
     }
+}
 
-    /// PHP may go on with a request for a while after dayrun gave up on it.
-    fn settle(&self) -> Duration {
-        Duration::from_secs(60)
+impl Upload for WordPress {
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
     }
 
-    fn where_to_look(&self, key: Date) -> String {
-        format!(
-            "posts on {} (Posts → All, drafts and trash too) dated around {key} whose slug starts with `{key}`",
-            self.base
-        )
-    }
-
-    fn redact(&self, text: &str) -> String {
-        self.http.redactor().redact(text)
-    }
-
-    fn credential_file(&self) -> Option<std::path::PathBuf> {
-        Some(self.password.file.clone())
-    }
-
-    fn credential(&self) -> Option<String> {
-        Some(self.password.fingerprint.clone())
+    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
+        None
     }
 }
