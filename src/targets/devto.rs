@@ -1,5 +1,6 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
+use super::net::pages::{Flow, Walked, walk};
 use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
 use super::secret::Secret;
 use super::{
@@ -298,62 +299,63 @@ impl Target for Devto {
     }
 }
 
-impl Find for Devto {
-    /// Every page of the user's articles (drafts first), matched on the body that was sent
-    /// (whitespace aside). Never on the title: Forem rewrites titles, and a recurring title
-    /// ("Weekly notes") is last week's article too. An article with a canonical URL an attempt
-    /// sent but another body is at this key's place without being this post: not ours.
-    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let (mut found, mut foreign) = (Vec::new(), Vec::new());
-        for page in 1..=MAX_PAGES {
+impl Devto {
+    /// The user's articles (drafts first), page by page, each handed to `visit` until it says
+    /// stop (`true`).
+    fn articles(&self, visit: &mut dyn FnMut(&serde_json::Value) -> bool) -> Result<Walked, Error> {
+        walk(1u32, MAX_PAGES, "articles", |page| {
             let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
             let reply = self.http.get(&self.url(&path), &self.headers())?;
             if status_class(reply.status).is_some() {
                 return Err(self.failure("list my articles", &reply));
             }
-            let mut listed = 0;
-            let walk = items::each(&reply.body, "", &mut |item| {
+            let (mut listed, mut stop) = (0, false);
+            let walked = items::each(&reply.body, "", &mut |item| {
                 listed += 1;
-                let body = item["body_markdown"].as_str().map(squash);
-                let canonical = item["canonical_url"].as_str();
-                let receipt = || Receipt {
-                    version: None,
-                    id: id_text(&item["id"]).unwrap_or_else(|| "found".into()),
-                    url: web_url(item["url"].as_str()),
-                    note: None,
-                };
-                if body.is_some_and(|b| attempts.sent_text(&b)) {
-                    found.push(receipt());
-                } else if canonical.is_some_and(|c| attempts.sent_text(c)) {
-                    foreign.push(receipt());
-                }
+                stop = stop || visit(&item);
             });
-            match walk {
-                Err(e) => return Ok(Lookup::CannotTell(format!("article list is {e}"))),
-                Ok(items::Walk::NotArray) => {
-                    return Ok(Lookup::CannotTell("article list is not a list".into()));
-                }
-                Ok(items::Walk::Array) if listed > PER_PAGE => {
-                    return Ok(Lookup::CannotTell(format!(
-                        "the server answered {listed} articles for a page of {PER_PAGE}"
-                    )));
-                }
-                Ok(items::Walk::Array) => {}
+            Ok(match walked {
+                Err(e) => Flow::Cannot(format!("article list is {e}")),
+                Ok(items::Walk::NotArray) => Flow::Cannot("article list is not a list".into()),
+                Ok(items::Walk::Array) if listed > PER_PAGE => Flow::Cannot(format!(
+                    "the server answered {listed} articles for a page of {PER_PAGE}"
+                )),
+                Ok(items::Walk::Array) if stop => Flow::Stop,
+                Ok(items::Walk::Array) if listed < PER_PAGE => Flow::End,
+                Ok(items::Walk::Array) => Flow::Next(page + 1),
+            })
+        })
+    }
+}
+
+impl Find for Devto {
+    /// Every page of the user's articles, matched on the body that was sent (whitespace
+    /// aside). Never on the title: Forem rewrites titles, and a recurring title ("Weekly
+    /// notes") is last week's article too. An article with a canonical URL an attempt sent but
+    /// another body is at this key's place without being this post: not ours.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let (mut found, mut foreign) = (Vec::new(), Vec::new());
+        let walked = self.articles(&mut |item| {
+            let body = item["body_markdown"].as_str().map(squash);
+            let canonical = item["canonical_url"].as_str();
+            let receipt = || Receipt {
+                id: id_text(&item["id"]).unwrap_or_else(|| "found".into()),
+                url: web_url(item["url"].as_str()),
+                ..Receipt::default()
+            };
+            if body.is_some_and(|b| attempts.sent_text(&b)) {
+                found.push(receipt());
+            } else if canonical.is_some_and(|c| attempts.sent_text(c)) {
+                foreign.push(receipt());
             }
-            if listed < PER_PAGE {
-                return Ok(match (found.is_empty(), foreign.is_empty()) {
-                    (false, _) => Lookup::Found(found),
-                    (true, false) => Lookup::Foreign(foreign),
-                    (true, true) => Lookup::Absent,
-                });
-            }
-        }
-        Ok(match found.is_empty() {
-            true => Lookup::CannotTell(format!(
-                "more than {} articles to read",
-                PER_PAGE * MAX_PAGES as usize
-            )),
-            false => Lookup::Found(found),
+            false
+        })?;
+        Ok(match (walked, found.is_empty(), foreign.is_empty()) {
+            // What was found is there, however far the walk reached.
+            (_, false, _) => Lookup::Found(found),
+            (Walked::Cannot(why), true, _) => Lookup::CannotTell(why),
+            (_, true, false) => Lookup::Foreign(foreign),
+            (_, true, true) => Lookup::Absent,
         })
     }
 
@@ -382,38 +384,24 @@ impl Update for Devto {
 
     /// The article holds the edit when its body is the one sent.
     fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
-        for page in 1..=MAX_PAGES {
-            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
-            let reply = self.http.get(&self.url(&path), &self.headers())?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("list my articles", &reply));
+        let mut holds = None;
+        let walked = self.articles(&mut |item| {
+            if id_text(&item["id"]).as_deref() != Some(id) {
+                return false;
             }
-            let (mut listed, mut holds) = (0, None);
-            let walk = items::each(&reply.body, "", &mut |item| {
-                listed += 1;
-                if id_text(&item["id"]).as_deref() == Some(id) {
-                    let body = item["body_markdown"]
-                        .as_str()
-                        .map(squash)
-                        .unwrap_or_default();
-                    holds = Some(out.marks.contains(&mark(&body)));
-                }
-            });
-            if let Err(e) = walk {
-                return Ok(Lookup::CannotTell(format!("article list is {e}")));
-            }
-            match holds {
-                Some(true) => return Ok(Lookup::Found(vec![Receipt::id(id)])),
-                Some(false) => return Ok(Lookup::Absent),
-                None if listed < PER_PAGE => {
-                    return Ok(Lookup::CannotTell(format!(
-                        "article {id} is not among yours"
-                    )));
-                }
-                None => {}
-            }
-        }
-        Ok(Lookup::CannotTell("too many articles to read".into()))
+            let body = item["body_markdown"]
+                .as_str()
+                .map(squash)
+                .unwrap_or_default();
+            holds = Some(out.marks.contains(&mark(&body)));
+            true
+        })?;
+        Ok(match (holds, walked) {
+            (Some(true), _) => Lookup::Found(vec![Receipt::id(id)]),
+            (Some(false), _) => Lookup::Absent,
+            (None, Walked::Cannot(why)) => Lookup::CannotTell(why),
+            (None, _) => Lookup::CannotTell(format!("article {id} is not among yours")),
+        })
     }
 }
 
@@ -431,30 +419,20 @@ impl Retract for Devto {
 
     /// Gone when the user's articles no longer hold it published.
     fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
-        for page in 1..=MAX_PAGES {
-            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
-            let reply = self.http.get(&self.url(&path), &self.headers())?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("list my articles", &reply));
+        let mut published = None;
+        let walked = self.articles(&mut |item| {
+            if id_text(&item["id"]).as_deref() != Some(id) {
+                return false;
             }
-            let (mut listed, mut published) = (0, None);
-            let walk = items::each(&reply.body, "", &mut |item| {
-                listed += 1;
-                if id_text(&item["id"]).as_deref() == Some(id) {
-                    published = item["published"].as_bool();
-                }
-            });
-            if let Err(e) = walk {
-                return Ok(Lookup::CannotTell(format!("article list is {e}")));
-            }
-            match published {
-                Some(true) => return Ok(Lookup::Found(vec![Receipt::id(id)])),
-                Some(false) => return Ok(Lookup::Absent),
-                None if listed < PER_PAGE => return Ok(Lookup::Absent),
-                None => {}
-            }
-        }
-        Ok(Lookup::CannotTell("too many articles to read".into()))
+            published = Some(item["published"].as_bool() == Some(true));
+            true
+        })?;
+        Ok(match (published, walked) {
+            (Some(true), _) => Lookup::Found(vec![Receipt::id(id)]),
+            (Some(false), _) => Lookup::Absent,
+            (None, Walked::Cannot(why)) => Lookup::CannotTell(why),
+            (None, _) => Lookup::Absent,
+        })
     }
 }
 
