@@ -87,6 +87,14 @@ pub mod code {
 }
 
 impl Error {
+    /// The same failure in another class (a platform's own reading of a status).
+    pub fn reclass(self, class: Class) -> Error {
+        Error {
+            kind: Kind::Failure(class),
+            ..self
+        }
+    }
+
     pub fn new(kind: Kind, message: impl Into<String>) -> Error {
         Error {
             kind,

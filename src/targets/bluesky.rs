@@ -395,9 +395,7 @@ impl Update for Bluesky {
             "record": record,
         });
         let reply = self.client.post("com.atproto.repo.putRecord", &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("putRecord", &reply));
-        }
+        reply.success(|r| self.failure("putRecord", r))?;
         Ok(self.receipt(id))
     }
 
@@ -422,9 +420,7 @@ impl Retract for Bluesky {
             "rkey": rkey,
         });
         let reply = self.client.post("com.atproto.repo.deleteRecord", &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("deleteRecord", &reply));
-        }
+        reply.success(|r| self.failure("deleteRecord", r))?;
         Ok(())
     }
 

@@ -1,7 +1,7 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
 use super::net::pages::{Flow, Walked, walk};
-use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, id_text, slug, timeouts};
 use super::secret::Secret;
 use super::{
     Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
@@ -242,9 +242,7 @@ impl Target for Devto {
         let reply = self
             .http
             .post(&self.url("/api/articles"), &self.headers(), &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("create article", &reply));
-        }
+        let reply = reply.success(|r| self.failure("create article", r))?;
         let receipt = self.http.receipt(&reply, "/id", "/url")?;
         Ok(Receipt {
             note: clean_tags(&post.tags).1,
@@ -306,9 +304,7 @@ impl Devto {
         walk(1u32, MAX_PAGES, "articles", |page| {
             let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
             let reply = self.http.get(&self.url(&path), &self.headers())?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("list my articles", &reply));
-            }
+            let reply = reply.success(|r| self.failure("list my articles", r))?;
             let (mut listed, mut stop) = (0, false);
             let walked = items::each(&reply.body, "", &mut |item| {
                 listed += 1;
@@ -372,9 +368,7 @@ impl Update for Devto {
     fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let url = self.url(&format!("/api/articles/{}", encode(id)));
         let reply = self.http.send("PUT", &url, &self.headers(), &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("update article", &reply));
-        }
+        let reply = reply.success(|r| self.failure("update article", r))?;
         let receipt = self.http.receipt(&reply, "/id", "/url")?;
         Ok(Receipt {
             id: id.to_string(),
@@ -411,9 +405,7 @@ impl Retract for Devto {
         let url = self.url(&format!("/api/articles/{}", encode(id)));
         let body = json!({"article": {"published": false}});
         let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("unpublish article", &reply));
-        }
+        reply.success(|r| self.failure("unpublish article", r))?;
         Ok(())
     }
 

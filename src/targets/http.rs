@@ -274,9 +274,7 @@ impl HttpTarget {
         };
         let (url, exact) = self.list_url(list_url, &attempts.key.to_string());
         let reply = self.http.get(&url, &self.headers)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.http.failure("list", &reply, self.credential_file()));
-        }
+        let reply = reply.success(|r| self.http.failure("list", r, self.credential_file()))?;
         let pointer = &self.settings.items_pointer;
         let created = self.settings.created_pointer.as_deref();
         let (mut found, mut foreign) = (Vec::new(), Vec::new());
@@ -428,9 +426,7 @@ impl Target for HttpTarget {
             out.idempotency_key(&self.name, post.key),
         ));
         let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.http.failure("POST", &reply, self.credential_file()));
-        }
+        let reply = reply.success(|r| self.http.failure("POST", r, self.credential_file()))?;
         self.http.receipt(
             &reply,
             &self.settings.id_pointer,
@@ -519,9 +515,7 @@ impl Update for HttpTarget {
         let reply = self
             .http
             .send(&self.settings.update_method, &url, &self.headers, &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.http.failure("update", &reply, self.credential_file()));
-        }
+        let reply = reply.success(|r| self.http.failure("update", r, self.credential_file()))?;
         Ok(Receipt {
             version: None,
             id: id.to_string(),

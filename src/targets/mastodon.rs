@@ -91,10 +91,7 @@ impl Mastodon {
         let mut err = self.http.failure(what, reply, Some(&self.token.file));
         if reply.status == 422 && reply.body.contains("requires an authenticated user") {
             // A token of an application without a user: it can never post.
-            err = Error {
-                kind: crate::error::Kind::Failure(Class::Auth),
-                ..err
-            };
+            err = err.reclass(Class::Auth);
         }
         if err.class() == Some(Class::Auth) {
             return err.hint(format!(
@@ -160,9 +157,7 @@ impl Mastodon {
             &self.url("/api/v1/accounts/verify_credentials"),
             &self.headers(),
         )?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("verify credentials", &reply));
-        }
+        let reply = reply.success(|r| self.failure("verify credentials", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         let id = id_text(&doc["id"]).ok_or_else(|| {
             Error::failure(Class::Unknown, "verify_credentials gave no account id")
@@ -175,9 +170,7 @@ impl Mastodon {
     fn source(&mut self, id: &str) -> Result<Option<String>, Error> {
         let path = format!("/api/v1/statuses/{}/source", encode(id));
         let reply = self.http.get(&self.url(&path), &self.headers())?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("read a status's source", &reply));
-        }
+        let reply = reply.success(|r| self.failure("read a status's source", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         Ok(doc["text"].as_str().map(str::to_string))
     }
@@ -220,9 +213,7 @@ impl Target for Mastodon {
         let reply = self
             .http
             .post(&self.url("/api/v1/statuses"), &headers, &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("post status", &reply));
-        }
+        let reply = reply.success(|r| self.failure("post status", r))?;
         self.http.receipt(&reply, "/id", "/url")
     }
 
@@ -291,9 +282,7 @@ impl Find for Mastodon {
                 path.push_str(&format!("&max_id={}", encode(max_id)));
             }
             let reply = self.http.get(&self.url(&path), &self.headers())?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("list statuses", &reply));
-            }
+            let reply = reply.success(|r| self.failure("list statuses", r))?;
             let mut statuses = Vec::new();
             let walk = items::each(&reply.body, "", &mut |status| {
                 if statuses.len() <= 40 {
@@ -377,9 +366,7 @@ impl Update for Mastodon {
         let body = Self::attach(&out.body, post, &out.media)?;
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
         let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("edit status", &reply));
-        }
+        let reply = reply.success(|r| self.failure("edit status", r))?;
         let receipt = self.http.receipt(&reply, "/id", "/url")?;
         Ok(Receipt {
             id: id.to_string(),

@@ -94,6 +94,15 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The reply when it is a success (2xx); otherwise the error `failure` makes of it (the
+    /// platform's reading of `Http::failure`).
+    pub fn success(self, failure: impl FnOnce(&Reply) -> Error) -> Result<Reply, Error> {
+        match status_class(self.status) {
+            None => Ok(self),
+            Some(_) => Err(failure(&self)),
+        }
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()

@@ -155,10 +155,7 @@ impl WordPress {
             && doc["data"]["details"]["status"]["code"] == "rest_forbidden_status";
         let mut err = self.http.failure(what, reply, Some(&self.password.file));
         if forbidden_status {
-            err = Error {
-                kind: crate::error::Kind::Failure(Class::Auth),
-                ..err
-            };
+            err = err.reclass(Class::Auth);
         }
         if err.class() != Some(Class::Auth) {
             return err;
@@ -258,10 +255,7 @@ impl WordPress {
 /// A failure before the post itself was sent cannot have published it.
 fn before_post(err: Error) -> Error {
     match err.class() {
-        Some(Class::Unknown) => Error {
-            kind: crate::error::Kind::Failure(Class::RetrySafe),
-            ..err
-        },
+        Some(Class::Unknown) => err.reclass(Class::RetrySafe),
         _ => err,
     }
 }
@@ -334,9 +328,7 @@ impl Target for WordPress {
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let body = Self::fill(&out.body, &out.media)?;
         let reply = self.call("/wp/v2/posts", "", Some(&body))?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("create post", &reply));
-        }
+        let reply = reply.success(|r| self.failure("create post", r))?;
         let receipt = self.http.receipt(&reply, "/id", "/link")?;
         Ok(Receipt {
             note: Self::featured_note(&body, &reply),
@@ -453,9 +445,7 @@ impl Update for WordPress {
         }
         let route = format!("/wp/v2/posts/{}", encode(id));
         let reply = self.call(&route, "", Some(&body))?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("update post", &reply));
-        }
+        let reply = reply.success(|r| self.failure("update post", r))?;
         self.http.receipt(&reply, "/id", "/link")
     }
 
@@ -463,9 +453,7 @@ impl Update for WordPress {
     fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
         let reply = self.call(&route, "context=edit", None)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("read a post back", &reply));
-        }
+        let reply = reply.success(|r| self.failure("read a post back", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         let Ok(sent) = Self::fill(&out.body, &out.media) else {
             return Ok(Lookup::Absent); // an image it needs was never uploaded
@@ -516,9 +504,7 @@ impl Retract for WordPress {
                 _ => Lookup::CannotTell("HTTP 404 without WordPress's own answer".into()),
             });
         }
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("look up post", &reply));
-        }
+        let reply = reply.success(|r| self.failure("look up post", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         Ok(match doc["status"].as_str() {
             Some("trash") => Lookup::Absent,

@@ -4,7 +4,7 @@
 use super::WordPress;
 use crate::error::Error;
 use crate::outside::web_url;
-use crate::targets::net::{id_text, status_class};
+use crate::targets::net::id_text;
 use crate::targets::{Attempts, Receipt, items};
 use jiff::civil::Date;
 
@@ -45,9 +45,7 @@ impl WordPress {
                 "after={from}T00:00:00&before={to}T00:00:00&status=publish,future,draft,pending,private,trash&context=edit&per_page=100&page={page}&orderby=id&order=asc"
             );
             let reply = self.call("/wp/v2/posts", &query, None)?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("look up posts", &reply));
-            }
+            let reply = reply.success(|r| self.failure("look up posts", r))?;
             let mut listed = 0;
             let walk = items::each(&reply.body, "", &mut |item| {
                 listed += 1;
