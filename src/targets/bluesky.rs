@@ -187,6 +187,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Bluesky::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: super::kinds::never,
+    template: Some("the post's text"),
 };
 
 impl Target for Bluesky {

@@ -316,6 +316,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(CommandTarget::new(ctx, super::settings(ctx)?)?)),
     can_find: |cfg| cfg.settings.contains_key("confirm"),
     updates: |cfg| cfg.settings.contains_key("update"),
+    template: Some("the payload's `text`"),
 };
 
 impl Target for CommandTarget {

@@ -126,6 +126,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Folder::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: |_| true,
+    template: None,
 };
 
 impl Target for Folder {

@@ -405,6 +405,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(HttpTarget::new(ctx, super::settings(ctx)?)?)),
     can_find: |cfg| cfg.settings.contains_key("list_url"),
     updates: |cfg| cfg.settings.contains_key("update_url"),
+    template: Some("the payload's `text`"),
 };
 
 impl Target for HttpTarget {

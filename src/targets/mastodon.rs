@@ -184,6 +184,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Mastodon::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: super::kinds::never,
+    template: Some("the status text"),
 };
 
 impl Target for Mastodon {

@@ -276,6 +276,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(WordPress::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: |_| true,
+    template: Some("the title"),
 };
 
 impl Target for WordPress {
