@@ -4,6 +4,7 @@
 //! is read, `order` puts the targets a template links to first, and `copies` says whether such
 //! a copy is there, coming, or never coming.
 
+pub mod check;
 mod copies;
 mod fit;
 mod load;
@@ -119,6 +120,21 @@ impl Template {
         }
         let text = String::from_utf8(out.0).expect("minijinja writes UTF-8");
         Ok(text.trim().to_string())
+    }
+
+    /// A one-line text (a title): the render for `post`, its whitespace collapsed to single
+    /// spaces. An empty one is an error of the post.
+    pub fn title(&self, post: &crate::post::Post) -> Result<String, Error> {
+        let text = self.render(&Vars::new(post, None))?;
+        let title: Vec<&str> = text.split_whitespace().collect();
+        if title.is_empty() {
+            return Err(Error::failure(
+                Class::Local,
+                format!("{}: the title is empty for this post", self.0.place.what),
+            )
+            .at(&post.path));
+        }
+        Ok(title.join(" "))
     }
 
     /// A minijinja error as ours: the template, line and column, and what went wrong.

@@ -63,6 +63,8 @@ pub struct Devto {
     key: Secret,
     http: Http,
     timeout: Duration,
+    /// The title (`template`).
+    template: Option<crate::template::Template>,
 }
 
 impl Devto {
@@ -78,6 +80,7 @@ impl Devto {
             key,
             http,
             timeout,
+            template: ctx.target.template.clone(),
         })
     }
 
@@ -172,7 +175,11 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
 
 impl Target for Devto {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        let chars = post.title.chars().count();
+        let title = match &self.template {
+            Some(template) => template.title(post)?,
+            None => post.title.clone(),
+        };
+        let chars = title.chars().count();
         if chars > MAX_TITLE_CHARS {
             return Err(Error::failure(
                 Class::Rejected,
@@ -205,7 +212,7 @@ impl Target for Devto {
             }),
         };
         let mut article = json!({
-            "title": post.title,
+            "title": title,
             "body_markdown": markdown,
             "published": self.settings.published,
             "tags": tags,

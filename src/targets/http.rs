@@ -91,6 +91,8 @@ pub struct HttpTarget {
     headers: Vec<(String, String)>,
     header_file: Option<Secret>,
     timeout: std::time::Duration,
+    /// The payload's `text` (`template`).
+    template: Option<crate::template::Template>,
 }
 
 impl HttpTarget {
@@ -174,6 +176,7 @@ impl HttpTarget {
             headers,
             header_file,
             timeout,
+            template: ctx.target.template.clone(),
         })
     }
 
@@ -417,7 +420,7 @@ impl Target for HttpTarget {
     }
 
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(outgoing(post, &self.images))
+        super::payload::with_text(outgoing(post, &self.images), post, self.template.as_ref())
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {

@@ -1,7 +1,7 @@
 //! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
 //! instance's character limit, sent with an Idempotency-Key.
 
-use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, id_text, status_class, timeouts};
 use super::secret::Secret;
 use super::{
     Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
@@ -49,6 +49,8 @@ pub struct Mastodon {
     limits: Option<Limits>,
     account: Option<String>,
     timeout: Duration,
+    /// The status text (`template`); without one, `text::fit` composes it.
+    template: Option<crate::template::Template>,
 }
 
 impl Mastodon {
@@ -73,6 +75,7 @@ impl Mastodon {
             limits: None,
             account: None,
             timeout,
+            template: ctx.target.template.clone(),
         })
     }
 
@@ -128,18 +131,28 @@ impl Mastodon {
     }
 
     fn link(&self, post: &Post) -> Option<String> {
-        let template = self.settings.link.as_ref()?;
-        Some(
-            template
-                .replace("{key}", &post.key.to_string())
-                .replace("{slug}", &slug(&post.title, 80)),
-        )
+        let pattern = self.settings.link.as_ref()?;
+        Some(crate::template::link(pattern, post))
     }
 
+    /// The status text: the template's, fitted to the instance's limit, else title, summary,
+    /// hashtags and link (`text::fit`).
     fn text(&mut self, post: &Post) -> Result<String, Error> {
         let limits = self.limits();
         let link = self.link(post);
-        fit(post, link.as_deref(), limits)
+        let Some(template) = &self.template else {
+            return fit(post, link.as_deref(), limits);
+        };
+        let vars = crate::template::Vars::new(post, link.as_deref());
+        let fits = |t: &str| length(t, limits) <= limits.max_characters;
+        let over = |t: &str| {
+            format!(
+                "{} characters; the instance allows {}",
+                length(t, limits),
+                limits.max_characters
+            )
+        };
+        template.fit_or_refuse(vars, &fits, &over)
     }
 }
 

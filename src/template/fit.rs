@@ -52,6 +52,30 @@ impl Template {
         Ok(Fitted::Over(self.render(&vars)?))
     }
 
+    /// `fit`, for a target that cannot send a text over its limit (without `long = "thread"`):
+    /// a text that cannot fit is an error of the post, saying how long it is (`over`).
+    pub fn fit_or_refuse(
+        &self,
+        vars: Vars,
+        fits: &dyn Fn(&str) -> bool,
+        over: &dyn Fn(&str) -> String,
+    ) -> Result<String, Error> {
+        let path = vars.post.path.clone();
+        match self.fit(vars, fits)? {
+            Fitted::Fits(text) => Ok(text),
+            Fitted::Over(text) => Err(Error::failure(
+                crate::error::Class::Local,
+                format!(
+                    "{}: the text is {} even without body, summary and tags",
+                    self.what(),
+                    over(&text)
+                ),
+            )
+            .at(path)
+            .hint("shorten the template's own words, or the title")),
+        }
+    }
+
     /// The longest cut of `field` whose text fits, if any does; else the field is left empty.
     fn shrink(
         &self,
