@@ -58,8 +58,9 @@ impl TargetRun<'_> {
             })
     }
 
-    /// The post as the rules see it, read only when a rule asks.
-    fn seen(posts: &Posts, key: Date, has_post: bool) -> Seen {
+    /// The post as the rules see it, read only when a rule asks. `template`: the mark of the
+    /// target's template, part of the post's edit hash here.
+    fn seen(posts: &Posts, key: Date, has_post: bool, template: Option<&str>) -> Seen {
         if !has_post {
             return Seen::Gone;
         }
@@ -68,7 +69,7 @@ impl TargetRun<'_> {
             Ok(post) if post.draft => Seen::Draft,
             Ok(post) => Seen::Ready(Facts {
                 fp: post.fingerprint.clone(),
-                payload: super::report::payload_mark(post),
+                payload: super::report::payload_mark(post, template),
                 payload_before_images: super::report::payload_mark_before_images(post),
             }),
         }
@@ -79,7 +80,12 @@ impl TargetRun<'_> {
         if self.quick_done(key) {
             return false;
         }
-        let get = || Self::seen(posts, key, has_post);
+        let template = self
+            .cfg
+            .template
+            .as_ref()
+            .map(crate::template::Template::mark);
+        let get = || Self::seen(posts, key, has_post, template);
         let lazy = Lazy::new(&get);
         let line = self.line(key);
         let step = life::next(line.as_ref(), &Event::Visit(&lazy), &self.ctx(key));
@@ -93,7 +99,7 @@ impl TargetRun<'_> {
     /// sends no edits or a line older than the edit window by more than a day of zone offset
     /// (the first publish is never later than the line's own time). A no-op run over 100k
     /// done keys reads nothing else.
-    fn quick_done(&self, key: Date) -> bool {
+    pub(super) fn quick_done(&self, key: Date) -> bool {
         let Some(record) = self.state.get(key) else {
             return false;
         };
@@ -130,7 +136,12 @@ impl TargetRun<'_> {
             self.apply(key, &Event::Human(&act))?;
             self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
         }
-        let get = || Self::seen(posts, key, has_post);
+        let template = self
+            .cfg
+            .template
+            .as_ref()
+            .map(crate::template::Template::mark);
+        let get = || Self::seen(posts, key, has_post, template);
         let lazy = Lazy::new(&get);
         let step = self.apply(key, &Event::Visit(&lazy))?;
         let life::Then::Decide(decision) = step.then else {
