@@ -67,13 +67,14 @@ struct File {
 }
 
 /// The target kinds, for messages (the match that builds them is `targets::build`).
-pub const KINDS: [&str; 6] = [
+pub const KINDS: [&str; 7] = [
     "folder",
     "http",
     "command",
     "wordpress",
     "devto",
     "mastodon",
+    "ghost",
 ];
 
 /// The config file as read: where it is, how to show it, and its text (`None`: no file).

@@ -18,6 +18,7 @@ pub mod command;
 pub mod compare;
 pub mod devto;
 pub mod folder;
+pub mod ghost;
 pub mod http;
 pub mod items;
 pub mod mastodon;
@@ -322,9 +323,10 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
         "devto" => Box::new(devto::Devto::new(ctx, settings(ctx)?)?),
         "mastodon" => Box::new(mastodon::Mastodon::new(ctx, settings(ctx)?)?),
         "bluesky" => Box::new(bluesky::Bluesky::new(ctx, settings(ctx)?)?),
+        "ghost" => Box::new(ghost::Ghost::new(ctx, settings(ctx)?)?),
         other => {
             return Err(Error::config(format!(
-                "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon, bluesky)",
+                "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon, bluesky, ghost)",
                 ctx.target.name
             ))
             .at(ctx.config.show(&ctx.target.source))
@@ -345,7 +347,7 @@ pub fn capabilities(cfg: &TargetConfig) -> (bool, bool) {
         _ => true,
     };
     let updates = cfg.policy.on_edit.unwrap_or(match cfg.kind.as_str() {
-        "folder" | "wordpress" | "devto" => true,
+        "folder" | "wordpress" | "devto" | "ghost" => true,
         "http" => has("update_url"),
         "command" => has("update"),
         _ => false,
