@@ -3,6 +3,8 @@
 mod fake_bluesky;
 mod fake_bluesky_rules;
 mod fake_devto;
+mod fake_ghost;
+mod fake_ghost_rules;
 mod fake_mastodon;
 mod fake_posts;
 mod fake_server;
@@ -33,6 +35,7 @@ mod edits;
 mod exactly_once;
 mod examples;
 mod fortnight;
+mod ghost;
 mod hostile;
 mod hostile_two;
 mod http_target;
