@@ -52,6 +52,7 @@ mod paper_cuts;
 mod power_loss;
 mod readme;
 mod real_bluesky;
+mod real_ghost;
 mod real_images;
 mod real_wordpress;
 mod real_wordpress_edits;
