@@ -408,3 +408,35 @@ fn retract_deletes_the_post_and_checks_it_is_gone() {
         "verified by a read"
     );
 }
+
+/// A busy week: a hundred other posts dated around the key fill the first page of the lookup;
+/// the copy whose answer was lost is on the second, and is found there, not sent again.
+#[test]
+fn a_copy_on_the_lookups_second_page_is_found() {
+    let ghost = FakeGhost::start();
+    for n in 0..100 {
+        ghost.seed(
+            &format!("another-post-{n}"),
+            &format!("Another post {n}"),
+            "<p>Other words.</p>",
+            "2026-11-28T10:00:00.000Z",
+        );
+    }
+    ghost
+        .state
+        .lock()
+        .unwrap()
+        .faults
+        .push_back(Fault::CommitHang);
+    let p = project(&ghost, "");
+    let out = p.run(&["run", "--today=2026-12-01", "--key", KEY]);
+    out.code(0).stdout_has("confirmed id=");
+    assert_eq!(ghost.posts().len(), 101, "{}", printed(&out));
+    let s = ghost.state.lock().unwrap();
+    assert_eq!(s.create_requests, 1);
+    assert!(
+        s.log.iter().any(|l| l.contains("page=2")),
+        "the lookup read the second page: {:?}",
+        s.log
+    );
+}
