@@ -102,16 +102,17 @@ impl Ghost {
                 content_type: image.format.content_type(),
                 bytes: &image.bytes,
             };
-            let reply = self.http.post_form(
+            let mut reply = self.http.post_form(
                 &self.url("/images/upload/", ""),
                 &self.headers(),
                 &[("ref", image.sha16())],
                 file,
             )?;
+            reply.body = self.key.mask(&reply.body);
             if status_class(reply.status).is_some() {
                 return Err(before_post(self.failure("upload image", &reply)));
             }
-            let doc: Value = serde_json::from_str(&self.key.mask(&reply.body)).unwrap_or_default();
+            let doc: Value = serde_json::from_str(&reply.body).unwrap_or_default();
             let Some(url) = web_url(doc["images"][0]["url"].as_str()) else {
                 return Err(Error::failure(
                     Class::Unknown,
