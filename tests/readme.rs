@@ -194,3 +194,29 @@ fn copy(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Every usage line of the README and docs/ (`dayrun [-C DIR] CMD …`) names exactly the
+/// options that `dayrun CMD --help` lists.
+#[test]
+fn every_usage_line_names_the_options_the_binary_has() {
+    let flags = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| w.starts_with("--") && w.len() > 2 && *w != "--help")
+            .map(str::to_string)
+            .collect()
+    };
+    let mut seen = 0;
+    for line in readme().lines() {
+        let Some(rest) = line.strip_prefix("dayrun [-C DIR] ") else {
+            continue;
+        };
+        let rest = rest.split(" #").next().unwrap();
+        let rest = rest.strip_prefix("[--config FILE] ").unwrap_or(rest);
+        let command = rest.split_whitespace().next().unwrap();
+        let help = Project::new().run(&[command, "--help"]);
+        let usage = help.stdout.lines().next().unwrap_or_default().to_string();
+        assert_eq!(flags(rest), flags(&usage), "`{line}` against `{usage}`");
+        seen += 1;
+    }
+    assert!(seen >= 14, "found only {seen} usage lines");
+}
