@@ -34,6 +34,7 @@ pub const KINDS: &[Kind] = &[
     super::devto::KIND,
     super::mastodon::KIND,
     super::bluesky::KIND,
+    super::ghost::KIND,
 ];
 
 /// The kind named `name`.
