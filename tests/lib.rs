@@ -58,5 +58,6 @@ mod real_wordpress;
 mod real_wordpress_edits;
 mod retract;
 mod state_file;
+mod templates;
 mod two_runners;
 mod wordpress;

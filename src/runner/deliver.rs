@@ -66,6 +66,7 @@ impl TargetRun<'_> {
             );
             self.say_images(&read, line.as_ref().and_then(|l| l.copy.media.as_deref()));
             self.say_copies(key);
+            self.say_text(&post);
             return Ok(());
         }
         if self.skip_if_stopped(key) {

@@ -112,6 +112,25 @@ impl TargetRun<'_> {
         }
     }
 
+    /// `--dry-run`: the text the template makes for `post`, and how long it is.
+    pub(super) fn say_text(&self, post: &Post) {
+        let post = self.with_copies(post.clone());
+        match crate::template::check::preview(self.cfg, &post) {
+            Ok(None) => {}
+            Ok(Some(text)) => {
+                let graphemes =
+                    unicode_segmentation::UnicodeSegmentation::graphemes(text.as_str(), true)
+                        .count();
+                self.say(
+                    post.key,
+                    "text",
+                    &format!("({graphemes} graphemes before fitting) {text:?}"),
+                );
+            }
+            Err(err) => self.say(post.key, "text", &format!("cannot render: {}", err.message)),
+        }
+    }
+
     /// The post with every copy its text links to, or `None` when one is missing: then the
     /// key waits (a retry-safe failure that says what for: the next run sends it once the copy
     /// is there) or, when a copy cannot come without a human, fails (local) saying why.
