@@ -43,11 +43,12 @@ fn wp_then_masto(wp: &FakeWordPress, masto: &FakeMastodon) -> Project {
 #[test]
 fn posse_the_site_goes_first_and_bluesky_links_to_its_copy() {
     let api = FakeBluesky::start();
-    // Bluesky's table comes first in the file; its template links to the folder's copy.
+    // `bsky` comes before `site` in the file and by name; its template links to the folder's
+    // copy, so the run visits `site` first.
     let config = format!(
         "{}{SITE}",
         api.config(
-            "sky",
+            "bsky",
             "template = \"{{ title }} {{ hashtags | join(' ') }}\\n{{ copies.site.url }}\""
         )
     );
@@ -55,7 +56,7 @@ fn posse_the_site_goes_first_and_bluesky_links_to_its_copy() {
     let out = p.run(&["run", TODAY]);
     out.code(0);
     let site = out.stdout.find(&format!("{KEY} site published")).unwrap();
-    let sky = out.stdout.find(&format!("{KEY} sky published")).unwrap();
+    let sky = out.stdout.find(&format!("{KEY} bsky published")).unwrap();
     assert!(site < sky, "{}", out.stdout);
     assert!(
         p.read("state/site.state")
@@ -251,4 +252,42 @@ fn a_cycle_between_templates_is_a_config_error() {
         .stderr_has("dayrun.toml:4: the templates make a cycle: a → b → a");
     p.run(&["run", TODAY]).code(2);
     assert!(!p.exists("state/a.state"));
+}
+
+#[test]
+fn adding_a_template_is_no_edit_and_changing_it_is_one_where_edits_go_out() {
+    let wp = FakeWordPress::start();
+    let p = project(&wp.config(""));
+    // With an image: a post without one hashes as before images, which no template changes.
+    p.file(
+        "content/images/b.jpg",
+        crate::image_gen::plain_jpeg(40, 30, [30, 30, 220]),
+    );
+    p.file(
+        &format!("content/{KEY}.md"),
+        format!("{POST}\n![A blue square](images/b.jpg)\n"),
+    );
+    p.run(&["run", TODAY]).code(0);
+    // Upgrading: a template appears on a target whose copies are published. The copies
+    // within edit_days are not all updated for it.
+    p.file("dayrun.toml", wp.config("template = \"{{ title }}\""));
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(wp.state.lock().unwrap().update_requests, 0);
+    // A change of the template changes what would be sent: an edit, on a target that sends
+    // edits (WordPress does, `on_edit = "update"`).
+    p.file(
+        "dayrun.toml",
+        wp.config("template = \"{{ title }} ({{ date }})\""),
+    );
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has(&format!("{KEY} wp updated"));
+    assert_eq!(wp.state.lock().unwrap().update_requests, 1);
+    let title = wp.posts()[0]["title"].clone();
+    assert_eq!(
+        title["raw"].as_str().or(title.as_str()),
+        Some("Why the date is the key (2026-11-29)")
+    );
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(wp.state.lock().unwrap().update_requests, 1);
 }
