@@ -54,6 +54,7 @@ mod readme;
 mod real_bluesky;
 mod real_ghost;
 mod real_images;
+mod real_templates;
 mod real_wordpress;
 mod real_wordpress_edits;
 mod retract;
