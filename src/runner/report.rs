@@ -72,15 +72,20 @@ pub(super) fn detail(err: &Error) -> String {
     format!("class={class} reason={:?}", err.reason())
 }
 
+impl<'a> TargetRun<'a> {
+    /// The hash of the target's template, part of its posts' edit hash; `None`: it has none.
+    pub(super) fn template_mark(&self) -> Option<&'a str> {
+        self.cfg
+            .template
+            .as_ref()
+            .map(crate::template::Template::mark)
+    }
+}
+
 impl TargetRun<'_> {
     /// The edit hash of `post` on this target (`payload_mark`, with its template's).
     pub(super) fn edit_mark(&self, post: &Post) -> String {
-        let template = self
-            .cfg
-            .template
-            .as_ref()
-            .map(crate::template::Template::mark);
-        payload_mark(post, template)
+        payload_mark(post, self.template_mark())
     }
 
     /// After an auth failure, a broken setup or a long rate limit, nothing more goes to this

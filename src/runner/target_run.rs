@@ -80,11 +80,7 @@ impl TargetRun<'_> {
         if self.quick_done(key) {
             return false;
         }
-        let template = self
-            .cfg
-            .template
-            .as_ref()
-            .map(crate::template::Template::mark);
+        let template = self.template_mark();
         let get = || Self::seen(posts, key, has_post, template);
         let lazy = Lazy::new(&get);
         let line = self.line(key);
@@ -136,11 +132,7 @@ impl TargetRun<'_> {
             self.apply(key, &Event::Human(&act))?;
             self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
         }
-        let template = self
-            .cfg
-            .template
-            .as_ref()
-            .map(crate::template::Template::mark);
+        let template = self.template_mark();
         let get = || Self::seen(posts, key, has_post, template);
         let lazy = Lazy::new(&get);
         let step = self.apply(key, &Event::Visit(&lazy))?;
