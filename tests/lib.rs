@@ -36,6 +36,7 @@ mod images_privacy;
 mod images_targets;
 mod mastodon;
 mod merge_state;
+mod model;
 mod power_loss;
 mod readme;
 mod real_bluesky;
