@@ -838,3 +838,4 @@ fn random_lives_of_keys_keep_the_invariants_and_match_the_model() {
     }
 }
 
+mod found;
