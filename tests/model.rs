@@ -19,7 +19,7 @@
 //! copies on the fake are the model's. After a kill, each line must be one the run could have
 //! written, and the model goes on from it.
 //!
-//! `DAYRUN_MODEL_CASES` (default 32), `DAYRUN_MODEL_STEPS` (most steps per case, default 20),
+//! `DAYRUN_MODEL_CASES` (default 48), `DAYRUN_MODEL_STEPS` (most steps per case, default 20),
 //! `DAYRUN_MODEL_SEED` and `DAYRUN_MODEL_SHRINK` (shrink iterations, default 300) size and replay
 //! it; a failure prints its shrunk sequence. `DAYRUN_MODEL_ALLOW=name,…` makes the model follow
 //! the code on divergences already reported (named in `model/spec.rs` and `model/found.rs`), to
@@ -791,7 +791,7 @@ fn seed(n: u64) -> [u8; 32] {
 
 #[test]
 fn random_lives_of_keys_keep_the_invariants_and_match_the_model() {
-    let cases = env_number("DAYRUN_MODEL_CASES", 32) as u32;
+    let cases = env_number("DAYRUN_MODEL_CASES", 48) as u32;
     let max_steps = env_number("DAYRUN_MODEL_STEPS", 20) as usize;
     let seed_n = env_number("DAYRUN_MODEL_SEED", 20);
     let config = Config {

@@ -150,8 +150,8 @@ fn lever() -> impl Strategy<Value = Lever> {
     prop_oneof![
         5 => Just(Lever::Again),
         3 => Just(Lever::Absent),
-        1 => Just(Lever::ForceNew),
-        1 => Just(Lever::Force),
+        2 => Just(Lever::ForceNew),
+        2 => Just(Lever::Force),
     ]
 }
 
@@ -164,10 +164,10 @@ pub fn step() -> impl Strategy<Value = Step> {
         6 => key().prop_map(Step::Edit),
         4 => key().prop_map(Step::Delete),
         6 => (key(), any::<bool>()).prop_map(|(key, done)| Step::Mark { key, done }),
-        8 => (key(), lever(), prop::bool::weighted(0.25), script()).prop_map(
+        12 => (key(), lever(), prop::bool::weighted(0.25), script()).prop_map(
             |(key, lever, wrongly, script)| Step::Retry { key, lever, wrongly, script }
         ),
-        3 => key().prop_map(Step::Retract),
+        5 => key().prop_map(Step::Retract),
         5 => (scripts(), scripts()).prop_map(|(a, b)| Step::Merge(a, b)),
     ]
 }
