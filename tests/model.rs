@@ -571,6 +571,9 @@ impl Case {
         let several = named.len() > 1;
         let nothing = m.line.rec == Rec::None || maybe_out || named.is_empty();
         let want = match () {
+            // What may be out cannot be retracted: the key waits as its line says (3 for a
+            // refused credential, the state's own exit code), and nothing was retracted (1).
+            _ if maybe_out && m.line.rec == Rec::Failed(Why::Auth) => Some(Exit::Auth),
             _ if nothing || stranger => Some(Exit::Human),
             _ if several && spec::allowed("retract-copies") => None,
             _ => Some(Exit::Ok),

@@ -465,6 +465,7 @@ impl<'a> Pass<'a> {
                 let exit = self.refused(i, key);
                 if allowed("lookup-auth-no-fp") {
                     key.line.fp = None;
+                    *self.trail[i].last_mut().expect("just written") = key.line.clone();
                 }
                 exit
             }
