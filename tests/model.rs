@@ -4,7 +4,8 @@
 //! with a fault per POST and per GET of each key (each class), an outage, runs SIGKILLed part
 //! way, time passing (`DAYRUN_NOW` and `--today`), edits, deleted posts, `mark`, `retry` (and
 //! `--absent`, `--force`, `--force --new`), `retract`, and merges of two diverged copies of the
-//! state through `merge-state`. After every step, the first broken of:
+//! state through `merge-state`. One case in four has a target that settles for 15 minutes, so a
+//! lookup right after a lost answer says "not yet". After every step, the first broken of:
 //!
 //! 1. the fake holds no second copy of a key unless a human said so (`--absent` wrongly,
 //!    `--force --new`, `mark failed` on a published key) or two diverged sides sent one each;
@@ -32,7 +33,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 use spec::{Exit, Key, Lever, Line, Mode, Pass, Rec, Script, Why};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use steps::{KEYS, START, Step};
+use steps::{KEYS, START, Step, Story};
 use world::{Obs, TARGET};
 
 mod spec;
@@ -54,6 +55,10 @@ fn seen(what: impl Into<String>) {
 /// sum of these is `escalate_after`'s 120, so no failure's age is ever within a minute of it,
 /// and the model can say on which side it is.
 const GAP: i64 = 7;
+/// Minutes between two commands on a target that settles for 15 minutes: more than that, so a
+/// run never waits (up to 10 minutes) for an earlier run's attempt to settle; a lookup right
+/// after a lost answer says "not yet", and the next run's says found or absent.
+const SLOW_GAP: i64 = 17;
 
 /// A case being played: the world and the model side by side.
 struct Case {
@@ -61,6 +66,8 @@ struct Case {
     p: Project,
     keys: Vec<String>,
     now: Timestamp,
+    /// The target's settle time, in minutes.
+    settle: i64,
     model: Vec<Key>,
     /// Ids dayrun was told, per key.
     known: Vec<BTreeSet<String>>,
@@ -82,11 +89,11 @@ fn minutes(m: i64) -> jiff::SignedDuration {
 }
 
 impl Case {
-    fn new() -> Case {
+    fn new(settle: i64) -> Case {
         let api = PostsApi::start();
         api.state.lock().unwrap().hang = std::time::Duration::from_millis(300);
         let p = Project::new();
-        p.file("dayrun.toml", world::config(&api));
+        p.file("dayrun.toml", world::config(&api, settle));
         let keys: Vec<String> = KEYS.iter().map(|k| k.to_string()).collect();
         let now: Timestamp = START.parse().unwrap();
         for key in &keys {
@@ -107,6 +114,7 @@ impl Case {
             p,
             keys,
             now,
+            settle,
             model,
             known: vec![BTreeSet::new(); KEYS.len()],
             versions: vec![1; KEYS.len()],
@@ -115,6 +123,13 @@ impl Case {
             calls: std::cell::Cell::new(0),
             later: std::cell::RefCell::new(Vec::new()),
             resync: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    fn gap(&self) -> i64 {
+        match self.settle {
+            0 => GAP,
+            _ => SLOW_GAP,
         }
     }
 
@@ -245,10 +260,11 @@ impl Case {
         kill: Option<u64>,
         down: bool,
     ) -> Result<(String, String), TestCaseError> {
-        self.now += minutes(GAP);
+        self.now += minutes(self.gap());
         let today = format!("--today={}", self.today());
         let before = self.model.clone();
         let mut pass = Pass::new(self.now, Mode::Run, false, scripts);
+        pass.settle = self.settle;
         self.implied(&pass, &today);
         for (i, key) in self.model.iter_mut().enumerate() {
             pass.visit(i, key);
@@ -488,7 +504,7 @@ impl Case {
             // (Searching past that bug: no key is put aside after its retract.)
             return Ok((" (left out)".into(), String::new()));
         }
-        self.now += minutes(GAP);
+        self.now += minutes(self.gap());
         let key = self.keys[k].clone();
         let newest = self
             .live()
@@ -517,7 +533,7 @@ impl Case {
         wrongly: bool,
         script: &Script,
     ) -> Result<(String, String), TestCaseError> {
-        self.now += minutes(GAP);
+        self.now += minutes(self.gap());
         let key = self.keys[k].clone();
         let out = self.live().get(&key).is_some_and(|l| !l.is_empty());
         // A human says `--absent` only after looking, and looks well unless `wrongly`.
@@ -544,6 +560,7 @@ impl Case {
             Exit::Usage
         } else {
             let mut pass = Pass::new(self.now, Mode::Retry(lever), true, &scripts);
+            pass.settle = self.settle;
             pass.visit(k, &mut self.model[k]);
             self.sane(&pass, "")?;
             pass.exit
@@ -557,7 +574,7 @@ impl Case {
 
     /// `retract KEY --yes`: every live copy the line names goes, and the line says retracted.
     fn retract(&mut self, k: usize) -> Result<(String, String), TestCaseError> {
-        self.now += minutes(GAP);
+        self.now += minutes(self.gap());
         let key = self.keys[k].clone();
         let obs = world::lines(&self.p.root).get(&key).cloned();
         let named = obs.as_ref().map(Obs::live_ids).unwrap_or_default();
@@ -618,7 +635,7 @@ impl Case {
         let (ra, out_a) = self.run(a, None, false)?;
         let side_a = self.model.clone();
         // The other side, from the same state, later, against the same fake.
-        self.now += minutes(GAP);
+        self.now += minutes(self.gap());
         let today = format!("--today={}", self.today());
         let mut model_b: Vec<Key> = base
             .iter()
@@ -631,6 +648,7 @@ impl Case {
             .collect();
         let mut pass = Pass::new(self.now, Mode::Run, false, b);
         pass.fork = true;
+        pass.settle = self.settle;
         for (i, key) in model_b.iter_mut().enumerate() {
             pass.visit(i, key);
         }
@@ -772,10 +790,10 @@ fn facts(line: &Line) -> Option<String> {
     })
 }
 
-/// Play `steps`; the number of commands run.
-fn play(steps: &[Step]) -> Result<usize, TestCaseError> {
-    let mut case = Case::new();
-    for (n, step) in steps.iter().enumerate() {
+/// Play a story; the number of commands run.
+fn play(story: &Story) -> Result<usize, TestCaseError> {
+    let mut case = Case::new(story.settle);
+    for (n, step) in story.steps.iter().enumerate() {
         case.play(n, step)?;
     }
     if std::env::var_os("DAYRUN_MODEL_VERBOSE").is_some() {
@@ -815,7 +833,7 @@ fn random_lives_of_keys_keep_the_invariants_and_match_the_model() {
     let started = std::time::Instant::now();
     let result = runner.run(&steps::case(max_steps), |case| {
         played.fetch_add(1, Ordering::SeqCst);
-        steps.fetch_add(case.len(), Ordering::SeqCst);
+        steps.fetch_add(case.steps.len(), Ordering::SeqCst);
         calls.fetch_add(play(&case)?, Ordering::SeqCst);
         Ok(())
     });
@@ -831,12 +849,7 @@ fn random_lives_of_keys_keep_the_invariants_and_match_the_model() {
     println!("model: met {}", shown.join(", "));
     match result {
         Ok(()) => {}
-        Err(TestError::Fail(why, steps)) => {
-            panic!(
-                "{why}\nminimal sequence ({} steps):\n{steps:#?}",
-                steps.len()
-            )
-        }
+        Err(TestError::Fail(why, story)) => panic!("{why}\nminimal case: {story:#?}"),
         Err(e) => panic!("{e}"),
     }
 }

@@ -4,26 +4,41 @@
 //! `DAYRUN_MODEL_ALLOW` makes the model follow the code instead (to search past it).
 
 use super::spec::{Lever, Look, Script, Send};
-use super::steps::Step;
+use super::steps::{Step, Story};
 
 fn calm() -> Vec<Script> {
     vec![Script::calm(); super::KEYS.len()]
 }
 
+/// What the fake answers a key: each POST in turn (the last repeats), and every GET.
+fn answers(sends: &[Send], look: Look) -> Script {
+    Script {
+        sends: sends.to_vec(),
+        look,
+    }
+}
+
 /// Key 1 meets `sends` and `look`; the others are calm.
 fn k1(sends: &[Send], look: Look) -> Vec<Script> {
     let mut s = calm();
-    s[1] = Script {
-        sends: sends.to_vec(),
-        look,
-    };
+    s[1] = answers(sends, look);
     s
 }
 
 #[track_caller]
 fn replay(steps: &[Step]) {
-    if let Err(e) = super::play(steps) {
-        panic!("{e}\nsequence: {steps:#?}");
+    replay_settling(0, steps);
+}
+
+/// `replay` on a target whose attempts may land until `settle` minutes after them.
+#[track_caller]
+fn replay_settling(settle: i64, steps: &[Step]) {
+    let story = Story {
+        settle,
+        steps: steps.to_vec(),
+    };
+    if let Err(e) = super::play(&story) {
+        panic!("{e}\ncase: {story:#?}");
     }
 }
 
@@ -80,10 +95,7 @@ fn retry_of_a_key_whose_post_is_gone_keeps_a_line_that_names_a_live_copy() {
             key: 1,
             lever: Lever::ForceNew,
             wrongly: false,
-            script: Script {
-                sends: vec![Send::Reject],
-                look: Look::Ok,
-            },
+            script: answers(&[Send::Reject], Look::Ok),
         },
         Step::Delete(1),
         Step::Retry {

@@ -32,7 +32,7 @@
 //!
 //! Where the code disagrees with the issue, `found.rs` replays it; `allowed` names those.
 //!
-//! Left out: updates in place (no `update_url`), uploads, "not yet" (`settle_secs = 0`), faults
+//! Left out: updates in place (no `update_url`), uploads, faults
 //! on DELETE and killed retracts, `retry --new` alone and `--not-ours`, `adopt`, `dedup =
 //! "strict"`, other kinds of target.
 
@@ -262,6 +262,9 @@ pub struct Pass<'a> {
     pub named: bool,
     /// A fork's second side: a copy it sends beside the first side's is the fork's doing.
     pub fork: bool,
+    /// The target's `settle_secs`, in minutes: an attempt may still land this long after it
+    /// (0, or 15: longer than a run waits, so a lookup before then says "not yet").
+    pub settle: i64,
     scripts: &'a [Script],
     /// An auth failure stopped the target: later keys are not attempted.
     stopped: bool,
@@ -284,6 +287,7 @@ impl<'a> Pass<'a> {
             mode,
             named,
             fork: false,
+            settle: 0,
             scripts,
             stopped: false,
             exit: Exit::Ok,
@@ -480,12 +484,28 @@ impl<'a> Pass<'a> {
         }
         match self.look(i, key) {
             Seen::Found(n) => self.done(i, key, Some(n)),
+            // The last attempt may still land: the next run looks again.
+            Seen::Absent
+                if self.now.duration_since(key.line.written).as_secs() < self.settle * 60 =>
+            {
+                self.not_yet(i, key)
+            }
             Seen::Absent if key.file.is_none() => self.forget(i, key),
             Seen::Absent if self.past_window(key) => self.held_back(i, key),
             Seen::Absent => self.send(i, key, false),
             Seen::Transient => self.lookup_failed(i, key),
             Seen::CannotTell => self.cannot_tell(i, key),
             Seen::Refused => self.refused(i, key),
+        }
+    }
+
+    /// Not there yet, and the attempt may still land: the line stays as it is, and the next run
+    /// looks again (75, or 1 once the key's failures have lasted past `escalate_after`: row 3).
+    fn not_yet(&mut self, i: usize, key: &Key) -> Exit {
+        self.notes.push((i, "not yet"));
+        match self.escalated(&key.line) && !allowed("not-yet-escalation") {
+            true => Exit::Human,
+            false => Exit::Later,
         }
     }
 
@@ -637,6 +657,7 @@ impl<'a> Pass<'a> {
                     self.write(i, key, line);
                     match self.look(i, key) {
                         Seen::Found(n) => return self.done(i, key, Some(n)),
+                        Seen::Absent if self.settle > 0 => self.not_yet(i, key),
                         Seen::Absent if self.past_window(key) => self.held_back(i, key),
                         Seen::Absent if sends <= RETRIES => continue,
                         Seen::Absent => {

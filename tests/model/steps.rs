@@ -172,6 +172,28 @@ pub fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-pub fn case(max_steps: usize) -> impl Strategy<Value = Vec<Step>> {
-    prop::collection::vec(step(), 1..=max_steps)
+/// A case: the target's settle time (minutes) and the steps.
+#[derive(Clone)]
+pub struct Story {
+    pub settle: i64,
+    pub steps: Vec<Step>,
+}
+
+impl fmt::Debug for Story {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "settle_secs = {}, then {} steps:",
+            self.settle * 60,
+            self.steps.len()
+        )?;
+        f.debug_list().entries(&self.steps).finish()
+    }
+}
+
+pub fn case(max_steps: usize) -> impl Strategy<Value = Story> {
+    // A settle time longer than a run waits (15 min): a lookup before then says "not yet".
+    let settle = prop_oneof![3 => Just(0i64), 1 => Just(15)];
+    (settle, prop::collection::vec(step(), 1..=max_steps))
+        .prop_map(|(settle, steps)| Story { settle, steps })
 }

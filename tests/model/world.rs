@@ -12,14 +12,16 @@ use std::time::Duration;
 
 pub const TARGET: &str = "blog";
 
-/// A target table for `api`: short timeouts and backoff, no settle time, `escalate_after` 2 h.
-pub fn config(api: &PostsApi) -> String {
+/// A target table for `api`: short timeouts and backoff, `escalate_after` 2 h, and a settle
+/// time of `settle` minutes (0, or longer than a run waits).
+pub fn config(api: &PostsApi, settle: i64) -> String {
     format!(
-        "[targets.{TARGET}]\nkind = \"http\"\nurl = \"{}\"\nlist_url = \"{}\"\ndelete_url = \"{}\"\ntimeout_secs = 0.15\nconnect_timeout_secs = 0.15\nbackoff_secs = 0.005\nretries = {}\nconfirm_polls = 1\nconfirm_delay_secs = 0.005\nsettle_secs = 0\nescalate_after = \"2h\"\n",
+        "[targets.{TARGET}]\nkind = \"http\"\nurl = \"{}\"\nlist_url = \"{}\"\ndelete_url = \"{}\"\ntimeout_secs = 0.15\nconnect_timeout_secs = 0.15\nbackoff_secs = 0.005\nretries = {}\nconfirm_polls = 1\nconfirm_delay_secs = 0.005\nsettle_secs = {}\nescalate_after = \"2h\"\n",
         api.server.url("/posts"),
         api.server.url("/posts?key={key}"),
         api.server.url("/posts/{id}"),
         super::spec::RETRIES,
+        settle * 60,
     )
 }
 
@@ -260,26 +262,44 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Run `args` as at `now`; with `kill_after`, SIGKILL it then if it is still running.
-/// Returns the exit code (`None`: killed).
+/// Returns the exit code (`None`: killed) and what it printed. A command that runs past a
+/// minute is killed too, and said (`Some(-2)`): no step of the model should wait that long.
 pub fn run(
     p: &Project,
     now: Timestamp,
     args: &[&str],
     kill_after: Option<u64>,
 ) -> (Option<i32>, String) {
+    use std::io::Read;
     let stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let Some(after) = kill_after else {
-        let out = p.run_at(&stamp, args);
-        return (Some(out.code), format!("{}{}", out.stdout, out.stderr));
-    };
     let mut child = p
         .command(args)
         .env("DAYRUN_NOW", &stamp)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(after));
-    child.kill().ok(); // SIGKILL; a child that already ended keeps its exit code
-    (child.wait().unwrap().code(), String::new())
+    let started = std::time::Instant::now();
+    let limit = kill_after.map_or(Duration::from_secs(60), Duration::from_millis);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() >= limit {
+            child.kill().ok(); // SIGKILL; a child that already ended keeps its exit code
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let status = status.unwrap_or_else(|| child.wait().unwrap());
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).ok();
+    child.stderr.take().unwrap().read_to_string(&mut out).ok();
+    match (status.code(), kill_after) {
+        (None, None) => (
+            Some(-2),
+            format!("{out}\n(killed: it ran for more than a minute)"),
+        ),
+        (code, _) => (code, out),
+    }
 }
