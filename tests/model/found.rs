@@ -159,3 +159,28 @@ fn a_send_that_lands_keeps_the_duplicates_the_line_already_named() {
 fn a_credential_refused_on_the_first_lookup_waits_like_any_auth_failure() {
     replay(&[Step::Run(k1(&[], Look::Auth)), Step::Run(calm())]);
 }
+
+/// Row 3: failures the next run retries by itself "escalate to exit 1 once the first failure is
+/// older than `escalate_after`"; row 1: the same for lookups. A key whose failures began five
+/// hours ago (escalate_after is 2 h here) meets a lost answer whose lookup says "not yet" (the
+/// target settles for 15 minutes, longer than a run waits): the run exits 75, as if the key's
+/// trouble had just begun.
+/// (`DAYRUN_MODEL_ALLOW` name: `not-yet-escalation`.)
+#[test]
+fn an_unconfirmed_key_whose_failures_began_long_ago_turns_the_timer_red() {
+    let mut later = calm();
+    later[0] = answers(&[Send::LostHang], Look::Ok);
+    replay_settling(
+        15,
+        &[
+            Step::Retry {
+                key: 0,
+                lever: Lever::Again,
+                wrongly: false,
+                script: answers(&[Send::Lost503], Look::Ok),
+            },
+            Step::Pass(300),
+            Step::Run(later),
+        ],
+    );
+}
