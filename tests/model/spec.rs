@@ -467,8 +467,9 @@ impl<'a> Pass<'a> {
             Seen::Found(n) => self.done(i, key, Some(n)),
             Seen::Refused => {
                 let exit = self.refused(i, key);
-                if allowed("lookup-auth-no-fp") {
-                    key.line.fp = None;
+                // Nothing was sent: the failure is about the post as it is now.
+                if !allowed("lookup-auth-no-fp") {
+                    key.line.fp = key.file;
                     *self.trail[i].last_mut().expect("just written") = key.line.clone();
                 }
                 exit
@@ -545,7 +546,8 @@ impl<'a> Pass<'a> {
         }
     }
 
-    /// A failure recorded from the line as it is (`maybe` as given).
+    /// A failure recorded from the line as it is (`maybe` as given). Its post is the one last
+    /// sent (a later edit is a change), as the line says.
     fn record(&mut self, i: usize, key: &mut Key, why: Why, maybe: bool) {
         let line = &key.line;
         let since = match line.in_streak() {
@@ -556,7 +558,6 @@ impl<'a> Pass<'a> {
             rec: Rec::Failed(why),
             maybe,
             since,
-            fp: key.file.or(line.fp),
             ..line.clone()
         };
         self.write(i, key, line);
