@@ -176,12 +176,12 @@ impl Server {
         }
     }
 
-    /// Wait until every connection made so far has been served (a client killed mid-request
-    /// leaves one the server still answers), at most `limit`.
-    pub fn settle(&self, limit: Duration) {
+    /// Wait until every connection made so far has been served (a client killed, or one that
+    /// gave up waiting, leaves one the server still answers), at most `limit`. `backlog`: how
+    /// long to let the accept loop pick up a connection still waiting to be accepted.
+    pub fn settle(&self, backlog: Duration, limit: Duration) {
         let start = std::time::Instant::now();
-        // A connection still in the backlog is picked up within a few milliseconds.
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(backlog);
         while self.active.load(Ordering::SeqCst) > 0 && start.elapsed() < limit {
             std::thread::sleep(Duration::from_millis(2));
         }

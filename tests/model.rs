@@ -91,7 +91,7 @@ fn minutes(m: i64) -> jiff::SignedDuration {
 impl Case {
     fn new(settle: i64) -> Case {
         let api = PostsApi::start();
-        api.state.lock().unwrap().hang = std::time::Duration::from_millis(300);
+        api.state.lock().unwrap().hang = std::time::Duration::from_millis(1500);
         let p = Project::new();
         p.file("dayrun.toml", world::config(&api, settle));
         let keys: Vec<String> = KEYS.iter().map(|k| k.to_string()).collect();
@@ -150,10 +150,16 @@ impl Case {
     ) -> (Option<i32>, String) {
         world::script(&self.api, &self.keys, scripts);
         let out = world::run(p, self.now, args, kill);
-        if out.0.is_none() {
-            // Requests the killed run had sent are answered as its scripts say.
-            self.api.server.settle(std::time::Duration::from_secs(2));
-        }
+        // Requests the command sent and stopped waiting for (killed, or timed out) are answered
+        // as its scripts say, not as the next command's.
+        let backlog = match out.0 {
+            None => 20,
+            Some(_) => 2,
+        };
+        self.api.server.settle(
+            std::time::Duration::from_millis(backlog),
+            std::time::Duration::from_secs(2),
+        );
         world::script(
             &self.api,
             &self.keys,

@@ -79,6 +79,8 @@ pub enum Send {
     Ok,
     /// Committed, then a 500: outcome unknown.
     Commit500,
+    /// Committed, then the connection closed with no answer: outcome unknown.
+    CommitClose,
     /// Committed, then no answer before the timeout: outcome unknown.
     CommitHang,
     /// Not committed, a 503: outcome unknown.
@@ -95,7 +97,10 @@ pub enum Send {
 
 impl Send {
     fn commits(self) -> bool {
-        matches!(self, Send::Ok | Send::Commit500 | Send::CommitHang)
+        matches!(
+            self,
+            Send::Ok | Send::Commit500 | Send::CommitClose | Send::CommitHang
+        )
     }
 }
 
@@ -651,7 +656,11 @@ impl<'a> Pass<'a> {
                     self.stopped = true;
                     Exit::Auth
                 }
-                Send::Commit500 | Send::CommitHang | Send::Lost503 | Send::LostHang => {
+                Send::Commit500
+                | Send::CommitClose
+                | Send::CommitHang
+                | Send::Lost503
+                | Send::LostHang => {
                     // The outcome is unknown: the pending line says since when.
                     let mut line = key.line.clone();
                     line.since.get_or_insert(self.now);

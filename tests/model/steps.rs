@@ -113,8 +113,10 @@ fn send() -> impl Strategy<Value = Send> {
         16 => Just(Send::Busy),
         8 => Just(Send::Commit500),
         8 => Just(Send::Lost503),
-        4 => Just(Send::CommitHang),
-        4 => Just(Send::LostHang),
+        5 => Just(Send::CommitClose),
+        // (A timeout costs the client's timeout, a second: rarer.)
+        1 => Just(Send::CommitHang),
+        1 => Just(Send::LostHang),
         6 => Just(Send::Reject),
         3 => Just(Send::Auth),
     ]
