@@ -216,13 +216,23 @@ impl Case {
         self.log.push(format!("{n}: {step:?} (failed here)"));
         let (text, output) = match step {
             Step::Run(scripts) => self.run(scripts, None, false)?,
-            Step::Outage => {
+            Step::Outage(mornings, apart) => {
                 // Every connection refused: each POST and each GET fails retry-safe.
                 let refused = Script {
                     sends: vec![spec::Send::Busy],
                     look: spec::Look::FailAlways,
                 };
-                self.run(&vec![refused; self.keys.len()], None, true)?
+                let mut said = (String::new(), String::new());
+                for morning in 0..*mornings {
+                    if morning > 0 {
+                        self.now += minutes(*apart);
+                    }
+                    let (text, output) =
+                        self.run(&vec![refused.clone(); self.keys.len()], None, true)?;
+                    said.0.push_str(&text);
+                    said.1.push_str(&output);
+                }
+                said
             }
             Step::Kill(scripts, ms) => self.run(scripts, Some(*ms), false)?,
             Step::Pass(m) => {

@@ -15,8 +15,9 @@ pub const START: &str = "2030-03-09T07:00:00Z";
 pub enum Step {
     /// A morning's `run`: how the fake answers each key.
     Run(Vec<Script>),
-    /// A morning's `run` while the server refuses every connection (an outage).
-    Outage,
+    /// An outage: this many mornings' `run`s while the server refuses every connection, this
+    /// many minutes apart (row 3: red once it lasts past `escalate_after`).
+    Outage(u32, i64),
     /// A `run` SIGKILLed after this many milliseconds (if it is still running).
     Kill(Vec<Script>, u64),
     /// Time passes (minutes): keys fall due, failures age, keys leave the catch-up window.
@@ -79,7 +80,13 @@ impl fmt::Debug for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Step::Run(s) => write!(f, "run [{:?}]", Scripts(s)),
-            Step::Outage => write!(f, "run while the server is down"),
+            Step::Outage(1, _) => write!(f, "run while the server is down"),
+            Step::Outage(n, m) => write!(
+                f,
+                "{n} runs {}h{:02} apart while the server is down",
+                m / 60,
+                m % 60
+            ),
             Step::Kill(s, ms) => write!(f, "run killed at {ms} ms [{:?}]", Scripts(s)),
             Step::Pass(m) => write!(f, "{}h{:02} pass", m / 60, m % 60),
             Step::Edit(k) => write!(f, "edit k{k}"),
@@ -160,8 +167,10 @@ fn lever() -> impl Strategy<Value = Lever> {
 pub fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         30 => scripts().prop_map(Step::Run),
-        3 => Just(Step::Outage),
-        10 => prop_oneof![Just(65i64), Just(300), Just(1560), Just(4440)].prop_map(Step::Pass),
+        5 => (1u32..=3, prop_oneof![Just(65i64), Just(300), Just(1560)])
+            .prop_map(|(n, m)| Step::Outage(n, m)),
+        10 => prop_oneof![3 => Just(65i64), 4 => Just(300), 2 => Just(1560), 1 => Just(4440)]
+            .prop_map(Step::Pass),
         6 => (scripts(), 0u64..60).prop_map(|(s, ms)| Step::Kill(s, ms)),
         6 => key().prop_map(Step::Edit),
         4 => key().prop_map(Step::Delete),
