@@ -34,22 +34,44 @@ pub fn run(config: &Config, clock: &Clock, online: bool) -> Result<i32, Error> {
         bad += 1;
     }
     for &key in catalog.files.keys() {
-        match catalog.post(key) {
-            Ok(post) => println!(
-                "ok {} {:?} tags={}{}",
-                post.path.display(),
-                post.title,
-                post.tags.join(","),
-                if post.draft { " (draft)" } else { "" }
-            ),
+        let post = match catalog.text(key) {
+            Ok(post) => post,
             Err(err) => {
                 eprintln!("{err}");
                 bad += 1;
+                continue;
             }
+        };
+        // Every bad image, not only the first a run would stop at.
+        let errors = catalog.image_errors(&post);
+        for err in &errors {
+            eprintln!("{err}");
+        }
+        bad += errors.len();
+        for image in post.image_refs.iter().filter(|r| r.alt.is_empty()) {
+            eprintln!(
+                "warning: {}:{}: image `{}` has no alt text",
+                escape(&post.path.display().to_string(), 4000),
+                image.line,
+                escape(&image.dest, 200)
+            );
+        }
+        if errors.is_empty() {
+            println!(
+                "ok {} {} tags={}{}",
+                escape(&post.path.display().to_string(), 4000),
+                escape(&format!("{:?}", post.title), 4000),
+                escape(&post.tags.join(","), 4000),
+                if post.draft { " (draft)" } else { "" }
+            );
         }
     }
     for (path, why) in &catalog.ignored {
-        println!("ignored {}: {why}", path.display());
+        println!(
+            "ignored {}: {}",
+            escape(&path.display().to_string(), 4000),
+            escape(why, 4000)
+        );
     }
     let names: Vec<&str> = config.targets.iter().map(|t| t.name.as_str()).collect();
     println!(
@@ -79,8 +101,8 @@ fn look_up_today(
     let attempts = Attempts::none_yet(today, &marks, &sent);
     let mut worst = code::OK;
     for (cfg, target) in config.targets.iter().zip(built.iter_mut()) {
-        let looked = target.can_find().then(|| target.find(&attempts));
-        let shown = |text: &str| escape(&target.redact(text), 2000);
+        let looked = target.as_find().map(|f| f.find(&attempts));
+        let shown = |text: &str| escape(&target.secrets().redact(text), 2000);
         let said = match looked {
             None => "cannot look posts up (no list_url or confirm command): unknown outcomes will go to you".to_string(),
             Some(looked) => match looked {

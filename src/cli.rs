@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// only this key (repeatable); a named key is never skipped as stale
     #[argh(option)]
     pub key: Vec<String>,
+    /// append the run's lines to FILE; print them only when a person is needed (exit 1, 2 or
+    /// 3), so cron mails exactly then
+    #[argh(option)]
+    pub log: Option<PathBuf>,
 }
 
 /// Show every key's status per target.

@@ -66,16 +66,6 @@ struct File {
     targets: BTreeMap<String, toml::Table>,
 }
 
-/// The target kinds, for messages (the match that builds them is `targets::build`).
-pub const KINDS: [&str; 6] = [
-    "folder",
-    "http",
-    "command",
-    "wordpress",
-    "devto",
-    "mastodon",
-];
-
 /// The config file as read: where it is, how to show it, and its text (`None`: no file).
 struct Source {
     path: PathBuf,
@@ -135,10 +125,17 @@ impl Config {
             .path
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
+        let content = base.join(file.content.unwrap_or_else(|| "content".into()));
+        let state = base.join(file.state.unwrap_or_else(|| "state".into()));
+        if let Some(links) = &file.links_file {
+            let config = source.text.is_some().then_some(source.path.as_path());
+            crate::links::check_place(&base.join(links), links, &state, &content, config)
+                .map_err(|e| e.at(shown))?;
+        }
         Ok(Config {
             links_file: file.links_file.map(|f| base.join(f)),
-            content: base.join(file.content.unwrap_or_else(|| "content".into())),
-            state: base.join(file.state.unwrap_or_else(|| "state".into())),
+            content,
+            state,
             file: source.text.is_some().then(|| source.shown.clone()),
             base,
             root,
@@ -230,8 +227,12 @@ impl TargetConfig {
                     .map(|key| format!(" (found `{key}`: a typo?)"))
                     .unwrap_or_default();
                 let line = typo.as_deref().map_or(self.line, |key| self.line_of(key));
-                return Err(bad(format!("missing `kind`{found}"), line)
-                    .hint(format!("`kind` is one of: {}", KINDS.join(", "))));
+                return Err(bad(format!("missing `kind`{found}"), line).hint(format!(
+                    "`kind` is one of: {}",
+                    crate::targets::kinds::names()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
             }
         };
         self.policy =
@@ -246,7 +247,9 @@ impl TargetConfig {
             .filter(|(key, _)| !POLICY_KEYS.contains(&key.as_str()))
             .find(|(key, value)| {
                 closest(key, ["kind"]).is_some()
-                    || value.as_str().is_some_and(|v| KINDS.contains(&v))
+                    || value
+                        .as_str()
+                        .is_some_and(|v| crate::targets::kinds::find(v).is_some())
             })
             .map(|(key, _)| key.clone())
     }
@@ -281,9 +284,39 @@ fn read_source(root: &Path, config: Option<&Path>) -> Result<Source, Error> {
 
 fn parse_file(text: &str, path: &Path) -> Result<File, Error> {
     toml::from_str(text).map_err(|e| {
-        let mut err = Error::config(e.message().trim().to_string()).at(path);
-        if let Some(span) = e.span() {
-            err = err.line(line_at(text, span.start));
+        let message = e.message().trim().to_string();
+        let line = e.span().map(|span| line_at(text, span.start));
+        // serde names neither the key of a value of the wrong type nor a key it might be.
+        let message = match (message.strip_prefix("unknown field `"), line) {
+            (Some(rest), _) => {
+                let (key, expected) = rest.split_once('`').unwrap_or((rest, ""));
+                let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+                match closest(key, known.iter().copied()) {
+                    Some(guess) => format!("{message} (did you mean `{guess}`?)"),
+                    None => message,
+                }
+            }
+            (None, Some(line)) if message.starts_with("invalid ") => {
+                let key = text
+                    .lines()
+                    .nth(line - 1)
+                    .and_then(|l| l.split_once('='))
+                    .map(|(key, _)| key.trim().trim_matches('"'))
+                    .filter(|key| !key.is_empty());
+                match key {
+                    Some(key) => format!("`{key}`: {message}"),
+                    None => message,
+                }
+            }
+            _ => message,
+        };
+        let mut err = Error::config(message).at(path);
+        if let Some(line) = line {
+            err = err.line(line);
+            // `[[targets]]`, as other tools spell a list of tables.
+            if text.lines().nth(line - 1).map(str::trim) == Some("[[targets]]") {
+                err = err.hint("each target is a table named after it: `[targets.NAME]`");
+            }
         }
         err
     })

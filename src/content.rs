@@ -130,7 +130,23 @@ impl Catalog {
                 continue;
             }
             let Some(stem) = name.strip_suffix(".md") else {
-                catalog.ignored.push((shown(&path()), "not a .md file"));
+                match name.split_once('.') {
+                    // A dated post under another markdown name is never published: said on
+                    // every run, not skipped in silence.
+                    Some((stem, ext)) if parse_key(stem).is_some() && is_markdown(ext) => {
+                        catalog.problems.push(
+                            Error::failure(
+                                Class::Local,
+                                "a dated post that is never published: its name must end in `.md`",
+                            )
+                            .at(shown(&path()))
+                            .hint(format!("rename it to {stem}.md")),
+                        );
+                    }
+                    // Images sit beside the posts that show them.
+                    Some((_, ext)) if is_image(ext) => {}
+                    _ => catalog.ignored.push((shown(&path()), "not a .md file")),
+                }
                 continue;
             };
             match parse_key(stem) {
@@ -192,6 +208,23 @@ impl Catalog {
         Ok(post)
     }
 
+    /// Every problem with the images of `post` (read with `text`), one error per image: what
+    /// `check` shows, where a run stops at the first. Each image is read alone.
+    pub fn image_errors(&self, post: &Post) -> Vec<Error> {
+        let Some(files) = self.files.get(&post.key) else {
+            return Vec::new();
+        };
+        let file = self.root.join(&files.first);
+        post.image_refs
+            .iter()
+            .filter_map(|r| {
+                let mut one = post.clone();
+                one.image_refs = vec![r.clone()];
+                crate::images::load(&mut one, &file, &self.root, &self.project).err()
+            })
+            .collect()
+    }
+
     /// Read and derive the post for `key` without reading its images (`images` is empty):
     /// enough for its title, draft flag and fingerprint.
     pub fn text(&self, key: Date) -> Result<Post, Error> {
@@ -199,27 +232,47 @@ impl Catalog {
             .files
             .get(&key)
             .ok_or_else(|| Error::failure(Class::Local, format!("no file for {key}")))?;
-        let full = |p: &Path| self.root.join(p);
-        let shown = |p: &Path| {
-            full(p)
-                .strip_prefix(&self.project)
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|_| full(p))
-        };
-        if let Some(two) = files.more.as_ref().and_then(|more| more.first()) {
-            let one = &files.first;
-            return Err(Error::failure(
+        if let Some(err) = self.two_files(key) {
+            return Err(err);
+        }
+        let path = &files.first;
+        let full = self.root.join(path);
+        post::read(key, &full, &self.shown(&full), dir_tags(path))
+    }
+
+    /// What needs a human before the posts are looked at: files that never become a post, and
+    /// future dates named by two files (a date fails the day it is due; said from today, while
+    /// there is time to fix it). Due keys with two files fail as keys instead.
+    pub fn standing_problems(&self, today: Date) -> Vec<Error> {
+        let future = self
+            .files
+            .range(today.tomorrow().unwrap_or(today)..)
+            .filter_map(|(key, _)| self.two_files(*key));
+        self.problems.iter().cloned().chain(future).collect()
+    }
+
+    /// The error of a key named by two files, if it is.
+    pub fn two_files(&self, key: Date) -> Option<Error> {
+        let files = self.files.get(&key)?;
+        let two = files.more.as_ref().and_then(|more| more.first())?;
+        Some(
+            Error::failure(
                 Class::Local,
                 format!(
                     "two files for {key}: {} and {}; nothing is published for this date",
-                    shown(one).display(),
-                    shown(two).display()
+                    self.shown(&self.root.join(&files.first)).display(),
+                    self.shown(&self.root.join(two)).display()
                 ),
             )
-            .hint("keep one file per date"));
-        }
-        let path = &files.first;
-        post::read(key, &full(path), &shown(path), dir_tags(path))
+            .hint("keep one file per date"),
+        )
+    }
+
+    /// A path as the user sees it: relative to the project folder where it is below it.
+    fn shown(&self, full: &Path) -> PathBuf {
+        full.strip_prefix(&self.project)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| full.to_path_buf())
     }
 }
 
@@ -248,6 +301,22 @@ fn dir_tags(relative: &Path) -> Vec<String> {
 /// A date as one number in the same order (a cheaper comparison than `Date`'s, for the sort).
 fn day_number(date: Date) -> i32 {
     i32::from(date.year()) * 512 + i32::from(date.month()) * 32 + i32::from(date.day())
+}
+
+/// Another name for a markdown file (`2026-11-25.MD`, `.markdown`): a post dayrun would miss.
+fn is_markdown(ext: &str) -> bool {
+    [
+        "md", "markdown", "mdown", "mkd", "mkdn", "mdwn", "mdtxt", "txt",
+    ]
+    .iter()
+    .any(|e| ext.eq_ignore_ascii_case(e))
+}
+
+/// An image's file name: not a post, and not worth a line in `check`.
+fn is_image(ext: &str) -> bool {
+    ["jpg", "jpeg", "png", "gif", "webp", "svg", "avif", "heic"]
+        .iter()
+        .any(|e| ext.eq_ignore_ascii_case(e))
 }
 
 fn is_leftover(name: &str) -> bool {

@@ -87,6 +87,14 @@ pub mod code {
 }
 
 impl Error {
+    /// The same failure in another class (a platform's own reading of a status).
+    pub fn reclass(self, class: Class) -> Error {
+        Error {
+            kind: Kind::Failure(class),
+            ..self
+        }
+    }
+
     pub fn new(kind: Kind, message: impl Into<String>) -> Error {
         Error {
             kind,
@@ -182,16 +190,21 @@ impl Error {
     }
 }
 
+/// Every part of an error may hold text from outside (a file name, a config value, a state
+/// line): each is shown with its control characters escaped, so none reaches a terminal raw.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |text: &str| crate::outside::escape(text, usize::MAX);
         match (&self.path, self.line) {
-            (Some(path), Some(line)) => write!(f, "{}:{line}: ", path.display())?,
-            (Some(path), None) => write!(f, "{}: ", path.display())?,
+            (Some(path), Some(line)) => {
+                write!(f, "{}:{line}: ", shown(&path.display().to_string()))?
+            }
+            (Some(path), None) => write!(f, "{}: ", shown(&path.display().to_string()))?,
             _ => {}
         }
-        f.write_str(&self.message)?;
+        f.write_str(&shown(&self.message))?;
         if let Some(hint) = &self.hint {
-            write!(f, "\n  {hint}")?;
+            write!(f, "\n  {}", shown(hint))?;
         }
         Ok(())
     }

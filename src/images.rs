@@ -8,16 +8,23 @@ use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+pub mod budget;
 pub mod clean;
 pub mod fit;
+mod frames;
+mod gif;
+mod jpeg;
+mod png;
 pub mod rewrite;
+mod webp;
 
 pub use clean::Format;
 
 /// Image files larger than this are refused (no platform takes them, and a photo never is).
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
-/// A post's images may hold at most this many bytes in all (they are held in memory).
-pub const MAX_TOTAL_BYTES: u64 = 100 * 1024 * 1024;
+/// A post's images may hold at most this many bytes in all (they are held in memory while the
+/// next one is decoded: with `budget`'s pixel limits this keeps one post under 256 MB).
+pub const MAX_TOTAL_BYTES: u64 = 50 * 1024 * 1024;
 /// A post may name at most this many local images.
 pub const MAX_IMAGES: usize = 100;
 /// Alt text longer than this (in characters) is refused: Mastodon's limit, the strictest.
@@ -174,14 +181,6 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             ))
             .hint("split the post, or link to an album"));
         }
-        let so_far: u64 = images.iter().map(|i| i.bytes.len() as u64).sum();
-        if so_far > MAX_TOTAL_BYTES {
-            return Err(err(format!(
-                "the post's images hold more than {} MB in all",
-                MAX_TOTAL_BYTES / 1024 / 1024
-            ))
-            .hint("make the images smaller, or split the post"));
-        }
         let bytes =
             crate::fsutil::read_regular(&full, MAX_IMAGE_BYTES, false).map_err(|e| {
                 match e.kind() {
@@ -199,13 +198,29 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
                         .hint("an image is a regular file; check the path"),
                 }
             })?;
-        let cleaned = clean::clean(&bytes).map_err(|why| {
-            err(format!(
+        let cleaned = clean::clean(bytes).map_err(|unfit| match unfit {
+            clean::Unfit::TooLarge(why) => {
+                err(format!("image `{}` is too large to decode: {why}", r.dest)).hint(format!(
+                    "make it smaller: at most {} megapixels a frame, {} over all its frames",
+                    budget::MAX_PIXELS / 1_000_000,
+                    budget::MAX_TOTAL_PIXELS / 1_000_000
+                ))
+            }
+            clean::Unfit::Unreadable(why) => err(format!(
                 "image `{}` is not a JPEG, PNG, GIF or WebP image that can be read ({why})",
                 r.dest
             ))
-            .hint("open it in an image viewer; save it again as JPEG or PNG")
+            .hint("open it in an image viewer; save it again as JPEG or PNG"),
         })?;
+        let so_far: u64 = images.iter().map(|i| i.bytes.len() as u64).sum();
+        if so_far + cleaned.bytes.len() as u64 > MAX_TOTAL_BYTES {
+            return Err(err(format!(
+                "with image `{}` the post's images hold more than {} MB in all",
+                r.dest,
+                MAX_TOTAL_BYTES / 1024 / 1024
+            ))
+            .hint("make the images smaller, or split the post"));
+        }
         let rel = full
             .strip_prefix(&root)
             .unwrap_or(&full)

@@ -6,6 +6,8 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod content;
+#[cfg(test)]
+mod doc_region;
 pub mod error;
 pub mod fsutil;
 pub mod images;
@@ -20,10 +22,14 @@ pub mod progress;
 pub mod redact;
 pub mod retract;
 pub mod runner;
+pub mod say;
 pub mod signals;
 pub mod state;
 pub mod status;
+pub mod tally;
 pub mod targets;
+#[cfg(test)]
+mod test_alloc;
 pub mod trace;
 
 use cli::{Args, Command};
@@ -34,13 +40,15 @@ use jiff::civil::Date;
 
 /// Run one command; returns the process exit code (see the README).
 pub fn run(args: Args) -> i32 {
-    match dispatch(args) {
+    let code = match dispatch(args) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("dayrun: {err}");
+            say::err(&format!("dayrun: {err}"));
             err.code()
         }
-    }
+    };
+    say::finish(code);
+    code
 }
 
 fn dispatch(args: Args) -> Result<i32, Error> {
@@ -50,11 +58,19 @@ fn dispatch(args: Args) -> Result<i32, Error> {
     }
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
     let config = Config::load(&root, args.config.as_deref())?;
+    // Neither a config nor posts: most likely the wrong folder, not an empty project.
+    if config.file.is_none() && !config.content.exists() {
+        return Err(Error::config(format!(
+            "no dayrun.toml and no content/ folder in {}: is this the project folder?",
+            config.root.display()
+        ))
+        .hint("run dayrun in the folder that holds dayrun.toml (or content/), or name it: `dayrun -C ~/blog run`"));
+    }
     if config.file.is_none() && shows_setup(&args.command) {
-        eprintln!(
+        say::err(&format!(
             "dayrun: note: no dayrun.toml in {}: using the defaults (content/, state/, one folder target `outbox`)",
             config.root.display()
-        );
+        ));
     }
     let now = match std::env::var(clock::NOW_VAR) {
         Ok(text) => Some(text.parse::<jiff::Timestamp>().map_err(|_| {
@@ -75,6 +91,9 @@ fn dispatch(args: Args) -> Result<i32, Error> {
     };
     Ok(match args.command {
         Command::Run(a) => {
+            if let Some(log) = &a.log {
+                log_to(&config, log)?;
+            }
             let plan = runner::Plan {
                 mode: life::Mode::Run {
                     backfill: a.backfill,
@@ -127,6 +146,22 @@ fn dispatch(args: Args) -> Result<i32, Error> {
         }
         Command::MergeState(_) => unreachable!("handled before the config is read"),
     })
+}
+
+/// `run --log FILE`: the run's lines go to FILE (relative to the project folder, `-C DIR`), and
+/// to the terminal only when a person is needed. Never into `state/`, whose `*.log` files are
+/// traces that `merge-state` merges.
+fn log_to(config: &Config, log: &std::path::Path) -> Result<(), Error> {
+    let path = config.root.join(log);
+    let state = std::path::absolute(&config.state).unwrap_or_else(|_| config.state.clone());
+    if path.starts_with(&state) {
+        return Err(Error::usage(format!(
+            "--log {}: the log must not be in the state folder (its *.log files are traces)",
+            log.display()
+        ))
+        .hint("put it beside the project, e.g. `--log dayrun.log`"));
+    }
+    say::to_file(&path, log).map_err(|e| Error::io(error::Kind::Usage, log, "open the log", &e))
 }
 
 /// The one way a `retry` asks for its keys, from its flags (which go together only so).

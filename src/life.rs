@@ -29,9 +29,11 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::Duration;
 
-/// At most this many live copies of earlier generations, duplicates or foreign copies are kept
-/// on a line (each id at most `MAX_ID` bytes), so a line stays far below the state file's
-/// 64 KiB limit: 1 + 3 × 8 ids of 2 KiB and a reason of 1 KiB are 52 KiB at the very worst.
+/// At most this many live copies of earlier generations are kept on a line: a new copy past it
+/// is refused (retract some first), so no id is ever dropped to make room. Duplicates a lookup
+/// finds and copies ruled foreign are kept up to `MAX_IDS / 2` each. With ids of at most
+/// `MAX_ID` bytes, a URL, 16 KiB of uploads and a reason of `MAX_REASON` characters, a line
+/// stays below 60 KiB at the very worst, under the state file's 64 KiB limit.
 pub const MAX_IDS: usize = 8;
 /// The longest id or URL kept from outside (a server, a script, `mark --id`).
 pub const MAX_ID: usize = 2048;
@@ -374,26 +376,30 @@ pub fn checked(receipt: &Receipt) -> Result<Receipt, String> {
         ));
     }
     // A link: http(s), or a path on the site (`/posts/x.json`); never `javascript:` and the like.
-    let url = receipt.url.clone().filter(|u| {
-        let lower = u.get(..8).unwrap_or(u).to_ascii_lowercase();
-        let web = lower.starts_with("https://") || lower.starts_with("http://");
-        let path = u.starts_with('/') && !u.starts_with("//");
-        (web || path)
-            && u.len() <= MAX_ID
-            && !u.chars().any(|c| c.is_control() || c.is_whitespace())
+    let url = crate::outside::web_url(receipt.url.as_deref()).filter(|u| u.len() <= MAX_ID);
+    // A version is a short token (Ghost: a timestamp): anything else is not kept, and the
+    // target then has no version to send back.
+    let version = receipt.version.clone().filter(|v| {
+        !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_graphic() && c != '"')
     });
     Ok(Receipt {
         id: id.clone(),
         url,
         note: receipt.note.clone(),
+        version,
     })
 }
 
-/// A reason kept on a line: one attempt's words, cut to `MAX_REASON` characters.
+/// A reason kept on a line: one attempt's words, control characters as spaces (a reason is for
+/// people, and escapes would grow the line), cut to `MAX_REASON` characters.
 pub fn reason(text: &str) -> String {
-    match text.char_indices().nth(MAX_REASON) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
+    let plain: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    match plain.char_indices().nth(MAX_REASON) {
+        Some((at, _)) => format!("{}…", &plain[..at]),
+        None => plain,
     }
 }
 

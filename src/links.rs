@@ -8,6 +8,71 @@ use crate::fsutil;
 use crate::life::{KeyLine, Phase};
 use crate::state::StateFile;
 use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+/// A `links_file` among dayrun's own files or the user's posts is a config error before
+/// anything runs: written there, it would replace a state file, a journal, the config or a
+/// post (and lose it). `written` is the setting as the user wrote it, for the message.
+pub fn check_place(
+    links: &Path,
+    written: &Path,
+    state: &Path,
+    content: &Path,
+    config: Option<&Path>,
+) -> Result<(), Error> {
+    let links = resolved(links);
+    let inside = |folder: &Path, what: &str| {
+        links
+            .starts_with(resolved(folder))
+            .then(|| what.to_string())
+    };
+    let why = inside(
+        state,
+        "inside the state folder, where dayrun keeps its own files",
+    )
+    .or_else(|| inside(content, "inside the content folder, among the posts"))
+    .or_else(|| {
+        config
+            .filter(|c| resolved(c) == links)
+            .map(|_| "the config file itself".to_string())
+    });
+    match why {
+        None => Ok(()),
+        Some(why) => Err(Error::config(format!(
+            "`links_file = \"{}\"` is {why}",
+            written.display()
+        ))
+        .hint("write the links where your site reads its data, e.g. `links_file = \"data/syndication.json\"`")),
+    }
+}
+
+/// `path` with `.` and `..` taken out, and its longest existing ancestor's links resolved.
+fn resolved(path: &Path) -> PathBuf {
+    let mut lexical = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            Component::CurDir => {}
+            other => lexical.push(other),
+        }
+    }
+    let mut rest = Vec::new();
+    let mut base = lexical.as_path();
+    loop {
+        if let Ok(real) = base.canonicalize() {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                base = parent;
+            }
+            _ => return lexical,
+        }
+    }
+}
 
 /// Write the links file, if one is configured, from every target's state file.
 pub fn write(config: &Config) -> Result<(), Error> {
@@ -29,10 +94,12 @@ pub fn write(config: &Config) -> Result<(), Error> {
                 continue;
             }
             let mut copy = serde_json::Map::new();
-            for (field, value) in [("url", &line.copy.url), ("id", &line.copy.id)] {
-                if let Some(value) = value {
-                    copy.insert(field.into(), value.clone().into());
-                }
+            if let Some(id) = &line.copy.id {
+                copy.insert("id".into(), id.clone().into());
+            }
+            // Only a web URL goes to a site's templates (a line may hold an older answer).
+            if let Some(url) = crate::outside::web_url(line.copy.url.as_deref()) {
+                copy.insert("url".into(), url.into());
             }
             links
                 .entry(line.key.to_string())

@@ -7,9 +7,18 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// Held while a run, retry, mark or adopt changes state; released on drop (or process death).
+/// The file says who holds it while it is held, and nothing once it is let go.
 #[derive(Debug)]
 pub struct RunLock {
-    _file: File,
+    file: File,
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        // Still held here: no other run can be writing the file. (A run that dies leaves its
+        // line, which the next run overwrites; the lock itself goes with the process.)
+        let _ = self.file.set_len(0);
+    }
 }
 
 /// Take the lock in `dir` (created if missing). A held lock is `Kind::Busy` (exit 75).
@@ -56,5 +65,5 @@ pub fn acquire(dir: &Path, shown: &Path, clock: &Clock) -> Result<RunLock, Error
     File::create(&probe)
         .and_then(|_| std::fs::remove_file(&probe))
         .map_err(|e| cannot("write in the state folder", e, shown))?;
-    Ok(RunLock { _file: file })
+    Ok(RunLock { file })
 }

@@ -76,6 +76,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
             let was = line.as_ref().map_or("none", |l| l.record().status.as_str());
             let Change::Write(new) = &step.line else {
                 if let Some(text) = &step.say {
+                    let text = crate::outside::escape(text, 4000);
                     eprintln!("dayrun: {key} {}: {text}", state.target);
                 }
                 continue;

@@ -62,8 +62,8 @@ pub fn run(base: &Path, ours: &Path, theirs: &Path, path: Option<&Path>) -> Resu
             "dayrun merge-state: {}: {} holds two copies: ids {} and {}; the merged line keeps one and lists the other as copies=. Look on the target, delete the extra copy, then `git add` the file",
             shown(ours, path).display(),
             c.key,
-            c.ids[0],
-            c.ids[1]
+            crate::outside::escape(&c.ids[0], 200),
+            crate::outside::escape(&c.ids[1], 200)
         );
     }
     Ok(if conflicts.is_empty() { 0 } else { 1 })

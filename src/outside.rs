@@ -19,6 +19,41 @@ pub fn escape(text: &str, max: usize) -> String {
     out
 }
 
+/// JSON text with the characters a JSON encoder leaves raw but a terminal acts on (DEL, C1
+/// controls, bidi controls) written as `\uXXXX`: the same JSON value, safe to print.
+pub fn json_safe(json: String) -> String {
+    if !json
+        .chars()
+        .any(|c| c == '\u{7f}' || c.is_control() || is_bidi(c))
+    {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c == '\u{7f}' || c.is_control() || is_bidi(c) {
+            true => out.push_str(&format!("\\u{:04x}", c as u32)),
+            false => out.push(c),
+        }
+    }
+    out
+}
+
+/// A URL from outside as a copy's URL: an absolute `http://` or `https://` URL (any case), or
+/// a path on the site itself (`/posts/x`), without control characters or spaces. Anything
+/// else (`javascript:`, `data:`, `file:`, a protocol-relative `//host` or `/\\host`) is no link a site
+/// should carry: `None`.
+pub fn web_url(url: Option<&str>) -> Option<String> {
+    let url = url?;
+    let scheme = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    let web = (scheme.starts_with("https://") && url.len() > 8)
+        || (scheme.starts_with("http://") && url.len() > 7)
+        || (url.starts_with('/') && !url.starts_with("//") && !url.starts_with("/\\"));
+    let clean = !url
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace() || is_bidi(c));
+    (web && clean).then(|| url.to_string())
+}
+
 /// Characters that reorder what a terminal shows (a "Trojan Source" line).
 fn is_bidi(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
@@ -37,5 +72,29 @@ mod tests {
         assert_eq!(escape("日記 ok", 200), "日記 ok");
         assert_eq!(escape("abcdef", 3), "abc…");
         assert_eq!(escape("a\u{202e}b", 9), "a\\u{202e}b");
+    }
+
+    #[test]
+    fn only_web_urls_are_links() {
+        for ok in [
+            "https://example.com/p/1",
+            "HTTP://example.com",
+            "/posts/1.json",
+        ] {
+            assert_eq!(web_url(Some(ok)).as_deref(), Some(ok));
+        }
+        for bad in [
+            "javascript:alert(1)",
+            " https://example.com",
+            "data:text/html,x",
+            "//example.com/p",
+            "p/1",
+            "/\\evil.example",
+            "https://",
+            "https://example.com/\nforged",
+            "https://exa mple.com",
+        ] {
+            assert_eq!(web_url(Some(&bad.replace("\\n", "\n"))), None, "{bad}");
+        }
     }
 }

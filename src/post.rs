@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 mod front_matter;
+mod yaml;
 
 use front_matter::{FrontMatter, split_front_matter};
 
@@ -15,6 +16,8 @@ use front_matter::{FrontMatter, split_front_matter};
 pub const MAX_BYTES: u64 = 5 * 1024 * 1024;
 /// Titles longer than this (in characters) are refused: no platform takes them.
 pub const MAX_TITLE_CHARS: usize = 300;
+/// Posts with more distinct tags than this are refused: no platform takes that many.
+pub const MAX_TAGS: usize = 100;
 /// The summary derived from the first paragraph is cut near this many characters.
 pub const SUMMARY_CHARS: usize = 200;
 
@@ -110,11 +113,14 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         return Err(local("the file is empty").hint("write the post, or delete the file"));
     }
     let (meta, body) = split_front_matter(&text).map_err(|(line, msg)| local(&msg).line(line))?;
-    let meta = match meta {
-        Some((matter, first_line)) => FrontMatter::parse(matter).map_err(|(line, msg)| {
-            local(&msg).line(line.map_or(first_line, |l| first_line + l - 1))
-        })?,
-        None => FrontMatter::default(),
+    let (meta, first_line) = match meta {
+        Some((matter, first_line)) => (
+            FrontMatter::parse(matter).map_err(|(line, msg)| {
+                local(&msg).line(line.map_or(first_line, |l| first_line + l - 1))
+            })?,
+            first_line,
+        ),
+        None => (FrontMatter::default(), 1),
     };
 
     let body_start_line = text[..text.len() - body.len()].matches('\n').count() + 1;
@@ -154,7 +160,16 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         Some(s) => collapse(&s),
         None => cut(&first_paragraph(&markdown), SUMMARY_CHARS),
     };
+    let tags_line = meta.tags_line.map(|l| first_line + l - 1);
     let tags = clean_tags(meta.tags.unwrap_or(dir_tags));
+    if tags.len() > MAX_TAGS {
+        return Err(local(&format!(
+            "the post has {} tags; at most {MAX_TAGS} are allowed",
+            tags.len()
+        ))
+        .at_line(tags_line)
+        .hint("keep the tags that say what the post is about"));
+    }
     let image_refs = meta
         .image
         .into_iter()
@@ -266,11 +281,13 @@ fn cut(s: &str, max: usize) -> String {
     format!("{}…", head.trim_end())
 }
 
+/// Whitespace collapsed, empty and repeated tags dropped (the first stays), in one pass.
 fn clean_tags(tags: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::with_capacity(tags.len());
+    let mut out = Vec::with_capacity(tags.len());
     for tag in tags {
         let tag = collapse(&tag);
-        if !tag.is_empty() && !out.contains(&tag) {
+        if !tag.is_empty() && seen.insert(tag.clone()) {
             out.push(tag);
         }
     }
@@ -406,6 +423,23 @@ mod tests {
         use super::*;
         use proptest::prelude::*;
 
+        /// The most a post of a few kilobytes may take to derive (an alias bomb without the
+        /// budget takes gigabytes).
+        const BUDGET: usize = 16 << 20;
+
+        #[test]
+        fn the_alias_bomb_stays_within_the_memory_budget() {
+            let mut bomb = "---\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n".to_string();
+            for (name, prev) in "bcdefghi".chars().zip("abcdefgh".chars()) {
+                let refs = vec![format!("*{prev}"); 9].join(", ");
+                bomb.push_str(&format!("{name}: &{name} [{refs}]\n"));
+            }
+            bomb.push_str("---\n# Bomb\n");
+            let (result, held) = crate::test_alloc::peak(|| derive(bomb.as_bytes()));
+            assert!(result.unwrap_err().message.contains("aliases"));
+            assert!(held <= BUDGET, "{held} bytes");
+        }
+
         fn derive(bytes: &[u8]) -> Result<Post, Error> {
             parse(
                 "2026-11-29".parse().unwrap(),
@@ -434,6 +468,33 @@ mod tests {
                     prop_assert_eq!(a.fingerprint, b.fingerprint);
                     prop_assert_eq!(a.title, b.title);
                 }
+            }
+        }
+
+        proptest! {
+            // Each case derives a post under the counting allocator: fewer, larger cases.
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            #[test]
+            fn arbitrary_bytes_stay_within_the_memory_budget(
+                bytes in proptest::collection::vec(any::<u8>(), 0..4000),
+            ) {
+                let mut framed = b"---\n".to_vec();
+                framed.extend_from_slice(&bytes);
+                framed.extend_from_slice(b"\n---\n# T\n");
+                for input in [&bytes, &framed] {
+                    let (_, held) = crate::test_alloc::peak(|| derive(input));
+                    prop_assert!(held <= BUDGET, "{held} bytes for {} bytes of input", input.len());
+                }
+            }
+
+            #[test]
+            fn yaml_with_anchors_and_aliases_stays_within_the_memory_budget(
+                matter in "(&a |&b |&c |\\*a|\\*b|\\*c|\\[|\\]|\\{|\\}|, |: |- |\n|  |x|lol|tags|title|<<: )*{0,300}",
+            ) {
+                let text = format!("---\n{matter}\n---\n# T\n");
+                let (_, held) = crate::test_alloc::peak(|| derive(text.as_bytes()));
+                prop_assert!(held <= BUDGET, "{held} bytes for {text:?}");
             }
         }
     }

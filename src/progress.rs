@@ -14,6 +14,7 @@ impl Progress {
     /// Whether a bar could be shown at all (so the work need not be counted otherwise).
     pub fn wanted(dry_run: bool) -> bool {
         !dry_run
+            && !crate::say::logging()
             && std::io::stderr().is_terminal()
             && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
     }
@@ -51,16 +52,16 @@ impl Progress {
     /// A line on stdout, above the bar.
     pub fn out(&self, line: &str) {
         match &self.0 {
-            Some(bar) => bar.suspend(|| println!("{line}")),
-            None => println!("{line}"),
+            Some(bar) => bar.suspend(|| crate::say::out(line)),
+            None => crate::say::out(line),
         }
     }
 
     /// A line on stderr, above the bar.
     pub fn err(&self, line: &str) {
         match &self.0 {
-            Some(bar) => bar.suspend(|| eprintln!("{line}")),
-            None => eprintln!("{line}"),
+            Some(bar) => bar.suspend(|| crate::say::err(line)),
+            None => crate::say::err(line),
         }
     }
 

@@ -1,38 +1,74 @@
 //! Secrets never leave dayrun: every text from outside (a server's body, a script's output, a
-//! library's error) passes through a `Redactor` before it is cut, stored or printed.
+//! library's error) passes through a `Redactor` before it is cut, stored or printed. Each
+//! redactor masks its own secrets and every secret loaded in the run (`register`), whichever
+//! target it belongs to.
 
-use std::fmt::Write as _;
+mod view;
+
+use std::sync::RwLock;
+use view::View;
 
 /// Forms shorter than this are never redacted (they would match ordinary words).
 const MIN_FORM: usize = 4;
-/// Forms shorter than this are redacted only as whole words.
+/// Forms shorter than this are redacted only as whole words, and only as written.
 const MIN_ANYWHERE: usize = 8;
 const MASK: &str = "***";
 
-/// Every form of every secret of one target: raw, JSON-escaped, URL-encoded, base64, spaceless.
+/// Every secret loaded in this run (credential files, secret environment variables, session
+/// tokens): each redactor masks these too.
+static RUN: RwLock<Redactor> = RwLock::new(Redactor::new());
+
+/// The forms of some secrets. A long form (8 bytes or more) is found in every view of a text
+/// (`view.rs`): as written, JSON-escaped, percent-encoded in either case, split by whitespace.
+/// Base64 forms are the parts of a base64 text that depend only on the secret, at each of the
+/// three alignments, so they are found inside the base64 of anything that holds the secret
+/// (`Bearer <secret>`, `user:<secret>`, a whole header). Short forms (4 to 7 bytes) are masked
+/// only as whole words, as written.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
-    /// Longest first, so that a longer form is masked before a part of it.
-    forms: Vec<String>,
+    long: Vec<Vec<u8>>,
+    short: Vec<String>,
+    /// Starts of tokens made afresh for each request (a JWT's constant header): every token
+    /// that begins so is masked whole, though no token is ever added itself.
+    starts: Vec<String>,
 }
 
 impl Redactor {
-    /// A secret as it may come back: as sent, JSON-escaped, URL-encoded, base64, and without
-    /// the spaces people paste with it (WordPress shows application passwords in groups).
+    pub const fn new() -> Redactor {
+        Redactor {
+            long: Vec::new(),
+            short: Vec::new(),
+            starts: Vec::new(),
+        }
+    }
+
+    /// Tokens that begin with `start` (at least `MIN_ANYWHERE` bytes), made one per request:
+    /// each is masked with the base64url and `.` characters that follow its start.
+    pub fn add_token_start(&mut self, start: &str) {
+        if start.len() >= MIN_ANYWHERE && !self.starts.iter().any(|s| s == start) {
+            self.starts.push(start.to_string());
+        }
+    }
+
+    /// A secret as it may come back: as sent, without the spaces people paste with it
+    /// (WordPress shows application passwords in groups), and in base64 alone or inside more.
     pub fn add(&mut self, secret: &str) {
         let secret = secret.trim();
         let spaceless: String = secret.split_whitespace().collect();
         for text in [secret, spaceless.as_str()] {
-            self.push(text.to_string());
-            let json = serde_json::to_string(text).unwrap_or_default();
-            let json = &json[1..json.len().saturating_sub(1).max(1)];
-            self.push(json.to_string());
-            self.push(json.replace('/', "\\/"));
-            self.push(ascii_escaped(text));
-            self.push(ascii_escaped(text).replace('/', "\\/"));
-            self.push(url_encoded(text, false));
-            self.push(url_encoded(text, true));
-            self.base64(text.as_bytes());
+            self.form(text.as_bytes());
+            let standard = base64(text.as_bytes());
+            self.form(standard.as_bytes());
+            self.form(standard.trim_end_matches('=').as_bytes());
+            self.form(url_safe(&standard).as_bytes());
+            self.form(url_safe(&standard).trim_end_matches('=').as_bytes());
+            if text.len() >= MIN_ANYWHERE {
+                for prefix in 0..3 {
+                    let part = aligned(text.as_bytes(), prefix);
+                    self.form(url_safe(&part).as_bytes());
+                    self.form(part.as_bytes());
+                }
+            }
         }
         self.sort();
     }
@@ -62,27 +98,59 @@ impl Redactor {
 
     /// Every other redactor's forms too.
     pub fn extend(&mut self, other: &Redactor) {
-        for form in &other.forms {
-            self.push(form.clone());
+        for form in &other.long {
+            self.form(form);
+        }
+        for form in &other.short {
+            self.form(form.as_bytes());
+        }
+        for start in &other.starts {
+            self.add_token_start(start);
         }
         self.sort();
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.forms.is_empty()
+    /// Make these secrets the run's: every redactor masks them from now on.
+    pub fn register(&self) {
+        if let Ok(mut run) = RUN.write() {
+            run.extend(self);
+        }
     }
 
-    /// The text with every form of every secret replaced by `***`.
+    pub fn is_empty(&self) -> bool {
+        self.long.is_empty() && self.short.is_empty() && self.starts.is_empty()
+    }
+
+    /// The text with every form of this redactor's secrets, and of the run's, as `***`.
     pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for form in &self.forms {
-            if !out.contains(form.as_str()) {
-                continue;
+        let run = RUN.read().unwrap_or_else(|e| e.into_inner());
+        let both = [self, &*run];
+        if both.iter().all(|r| r.is_empty()) {
+            return text.to_string();
+        }
+        let mut ranges = Vec::new();
+        if both.iter().any(|r| !r.long.is_empty()) {
+            for view in View::all(text) {
+                for form in both.iter().flat_map(|r| &r.long) {
+                    view.find(form, &mut ranges);
+                }
             }
-            out = match form.len() >= MIN_ANYWHERE {
-                true => out.replace(form.as_str(), MASK),
-                false => replace_words(&out, form),
-            };
+        }
+        for start in both.iter().flat_map(|r| &r.starts) {
+            let mut from = 0;
+            while let Some(at) = text[from..].find(start.as_str()).map(|i| from + i) {
+                let end = text[at..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                    .map_or(text.len(), |n| at + n);
+                ranges.push((at, end));
+                from = end.max(at + 1);
+            }
+        }
+        let mut out = mask(text, ranges);
+        for form in both.iter().flat_map(|r| &r.short) {
+            if out.contains(form.as_str()) {
+                out = replace_words(&out, form);
+            }
         }
         out
     }
@@ -90,34 +158,81 @@ impl Redactor {
     /// The first `chars` characters of the redacted text (redacted first, then cut, so that no
     /// secret survives half-cut). Returns the cut text and whether anything was cut.
     pub fn excerpt(&self, text: &str, chars: usize) -> (String, bool) {
-        // A secret that overlaps the first `chars` lies within `chars + longest form`.
-        let longest = self.forms.first().map_or(0, |f| f.chars().count());
-        let window: String = text.chars().take(chars + longest).collect();
+        // A secret that starts within the first `chars` ends within the window unless it is
+        // spread over more than the slack (each character escaped as `\uXXXX`, a long break).
+        let window: String = text.chars().take(chars + 16 * 1024).collect();
         let redacted = self.redact(&window);
         let cut: String = redacted.chars().take(chars).collect();
         let more = cut.len() < redacted.len() || window.len() < text.len();
         (cut, more)
     }
 
-    fn push(&mut self, form: String) {
-        if form.len() >= MIN_FORM && !self.forms.contains(&form) {
-            self.forms.push(form);
-        }
-    }
-
-    fn base64(&mut self, bytes: &[u8]) {
-        let standard = base64(bytes);
-        let url = standard.replace('+', "-").replace('/', "_");
-        for form in [standard, url] {
-            self.push(form.trim_end_matches('=').to_string());
-            self.push(form);
+    fn form(&mut self, form: &[u8]) {
+        if form.len() >= MIN_ANYWHERE {
+            let form: Vec<u8> = form
+                .iter()
+                .copied()
+                .filter(|b| !b.is_ascii_whitespace())
+                .collect();
+            if form.len() >= MIN_ANYWHERE && !self.long.contains(&form) {
+                self.long.push(form);
+            }
+        } else if form.len() >= MIN_FORM
+            && let Ok(form) = std::str::from_utf8(form)
+            && !self.short.iter().any(|f| f == form)
+        {
+            self.short.push(form.to_string());
         }
     }
 
     fn sort(&mut self) {
-        self.forms
+        self.long
+            .sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+        self.short
             .sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     }
+}
+
+/// `text` with each range (merged where they overlap) as `***`.
+fn mask(text: &str, mut ranges: Vec<(usize, usize)>) -> String {
+    if ranges.is_empty() {
+        return text.to_string();
+    }
+    ranges.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut iter = ranges.into_iter().peekable();
+    while let Some((from, mut to)) = iter.next() {
+        while let Some(&(next, end)) = iter.peek() {
+            if next > to {
+                break;
+            }
+            to = to.max(end);
+            iter.next();
+        }
+        if from >= at {
+            out.push_str(&text[at..from]);
+            out.push_str(MASK);
+        }
+        at = at.max(to);
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The characters of the base64 of `bytes`, written after `prefix` (0 to 2) other bytes, that
+/// depend on `bytes` alone: the same wherever they stand at that alignment in a longer text.
+fn aligned(bytes: &[u8], prefix: usize) -> String {
+    let mut padded = vec![0u8; prefix];
+    padded.extend_from_slice(bytes);
+    let encoded = base64(&padded);
+    let first = (8 * prefix).div_ceil(6);
+    let last = 8 * (prefix + bytes.len()) / 6;
+    encoded[first..last].to_string()
+}
+
+fn url_safe(standard: &str) -> String {
+    standard.replace('+', "-").replace('/', "_")
 }
 
 /// Replace `form` where it stands as a whole word (not inside a run of letters and digits).
@@ -137,40 +252,6 @@ fn replace_words(text: &str, form: &str) -> String {
         rest = &rest[at + form.len()..];
     }
     out.push_str(rest);
-    out
-}
-
-/// JSON with every non-ASCII character as `\uXXXX` (PHP's json_encode does this).
-fn ascii_escaped(text: &str) -> String {
-    let json = serde_json::to_string(text).unwrap_or_default();
-    let mut out = String::new();
-    for c in json[1..json.len().saturating_sub(1).max(1)].chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                let _ = write!(out, "\\u{unit:04x}");
-            }
-        }
-    }
-    out
-}
-
-/// Percent-encoding of everything but RFC 3986's unreserved characters; `form`: space as `+`.
-fn url_encoded(text: &str, form: bool) -> String {
-    let mut out = String::new();
-    for b in text.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            b' ' if form => out.push('+'),
-            b => {
-                let _ = write!(out, "%{b:02X}");
-            }
-        }
-    }
     out
 }
 
@@ -195,115 +276,4 @@ pub fn base64(input: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_matches_the_rfc_vectors() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(base64(input.as_bytes()), want, "{input:?}");
-        }
-    }
-
-    #[test]
-    fn every_form_is_masked() {
-        let mut r = Redactor::default();
-        r.add_pair("editor", "abcd EFGH ijkl/MNOP");
-        let secret = "abcd EFGH ijkl/MNOP";
-        let forms = [
-            secret.to_string(),
-            "abcdEFGHijkl/MNOP".to_string(),
-            "abcd EFGH ijkl\\/MNOP".to_string(),
-            "abcd%20EFGH%20ijkl%2FMNOP".to_string(),
-            "abcd+EFGH+ijkl%2FMNOP".to_string(),
-            base64(secret.as_bytes()),
-            base64(b"editor:abcd EFGH ijkl/MNOP"),
-            base64(b"editor:abcdEFGHijkl/MNOP"),
-        ];
-        for form in forms {
-            let text = format!("{{\"error\":\"bad {form} here\"}}");
-            let out = r.redact(&text);
-            assert!(!out.contains(&form), "{form} survives in {out}");
-            assert!(out.contains("***"), "{out}");
-        }
-    }
-
-    #[test]
-    fn short_values_are_masked_only_as_words() {
-        let mut r = Redactor::default();
-        r.add_header_value("v");
-        r.add_header_value("session=ab12; theme=dark");
-        assert_eq!(r.redact("invalid value v"), "invalid value v");
-        assert_eq!(r.redact("theme dark, darker"), "theme ***, darker");
-        assert_eq!(r.redact("cookie ab12 sent"), "cookie *** sent");
-        assert_eq!(r.redact("xab12y"), "xab12y");
-    }
-
-    #[test]
-    fn excerpts_are_redacted_before_they_are_cut() {
-        let mut r = Redactor::default();
-        r.add("SECRET-TOKEN-1234567890");
-        let body = format!(
-            "{}Bearer SECRET-TOKEN-1234567890 and the rest of the answer",
-            "x".repeat(185)
-        );
-        let (cut, more) = r.excerpt(&body, 200);
-        assert!(!cut.contains("SECRET"), "{cut}");
-        assert!(more);
-        assert_eq!(cut.chars().count(), 200);
-    }
-
-    mod props {
-        use super::*;
-        use proptest::prelude::*;
-
-        fn encode(secret: &str, how: u8) -> String {
-            match how % 6 {
-                0 => secret.to_string(),
-                1 => {
-                    let json = serde_json::to_string(secret).unwrap();
-                    json[1..json.len() - 1].replace('/', "\\/")
-                }
-                2 => url_encoded(secret, false),
-                3 => base64(secret.as_bytes()),
-                4 => secret.split_whitespace().collect(),
-                _ => ascii_escaped(secret),
-            }
-        }
-
-        proptest! {
-            #[test]
-            fn no_form_of_the_secret_survives(
-                secret in "[ -~]{8,40}".prop_filter("not blank", |s| s.split_whitespace().collect::<String>().len() >= 8),
-                before in "[ -~]{0,300}",
-                after in "[ -~]{0,300}",
-                how in 0u8..6,
-            ) {
-                let mut r = Redactor::default();
-                r.add(&secret);
-                let form = encode(secret.trim(), how);
-                let text = format!("{before}{form}{after}");
-                let out = r.redact(&text);
-                prop_assert!(!out.contains(&form), "{form:?} survives in {out:?}");
-                let (cut, _) = r.excerpt(&text, 200);
-                prop_assert!(!cut.contains(&form), "{form:?} survives in the excerpt");
-            }
-
-            #[test]
-            fn text_without_the_secret_is_unchanged(secret in "[a-z]{12,20}", text in "[A-Z0-9 ]{0,200}") {
-                let mut r = Redactor::default();
-                r.add(&secret);
-                prop_assert_eq!(r.redact(&text), text);
-            }
-        }
-    }
-}
+mod tests;

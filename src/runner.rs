@@ -6,18 +6,19 @@ use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::{Exit, Mode};
+use crate::life::{Exit, Lever, Mode};
 use crate::lock;
 use crate::outside::escape;
 use crate::post::Post;
 use crate::progress::Progress;
+use crate::say;
 use crate::signals;
 use crate::state::StateFile;
 use crate::targets::{self, Context, Target};
 use crate::trace::Trace;
 use jiff::civil::Date;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -65,7 +66,7 @@ pub fn run(config: &Config, clock: &Clock, plan: &Plan) -> i32 {
     match execute(config, clock, plan) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("dayrun: {err}");
+            say::err(&format!("dayrun: {err}"));
             err.code()
         }
     }
@@ -109,9 +110,13 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     // Only a run that holds the lock says anything: a refused one did nothing.
     header(clock, plan, &all);
     for (cfg, err) in broken {
-        println!("{}: not run: {}", cfg.name, escape(&err.located(), 4000));
+        say::out(&format!(
+            "{}: not run: {}",
+            cfg.name,
+            escape(&err.located(), 4000)
+        ));
         if let Some(hint) = &err.hint {
-            println!("  {}", escape(hint, 4000));
+            say::out(&format!("  {}", escape(hint, 4000)));
         }
     }
     let mut states = Vec::new();
@@ -128,7 +133,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         })?;
         let state = StateFile::load(&config.state, &cfg.name, &shown_state)?;
         if let Some(torn) = &state.torn {
-            eprintln!("dayrun: note: {torn}");
+            say::err(&format!("dayrun: note: {torn}"));
         }
         states.push(state);
     }
@@ -141,10 +146,10 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     }
 
     if plan.keys.is_empty() && plan.mode != Mode::Retract {
-        for problem in &catalog.problems {
-            println!("{}", escape(&problem.located(), 4000));
+        for problem in catalog.standing_problems(clock.today()) {
+            say::out(&escape(&problem.located(), 4000));
             if let Some(hint) = &problem.hint {
-                println!("  {}", escape(hint, 4000));
+                say::out(&format!("  {}", escape(hint, 4000)));
             }
             exit.merge(Exit::NeedsHuman);
         }
@@ -155,15 +160,26 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     };
     let today = clock.today();
     let quiet = Progress::none();
+    let told = RefCell::new(BTreeSet::new());
     let mut runs: Vec<TargetRun> = selected
         .iter()
         .zip(built.iter_mut())
         .zip(states.iter_mut())
         .map(|((cfg, target), state)| {
-            let rules = target_run::rules(config, cfg, target.as_ref());
-            let credential = target.credential();
+            let rules = target_run::rules(config, cfg);
+            let credential = target.secrets().fingerprint();
+            let find = target.as_find();
+            debug_assert_eq!(
+                find.is_some(),
+                rules.can_find,
+                "the registry and the target agree"
+            );
+            let (immediate, keeps_payload) =
+                find.map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
             TargetRun {
                 credential,
+                immediate,
+                keeps_payload,
                 cfg,
                 target: target.as_mut(),
                 state,
@@ -176,7 +192,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
                 stopped: None,
                 last_write: None,
                 exit: Exit::Ok,
-                tally: BTreeMap::new(),
+                tally: crate::tally::Tally::default(),
                 stale: Vec::new(),
                 drafts: Vec::new(),
                 held: Vec::new(),
@@ -184,6 +200,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
                 removed: BTreeSet::new(),
                 progress: &quiet,
                 batch: batch::Batch::default(),
+                told: &told,
             }
         })
         .collect();
@@ -240,19 +257,22 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         for state in &mut states {
             changed |= state.is_dirty();
             if let Err(e) = state.compact() {
-                eprintln!("dayrun: {e}");
+                say::err(&format!("dayrun: {e}"));
             }
         }
         let missing = config.links_file.as_ref().is_some_and(|f| !f.exists());
-        if changed || missing {
-            crate::links::write(config).unwrap_or_else(|e| eprintln!("dayrun: {e}"));
+        if (changed || missing)
+            && let Err(e) = crate::links::write(config)
+        {
+            say::err(&format!("dayrun: {e}"));
+            exit.merge(Exit::Usage);
         }
     }
     result?;
     if let Some(signal) = signals::received() {
-        eprintln!(
+        say::err(&format!(
             "dayrun: stopped by signal {signal} after recording the action in flight; the next run goes on from there"
-        );
+        ));
         return Ok(signals::exit_code(signal));
     }
     Ok(exit.code())
@@ -263,9 +283,9 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
     let mut exit = Exit::Ok;
     for key in &plan.keys {
         if runs.iter().all(|run| !run.removed.contains(key)) {
-            eprintln!(
+            say::err(&format!(
                 "dayrun: {key}: nothing was retracted: no selected target holds a copy dayrun knows of"
-            );
+            ));
             exit.merge(Exit::NeedsHuman);
         }
     }
@@ -275,24 +295,42 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
 /// The first line of every run, so that an appended log splits into runs: when, which dayrun,
 /// what it was asked, which targets.
 fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
-    let what = match (&plan.mode, plan.dry_run) {
-        (Mode::Retract, true) => "retract --dry-run",
-        (Mode::Retract, false) => "retract",
-        (Mode::Retry(_), _) => "retry",
-        (Mode::Run { .. }, true) => "run --dry-run",
-        (Mode::Run { .. }, false) => "run",
+    let mut what = match &plan.mode {
+        Mode::Retract => "retract".to_string(),
+        Mode::Retry(lever) => match lever {
+            Lever::Again => "retry".into(),
+            Lever::Absent => "retry --absent".into(),
+            Lever::New => "retry --new".into(),
+            Lever::Force => "retry --force".into(),
+            Lever::ForceNew => "retry --force --new".into(),
+            Lever::NotOurs(id) => format!("retry --not-ours {}", escape(id, 200)),
+        },
+        Mode::Run { backfill: true } => "run --backfill".into(),
+        Mode::Run { backfill: false } => "run".into(),
     };
+    if plan.dry_run {
+        what.push_str(" --dry-run");
+    }
+    for key in &plan.keys {
+        match plan.mode {
+            Mode::Run { .. } => what.push_str(&format!(" --key {key}")),
+            _ => what.push_str(&format!(" {key}")),
+        }
+    }
+    for target in &plan.targets {
+        what.push_str(&format!(" --target {}", escape(target, 200)));
+    }
     let targets: Vec<String> = selected
         .iter()
-        .map(|t| format!("{} ({})", t.name, t.kind))
+        .map(|t| format!("{} ({})", t.name, escape(&t.kind, 100)))
         .collect();
-    println!(
+    say::out(&format!(
         "== {} dayrun {} {what}, today {}; targets: {}",
         clock.stamp(),
         env!("CARGO_PKG_VERSION"),
         clock.today(),
         targets.join(", ")
-    );
+    ));
 }
 
 /// How many keys the runs will publish or confirm (for the progress bar).
@@ -338,13 +376,17 @@ struct TargetRun<'a> {
     today: Date,
     /// The target's rules for a key's life.
     rules: crate::life::Rules,
-    /// A non-secret fingerprint of the target's credential (`Target::credential`).
+    /// A non-secret fingerprint of the target's credential (`Secrets::fingerprint`).
     credential: Option<String>,
+    /// Whether its lookup sees a finished publish at once (or it has none: nothing to wait
+    /// for), and whether it needs what each attempt sent (`Find`).
+    immediate: bool,
+    keeps_payload: bool,
     /// Set when the target must not be written to again in this run (auth, long rate limit).
     stopped: Option<String>,
     last_write: Option<Instant>,
     exit: Exit,
-    tally: BTreeMap<&'static str, usize>,
+    tally: crate::tally::Tally,
     stale: Vec<Date>,
     drafts: Vec<Date>,
     /// Keys held back: they failed, and their date is past the catch-up window.
@@ -356,6 +398,9 @@ struct TargetRun<'a> {
     progress: &'a Progress,
     /// Keys queued for the next group commit (`batch.rs`).
     batch: batch::Batch,
+    /// What was said this run about posts (their errors and warnings), shared by the targets:
+    /// a post's error is told once, not once per target.
+    told: &'a RefCell<BTreeSet<String>>,
 }
 
 pub(super) fn describe(post: &Post) -> String {

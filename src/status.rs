@@ -53,6 +53,14 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
     let io = |e: std::io::Error| Error::usage(format!("cannot write the status: {e}"));
     let mut exit = Exit::Ok;
     let mode = Mode::Run { backfill: false };
+    // What a run would say before its keys (on stderr here, so the JSON stays whole).
+    for problem in catalog.standing_problems(today) {
+        crate::say::err(&crate::outside::escape(&problem.located(), 4000));
+        if let Some(hint) = &problem.hint {
+            crate::say::err(&format!("  {}", crate::outside::escape(hint, 4000)));
+        }
+        exit.merge(Exit::NeedsHuman);
+    }
     if as_json {
         write!(
             out,
@@ -61,7 +69,22 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         .map_err(io)?;
     }
     for (t, cfg) in selected.iter().enumerate() {
-        let state = crate::state::StateFile::load(&config.state, &cfg.name, &shown)?;
+        // A malformed line is said and left out; the rest is shown. A run would refuse the
+        // file, so status exits 2.
+        let mut problems = Vec::new();
+        let state = crate::state::StateFile::load_readable(
+            &config.state,
+            &cfg.name,
+            &shown,
+            &mut problems,
+        )?;
+        for problem in &problems {
+            crate::say::err(&format!(
+                "dayrun: {} (left out here; a run refuses the file until it is fixed)",
+                crate::outside::escape(&problem.located(), 4000)
+            ));
+            exit.merge(Exit::Usage);
+        }
         let (can_find, updates) = crate::targets::capabilities(cfg);
         let rules = Rules {
             catchup_days: config.catchup_days,
@@ -92,9 +115,11 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         .into_iter()
         .map(|k| (k, 0))
         .collect();
+        let mut words = crate::tally::Tally::default();
         if as_json {
             let name = serde_json::to_string(&cfg.name).expect("a string serialises");
             let kind = serde_json::to_string(&cfg.kind).expect("a string serialises");
+            let kind = crate::outside::json_safe(kind);
             write!(
                 out,
                 "{}\n    {{\"name\": {name}, \"kind\": {kind}, \"keys\": [",
@@ -155,6 +180,19 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                     .and_then(|l| l.fp.as_ref())
                     .is_some_and(|fp| catalog.text(key).is_ok_and(|post| post.fingerprint != *fp));
             let held_back = decision == Decision::Hold;
+            // The words a run's summary uses: a deleted key is not also done, a key held
+            // back is not also failed.
+            words.add(match () {
+                _ if deleted => "deleted",
+                _ if held_back => "held back",
+                _ => status,
+            });
+            if edited {
+                words.add("edited");
+            }
+            if line.as_ref().is_some_and(|l| l.dedup) {
+                words.add("dedup");
+            }
             for (flag, word) in [
                 (edited, "edited"),
                 (deleted, "deleted"),
@@ -188,6 +226,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             };
             if as_json {
                 let json = serde_json::to_string(&row).expect("a row serialises");
+                let json = crate::outside::json_safe(json);
                 write!(out, "{}\n      {json}", if i > 0 { "," } else { "" }).map_err(io)?;
             } else {
                 writeln!(
@@ -204,11 +243,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             let counts = serde_json::to_string(&counts).expect("counts serialise");
             write!(out, "\n    ], \"counts\": {counts}}}").map_err(io)?;
         } else {
-            let parts: Vec<String> = counts
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(k, n)| format!("{n} {}", k.replace('_', " ")))
-                .collect();
+            let parts = words.parts(|word, n| format!("{n} {word}"));
             writeln!(
                 out,
                 "{}: {}",

@@ -46,10 +46,10 @@ impl Trace {
         if let Err(e) = written
             && !self.warned
         {
-            eprintln!(
+            crate::say::err(&format!(
                 "dayrun: warning: cannot write the trace {}: {e}",
-                self.path.display()
-            );
+                crate::outside::escape(&self.path.display().to_string(), 4000)
+            ));
             self.warned = true;
         }
     }

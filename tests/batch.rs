@@ -42,5 +42,5 @@ fn a_key_that_fails_in_a_batch_goes_on_alone_and_the_others_are_published() {
     std::fs::remove_dir_all(p.path("outbox/2026-01-02.html")).unwrap();
     p.run(&["run", "--backfill", "--today=2026-11-29"])
         .code(0)
-        .stdout_has("outbox: 2 done, 1 published");
+        .stdout_has("outbox: 1 published, 2 done");
 }

@@ -31,6 +31,15 @@ pub fn project(api: &FakeBluesky, extra: &str) -> Project {
     p
 }
 
+/// The text dayrun sends for the post of `project(.., extra)`: published once on a PDS of its
+/// own (a copy of this post holds exactly that text; the PDS keeps it as sent).
+pub fn text_sent(extra: &str) -> String {
+    let probe = FakeBluesky::start();
+    let p = project(&probe, extra);
+    p.run(&["run", TODAY]).code(0);
+    probe.records()[0].text().to_string()
+}
+
 /// The value of `name=` on a state line (unquoted values only).
 pub fn field(line: &str, name: &str) -> Option<String> {
     let prefix = format!("{name}=");
@@ -249,7 +258,7 @@ fn a_lost_state_file_finds_a_copy_of_a_later_generation() {
     // A copy made after a retract (generation 2) is found too: nothing is sent.
     let api = FakeBluesky::start();
     let rkey = derived_rkey("sky", KEY, 2);
-    api.seed(&rkey, "Why the date is the key");
+    api.seed(&rkey, &text_sent(""));
     let p = project(&api, "");
     let out = p.run(&["run", TODAY]);
     assert_eq!(api.count(CREATE), 0, "{}", shown(&out));
@@ -261,8 +270,9 @@ fn a_lost_state_file_finds_a_copy_of_a_later_generation() {
 fn two_copies_found_before_sending_are_a_duplicate_and_nothing_is_sent() {
     let api = FakeBluesky::start();
     let (first, second) = (derived_rkey("sky", KEY, 0), derived_rkey("sky", KEY, 1));
-    api.seed(&first, "Why the date is the key");
-    api.seed(&second, "Why the date is the key");
+    let text = text_sent("");
+    api.seed(&first, &text);
+    api.seed(&second, &text);
     let p = project(&api, "");
     let out = p.run(&["run", TODAY]);
     assert_eq!(api.count(CREATE), 0, "{}", shown(&out));

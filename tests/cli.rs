@@ -7,7 +7,7 @@ use crate::util::{Project, bare};
 fn version_is_printed_and_exits_0() {
     let p = Project::new();
     let want = format!("dayrun {}\n", env!("CARGO_PKG_VERSION"));
-    assert_eq!(want, "dayrun 0.4.0\n");
+    assert_eq!(want, "dayrun 0.5.0\n");
     for args in [
         &["--version"][..],
         &["-V"],

@@ -34,7 +34,7 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
             "[targets.outbox]\nknd = \"folder\"\ndir = \"out\"\n",
             &[
                 "dayrun: dayrun.toml:2: [targets.outbox]: missing `kind` (found `knd`: a typo?)\n",
-                "\n  `kind` is one of: folder, http, command, wordpress, devto, mastodon\n",
+                "\n  `kind` is one of: folder, http, command, wordpress, devto, mastodon, bluesky, ghost\n",
             ],
         ),
         (
@@ -126,4 +126,13 @@ fn a_folder_without_config_says_defaults_apply_where_a_person_looks() {
     let out = p.run(&["check"]);
     out.code(0);
     assert!(!out.stderr.contains("no dayrun.toml"), "{}", out.stderr);
+}
+
+#[test]
+fn an_unknown_kind_is_told_every_known_kind_and_a_guess() {
+    let p = Project::new();
+    p.file("dayrun.toml", "[targets.social]\nkind = \"blusky\"\n");
+    p.run(&["check"])
+        .code(2)
+        .stderr_has("dayrun.toml:2: [targets.social]: unknown kind `blusky` (did you mean `bluesky`?); known: folder, http, command, wordpress, devto, mastodon, bluesky");
 }

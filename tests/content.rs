@@ -220,6 +220,7 @@ fn run_as_nobody(p: &Project, args: &[&str]) -> Option<crate::util::Output> {
 }
 
 #[test]
+#[ignore = "needs root: cargo test -- --include-ignored as root (.ci/run does)"]
 fn unreadable_files_and_folders_are_reported_and_the_rest_goes_on() {
     use std::os::unix::fs::PermissionsExt;
     let p = Project::new();
@@ -236,10 +237,8 @@ fn unreadable_files_and_folders_are_reported_and_the_rest_goes_on() {
     for dir in [p.root.clone(), p.path("content")] {
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
     }
-    let Some(out) = run_as_nobody(&p, &["run", TODAY]) else {
-        eprintln!("skipped: cannot run as another user here");
-        return;
-    };
+    let out = run_as_nobody(&p, &["run", TODAY])
+        .expect("this test runs dayrun as another user (`nobody`): it needs root");
     out.code(1)
         .stdout_has("content/2026-11-28.md: cannot read: Permission denied")
         .stdout_has("content/locked: cannot read: Permission denied")
@@ -254,16 +253,15 @@ fn unreadable_files_and_folders_are_reported_and_the_rest_goes_on() {
 }
 
 #[test]
+#[ignore = "needs root: cargo test -- --include-ignored as root (.ci/run does)"]
 fn a_state_folder_the_user_cannot_write_stops_the_run_before_anything() {
     use std::os::unix::fs::PermissionsExt;
     let p = Project::new();
     p.post("2026-11-29", "Today");
     std::fs::create_dir_all(p.path("state")).unwrap();
     std::fs::set_permissions(&p.root, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let Some(out) = run_as_nobody(&p, &["run", TODAY]) else {
-        eprintln!("skipped: cannot run as another user here");
-        return;
-    };
+    let out = run_as_nobody(&p, &["run", TODAY])
+        .expect("this test runs dayrun as another user (`nobody`): it needs root");
     out.code(2)
         .stderr_has("state")
         .stderr_has("Permission denied")

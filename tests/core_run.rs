@@ -229,7 +229,7 @@ fn retry_and_mark_are_the_human_levers() {
     let quiet = p.run(&["run", TODAY]);
     quiet
         .code(0)
-        .stdout_has("outbox: 1 done, 1 failed, 1 scheduled");
+        .stdout_has("outbox: 1 failed, 1 done, 1 scheduled");
     assert!(!quiet.stdout.contains("2026-11-28"), "{}", quiet.stdout);
     p.run(&["status"])
         .code(0)
@@ -329,7 +329,7 @@ fn status_reports_every_key_and_json_is_stable() {
         .stdout_has("2026-11-29 outbox due")
         .stdout_has("2026-11-30 outbox scheduled")
         .stdout_has("2026-11-27 outbox draft")
-        .stdout_has("outbox: 1 done, 1 draft, 1 due, 1 scheduled");
+        .stdout_has("outbox: 1 due, 1 done, 1 scheduled, 1 draft");
     let out = p.run(&["status", "--json", TODAY]);
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["schema"], 1);
@@ -512,4 +512,31 @@ fn status_says_once_that_a_copy_without_id_cannot_be_updated() {
         .stdout_has("2026-11-29 outbox done")
         .stdout_has("(no id: edits and retracts cannot reach this copy");
     assert_eq!(status.stdout.matches("no id:").count(), 1);
+}
+
+#[test]
+fn a_finished_run_leaves_no_holder_in_the_lock_and_no_empty_folders() {
+    // Issue 22: `pid N since T` stayed in state/.lock after the run; an empty
+    // state/<target>.sent/ was left behind.
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.site]\nkind = \"command\"\nrun = [\"./publish.sh\"]\n",
+    );
+    p.file_mode(
+        "publish.sh",
+        "#!/bin/sh\ncat > /dev/null\necho ok-1\n",
+        0o755,
+    );
+    p.post("2026-11-29", "Today");
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(
+        p.read("state/.lock"),
+        "",
+        "the lock names no holder after the run"
+    );
+    assert!(
+        !p.exists("state/site.sent"),
+        "an empty folder was left behind"
+    );
 }

@@ -59,6 +59,14 @@ fn http(api: &PostsApi, settings: &[(&str, &str)]) -> Project {
     p
 }
 
+/// The fingerprint dayrun derives for the post of `key` in `p` (what an attempt sends).
+pub fn fingerprint_of(p: &Project, key: &str) -> String {
+    let path = p.path(&format!("content/{key}.md"));
+    let bytes = std::fs::read(&path).unwrap();
+    let post = dayrun::post::parse(key.parse().unwrap(), &path, &bytes, Vec::new()).unwrap();
+    post.fingerprint
+}
+
 /// `list_url` as an exact query on the key.
 fn by_key(api: &PostsApi) -> String {
     format!("\"{}?key={{key}}\"", api.server.url("/posts"))
@@ -315,10 +323,12 @@ fn http_list_declared_complete_proves_absence_after_settle() {
 #[test]
 fn http_two_copies_found_are_reported_and_never_resent() {
     let api = PostsApi::start();
-    api.seed(KEY, "Today", Duration::from_secs(600))
-        .seed(KEY, "Today", Duration::from_secs(300));
     let list = by_key(&api);
     let p = http(&api, &[("list_url", &list)]);
+    // Two copies of this post (each holds the fingerprint dayrun sends for it).
+    let fp = fingerprint_of(&p, KEY);
+    api.seed_copy(KEY, &fp, Duration::from_secs(600))
+        .seed_copy(KEY, &fp, Duration::from_secs(300));
     let out = p.run(&["run", TODAY]);
     assert_eq!(api.commits_of(KEY), 2, "{}", shown(&out));
     out.code(1);

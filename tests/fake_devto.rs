@@ -75,6 +75,17 @@ impl FakeDevto {
         self.state.lock().unwrap().articles.clone()
     }
 
+    /// An article written in the dev.to editor with this canonical URL and body.
+    pub fn seed_article(&self, canonical_url: &str, body: &str) -> u64 {
+        let article = json!({"title": "Elsewhere", "body_markdown": body, "published": true, "canonical_url": canonical_url, "tags": []});
+        let stored = self
+            .state
+            .lock()
+            .unwrap()
+            .store(&article, "Elsewhere", Vec::new());
+        stored["id"].as_u64().unwrap()
+    }
+
     /// `n` old drafts written in the dev.to editor.
     pub fn seed_drafts(&self, n: usize) {
         let mut s = self.state.lock().unwrap();

@@ -34,6 +34,15 @@ pub enum Fault {
     LateCommit(Duration),
 }
 
+/// How a list request is cut off before any answer (the GET's own transport faults).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cut {
+    /// Close the connection without answering (a reset).
+    Close,
+    /// Hang past the client's timeout.
+    Hang,
+}
+
 /// What one lookup (`GET /posts`) of a key meets, in a per-key script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Look {
@@ -76,6 +85,8 @@ pub struct ApiState {
     pub post_faults: VecDeque<Fault>,
     /// Status codes for the next list requests (200 = normal).
     pub list_faults: VecDeque<u16>,
+    /// The next list requests are cut off this way (before `list_faults` is consulted).
+    pub list_cuts: VecDeque<Cut>,
     /// Leave out `key` and `idempotency_key` from listed items (the server echoes neither).
     pub hide_key: bool,
     /// Fields left out of listed items: any of `key`, `idempotency_key`, `title`, `fingerprint`.
@@ -210,6 +221,12 @@ impl PostsApi {
         self
     }
 
+    /// Cut the next list requests off without an answer (a reset, a timeout).
+    pub fn list_cuts(&self, cuts: &[Cut]) -> &PostsApi {
+        self.state.lock().unwrap().list_cuts.extend(cuts);
+        self
+    }
+
     /// Faults for the next `PUT /posts/{id}` (updates).
     pub fn put_faults(&self, faults: &[Fault]) -> &PostsApi {
         self.state.lock().unwrap().put_faults.extend(faults);
@@ -226,6 +243,18 @@ impl PostsApi {
         let mut s = self.state.lock().unwrap();
         let body = json!({"key": key, "title": title, "fingerprint": format!("fp-seed-{key}")});
         s.push(key, title, &format!("seed-{key}"), body);
+        let post = s.posts.last_mut().unwrap();
+        post.at = Instant::now().checked_sub(age).unwrap_or(post.at);
+        post.created_at -= jiff::SignedDuration::try_from(age).unwrap();
+        self
+    }
+
+    /// A post of `key` holding what dayrun sends for a post with this fingerprint (a lost
+    /// attempt's copy), `age` old.
+    pub fn seed_copy(&self, key: &str, fingerprint: &str, age: Duration) -> &PostsApi {
+        let mut s = self.state.lock().unwrap();
+        let body = json!({"key": key, "title": "a copy", "fingerprint": fingerprint});
+        s.push(key, "a copy", &format!("seed-{key}"), body);
         let post = s.posts.last_mut().unwrap();
         post.at = Instant::now().checked_sub(age).unwrap_or(post.at);
         post.created_at -= jiff::SignedDuration::try_from(age).unwrap();
@@ -293,6 +322,11 @@ fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
     }
     match (req.method.as_str(), req.path()) {
         ("GET", "/posts") => {
+            match s.list_cuts.pop_front() {
+                Some(Cut::Close) => return Reply::Close,
+                Some(Cut::Hang) => return Reply::Hang(s.hang),
+                None => {}
+            }
             let scripted = req
                 .query("key")
                 .and_then(|key| s.key_looks.get_mut(&key).map(Script::next));

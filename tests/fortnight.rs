@@ -145,14 +145,22 @@ fn normalise(text: &str, root: &str) -> String {
             None => result.push_str(word),
         }
     }
-    // `retry` has no --today: its header shows the real date.
-    let result = match result.find("retry, today ") {
-        Some(at) => {
-            let date = at + "retry, today ".len();
-            format!("{}<TODAY>{}", &result[..date], &result[date + 10..])
-        }
-        None => result,
-    };
+    // `retry` has no --today: its header (`== … retry KEY, today DATE;`) shows the real date.
+    let result: String = result
+        .split_inclusive('\n')
+        .map(
+            |line| match (line.starts_with("== "), line.contains(" retry ")) {
+                (true, true) => match line.find(", today ") {
+                    Some(at) => {
+                        let date = at + ", today ".len();
+                        format!("{}<TODAY>{}", &line[..date], &line[date + 10..])
+                    }
+                    None => line.to_string(),
+                },
+                _ => line.to_string(),
+            },
+        )
+        .collect();
     result.replace(env!("CARGO_PKG_VERSION"), "<VERSION>")
 }
 

@@ -1,19 +1,23 @@
 //! Real servers from the shared harness, for the tests that need one.
 //!
 //! One explicit switch: `DAYRUN_HARNESS` names the harness folder (e.g. `../shared/harness`).
-//! Unset, every real-server test prints one `skipped:` line and passes, so a fresh clone without
-//! `../shared` still runs `cargo test`. Set, the harness is copied into the cargo target folder
+//! Every real-server test is `#[ignore]`d, so a fresh clone without `../shared` runs `cargo test`
+//! and its summary counts them as ignored; `cargo test -- --include-ignored` with the switch set
+//! runs them (`.ci/run` does), and asked for without it they fail, naming it. Set, the harness
+//! is copied into the cargo target folder
 //! (its scripts keep state beside themselves, and the shared folder may be read-only), `up.sh`
 //! runs once per test process, and a server that cannot start is a panic with its log, never a
 //! skip. Tests on one server run one at a time (in this process and on this machine); the
-//! servers themselves are in `harness/wordpress.rs` and `harness/bluesky.rs`.
+//! servers themselves are in `harness/wordpress.rs`, `harness/bluesky.rs` and `harness/ghost.rs`.
 
 #![allow(dead_code)]
 
 mod bluesky;
+mod ghost;
 mod wordpress;
 
 pub use bluesky::{Pds, Record, bluesky};
+pub use ghost::{Ghost, ghost};
 pub use wordpress::{WordPress, wordpress};
 
 use serde_json::Value;
@@ -23,8 +27,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-pub const SKIPPED: &str =
-    "skipped: set DAYRUN_HARNESS=<path to shared/harness> to run against real servers";
+pub const SKIPPED: &str = "this test needs the real servers: set DAYRUN_HARNESS=<path to shared/harness> (it is ignored unless asked for)";
 
 /// The longest a cold `up.sh` may take (apt-get or npm installs the packages once).
 const UP_TIMEOUT: Duration = Duration::from_secs(20 * 60);

@@ -2,7 +2,7 @@
 //! PDS), with `faultproxy.py` in between where an upload's or a post's answer must get lost
 //! after the server committed. Media items and records are counted through the servers' own
 //! APIs (`GET /wp/v2/media`, `com.atproto.repo.listRecords`), never through dayrun's state.
-//! Without `DAYRUN_HARNESS` every test here prints `skipped:` and passes.
+//! Without `DAYRUN_HARNESS` they are ignored: `cargo test` lists them as such.
 
 use crate::harness::{self, FaultProxy, Pds, WordPress};
 use crate::image_gen;
@@ -193,6 +193,7 @@ fn assert_one_post_three_media(wp: &WordPress, p: &Project, out: &Output) {
 }
 
 #[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn wordpress_gets_one_post_and_one_media_item_per_image() {
     let Some(wp) = harness::wordpress() else {
         return;
@@ -213,6 +214,7 @@ fn wordpress_gets_one_post_and_one_media_item_per_image() {
 }
 
 #[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn wordpress_a_lost_upload_answer_still_gives_one_media_item_per_image() {
     let Some(wp) = harness::wordpress() else {
         return;
@@ -249,6 +251,7 @@ fn wordpress_a_lost_upload_answer_still_gives_one_media_item_per_image() {
 /// were uploaded: the run ends `failed` with the uploads on its line, and the next run sends
 /// the post with the same three media items, uploading nothing again.
 #[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn wordpress_a_refused_post_reuses_its_uploads_on_the_next_run() {
     let Some(wp) = harness::wordpress() else {
         return;
@@ -283,6 +286,7 @@ fn wordpress_a_refused_post_reuses_its_uploads_on_the_next_run() {
 /// `…-scaled.jpg` as its `source_url`. With the upload's answer lost, the lookup still finds it
 /// by the sha16 in the name: one media item, one post, `src` = the URL WordPress gives.
 #[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn wordpress_a_big_image_with_a_lost_answer_is_one_media_item() {
     let Some(wp) = harness::wordpress() else {
         return;
@@ -414,6 +418,7 @@ fn assert_one_record_with_the_photo(pds: &Pds, p: &Project, out: &Output) {
 }
 
 #[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn bluesky_gets_one_record_with_the_photo_under_the_blob_limit() {
     let Some(pds) = harness::bluesky() else {
         return;
@@ -475,11 +480,13 @@ fn bluesky_lost_answer(path: &str, uploads: usize) {
 }
 
 #[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn bluesky_a_lost_upload_blob_answer_still_gives_one_record() {
     bluesky_lost_answer(UPLOAD_BLOB, 2);
 }
 
 #[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn bluesky_a_lost_create_record_answer_still_gives_one_record() {
     bluesky_lost_answer(CREATE, 1);
 }
@@ -487,6 +494,7 @@ fn bluesky_a_lost_create_record_answer_still_gives_one_record() {
 /// createRecord is refused three times (429) after the blob was uploaded: the next run creates
 /// the record with the recorded blob, uploading nothing again.
 #[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn bluesky_a_refused_record_uploads_the_same_blob_again_on_the_next_run() {
     let Some(pds) = harness::bluesky() else {
         return;

@@ -158,3 +158,26 @@ fn a_torn_journal_tail_is_dropped_and_damage_before_it_refused() {
         .stderr_has("state/outbox.journal:2: `garbage` is not a key");
     assert_eq!(p.tree(&["state/.lock"]), before);
 }
+
+#[test]
+fn status_reports_a_malformed_line_and_shows_the_rest() {
+    // Issue 22: `status` only reads; one bad line must not hide every other key.
+    let p = Project::new();
+    p.post("2026-11-28", "Yesterday")
+        .post("2026-11-29", "Today");
+    p.file(
+        "state/outbox.state",
+        "2026-11-27 done 2026-11-27T07:00:00Z id=outbox/2026-11-27.html\n2026-11-28 donne 2026-11-28T07:00:00Z\n2026-11-29 done 2026-11-29T07:00:00Z id=outbox/2026-11-29.html\n",
+    );
+    let out = p.run(&["status", TODAY]);
+    out.code(2)
+        .stderr_has("state/outbox.state:2: unknown status `donne`")
+        .stdout_has("2026-11-27 outbox done")
+        .stdout_has("2026-11-29 outbox done");
+    // A run that would write refuses the file, naming the line, and changes nothing.
+    let before = p.read("state/outbox.state");
+    p.run(&["run", TODAY])
+        .code(2)
+        .stderr_has("state/outbox.state:2:");
+    assert_eq!(p.read("state/outbox.state"), before);
+}

@@ -2,7 +2,8 @@
 //! ratio and never making it larger, with lower quality and then fewer pixels until it fits.
 
 use super::Image;
-use super::clean::{Format, decode};
+use super::clean::Format;
+use super::frames::decode;
 use image::imageops::FilterType;
 use image::{DynamicImage, GenericImageView, Rgba};
 
@@ -30,7 +31,7 @@ pub fn fit(image: &Image, limit: usize) -> Result<Fitted, String> {
             height: image.height,
         });
     }
-    let (pixels, _) = decode(&image.bytes, image.format)?;
+    let pixels = decode(&image.bytes, image.format).map_err(|e| e.to_string())?;
     let pixels = flatten(pixels);
     let (w, h) = pixels.dimensions();
     let mut side = w.max(h).min(START_SIDE);
@@ -66,7 +67,7 @@ fn flatten(image: DynamicImage) -> DynamicImage {
     if !image.color().has_alpha() {
         return image;
     }
-    let mut rgba = image.to_rgba8();
+    let mut rgba = image.into_rgba8();
     for Rgba([r, g, b, a]) in rgba.pixels_mut() {
         let alpha = u16::from(*a);
         let over = |c: &mut u8| *c = ((u16::from(*c) * alpha + 255 * (255 - alpha)) / 255) as u8;

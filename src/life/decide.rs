@@ -91,6 +91,22 @@ pub enum Skip {
     CannotUpdate,
 }
 
+impl Skip {
+    /// In a few words, for the tables.
+    pub fn word(self) -> &'static str {
+        match self {
+            Skip::Done => "done",
+            Skip::Scheduled => "scheduled",
+            Skip::Stale => "stale",
+            Skip::Draft => "draft",
+            Skip::Retracted => "retracted",
+            Skip::Aside => "put aside",
+            Skip::DoneAsked => "done: --force sends it",
+            Skip::CannotUpdate => "done: cannot update in place",
+        }
+    }
+}
+
 /// Why a post is sent, shown with the action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Why {
@@ -201,7 +217,11 @@ fn decide(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Decision {
             if let Some(lever) = lever {
                 return match lever {
                     _ if maybe && seen.gone() => Decision::Confirm,
-                    _ if seen.gone() => Decision::Drop,
+                    _ if seen.gone() && line.proves_nothing_sent() => Decision::Drop,
+                    _ if seen.gone() => Decision::Wait(format!(
+                        "nothing to send: the post's file is gone; `dayrun retract {}` removes its copies",
+                        line.key
+                    )),
                     Lever::Absent => publish(Why::AbsentOnWord, false, false),
                     Lever::NotOurs(_) => publish(Why::NotOurs, maybe, false),
                     Lever::New | Lever::ForceNew if !maybe => publish(Why::Asked, false, true),
@@ -222,6 +242,15 @@ fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) 
         (Class::RetrySafe, _) | (Class::Unknown, Looked::Absent | Looked::Error)
     );
     let seen = seen.get();
+    // Put aside by hand: quiet until the post changes (or a person retries it).
+    if line.by_hand {
+        return match seen {
+            Seen::Ready(f) if line.fp.as_ref().is_some_and(|fp| *fp != f.fp) => {
+                publish(Why::Changed, maybe, false)
+            }
+            _ => Decision::Skip(Skip::Aside),
+        };
+    }
     match seen {
         // The file is gone, but an attempt may be out: look; a copy found is recorded.
         Seen::Gone if maybe && ctx.rules.can_find && transient => return Decision::Confirm,
@@ -237,27 +266,25 @@ fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) 
     if transient && past_window(key, ctx) {
         return Decision::Hold;
     }
-    let changed = matches!(seen, Seen::Ready(f) if Some(&f.fp) != line.fp.as_ref());
+    // A line that names no fingerprint cannot tell an edit: it is not one.
+    let changed = matches!(seen, Seen::Ready(f) if line.fp.as_ref().is_some_and(|fp| *fp != f.fp));
     match (class, looked) {
         (Class::RetrySafe, _) => publish(Why::RetrySafe, maybe, false),
         (Class::Unknown, Looked::Absent) => publish(Why::LookedAbsent, true, false),
         (Class::Unknown, Looked::Error) => publish(Why::LookAgain, true, false),
         (Class::Local, _) => publish(Why::Fixed, maybe, false),
-        (Class::Unknown, Looked::Nothing) => Decision::Wait(format!(
-            "outcome unknown and the lookup could not tell ({}); see the advice printed when it failed, or `dayrun status`",
-            line.reason.as_deref().unwrap_or("no reason recorded")
-        )),
+        (Class::Unknown, Looked::Nothing) => Decision::Wait(
+            line.reason
+                .clone()
+                .unwrap_or_else(|| "outcome unknown, and the lookup could not tell".into()),
+        ),
         (Class::Rejected | Class::Auth, _) if changed => publish(Why::Changed, maybe, false),
         (Class::Auth, _) if ctx.credential.is_some() && ctx.credential != line.cred.as_deref() => {
             publish(Why::Renewed, maybe, false)
         }
         (_, _) if line.by_hand => Decision::Skip(Skip::Aside),
-        (Class::Auth, _) => Decision::Wait(format!(
-            "failed (auth: {}); renew the credential, then `dayrun retry {key}`",
-            line.reason.as_deref().unwrap_or("no reason recorded")
-        )),
-        (Class::Rejected, _) => Decision::Wait(format!(
-            "failed (rejected: {}); fix and save the post, or `dayrun retry {key}`",
+        (Class::Auth | Class::Rejected, _) => Decision::Wait(format!(
+            "failed ({class}: {})",
             line.reason.as_deref().unwrap_or("no reason recorded")
         )),
     }

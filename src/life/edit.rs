@@ -47,8 +47,11 @@ fn updated(line: &KeyLine, landed: &Landed, ctx: &Ctx) -> Step {
     next.edits.payload = Some(landed.payload.to_string());
     next.edits.updated += 1;
     next.edits.edit_failed = None;
-    if let Some(url) = landed.receipts.first().and_then(|r| r.url.clone()) {
-        next.copy.url = Some(url);
+    if let Some(first) = landed.receipts.first() {
+        if let Some(url) = &first.url {
+            next.copy.url = Some(url.clone());
+        }
+        next.copy.version = first.version.clone();
     }
     next.copy.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
     next.reason = None;

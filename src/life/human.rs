@@ -21,10 +21,24 @@ pub enum Act {
 }
 
 pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
+    // Nothing to rule on: no copy is recorded, and the next lookup asks again.
+    if line.is_none() && matches!(act, Act::NotOurs { .. }) {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    }
     let mut next = line
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
     next.at = ctx.stamp.clone();
+    // The copy of a retracted line is gone: what a person records now is about the next one.
+    if matches!(next.phase, Phase::Retracted { .. }) && !matches!(act, Act::NotOurs { .. }) {
+        next.copy = super::Copy {
+            generation: next.copy.generation + 1,
+            ..super::Copy::default()
+        };
+        next.tried = super::Tried::default();
+        next.edits = super::Edits::default();
+        next.attempt = 0;
+    }
     match act {
         Act::MarkDone { id, fp } => {
             if let Some(id) = id {
@@ -32,7 +46,7 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
                 // knows, and retract removes both.
                 if let Some(old) = next.copy.id.take().filter(|old| old != id)
                     && !next.copies.contains(&old)
-                    && next.copies.len() < MAX_IDS
+                    && next.copies.len() <= MAX_IDS / 2
                     && !matches!(next.phase, Phase::Retracted { .. })
                 {
                     next.copies.push(old);
@@ -70,9 +84,10 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
         }
         Act::NotOurs { id, here } => {
             if !next.foreign.contains(id) {
-                if next.foreign.len() >= MAX_IDS {
+                if next.foreign.len() >= MAX_IDS / 2 {
                     return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
-                        "{MAX_IDS} copies are already ruled not this post; remove some from `foreign=` by hand"
+                        "{} copies are already ruled not this post; remove some from `foreign=` by hand",
+                        MAX_IDS / 2
                     ));
                 }
                 next.foreign.push(id.clone());

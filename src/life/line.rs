@@ -67,8 +67,8 @@ pub struct KeyLine {
     pub tried: Tried,
     /// How many sends of this copy were started (`attempt=`).
     pub attempt: u32,
-    /// When the key's current run of failures began (`first_failure=`): a failure that lasts
-    /// escalates from there.
+    /// When the key first failed (`first_failure=`), kept until it goes out or a person
+    /// decides (`mark`): a failure that lasts escalates from there.
     pub first_failure: Option<String>,
     /// Found on the target before any send (`dedup=1`).
     pub dedup: bool,
@@ -90,6 +90,9 @@ pub struct Copy {
     pub url: Option<String>,
     /// The images uploaded for this copy (`media=`).
     pub media: Option<String>,
+    /// The copy's version as dayrun last wrote it (`version=`, Ghost's `updated_at`): an
+    /// update sends it back, so a change made on the target since is refused, not overwritten.
+    pub version: Option<String>,
 }
 
 /// What attempts that may have reached the target left: `sent=maybe`, when the first such
@@ -178,6 +181,7 @@ impl KeyLine {
                 "id" => line.copy.id = Some(text()),
                 "url" => line.copy.url = Some(text()),
                 "media" => line.copy.media = Some(text()),
+                "version" => line.copy.version = Some(text()),
                 "older" => line.older = list::decode(&value),
                 "copies" => line.copies = list::decode(&value),
                 "foreign" => line.foreign = list::decode(&value),
@@ -271,6 +275,7 @@ impl KeyLine {
         );
         put("rkey", self.copy.rkey.clone());
         put("media", self.copy.media.clone());
+        put("version", self.copy.version.clone());
         put(
             "attempt",
             (self.attempt > 0).then(|| self.attempt.to_string()),

@@ -1,7 +1,7 @@
 //! Two sides of one key's line merged (`merge-state`): the same result whichever side is
 //! "ours", no live id ever dropped, no attempt that may have landed forgotten.
 
-use super::{KeyLine, MAX_IDS, MAX_MARKS, Op, Phase};
+use super::{KeyLine, MAX_MARKS, Op, Phase};
 use jiff::civil::Date;
 
 /// A key that holds two different live copies of one generation: a human must settle it.
@@ -55,7 +55,8 @@ pub fn merge(a: &KeyLine, b: &KeyLine) -> (KeyLine, Option<Conflict>) {
     let same_copy = win.copy.generation == lose.copy.generation;
     let mut conflict = None;
     let add = |list: &mut Vec<String>, id: &String, merged_id: Option<&String>| {
-        if Some(id) != merged_id && !list.contains(id) && list.len() < MAX_IDS {
+        // Every id either side recorded survives (no cap here: dropping one would lose a copy).
+        if Some(id) != merged_id && !list.contains(id) {
             list.push(id.clone());
         }
     };
@@ -95,7 +96,7 @@ pub fn merge(a: &KeyLine, b: &KeyLine) -> (KeyLine, Option<Conflict>) {
         add(&mut merged.older, id, merged.copy.id.as_ref());
     }
     for id in &lose.foreign {
-        if !merged.foreign.contains(id) && merged.foreign.len() < MAX_IDS {
+        if !merged.foreign.contains(id) {
             merged.foreign.push(id.clone());
         }
     }

@@ -100,7 +100,6 @@ pub(super) fn attempt(
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Pending(op)));
     let before = next.phase;
-    let streak = line.is_some_and(in_streak);
     let retracted = matches!(before, Phase::Retracted { .. });
     if new_copy || retracted {
         if next.copy.generation >= MAX_GENERATION {
@@ -108,11 +107,18 @@ pub(super) fn attempt(
                 "this key has had {MAX_GENERATION} copies; retract some before making another"
             ));
         }
-        for id in next.live_ids() {
-            if !next.older.contains(&id) && next.older.len() < MAX_IDS {
-                next.older.push(id);
-            }
+        let live: Vec<String> = next
+            .live_ids()
+            .into_iter()
+            .filter(|id| !next.older.contains(id))
+            .collect();
+        if next.older.len() + live.len() > MAX_IDS {
+            return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
+                "this key already has {} live copies; retract them before making another",
+                next.older.len() + live.len()
+            ));
         }
+        next.older.extend(live);
         next.copy = super::Copy {
             generation: next.copy.generation + 1,
             ..super::Copy::default()
@@ -132,9 +138,6 @@ pub(super) fn attempt(
     next.reason = None;
     next.by_hand = false;
     next.cred = None;
-    if !streak {
-        next.first_failure = None;
-    }
     if op == Op::Publish {
         next.attempt += 1;
         next.tried.maybe = true;
@@ -145,17 +148,6 @@ pub(super) fn attempt(
         next.tried.marks.drain(..extra);
     }
     Step::write(next, Exit::Ok, "").then(Then::Send(Duration::ZERO))
-}
-
-/// Whether the line is in a run of failures that the next run retries by itself: the run's
-/// `first_failure` carries over to the next failure.
-fn in_streak(line: &KeyLine) -> bool {
-    matches!(
-        line.phase,
-        Phase::Pending(_)
-            | Phase::Failed(Class::RetrySafe, _)
-            | Phase::Failed(Class::Unknown, Looked::Absent | Looked::Error)
-    ) && line.first_failure.is_some()
 }
 
 /// An upload's answer, on the pending line at once.
@@ -188,19 +180,24 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
     let first = &landed.receipts[0];
-    let copies: Vec<String> = landed.receipts[1..]
+    // Duplicates the line already names stay (no id is ever dropped); a lookup's extra copies
+    // join them.
+    let mut copies: Vec<String> = next
+        .copies
         .iter()
-        .map(|r| r.id.clone())
-        .filter(|id| *id != first.id)
-        .take(MAX_IDS)
+        .filter(|id| **id != first.id)
+        .cloned()
         .collect();
+    for id in landed.receipts[1..].iter().map(|r| r.id.clone()) {
+        if id != first.id && !copies.contains(&id) && copies.len() < MAX_IDS / 2 {
+            copies.push(id);
+        }
+    }
     // An id the line held for this copy that the answer does not name stays, as a duplicate:
     // no id is ever dropped.
-    let mut copies = copies;
     if let Some(old) = next.copy.id.take()
         && old != first.id
         && !copies.contains(&old)
-        && copies.len() < MAX_IDS
         && !matches!(next.phase, Phase::Retracted { .. })
     {
         copies.push(old);
@@ -209,6 +206,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     next.at = ctx.stamp.clone();
     next.copy.id = Some(first.id.clone());
     next.copy.url = first.url.clone();
+    next.copy.version = first.version.clone();
     if let Some((generation, rkey)) = landed.copy {
         next.copy.generation = generation;
         next.copy.rkey = Some(rkey.to_string());
@@ -326,10 +324,10 @@ fn record_failure(
     let mut next = base
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Failed(class, looked)));
-    let streak_start = [base, attempt]
+    // The key's first failure stands until it goes out or a person decides (`mark`).
+    let first = [base, attempt]
         .into_iter()
         .flatten()
-        .filter(|l| in_streak(l))
         .find_map(|l| l.first_failure.clone());
     if let Some(attempt) = attempt {
         next.attempt = next.attempt.max(attempt.attempt);
@@ -343,7 +341,7 @@ fn record_failure(
     next.reason = Some(reason(why));
     next.by_hand = false;
     next.cred = None;
-    next.first_failure = Some(streak_start.unwrap_or_else(|| ctx.stamp.clone()));
+    next.first_failure = Some(first.unwrap_or_else(|| ctx.stamp.clone()));
     next
 }
 

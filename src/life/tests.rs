@@ -1,1 +1,159 @@
-//! The table is the spec: every (state, event) pair and what it leads to.
+//! The table is the spec: `docs/life-of-a-key.md` lists every (state, event) pair with what it
+//! leads to, and must be what `next` does; and what no pair may ever do, checked over all.
+
+use super::table::{self, Example};
+use super::{Change, Decision, Exit, KeyLine, Lever, Mode, Phase, Then};
+use crate::doc_region::region;
+
+const DOC: &str = "docs/life-of-a-key.md";
+const BEGIN: &str = "<!-- the table: made by `life::table::markdown`, checked by a test -->\n";
+const END: &str = "<!-- end of the table -->";
+
+#[test]
+fn the_docs_table_is_what_the_code_does_for_every_state_and_event() {
+    let want = table::markdown();
+    let have = region(DOC, BEGIN, END, &want);
+    assert!(
+        have == want,
+        "{DOC} and `life::next` disagree; if the change is meant, run `DAYRUN_BLESS=1 cargo test --lib life` and review the diff\n--- docs\n{have}\n--- code\n{want}"
+    );
+    // Every pair is there.
+    let rows = want
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| event"))
+        .count();
+    assert_eq!(rows, table::states().len() * table::events().len());
+}
+
+#[test]
+fn the_readme_summary_is_what_a_run_does_with_each_state() {
+    let want = table::summary();
+    let have = region(
+        "README.md",
+        "<!-- the life of a key: made by `life::table::summary`, checked by a test -->\n",
+        "<!-- end of the life of a key -->",
+        &want,
+    );
+    assert_eq!(
+        have, want,
+        "README.md: run `DAYRUN_BLESS=1 cargo test --lib life`"
+    );
+}
+
+/// Every (state, event) pair.
+fn pairs() -> Vec<(String, Option<KeyLine>, String, Example, super::Step)> {
+    let mut all = Vec::new();
+    for (state, line) in table::states() {
+        for (event, example) in table::events() {
+            let step = table::outcome(line.as_ref(), &example);
+            all.push((
+                state.to_string(),
+                line.clone(),
+                event.to_string(),
+                example,
+                step,
+            ));
+        }
+    }
+    all
+}
+
+#[test]
+fn no_event_drops_a_live_id_but_a_removal_or_a_human() {
+    for (state, line, event, example, step) in pairs() {
+        let Some(line) = line else { continue };
+        let after = match &step.line {
+            Change::Write(new) => new.live_ids(),
+            Change::Keep => line.live_ids(),
+            Change::Drop => Vec::new(),
+        };
+        let allowed = matches!(
+            example,
+            Example::Removed | Example::Human(super::Act::NotOurs { .. })
+        ) || matches!(step.line, Change::Write(ref l) if matches!(l.phase, Phase::Retracted { .. }));
+        for id in line.live_ids() {
+            assert!(
+                after.contains(&id) || allowed,
+                "{state} + {event}: id {id} dropped ({:?})",
+                step.line
+            );
+        }
+    }
+}
+
+#[test]
+fn what_may_have_landed_is_never_sent_again_without_a_look_or_a_humans_word() {
+    for (state, line, event, example, step) in pairs() {
+        let Some(line) = line else { continue };
+        if !line.tried.maybe {
+            continue;
+        }
+        let on_word = matches!(&example, Example::Visit(Mode::Retry(Lever::Absent), ..));
+        // (A send that starts was decided before: by a look, or a human.)
+        let proved = matches!(&example, Example::Looked("absent") | Example::Attempt);
+        match &step.then {
+            Then::Send(_) => assert!(proved, "{state} + {event}: sends without a look"),
+            Then::Decide(Decision::Publish {
+                look_first: false,
+                new_copy: false,
+                ..
+            }) => assert!(on_word, "{state} + {event}: publishes without a look"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_post_that_is_not_out_never_lets_a_run_exit_0_while_it_waits() {
+    // A failed key with an attempt on record (not put aside by hand), met by a plain run that
+    // does not send it: the run exits non-zero, whatever the key's age.
+    for (state, line, event, example, step) in pairs() {
+        let Some(line) = line else { continue };
+        let waits = matches!(line.phase, Phase::Failed(..) | Phase::Pending(_))
+            && line.attempted()
+            && !line.by_hand;
+        let plain = matches!(&example, Example::Visit(Mode::Run { .. }, seen, _) if *seen != super::Seen::Gone);
+        let acts = matches!(
+            &step.then,
+            Then::Decide(Decision::Publish { why, .. })
+                if !matches!(why, super::Why::RetrySafe | super::Why::LookedAbsent | super::Why::LookAgain)
+        );
+        if waits && plain && !acts {
+            assert_ne!(
+                step.exit,
+                Exit::Ok,
+                "{state} + {event}: exits 0 while the post is not out"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
+    use crate::state::Record;
+    use crate::targets::Receipt;
+    let text = "2026-11-20 done 2026-11-20T08:00:00+00:00 id=abc version=2026-11-20T08:00:00.000Z";
+    let line = KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    assert_eq!(
+        line.copy.version.as_deref(),
+        Some("2026-11-20T08:00:00.000Z")
+    );
+    assert!(
+        line.record()
+            .to_line()
+            .contains(" version=2026-11-20T08:00:00.000Z")
+    );
+    let hostile = Receipt {
+        version: Some("2026 \"x\"".into()),
+        ..Receipt::id("abc")
+    };
+    assert_eq!(super::checked(&hostile).unwrap().version, None);
+    let fine = Receipt {
+        version: Some("2026-11-21T08:00:00.000Z".into()),
+        ..Receipt::id("abc")
+    };
+    assert_eq!(
+        super::checked(&fine).unwrap().version.as_deref(),
+        Some("2026-11-21T08:00:00.000Z")
+    );
+}

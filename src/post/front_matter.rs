@@ -1,9 +1,9 @@
 //! A post's front matter: the `---` fence, and the fields dayrun reads from its YAML (title,
 //! tags, summary, draft, lang, the cover image), each error at its line.
 
+use super::yaml::{self, YamlError};
 use crate::images::ImageRef;
-use gray_matter::Pod;
-use gray_matter::engine::{Engine, YAML};
+use yaml_rust2::Yaml;
 
 /// Front matter text and the file line it starts on.
 pub(super) type Matter<'a> = Option<(&'a str, usize)>;
@@ -38,6 +38,8 @@ pub(super) fn split_front_matter(text: &str) -> Result<(Matter<'_>, &str), (usiz
 pub(super) struct FrontMatter {
     pub title: Option<String>,
     pub tags: Option<Vec<String>>,
+    /// The line (within the matter) that sets `tags`.
+    pub tags_line: Option<usize>,
     pub summary: Option<String>,
     pub draft: bool,
     pub lang: Vec<String>,
@@ -47,46 +49,37 @@ pub(super) struct FrontMatter {
 
 impl FrontMatter {
     /// Errors carry the line within the matter (1-based) where the YAML parser knows it.
-    pub fn parse(matter: &str) -> Result<FrontMatter, (Option<usize>, String)> {
+    pub fn parse(matter: &str) -> Result<FrontMatter, YamlError> {
         if matter.trim().is_empty() {
             return Ok(FrontMatter::default());
         }
-        let pod = YAML::parse(matter).map_err(|e| {
-            let msg = e.to_string();
-            (
-                yaml_line(&msg),
-                format!(
-                    "front matter is not valid YAML: {}",
-                    strip_yaml_position(&msg)
-                ),
-            )
-        })?;
-        let map = match pod {
-            Pod::Hash(map) => map,
-            Pod::Null => return Ok(FrontMatter::default()),
+        let map = match yaml::load(matter)? {
+            Yaml::Hash(map) => map,
+            Yaml::Null => return Ok(FrontMatter::default()),
             _ => return Err((None, "front matter must be `name: value` lines".into())),
         };
-        let text = |name: &str| -> Result<Option<String>, (Option<usize>, String)> {
-            match map.get(name) {
-                None | Some(Pod::Null) => Ok(None),
-                Some(Pod::String(s)) => Ok(Some(s.clone())),
-                Some(Pod::Integer(n)) => Ok(Some(n.to_string())),
-                Some(Pod::Float(n)) => Ok(Some(n.to_string())),
+        let get = |name: &str| map.get(&Yaml::String(name.into()));
+        let text = |name: &str| -> Result<Option<String>, YamlError> {
+            match get(name) {
+                None | Some(Yaml::Null) => Ok(None),
+                Some(Yaml::String(s)) => Ok(Some(s.clone())),
+                Some(Yaml::Integer(n)) => Ok(Some(n.to_string())),
+                Some(real @ Yaml::Real(_)) => Ok(real.as_f64().map(|n| n.to_string())),
                 Some(_) => Err((
                     line_of(matter, name),
                     format!("front matter `{name}` must be text"),
                 )),
             }
         };
-        let tags = match map.get("tags") {
-            None | Some(Pod::Null) => None,
-            Some(Pod::String(s)) => Some(s.split(',').map(str::to_string).collect()),
-            Some(Pod::Array(items)) => Some(
+        let tags = match get("tags") {
+            None | Some(Yaml::Null) => None,
+            Some(Yaml::String(s)) => Some(s.split(',').map(str::to_string).collect()),
+            Some(Yaml::Array(items)) => Some(
                 items
                     .iter()
                     .map(|item| match item {
-                        Pod::String(s) => Ok(s.clone()),
-                        Pod::Integer(n) => Ok(n.to_string()),
+                        Yaml::String(s) => Ok(s.clone()),
+                        Yaml::Integer(n) => Ok(n.to_string()),
                         _ => Err((
                             line_of(matter, "tags"),
                             "front matter `tags` must be a list of words".to_string(),
@@ -101,9 +94,9 @@ impl FrontMatter {
                 ));
             }
         };
-        let draft = match map.get("draft") {
-            None | Some(Pod::Null) => false,
-            Some(Pod::Boolean(b)) => *b,
+        let draft = match get("draft") {
+            None | Some(Yaml::Null) => false,
+            Some(Yaml::Boolean(b)) => *b,
             Some(_) => {
                 return Err((
                     line_of(matter, "draft"),
@@ -111,7 +104,7 @@ impl FrontMatter {
                 ));
             }
         };
-        let lang = languages(map.get("lang")).map_err(|msg| (line_of(matter, "lang"), msg))?;
+        let lang = languages(get("lang")).map_err(|msg| (line_of(matter, "lang"), msg))?;
         let image = text("image")?.filter(|i| !i.trim().is_empty());
         let image = match image {
             Some(dest) if !crate::images::is_local(dest.trim()) => None, // a URL: left as it is
@@ -128,6 +121,7 @@ impl FrontMatter {
             image,
             title: text("title")?,
             tags,
+            tags_line: line_of(matter, "tags"),
             summary: text("summary")?.or(text("description")?),
             draft,
             lang,
@@ -136,14 +130,14 @@ impl FrontMatter {
 }
 
 /// `lang: en` or `lang: [en, pt-BR]`: at most 3 language tags (`ab`, `abc`, then `-` parts).
-fn languages(value: Option<&Pod>) -> Result<Vec<String>, String> {
+fn languages(value: Option<&Yaml>) -> Result<Vec<String>, String> {
     let items = match value {
-        None | Some(Pod::Null) => return Ok(Vec::new()),
-        Some(Pod::String(s)) => vec![s.clone()],
-        Some(Pod::Array(items)) => items
+        None | Some(Yaml::Null) => return Ok(Vec::new()),
+        Some(Yaml::String(s)) => vec![s.clone()],
+        Some(Yaml::Array(items)) => items
             .iter()
             .map(|item| match item {
-                Pod::String(s) => Ok(s.clone()),
+                Yaml::String(s) => Ok(s.clone()),
                 _ => Err(String::new()),
             })
             .collect::<Result<_, _>>()
@@ -183,18 +177,4 @@ fn line_of(matter: &str, name: &str) -> Option<usize> {
                 .is_some_and(|rest| rest.trim_start().starts_with(':'))
         })
         .map(|i| i + 1)
-}
-
-/// yaml-rust2 reports `… at byte B line L column C` with a 1-based line.
-fn yaml_line(msg: &str) -> Option<usize> {
-    let idx = msg.rfind(" line ")?;
-    msg[idx + 6..].split_whitespace().next()?.parse().ok()
-}
-
-fn strip_yaml_position(msg: &str) -> &str {
-    let msg = msg.strip_prefix("Deserialize error: ").unwrap_or(msg);
-    match msg.rfind(" at byte ") {
-        Some(idx) => &msg[..idx],
-        None => msg,
-    }
 }

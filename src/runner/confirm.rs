@@ -36,7 +36,10 @@ impl TargetRun<'_> {
                 .filter(|r| !foreign.contains(&r.id))
                 .collect()
         };
-        match self.target.find(attempts) {
+        let Some(find) = self.target.as_find() else {
+            return Seen::CannotTell(format!("{} cannot look posts up", self.cfg.name));
+        };
+        match find.find(attempts) {
             Ok(Lookup::Found(receipts)) => match ours(receipts) {
                 found if found.is_empty() => Seen::Absent,
                 found => Seen::Found(found),
@@ -65,7 +68,7 @@ impl TargetRun<'_> {
         deadline: Timestamp,
         wait_first: bool,
     ) -> Seen {
-        let immediate = self.target.immediate() || !self.rules.can_find;
+        let immediate = self.immediate;
         let polls = match immediate {
             true => 1,
             false => self.cfg.policy.confirm_polls,
@@ -127,7 +130,10 @@ impl TargetRun<'_> {
             let verdict = match &seen {
                 Seen::Found(receipts) => {
                     let mut found = landed(receipts);
-                    found.copy = self.target.copy_of(key, &receipts[0].id);
+                    found.copy = self
+                        .target
+                        .as_names()
+                        .and_then(|n| n.copy_of(key, &receipts[0].id));
                     parts = found;
                     life::Verdict::Found(parts.landed(receipts, life::How::Confirmed, first))
                 }

@@ -43,7 +43,10 @@ impl TargetRun<'_> {
         let generation = line.as_ref().map_or(0, |l| l.copy.generation) + u32::from(fresh_copy);
         let rkey = match line.as_ref().and_then(|l| l.copy.rkey.clone()) {
             Some(rkey) if !fresh_copy => Some(rkey),
-            _ => self.target.record_key(key, generation),
+            _ => self
+                .target
+                .as_names()
+                .map(|n| n.record_key(key, generation)),
         };
         let maybe = line.as_ref().is_some_and(|l| l.tried.maybe) && !fresh_copy;
         let on_word = self.plan.mode == Mode::Retry(Lever::Absent);
@@ -209,7 +212,7 @@ impl TargetRun<'_> {
                 // The rules refused the attempt (too many copies).
                 return self.tell(key, &pending, post, Instant::now(), "publish", None);
             }
-            if self.target.keeps_payload() {
+            if self.keeps_payload {
                 self.keep_payload(key, &out.body)?;
             }
             let clock = Instant::now();
@@ -239,7 +242,10 @@ impl TargetRun<'_> {
                         fp: post.fingerprint.clone(),
                         payload: payload_mark(post),
                         media,
-                        copy: self.target.copy_of(key, &receipts[0].id),
+                        copy: self
+                            .target
+                            .as_names()
+                            .and_then(|n| n.copy_of(key, &receipts[0].id)),
                     };
                     let landed = parts.landed(&receipts, life::How::Published, false);
                     let step = self.apply(
@@ -377,9 +383,9 @@ impl TargetRun<'_> {
     pub(super) fn failed(&self, err: &Error, post: Option<&Post>) -> Failed {
         Failed::of(
             err,
-            self.target.redact(&err.reason()),
+            self.redact(&err.reason()),
             post,
-            self.target.credential(),
+            self.credential.clone(),
             self.cfg.policy.retry_after_cap,
         )
     }

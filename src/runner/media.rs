@@ -16,16 +16,16 @@ impl TargetRun<'_> {
     pub(super) fn images_for(&mut self, post: &Post) -> Post {
         let key = post.key;
         for image in post.images.iter().filter(|i| i.alt.is_empty()) {
-            self.say(
-                key,
-                "warning",
-                &format!(
-                    "{}:{}: image `{}` has no alt text",
-                    post.path.display(),
-                    image.line,
-                    image.srcs[0]
-                ),
+            let text = format!(
+                "{}:{}: image `{}` has no alt text",
+                post.path.display(),
+                image.line,
+                image.srcs[0]
             );
+            // The post's, not the target's: said once a run.
+            if self.told.borrow_mut().insert(text.clone()) {
+                self.say(key, "warning", &text);
+            }
         }
         let (post, rest, who) = self.split(post);
         if !rest.is_empty() {
@@ -47,7 +47,10 @@ impl TargetRun<'_> {
     fn split(&mut self, post: &Post) -> (Post, Vec<Image>, String) {
         let limit = match post.images.is_empty() {
             true => None,
-            false => self.target.image_limit(!self.plan.dry_run),
+            false => {
+                let ask = !self.plan.dry_run;
+                self.target.as_upload().and_then(|u| u.image_limit(ask))
+            }
         };
         let Some((limit, who)) = limit.filter(|(limit, _)| post.images.len() > *limit) else {
             return (post.clone(), Vec::new(), String::new());
@@ -119,7 +122,10 @@ impl TargetRun<'_> {
                     _ => Ok(()),
                 }
             };
-            self.target.upload(post, &mut media, &mut keep)
+            match self.target.as_upload() {
+                Some(upload) => upload.upload(post, &mut media, &mut keep),
+                None => Ok(()),
+            }
         };
         for line in lines {
             let (result, detail) = line.split_once(' ').unwrap_or(("uploaded", &line));

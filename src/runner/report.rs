@@ -141,7 +141,7 @@ impl TargetRun<'_> {
                     let text = self.shown(&format!("{text} ({})", self.target.where_to_look(key)));
                     self.progress
                         .err(&format!("dayrun: {key} {}: {text}", self.cfg.name));
-                    *self.tally.entry("duplicate").or_default() += 1;
+                    self.tally.add("duplicate");
                 }
             }
             "failed" => self.report(key, step, None)?,
@@ -151,7 +151,7 @@ impl TargetRun<'_> {
             }
             "held back" => {
                 self.held.push(key);
-                *self.tally.entry("held back").or_default() += 1;
+                self.tally.add("held back");
                 let text = step.say.clone().unwrap_or_else(|| {
                     "looked up: not on the target; held back (its date is past the catch-up window)"
                         .into()
@@ -188,7 +188,7 @@ impl TargetRun<'_> {
                 line.as_ref().and_then(|l| l.reason.clone()),
             ),
         };
-        *self.tally.entry("failed").or_default() += 1;
+        self.tally.add("failed");
         let class_word = match err.map(|e| e.kind) {
             Some(Kind::Config) => "setup".to_string(),
             _ => class.to_string(),
@@ -209,7 +209,12 @@ impl TargetRun<'_> {
     }
 
     /// What a human does next about a failed line.
-    fn hint(&self, key: Date, line: Option<&KeyLine>, given: Option<String>) -> Option<String> {
+    pub(super) fn hint(
+        &self,
+        key: Date,
+        line: Option<&KeyLine>,
+        given: Option<String>,
+    ) -> Option<String> {
         let name = &self.cfg.name;
         match line.map(|l| l.phase) {
             Some(Phase::Failed(Class::Unknown, Looked::Nothing))
@@ -222,7 +227,7 @@ impl TargetRun<'_> {
             Some(Phase::Failed(Class::Unknown, Looked::Nothing)) => Some(self.advice(key)),
             Some(Phase::Failed(Class::Auth, _)) => {
                 given.or_else(|| {
-                    Some(match self.target.credential_file() {
+                    Some(match self.target.secrets().file() {
                         Some(file) => format!(
                             "renew the credential in {}; the next run retries by itself once it changes",
                             file.display()
@@ -231,6 +236,11 @@ impl TargetRun<'_> {
                     })
                 })
             }
+            Some(Phase::Failed(Class::Rejected, _)) => given.or_else(|| {
+                Some(format!(
+                    "fix and save the post (it is sent again once it changes), or `dayrun retry {key}` sends it as it is"
+                ))
+            }),
             _ => given,
         }
     }
@@ -262,7 +272,7 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn kept_payload(&self, key: Date) -> Option<serde_json::Value> {
-        if !self.target.keeps_payload() {
+        if !self.keeps_payload {
             return None;
         }
         let bytes = std::fs::read(self.payload_path(key)).ok()?;
@@ -270,26 +280,30 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn drop_payload(&self, key: Date) {
-        if self.target.keeps_payload() {
-            let _ = std::fs::remove_file(self.payload_path(key));
+        if self.keeps_payload {
+            let path = self.payload_path(key);
+            let _ = std::fs::remove_file(&path);
+            // The folder goes once it is empty (`remove_dir` leaves a folder that is not).
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
         }
     }
 
     /// A post that cannot be read or derived: recorded once (an attempt that may have landed
     /// before the file broke stays on the line), reported every run until fixed.
     pub(super) fn local_error(&mut self, key: Date, err: Error) -> Result<(), Error> {
-        let reason = self.target.redact(&err.reason());
+        let reason = self.redact(&err.reason());
         let line = self.line(key);
         let same = line.as_ref().is_some_and(|l| {
             matches!(l.phase, Phase::Failed(Class::Local, _))
                 && l.reason.as_deref() == Some(life::reason(&reason).as_str())
         });
+        // The post's error, not the target's: told in full once a run, then "as above".
+        let first = self.told.borrow_mut().insert(err.located());
         if same || self.plan.dry_run {
-            *self.tally.entry("failed").or_default() += 1;
-            self.say(key, "failed", &format!("(local): {}", err.located()));
-            if let Some(hint) = &err.hint {
-                self.progress.out(&format!("  {}", self.shown(hint)));
-            }
+            self.tally.add("failed");
+            self.tell_local(key, &err, first);
             return Ok(());
         }
         let failed = Failed::of(&err, reason, None, None, Duration::ZERO);
@@ -303,11 +317,27 @@ impl TargetRun<'_> {
         )?;
         self.trace(key, "read", "failed", &detail(&err));
         self.exit.merge(Exit::NeedsHuman);
-        self.report(key, &step, Some(&err))
+        let _ = step;
+        self.tally.add("failed");
+        self.tell_local(key, &err, first);
+        Ok(())
+    }
+
+    /// A post's error: in full for the first target that meets it this run, then in short.
+    fn tell_local(&self, key: Date, err: &Error, first: bool) {
+        match first {
+            true => {
+                self.say(key, "failed", &format!("(local): {}", err.located()));
+                if let Some(hint) = &err.hint {
+                    self.progress.out(&format!("  {}", self.shown(hint)));
+                }
+            }
+            false => self.say(key, "failed", "(local): the post's error above"),
+        }
     }
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
-        *self.tally.entry(tally).or_default() += 1;
+        self.tally.add(tally);
         let quiet = matches!(
             tally,
             "done" | "stale" | "scheduled" | "draft" | "failed" | "retracted"
@@ -330,10 +360,15 @@ impl TargetRun<'_> {
         }
     }
 
+    /// `text` with the target's secrets (and every secret of the run) masked.
+    pub(super) fn redact(&self, text: &str) -> String {
+        self.target.secrets().redact(text)
+    }
+
     /// Text that may hold something from outside, as it may be shown or traced: redacted with
     /// the target's secrets, control characters escaped, bounded.
     pub(super) fn shown(&self, text: &str) -> String {
-        escape(&self.target.redact(text), 4000)
+        escape(&self.redact(text), 4000)
     }
 
     pub(super) fn trace(&mut self, key: Date, action: &str, result: &str, detail: &str) {

@@ -39,10 +39,20 @@ impl TargetRun<'_> {
         while let Then::Remove(id) = step.then.clone() {
             // A retract an earlier run left half way looks first: a copy already gone needs
             // no second removal.
-            let gone = resume && matches!(self.target.still_there(key, &id), Ok(Lookup::Absent));
+            let gone = resume
+                && matches!(
+                    self.target
+                        .as_retract()
+                        .and_then(|r| r.still_there(key, &id)),
+                    Ok(Lookup::Absent)
+                );
             let answer = match gone {
                 true => Err(None),
-                false => self.target.retract(key, &id, post.as_ref()).map_err(Some),
+                false => self
+                    .target
+                    .as_retract()
+                    .and_then(|r| r.retract(key, &id, post.as_ref()))
+                    .map_err(Some),
             };
             let verified = match answer {
                 Err(None) => Some(true),
@@ -53,10 +63,14 @@ impl TargetRun<'_> {
                 }
                 // Refused: a copy already gone (removed by hand, an earlier retract) is what
                 // was asked for; anything else leaves the copy published.
-                Err(Some(err)) => match self.target.still_there(key, &id) {
+                Err(Some(err)) => match self
+                    .target
+                    .as_retract()
+                    .and_then(|r| r.still_there(key, &id))
+                {
                     Ok(Lookup::Absent) => Some(true),
                     _ => {
-                        let reason = self.target.redact(&err.reason());
+                        let reason = self.redact(&err.reason());
                         let step = self.apply(
                             key,
                             &Event::NotRemoved {
@@ -124,10 +138,15 @@ impl TargetRun<'_> {
         sure: bool,
         before: Option<&crate::life::KeyLine>,
     ) -> Result<Option<bool>, Error> {
-        match self.target.still_there(key, id) {
+        match self
+            .target
+            .as_retract()
+            .and_then(|r| r.still_there(key, id))
+        {
             Ok(Lookup::Absent) => Ok(Some(true)),
             Ok(Lookup::Found(_)) => {
                 let why = format!("{} still shows the post after the removal", self.cfg.name);
+                self.trace(key, "retract", "failed", &format!("id={id}: {why}"));
                 let step = self.apply(
                     key,
                     &Event::NotRemoved {
@@ -147,7 +166,7 @@ impl TargetRun<'_> {
             Ok(Lookup::CannotTell(_) | Lookup::Foreign(_)) | Err(_) if sure => Ok(Some(false)),
             Ok(Lookup::CannotTell(why)) => self.unsure(key, &why),
             Ok(Lookup::Foreign(_)) => self.unsure(key, "the lookup shows another copy"),
-            Err(err) => self.unsure(key, &self.target.redact(&err.reason())),
+            Err(err) => self.unsure(key, &self.redact(&err.reason())),
         }
     }
 

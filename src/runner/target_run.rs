@@ -7,20 +7,20 @@ use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::{self, Act, Decision, Event, Facts, Lazy, Lever, Mode, Rules, Seen, Skip};
 use crate::state::Status;
-use crate::targets::Target;
 use jiff::civil::Date;
 
 /// The rules of a key's life on this target, from its config and its kind.
-pub(super) fn rules(config: &Config, cfg: &TargetConfig, target: &dyn Target) -> Rules {
+pub(super) fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
     let policy = &cfg.policy;
+    let (can_find, updates) = crate::targets::capabilities(cfg);
     Rules {
         catchup_days: config.catchup_days,
         escalate_after: policy.escalate_after,
         edit_days: policy.edit_days,
         retries: policy.retries,
         backoff: policy.backoff,
-        updates: policy.on_edit.unwrap_or_else(|| target.updates()),
-        can_find: target.can_find(),
+        updates,
+        can_find,
         strict: policy.dedup == Dedup::Strict,
     }
 }
@@ -120,7 +120,8 @@ impl TargetRun<'_> {
             // The human's word first, so the lookup that follows leaves that copy out.
             let here = self
                 .target
-                .copy_of(key, id)
+                .as_names()
+                .and_then(|n| n.copy_of(key, id))
                 .is_some_and(|(g, _)| Some(g) == self.line(key).map(|l| l.copy.generation));
             let act = Act::NotOurs {
                 id: id.clone(),
@@ -144,13 +145,17 @@ impl TargetRun<'_> {
             }
             Decision::Wait(why) => {
                 settle(self);
-                *self.tally.entry("failed").or_default() += 1;
+                self.tally.add("failed");
                 self.say(key, "waiting", &why);
+                let line = self.line(key);
+                if let Some(hint) = self.hint(key, line.as_ref(), None) {
+                    self.progress.out(&format!("  {}", self.shown(&hint)));
+                }
             }
             Decision::Hold => {
                 settle(self);
                 self.held.push(key);
-                *self.tally.entry("held back").or_default() += 1;
+                self.tally.add("held back");
             }
             Decision::Drop => {
                 settle(self);
@@ -163,7 +168,7 @@ impl TargetRun<'_> {
                 if self.line(key).is_some_and(|l| l.phase == life::Phase::Done) =>
             {
                 settle(self);
-                *self.tally.entry("failed").or_default() += 1;
+                self.tally.add("failed");
                 self.say(key, "failed", &format!("(rejected): {why}"));
             }
             Decision::NothingToRetract(why) => {
@@ -283,34 +288,31 @@ impl TargetRun<'_> {
             (Some(first), _) => format!(" {first}"),
             _ => String::new(),
         };
-        let mut parts: Vec<String> = self
-            .tally
-            .iter()
-            .map(|(word, n)| match *word {
-                "stale" => format!(
-                    "{n} stale{} (`run --backfill` publishes them)",
-                    range(&self.stale)
-                ),
-                "draft" => format!("{n} draft{}", range(&self.drafts)),
-                "held back" => format!(
-                    "{n} held back{} (failed, and now past the {}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
-                    range(&self.held),
-                    self.rules.catchup_days
-                ),
-                word => format!("{n} {word}"),
-            })
-            .collect();
-        if !self.deleted.is_empty() {
-            parts.push(format!(
-                "{} published with the file gone{} (`dayrun retract` removes the copies)",
-                self.deleted.len(),
-                range(&self.deleted)
-            ));
+        // Deleted keys are counted here, where their range and advice are known.
+        for _ in &self.deleted {
+            self.tally.add("deleted");
         }
+        let mut parts = self.tally.parts(|word, n| match word {
+            "stale" => format!(
+                "{n} stale{} (`run --backfill` publishes them)",
+                range(&self.stale)
+            ),
+            "draft" => format!("{n} draft{}", range(&self.drafts)),
+            "held back" => format!(
+                "{n} held back{} (failed, and now past the {}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
+                range(&self.held),
+                self.rules.catchup_days
+            ),
+            "deleted" => format!(
+                "{n} deleted{} (published, and the post's file is gone: `dayrun retract` removes the copies)",
+                range(&self.deleted)
+            ),
+            word => format!("{n} {word}"),
+        });
         if parts.is_empty() {
             parts.push("nothing to do".into());
         }
-        println!("{}: {}", self.cfg.name, parts.join(", "));
+        crate::say::out(&format!("{}: {}", self.cfg.name, parts.join(", ")));
     }
 
     /// After an auth failure or a long rate limit nothing more goes to this target in this run.

@@ -103,6 +103,7 @@ impl TargetRun<'_> {
                 .as_ref()
                 .and_then(|l| l.copy.id.clone())
                 .unwrap_or_default();
+            let version = before.as_ref().and_then(|l| l.copy.version.clone());
             self.apply(
                 key,
                 &Event::Attempt {
@@ -119,9 +120,12 @@ impl TargetRun<'_> {
             let result = uploaded.and_then(|media| {
                 let out = Outgoing {
                     media,
+                    version,
                     ..out.clone()
                 };
-                self.target.update(&id, post, &out)
+                self.target
+                    .as_update()
+                    .and_then(|u| u.update(&id, post, &out))
             });
             let err = match result {
                 Ok(receipt) => {
@@ -168,7 +172,7 @@ impl TargetRun<'_> {
         started: Instant,
     ) -> Result<bool, Error> {
         let key = post.key;
-        let answer = self.target.read_back(id, out);
+        let answer = self.target.as_update().and_then(|u| u.read_back(id, out));
         let receipts = [Receipt::id(id)];
         let parts = LandedParts {
             fp: post.fingerprint.clone(),
@@ -178,10 +182,15 @@ impl TargetRun<'_> {
         };
         let (why, failed);
         let verdict = match &answer {
-            Ok(Lookup::Found(_)) => {
-                return self
-                    .updated(post, vec![receipts[0].clone()], started)
-                    .map(|()| false);
+            Ok(Lookup::Found(found)) => {
+                // The copy's own receipt when it names this copy: its version (Ghost's
+                // `updated_at`) is what the next update must send back.
+                let receipt = found
+                    .iter()
+                    .find(|r| r.id == id)
+                    .and_then(|r| life::checked(r).ok())
+                    .unwrap_or_else(|| receipts[0].clone());
+                return self.updated(post, vec![receipt], started).map(|()| false);
             }
             Ok(Lookup::Absent) => Verdict::Absent,
             Ok(Lookup::CannotTell(text)) => Verdict::CannotTell(text),

@@ -109,6 +109,26 @@ impl StateFile {
     /// naming file and line; only a torn last journal record is dropped. Neither file may be a
     /// symbolic link, a FIFO or a device.
     pub fn load(dir: &Path, target: &str, shown_dir: &Path) -> Result<StateFile, Error> {
+        StateFile::read(dir, target, shown_dir, None)
+    }
+
+    /// `load` for a command that only reads (`status`): a malformed line is left out and said
+    /// (its error is pushed to `problems`), and the rest is read; the file is never written.
+    pub fn load_readable(
+        dir: &Path,
+        target: &str,
+        shown_dir: &Path,
+        problems: &mut Vec<Error>,
+    ) -> Result<StateFile, Error> {
+        StateFile::read(dir, target, shown_dir, Some(problems))
+    }
+
+    fn read(
+        dir: &Path,
+        target: &str,
+        shown_dir: &Path,
+        mut tolerate: Option<&mut Vec<Error>>,
+    ) -> Result<StateFile, Error> {
         let path = StateFile::path_for(dir, target);
         let journal_path = dir.join(format!("{target}.journal"));
         let shown = shown_dir.join(format!("{target}.state"));
@@ -140,6 +160,19 @@ impl StateFile {
             .and_then(|r| r.get_ref().metadata().ok())
             .map_or(0, |m| (m.len() / 64).min(1 << 20) as usize);
         let mut sorted: Option<Vec<(Slot, Record)>> = Some(Vec::with_capacity(guess));
+        // A malformed line stops the load, or (for a reader) is left out and said.
+        macro_rules! refuse {
+            ($err:expr) => {{
+                let err = $err;
+                match tolerate.as_mut() {
+                    Some(problems) => {
+                        problems.push(err);
+                        continue;
+                    }
+                    None => return Err(err),
+                }
+            }};
+        }
         while let Some(reader) = reader.as_mut() {
             let bad = |msg: String, number: usize| {
                 Error::state(msg)
@@ -153,12 +186,14 @@ impl StateFile {
             let len = match read {
                 Line::End => break,
                 Line::TooLong => {
-                    return Err(bad(format!("line is over {} KiB", MAX_LINE / 1024), number));
+                    let _ = reader.skip_until(b'\n');
+                    refuse!(bad(format!("line is over {} KiB", MAX_LINE / 1024), number));
                 }
                 Line::Read(len) => len as u64,
             };
-            let line =
-                std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into(), number))?;
+            let Ok(line) = std::str::from_utf8(&buf) else {
+                refuse!(bad("not UTF-8 text".into(), number));
+            };
             if number == 1
                 && let Some(format) = line.trim_end().strip_prefix(FORMAT_LINE)
             {
@@ -176,7 +211,11 @@ impl StateFile {
                     }
                 }
             }
-            match Record::parse(line).map_err(|e| bad(e, number))? {
+            let parsed = match Record::parse(line) {
+                Ok(parsed) => parsed,
+                Err(e) => refuse!(bad(e, number)),
+            };
+            match parsed {
                 None => {
                     let span = comments.get_or_insert(Span {
                         start: offset,
@@ -202,7 +241,7 @@ impl StateFile {
                             }
                             match state.records.entry(slot) {
                                 std::collections::btree_map::Entry::Occupied(_) => {
-                                    return Err(bad(format!("{key} appears twice"), number));
+                                    refuse!(bad(format!("{key} appears twice"), number));
                                 }
                                 std::collections::btree_map::Entry::Vacant(slot) => {
                                     slot.insert(record);
@@ -237,7 +276,10 @@ impl StateFile {
                 .map_err(|e| Error::io(Kind::State, &shown_journal, "read", &e))?;
             match read {
                 Line::End => break,
-                Line::TooLong => return Err(bad(format!("line is over {} KiB", MAX_LINE / 1024))),
+                Line::TooLong => {
+                    let _ = reader.skip_until(b'\n');
+                    refuse!(bad(format!("line is over {} KiB", MAX_LINE / 1024)));
+                }
                 Line::Read(_) => {}
             }
             if buf.last() != Some(&b'\n') || buf.contains(&0) {
@@ -262,10 +304,16 @@ impl StateFile {
                 };
                 break;
             }
-            let line = std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8 text".into()))?;
-            if let Some(record) = Record::parse(line).map_err(bad)? {
-                state.records.insert(Slot::from(record.key), record);
-                state.dirty = true;
+            let Ok(line) = std::str::from_utf8(&buf) else {
+                refuse!(bad("not UTF-8 text".into()));
+            };
+            match Record::parse(line) {
+                Ok(Some(record)) => {
+                    state.records.insert(Slot::from(record.key), record);
+                    state.dirty = true;
+                }
+                Ok(None) => {}
+                Err(e) => refuse!(bad(e)),
             }
         }
         Ok(state)

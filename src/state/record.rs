@@ -126,7 +126,6 @@ impl Record {
         self.fields().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
-
     /// The line as written to the state file (no newline).
     pub fn to_line(&self) -> &str {
         &self.line

@@ -3,7 +3,10 @@
 
 use super::net::{Http, Reply, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, mark};
+use super::{
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
+    Secrets, Target, Update, Upload, mark,
+};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use jiff::civil::Date;
@@ -106,6 +109,7 @@ impl Bluesky {
     fn receipt(&self, uri: &str) -> Receipt {
         let rkey = uri.rsplit('/').next().unwrap_or_default();
         Receipt {
+            version: None,
             id: uri.to_string(),
             url: Some(format!(
                 "https://bsky.app/profile/{}/post/{rkey}",
@@ -175,6 +179,16 @@ impl Bluesky {
     }
 }
 
+/// `kind = "bluesky"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "bluesky",
+    publishes_to: "a Bluesky post on your PDS",
+    needs: "an App Password",
+    build: |ctx| Ok(Box::new(Bluesky::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: super::kinds::never,
+};
+
 impl Target for Bluesky {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let link = self.link(post);
@@ -198,33 +212,13 @@ impl Target for Bluesky {
             });
         }
         Ok(Outgoing {
+            version: None,
             marks: vec![mark(&text.text)],
             body: record,
             generation: 0,
             rkey: None,
             media: Default::default(),
         })
-    }
-
-    fn record_key(&self, key: Date, generation: u32) -> Option<String> {
-        Some(tid::record_key(&self.name, key, generation))
-    }
-
-    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
-        let rkey = self.rkey_of(id).ok()?;
-        (0..PROBE_GENERATIONS)
-            .find(|g| tid::record_key(&self.name, key, *g) == rkey)
-            .map(|g| (g, rkey.to_string()))
-    }
-
-    /// `createRecord` under the copy's record key. A second create with that key is refused
-    /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        Some((media::MAX_IMAGES, "Bluesky".into()))
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
@@ -287,34 +281,6 @@ impl Target for Bluesky {
         }
     }
 
-    /// `getRecord` by the attempt's record key: found or `RecordNotFound`, exactly. With no
-    /// attempt behind it (pre-submit dedup, a lost state file) the first generations' keys.
-    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let mut rkeys: Vec<String> = attempts.rkey.map(str::to_string).into_iter().collect();
-        if attempts.since.is_none() {
-            for generation in 0..PROBE_GENERATIONS {
-                let rkey = tid::record_key(&self.name, attempts.key, generation);
-                if !rkeys.contains(&rkey) {
-                    rkeys.push(rkey);
-                }
-            }
-        }
-        let mut found = Vec::new();
-        for rkey in &rkeys {
-            if let Some(doc) = self.get_record(rkey)? {
-                found.push(self.receipt(doc["uri"].as_str().unwrap_or_default()));
-            }
-        }
-        Ok(match found.is_empty() {
-            true => Lookup::Absent,
-            false => Lookup::Found(found),
-        })
-    }
-
-    fn immediate(&self) -> bool {
-        true
-    }
-
     fn timeout(&self) -> Duration {
         self.timeout
     }
@@ -332,6 +298,84 @@ impl Target for Bluesky {
         )
     }
 
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.client.http().redactor(),
+            credential: Some(self.client.password()),
+        }
+    }
+
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        Some(self)
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        Some(self)
+    }
+}
+
+impl Find for Bluesky {
+    /// `getRecord` by the attempt's record key: there or `RecordNotFound`, exactly. With no
+    /// attempt behind it (pre-submit dedup, a lost state file) the first generations' keys. A
+    /// record key says where the copy would be, not that the record there is this post (another
+    /// tool on the account may have used it): a record is ours when its text is a text an
+    /// attempt sent (the PDS keeps the text as sent).
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let mut rkeys: Vec<String> = attempts.rkey.map(str::to_string).into_iter().collect();
+        if attempts.since.is_none() {
+            for generation in 0..PROBE_GENERATIONS {
+                let rkey = tid::record_key(&self.name, attempts.key, generation);
+                if !rkeys.contains(&rkey) {
+                    rkeys.push(rkey);
+                }
+            }
+        }
+        let (mut found, mut foreign) = (Vec::new(), Vec::new());
+        for rkey in &rkeys {
+            if let Some(doc) = self.get_record(rkey)? {
+                let receipt = self.receipt(doc["uri"].as_str().unwrap_or_default());
+                match doc["value"]["text"]
+                    .as_str()
+                    .is_some_and(|text| attempts.sent_text(text))
+                {
+                    true => found.push(receipt),
+                    false => foreign.push(receipt),
+                }
+            }
+        }
+        Ok(match (found.is_empty(), foreign.is_empty()) {
+            (false, _) => Lookup::Found(found),
+            (true, false) => Lookup::Foreign(foreign),
+            (true, true) => Lookup::Absent,
+        })
+    }
+
+    fn immediate(&self) -> bool {
+        true
+    }
+
+    fn keeps_payload(&self) -> bool {
+        false
+    }
+}
+
+impl Update for Bluesky {
     /// `putRecord` under the same key, keeping the original `createdAt`. Off by default
     /// (`on_edit = "update"` turns it on): the Bluesky app keeps showing the original text.
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -351,9 +395,7 @@ impl Target for Bluesky {
             "record": record,
         });
         let reply = self.client.post("com.atproto.repo.putRecord", &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("putRecord", &reply));
-        }
+        reply.success(|r| self.failure("putRecord", r))?;
         Ok(self.receipt(id))
     }
 
@@ -366,7 +408,9 @@ impl Target for Bluesky {
             _ => Lookup::Absent,
         })
     }
+}
 
+impl Retract for Bluesky {
     /// `deleteRecord` (deleting a record that is gone answers 200 too).
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let rkey = self.rkey_of(id)?.to_string();
@@ -376,9 +420,7 @@ impl Target for Bluesky {
             "rkey": rkey,
         });
         let reply = self.client.post("com.atproto.repo.deleteRecord", &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("deleteRecord", &reply));
-        }
+        reply.success(|r| self.failure("deleteRecord", r))?;
         Ok(())
     }
 
@@ -389,16 +431,29 @@ impl Target for Bluesky {
             None => Lookup::Absent,
         })
     }
+}
 
-    fn redact(&self, text: &str) -> String {
-        self.client.http().redactor().redact(text)
+impl Upload for Bluesky {
+    /// `createRecord` under the copy's record key. A second create with that key is refused
+    /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
     }
 
-    fn credential_file(&self) -> Option<PathBuf> {
-        Some(self.client.password().file.clone())
+    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
+        Some((media::MAX_IMAGES, "Bluesky".into()))
+    }
+}
+
+impl Names for Bluesky {
+    fn record_key(&self, key: Date, generation: u32) -> String {
+        tid::record_key(&self.name, key, generation)
     }
 
-    fn credential(&self) -> Option<String> {
-        Some(self.client.password().fingerprint.clone())
+    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
+        let rkey = self.rkey_of(id).ok()?;
+        (0..PROBE_GENERATIONS)
+            .find(|g| tid::record_key(&self.name, key, *g) == rkey)
+            .map(|g| (g, rkey.to_string()))
     }
 }

@@ -2,8 +2,8 @@
 //! exit-code contract that classes its failures.
 
 use super::{
-    Attempts, Context, ImageLinks, Keep, Lookup, Media, Outgoing, Receipt, Target, copy_name,
-    outgoing, payload, payload_key,
+    Attempts, Batch, Context, Find, ImageLinks, Keep, Lookup, Media, Names, Outgoing, Receipt,
+    Retract, Secrets, Target, Update, Upload, copy_name, outgoing, payload, payload_key,
 };
 use crate::config::seconds;
 use crate::error::{Class, Error};
@@ -81,6 +81,17 @@ fn secret_name(name: &str) -> bool {
 }
 
 impl CommandTarget {
+    /// A setting a capability needs (`update`, `retract`): there, or what to set.
+    fn argv_of(&self, set: bool, setting: &str, so: &str) -> Result<(), Error> {
+        match set {
+            true => Ok(()),
+            false => Err(Error::config(format!(
+                "[targets.{}]: set `{setting} = [\"./scripts/{setting}.sh\"]` so that {so}",
+                self.name
+            ))),
+        }
+    }
+
     pub fn new(ctx: &Context, settings: Settings) -> Result<CommandTarget, Error> {
         let bad = |msg: String| {
             Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
@@ -116,6 +127,7 @@ impl CommandTarget {
                 redactor.add(value);
             }
         }
+        redactor.register();
         let images = ImageLinks {
             files: Some(ctx.config.state.join(format!("{}.images", ctx.target.name))),
             ..ImageLinks::new(ctx, settings.image_base_url.clone())?
@@ -250,7 +262,20 @@ impl CommandTarget {
 fn runnable(path: &Path, program: &str) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     if !program.contains('/') {
-        return Ok(());
+        // A bare name is looked up on PATH, as it will be when the script runs: a program
+        // found only in an interactive shell's PATH is not found under cron's.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let found = std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(program))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        });
+        return match found {
+            true => Ok(()),
+            false => Err(format!(
+                "is not on PATH ({}): name it by its full path (cron runs with PATH=/usr/bin:/bin)",
+                path.to_string_lossy()
+            )),
+        };
     }
     match std::fs::metadata(path) {
         Err(_) => Err("does not exist".into()),
@@ -283,6 +308,16 @@ fn signal_group(child: &Child, signal: i32) {
     }
 }
 
+/// `kind = "command"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "command",
+    publishes_to: "your own script, with the post on stdin",
+    needs: "the script",
+    build: |ctx| Ok(Box::new(CommandTarget::new(ctx, super::settings(ctx)?)?)),
+    can_find: |cfg| cfg.settings.contains_key("confirm"),
+    updates: |cfg| cfg.settings.contains_key("update"),
+};
+
 impl Target for CommandTarget {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         Ok(outgoing(post, &self.images))
@@ -310,6 +345,68 @@ impl Target for CommandTarget {
         }
     }
 
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Once the script's process group is gone, nothing of it can still land.
+    fn settle(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn image_plan(&self, _: &Post, image: &Image, _: &Media) -> String {
+        let url = self
+            .images
+            .url(image)
+            .map(|u| format!(", url {u}"))
+            .unwrap_or_default();
+        format!("listed in the payload (a cleaned copy for the script{url})")
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!("the post for {key} wherever {} publishes it", self.run[0])
+    }
+
+    /// The script's environment secrets, and every secret of the run.
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: &self.redactor,
+            credential: None,
+        }
+    }
+
+    /// A lookup needs a `confirm` command.
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        match self.confirm {
+            Some(_) => Some(self),
+            None => None,
+        }
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        self.argv_of(self.update.is_some(), "update", "edits can be sent")?;
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        self.argv_of(self.retract.is_some(), "retract", "posts can be retracted")?;
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        Some(self)
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for CommandTarget {
     /// The `confirm` command gets what the attempt it confirms sent, and when it started.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let Some(confirm) = self.confirm.clone() else {
@@ -334,21 +431,19 @@ impl Target for CommandTarget {
         })
     }
 
-    fn can_find(&self) -> bool {
-        self.confirm.is_some()
+    fn keeps_payload(&self) -> bool {
+        true
     }
 
-    fn updates(&self) -> bool {
-        self.update.is_some()
+    fn immediate(&self) -> bool {
+        false
     }
+}
 
+impl Update for CommandTarget {
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let Some(argv) = self.update.clone() else {
-            return Err(Error::config(format!(
-                "[targets.{}]: set `update = [\"./scripts/update.sh\"]` so that edits can be sent",
-                self.name
-            )));
-        };
+        let argv = self.update.clone().unwrap_or_default();
+        self.argv_of(!argv.is_empty(), "update", "edits can be sent")?;
         let finished = self
             .exec(&argv, post.key, &out.body, None, Some(id), None)
             .map_err(|e| cannot_start(&argv[0], &e))?;
@@ -377,14 +472,12 @@ impl Target for CommandTarget {
             _ => Lookup::CannotTell(format!("confirm {}", how(&finished, self.timeout))),
         })
     }
+}
 
+impl Retract for CommandTarget {
     fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {
-        let Some(argv) = self.retract.clone() else {
-            return Err(Error::config(format!(
-                "[targets.{}]: set `retract = [\"./scripts/retract.sh\"]` so that posts can be retracted",
-                self.name
-            )));
-        };
+        let argv = self.retract.clone().unwrap_or_default();
+        self.argv_of(!argv.is_empty(), "retract", "posts can be retracted")?;
         let input = post.map_or_else(
             || serde_json::json!({"key": key.to_string()}),
             |p| payload(p, &self.images),
@@ -417,20 +510,9 @@ impl Target for CommandTarget {
             _ => Lookup::CannotTell(format!("confirm {}", how(&finished, self.timeout))),
         })
     }
+}
 
-    fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
-    /// Once the script's process group is gone, nothing of it can still land.
-    fn settle(&self) -> Duration {
-        Duration::ZERO
-    }
-
-    fn keeps_payload(&self) -> bool {
-        true
-    }
-
+impl Upload for CommandTarget {
     /// The script gets each image as a cleaned copy (no location or camera metadata) in
     /// `state/<target>.images/`, written before it runs; a copy already there is the same bytes.
     fn upload(&mut self, post: &Post, _: &mut Media, _: &mut Keep) -> Result<(), Error> {
@@ -453,20 +535,7 @@ impl Target for CommandTarget {
         Ok(())
     }
 
-    fn image_plan(&self, _: &Post, image: &Image, _: &Media) -> String {
-        let url = self
-            .images
-            .url(image)
-            .map(|u| format!(", url {u}"))
-            .unwrap_or_default();
-        format!("listed in the payload (a cleaned copy for the script{url})")
-    }
-
-    fn redact(&self, text: &str) -> String {
-        self.redactor.redact(text)
-    }
-
-    fn where_to_look(&self, key: Date) -> String {
-        format!("the post for {key} wherever {} publishes it", self.run[0])
+    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
+        None
     }
 }

@@ -1,9 +1,14 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
-use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::net::pages::{Flow, Walked, walk};
+use super::net::{Http, Reply, encode, id_text, slug, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, ImageLinks, Lookup, Outgoing, Receipt, Target, items, mark};
+use super::{
+    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
+    Target, Update, Upload, items, mark,
+};
 use crate::error::{Class, Error};
+use crate::outside::web_url;
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -154,6 +159,16 @@ impl Devto {
     }
 }
 
+/// `kind = "devto"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "devto",
+    publishes_to: "dev.to or another Forem",
+    needs: "an API key",
+    build: |ctx| Ok(Box::new(Devto::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: |_| true,
+};
+
 impl Target for Devto {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let chars = post.title.chars().count();
@@ -207,6 +222,7 @@ impl Target for Devto {
             article["series"] = json!(series);
         }
         Ok(Outgoing {
+            version: None,
             generation: 0,
             rkey: None,
             media: Default::default(),
@@ -226,9 +242,7 @@ impl Target for Devto {
         let reply = self
             .http
             .post(&self.url("/api/articles"), &self.headers(), &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("create article", &reply));
-        }
+        let reply = reply.success(|r| self.failure("create article", r))?;
         let receipt = self.http.receipt(&reply, "/id", "/url")?;
         Ok(Receipt {
             note: clean_tags(&post.tags).1,
@@ -236,156 +250,8 @@ impl Target for Devto {
         })
     }
 
-    /// Every page of the user's articles (drafts first), matched on the body that was sent, or
-    /// on the canonical URL that was sent. Never on the title: Forem rewrites titles, and a
-    /// recurring title ("Weekly notes") is last week's article too.
-    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let mut found = Vec::new();
-        for page in 1..=MAX_PAGES {
-            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
-            let reply = self.http.get(&self.url(&path), &self.headers())?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("list my articles", &reply));
-            }
-            let mut listed = 0;
-            let walk = items::each(&reply.body, "", &mut |item| {
-                listed += 1;
-                let body = item["body_markdown"].as_str().map(squash);
-                let canonical = item["canonical_url"].as_str();
-                if body.is_some_and(|b| attempts.sent_text(&b))
-                    || canonical.is_some_and(|c| attempts.sent_text(c))
-                {
-                    found.push(Receipt {
-                        id: item["id"]
-                            .as_u64()
-                            .map_or_else(|| "found".into(), |id| id.to_string()),
-                        url: item["url"].as_str().map(str::to_string),
-                        note: None,
-                    });
-                }
-            });
-            match walk {
-                Err(e) => return Ok(Lookup::CannotTell(format!("article list is {e}"))),
-                Ok(items::Walk::NotArray) => {
-                    return Ok(Lookup::CannotTell("article list is not a list".into()));
-                }
-                Ok(items::Walk::Array) if listed > PER_PAGE => {
-                    return Ok(Lookup::CannotTell(format!(
-                        "the server answered {listed} articles for a page of {PER_PAGE}"
-                    )));
-                }
-                Ok(items::Walk::Array) => {}
-            }
-            if listed < PER_PAGE {
-                return Ok(match found.is_empty() {
-                    true => Lookup::Absent,
-                    false => Lookup::Found(found),
-                });
-            }
-        }
-        Ok(match found.is_empty() {
-            true => Lookup::CannotTell(format!(
-                "more than {} articles to read",
-                PER_PAGE * MAX_PAGES as usize
-            )),
-            false => Lookup::Found(found),
-        })
-    }
-
     fn timeout(&self) -> Duration {
         self.timeout
-    }
-
-    fn updates(&self) -> bool {
-        true
-    }
-
-    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let url = self.url(&format!("/api/articles/{}", encode(id)));
-        let reply = self.http.send("PUT", &url, &self.headers(), &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("update article", &reply));
-        }
-        let receipt = self.http.receipt(&reply, "/id", "/url")?;
-        Ok(Receipt {
-            id: id.to_string(),
-            ..receipt
-        })
-    }
-
-    /// The article holds the edit when its body is the one sent.
-    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
-        for page in 1..=MAX_PAGES {
-            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
-            let reply = self.http.get(&self.url(&path), &self.headers())?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("list my articles", &reply));
-            }
-            let (mut listed, mut holds) = (0, None);
-            let walk = items::each(&reply.body, "", &mut |item| {
-                listed += 1;
-                if item["id"].as_u64().map(|n| n.to_string()).as_deref() == Some(id) {
-                    let body = item["body_markdown"]
-                        .as_str()
-                        .map(squash)
-                        .unwrap_or_default();
-                    holds = Some(out.marks.contains(&mark(&body)));
-                }
-            });
-            if let Err(e) = walk {
-                return Ok(Lookup::CannotTell(format!("article list is {e}")));
-            }
-            match holds {
-                Some(true) => return Ok(Lookup::Found(vec![Receipt::id(id)])),
-                Some(false) => return Ok(Lookup::Absent),
-                None if listed < PER_PAGE => {
-                    return Ok(Lookup::CannotTell(format!(
-                        "article {id} is not among yours"
-                    )));
-                }
-                None => {}
-            }
-        }
-        Ok(Lookup::CannotTell("too many articles to read".into()))
-    }
-
-    /// The API has no delete: the article is unpublished (`published: false`).
-    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
-        let url = self.url(&format!("/api/articles/{}", encode(id)));
-        let body = json!({"article": {"published": false}});
-        let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("unpublish article", &reply));
-        }
-        Ok(())
-    }
-
-    /// Gone when the user's articles no longer hold it published.
-    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
-        for page in 1..=MAX_PAGES {
-            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
-            let reply = self.http.get(&self.url(&path), &self.headers())?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("list my articles", &reply));
-            }
-            let (mut listed, mut published) = (0, None);
-            let walk = items::each(&reply.body, "", &mut |item| {
-                listed += 1;
-                if item["id"].as_u64().map(|n| n.to_string()).as_deref() == Some(id) {
-                    published = item["published"].as_bool();
-                }
-            });
-            if let Err(e) = walk {
-                return Ok(Lookup::CannotTell(format!("article list is {e}")));
-            }
-            match published {
-                Some(true) => return Ok(Lookup::Found(vec![Receipt::id(id)])),
-                Some(false) => return Ok(Lookup::Absent),
-                None if listed < PER_PAGE => return Ok(Lookup::Absent),
-                None => {}
-            }
-        }
-        Ok(Lookup::CannotTell("too many articles to read".into()))
     }
 
     fn where_to_look(&self, key: Date) -> String {
@@ -395,16 +261,170 @@ impl Target for Devto {
         )
     }
 
-    fn redact(&self, text: &str) -> String {
-        self.http.redactor().redact(text)
+    fn settle(&self) -> Duration {
+        Duration::from_secs(30)
     }
 
-    fn credential_file(&self) -> Option<std::path::PathBuf> {
-        Some(self.key.file.clone())
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.http.redactor(),
+            credential: Some(&self.key),
+        }
     }
 
-    fn credential(&self) -> Option<String> {
-        Some(self.key.fingerprint.clone())
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        None
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Devto {
+    /// The user's articles (drafts first), page by page, each handed to `visit` until it says
+    /// stop (`true`).
+    fn articles(&self, visit: &mut dyn FnMut(&serde_json::Value) -> bool) -> Result<Walked, Error> {
+        walk(1u32, MAX_PAGES, "articles", |page| {
+            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
+            let reply = self.http.get(&self.url(&path), &self.headers())?;
+            let reply = reply.success(|r| self.failure("list my articles", r))?;
+            let (mut listed, mut stop) = (0, false);
+            let walked = items::each(&reply.body, "", &mut |item| {
+                listed += 1;
+                stop = stop || visit(&item);
+            });
+            Ok(match walked {
+                Err(e) => Flow::Cannot(format!("article list is {e}")),
+                Ok(items::Walk::NotArray) => Flow::Cannot("article list is not a list".into()),
+                Ok(items::Walk::Array) if listed > PER_PAGE => Flow::Cannot(format!(
+                    "the server answered {listed} articles for a page of {PER_PAGE}"
+                )),
+                Ok(items::Walk::Array) if stop => Flow::Stop,
+                Ok(items::Walk::Array) if listed < PER_PAGE => Flow::End,
+                Ok(items::Walk::Array) => Flow::Next(page + 1),
+            })
+        })
+    }
+}
+
+impl Find for Devto {
+    /// Every page of the user's articles, matched on the body that was sent (whitespace
+    /// aside). Never on the title: Forem rewrites titles, and a recurring title ("Weekly
+    /// notes") is last week's article too. An article with a canonical URL an attempt sent but
+    /// another body is at this key's place without being this post: not ours.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let (mut found, mut foreign) = (Vec::new(), Vec::new());
+        let walked = self.articles(&mut |item| {
+            let body = item["body_markdown"].as_str().map(squash);
+            let canonical = item["canonical_url"].as_str();
+            let receipt = || Receipt {
+                id: id_text(&item["id"]).unwrap_or_else(|| "found".into()),
+                url: web_url(item["url"].as_str()),
+                ..Receipt::default()
+            };
+            if body.is_some_and(|b| attempts.sent_text(&b)) {
+                found.push(receipt());
+            } else if canonical.is_some_and(|c| attempts.sent_text(c)) {
+                foreign.push(receipt());
+            }
+            false
+        })?;
+        Ok(match (walked, found.is_empty(), foreign.is_empty()) {
+            // What was found is there, however far the walk reached.
+            (_, false, _) => Lookup::Found(found),
+            (Walked::Cannot(why), true, _) => Lookup::CannotTell(why),
+            (_, true, false) => Lookup::Foreign(foreign),
+            (_, true, true) => Lookup::Absent,
+        })
+    }
+
+    fn immediate(&self) -> bool {
+        false
+    }
+
+    fn keeps_payload(&self) -> bool {
+        false
+    }
+}
+
+impl Update for Devto {
+    fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let url = self.url(&format!("/api/articles/{}", encode(id)));
+        let reply = self.http.send("PUT", &url, &self.headers(), &out.body)?;
+        let reply = reply.success(|r| self.failure("update article", r))?;
+        let receipt = self.http.receipt(&reply, "/id", "/url")?;
+        Ok(Receipt {
+            id: id.to_string(),
+            ..receipt
+        })
+    }
+
+    /// The article holds the edit when its body is the one sent.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let mut holds = None;
+        let walked = self.articles(&mut |item| {
+            if id_text(&item["id"]).as_deref() != Some(id) {
+                return false;
+            }
+            let body = item["body_markdown"]
+                .as_str()
+                .map(squash)
+                .unwrap_or_default();
+            holds = Some(out.marks.contains(&mark(&body)));
+            true
+        })?;
+        Ok(match (holds, walked) {
+            (Some(true), _) => Lookup::Found(vec![Receipt::id(id)]),
+            (Some(false), _) => Lookup::Absent,
+            (None, Walked::Cannot(why)) => Lookup::CannotTell(why),
+            (None, _) => Lookup::CannotTell(format!("article {id} is not among yours")),
+        })
+    }
+}
+
+impl Retract for Devto {
+    /// The API has no delete: the article is unpublished (`published: false`).
+    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+        let url = self.url(&format!("/api/articles/{}", encode(id)));
+        let body = json!({"article": {"published": false}});
+        let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
+        reply.success(|r| self.failure("unpublish article", r))?;
+        Ok(())
+    }
+
+    /// Gone when the user's articles no longer hold it published.
+    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+        let mut published = None;
+        let walked = self.articles(&mut |item| {
+            if id_text(&item["id"]).as_deref() != Some(id) {
+                return false;
+            }
+            published = Some(item["published"].as_bool() == Some(true));
+            true
+        })?;
+        Ok(match (published, walked) {
+            (Some(true), _) => Lookup::Found(vec![Receipt::id(id)]),
+            (Some(false), _) => Lookup::Absent,
+            (None, Walked::Cannot(why)) => Lookup::CannotTell(why),
+            (None, _) => Lookup::Absent,
+        })
     }
 }
 

@@ -1,12 +1,16 @@
 //! `kind = "folder"`: write `<dir>/<key>.html` and `<dir>/<key>.json`, each atomically, and
 //! each image of the post beside them as `<key>-<sha16>.<ext>`.
 
-use super::{Attempts, Context, Lookup, Outgoing, Receipt, Target, mark};
+use super::{
+    Attempts, Batch, Context, Find, Lookup, Names, Outgoing, Receipt, Retract, Secrets, Target,
+    Update, Upload, mark,
+};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::fsutil::{Staged, write_atomic_all};
 use crate::images::Image;
 use crate::post::Post;
+use crate::redact::Redactor;
 use jiff::civil::Date;
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -114,9 +118,20 @@ impl Folder {
     }
 }
 
+/// `kind = "folder"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "folder",
+    publishes_to: "`<dir>/<key>.html` and `.json`, and the images",
+    needs: "nothing",
+    build: |ctx| Ok(Box::new(Folder::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: |_| true,
+};
+
 impl Target for Folder {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         Ok(Outgoing {
+            version: None,
             generation: 0,
             rkey: None,
             media: Default::default(),
@@ -142,6 +157,58 @@ impl Target for Folder {
         Ok(self.receipt(post.key))
     }
 
+    fn image_plan(&self, post: &Post, image: &Image, _: &super::Media) -> String {
+        let file = self.shown.join(image_file(post.key, image));
+        format!("copy as {}", file.display())
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn settle(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!("{}", self.shown.join(format!("{key}.json")).display())
+    }
+
+    /// A folder holds no secret of its own; it masks the run's.
+    fn secrets(&self) -> Secrets<'_> {
+        static NONE: Redactor = Redactor::new();
+        Secrets {
+            redactor: &NONE,
+            credential: None,
+        }
+    }
+
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        None
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        Some(self)
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for Folder {
     /// The key's JSON names the fingerprint that was written: found when it is one an attempt
     /// sent. Anything else is absent, and a rewrite replaces it (a folder holds one copy).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
@@ -175,43 +242,18 @@ impl Target for Folder {
         true
     }
 
-    fn image_plan(&self, post: &Post, image: &Image, _: &super::Media) -> String {
-        let file = self.shown.join(image_file(post.key, image));
-        format!("copy as {}", file.display())
+    fn keeps_payload(&self) -> bool {
+        false
     }
+}
 
-    /// Its lookup is exact and immediate: backfills go in batches (`runner/batch.rs`).
-    fn batches(&self) -> bool {
-        true
-    }
-
-    /// The same files as `publish`, staged: the batch syncs them, renames them (the JSON
-    /// last, as `publish` does) and syncs the folder, once for all its keys.
-    fn stage(&mut self, post: &Post, _: &Outgoing, staged: &mut Staged) -> Result<Receipt, Error> {
-        std::fs::create_dir_all(&self.dir)
-            .and_then(|()| {
-                self.files(post)
-                    .iter()
-                    .try_for_each(|(path, bytes)| staged.write(path, bytes))
-            })
-            .map_err(|e| {
-                Error::failure(
-                    Class::RetrySafe,
-                    format!("cannot write to {}: {e}", self.shown.display()),
-                )
-            })?;
-        Ok(self.receipt(post.key))
-    }
-
-    fn updates(&self) -> bool {
-        true
-    }
-
+impl Update for Folder {
     /// A folder is updated by writing the files again (each replaced atomically).
     fn update(&mut self, _: &str, post: &Post, _: &Outgoing) -> Result<Receipt, Error> {
         self.publish(
             post,
             &Outgoing {
+                version: None,
                 generation: 0,
                 rkey: None,
                 media: Default::default(),
@@ -234,7 +276,9 @@ impl Target for Folder {
         };
         self.find(&Attempts::none_yet(key, &out.marks, &out.body))
     }
+}
 
+impl Retract for Folder {
     /// Delete the key's two files and its images (any may be gone already), durably.
     fn retract(&mut self, key: Date, _: &str, _: Option<&Post>) -> Result<(), Error> {
         let removed = (|| {
@@ -265,17 +309,25 @@ impl Target for Folder {
             false => Lookup::Absent,
         })
     }
+}
 
-    fn timeout(&self) -> Duration {
-        Duration::ZERO
-    }
-
-    fn settle(&self) -> Duration {
-        Duration::ZERO
-    }
-
-    fn where_to_look(&self, key: Date) -> String {
-        format!("{}", self.shown.join(format!("{key}.json")).display())
+impl Batch for Folder {
+    /// The same files as `publish`, staged: the batch syncs them, renames them (the JSON
+    /// last, as `publish` does) and syncs the folder, once for all its keys.
+    fn stage(&mut self, post: &Post, _: &Outgoing, staged: &mut Staged) -> Result<Receipt, Error> {
+        std::fs::create_dir_all(&self.dir)
+            .and_then(|()| {
+                self.files(post)
+                    .iter()
+                    .try_for_each(|(path, bytes)| staged.write(path, bytes))
+            })
+            .map_err(|e| {
+                Error::failure(
+                    Class::RetrySafe,
+                    format!("cannot write to {}: {e}", self.shown.display()),
+                )
+            })?;
+        Ok(self.receipt(post.key))
     }
 }
 

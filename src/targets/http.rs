@@ -4,7 +4,8 @@ use super::items;
 use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Context, ImageLinks, Lookup, Outgoing, Receipt, Target, outgoing, payload_key,
+    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
+    Target, Update, Upload, outgoing, payload_key,
 };
 use crate::error::Error;
 use crate::post::Post;
@@ -12,6 +13,7 @@ use crate::redact::Redactor;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -175,11 +177,33 @@ impl HttpTarget {
         })
     }
 
-    fn credential_file(&self) -> Option<PathBuf> {
-        self.token
-            .as_ref()
-            .or(self.header_file.as_ref())
-            .map(|s| s.file.clone())
+    /// The credential it sends: the token, or the header file.
+    fn secret(&self) -> Option<&Secret> {
+        self.token.as_ref().or(self.header_file.as_ref())
+    }
+
+    fn credential_file(&self) -> Option<&std::path::Path> {
+        self.secret().map(|s| s.file.as_path())
+    }
+
+    /// Where edits go: `update_url`, or what to set.
+    fn update_url(&self) -> Result<&str, Error> {
+        self.settings.update_url.as_deref().ok_or_else(|| {
+            Error::config(format!(
+                "[targets.{}]: set `update_url` (with {{id}}) so that edits can be sent",
+                self.name
+            ))
+        })
+    }
+
+    /// Where retractions go: `delete_url`, or what to set.
+    fn delete_url(&self) -> Result<&str, Error> {
+        self.settings.delete_url.as_deref().ok_or_else(|| {
+            Error::config(format!(
+                "[targets.{}]: set `delete_url` (with {{id}}) so that posts can be retracted",
+                self.name
+            ))
+        })
     }
 
     /// The fields an item is matched by, in the order `auto` tries them.
@@ -192,18 +216,48 @@ impl HttpTarget {
         }
     }
 
-    /// Whether `item` is this key's post: `Some(true/false)` by the first match field it
-    /// carries, `None` when it carries none of them (it cannot be told apart).
-    fn matches(&self, item: &Value, attempts: &Attempts, fields: &[&str]) -> Option<bool> {
+    /// What `item` is to this key, by the first match field it carries. A key or idempotency
+    /// key says where a copy is, not that it is this post (`identity`): the item must also hold
+    /// what an attempt sent (its `fingerprint`, or the `title` and `markdown` that make it).
+    fn matches(&self, item: &Value, attempts: &Attempts, fields: &[&str], identity: bool) -> Item {
         let key = attempts.key.to_string();
-        let field = fields
+        let Some(field) = fields
             .iter()
-            .find_map(|f| Some((*f, item.get(*f)?.as_str()?)))?;
-        Some(match field {
+            .find_map(|f| Some((*f, item.get(*f)?.as_str()?)))
+        else {
+            return Item::Blind;
+        };
+        let marker = match field {
             ("key", value) => value == key,
             ("idempotency_key", value) => value == idempotency_key(&self.name, &key),
-            (_, fingerprint) => attempts.sent_text(fingerprint),
-        })
+            (_, fingerprint) => {
+                return match attempts.sent_text(fingerprint) {
+                    true => Item::Ours,
+                    false => Item::Other,
+                };
+            }
+        };
+        if !marker {
+            return Item::Other;
+        }
+        if !identity {
+            return Item::Ours;
+        }
+        let sent = match (
+            item.get("fingerprint").and_then(Value::as_str),
+            item.get("title").and_then(Value::as_str),
+            item.get("markdown").and_then(Value::as_str),
+        ) {
+            (Some(fingerprint), _, _) => attempts.sent_text(fingerprint),
+            (None, Some(title), Some(markdown)) => {
+                attempts.sent_text(&crate::post::fingerprint(title, markdown))
+            }
+            _ => return Item::Unproven,
+        };
+        match sent {
+            true => Item::Ours,
+            false => Item::Foreign,
+        }
     }
 
     /// The lookup, matching items on `fields`. `older`: an item of this key that is not what
@@ -213,33 +267,34 @@ impl HttpTarget {
         attempts: &Attempts,
         fields: &'static [&'static str],
         older: bool,
+        identity: bool,
     ) -> Result<Lookup, Error> {
         let Some(list_url) = &self.settings.list_url else {
             return Ok(Lookup::CannotTell("no list_url to look posts up".into()));
         };
         let (url, exact) = self.list_url(list_url, &attempts.key.to_string());
         let reply = self.http.get(&url, &self.headers)?;
-        if status_class(reply.status).is_some() {
-            return Err(self
-                .http
-                .failure("list", &reply, self.credential_file().as_deref()));
-        }
+        let reply = reply.success(|r| self.http.failure("list", r, self.credential_file()))?;
         let pointer = &self.settings.items_pointer;
         let created = self.settings.created_pointer.as_deref();
-        let mut found = Vec::new();
-        let (mut blind, mut others, mut listed) = (0, 0, 0usize);
+        let (mut found, mut foreign) = (Vec::new(), Vec::new());
+        let (mut blind, mut unproven, mut others, mut listed) = (0, 0, 0, 0usize);
         // The oldest creation time listed; `Err` once an item has none.
         let mut oldest: Result<Option<jiff::Timestamp>, ()> = Ok(None);
         let walk = items::each(&reply.body, pointer, &mut |item| {
             listed += 1;
-            match self.matches(&item, attempts, fields) {
-                Some(true) => found.push(Receipt {
-                    id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
-                    url: id_at(&item, &self.settings.url_pointer),
-                    note: None,
-                }),
-                Some(false) => others += 1,
-                None => blind += 1,
+            let receipt = || Receipt {
+                version: None,
+                id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
+                url: crate::outside::web_url(id_at(&item, &self.settings.url_pointer).as_deref()),
+                note: None,
+            };
+            match self.matches(&item, attempts, fields, identity) {
+                Item::Ours => found.push(receipt()),
+                Item::Foreign => foreign.push(receipt()),
+                Item::Unproven => unproven += 1,
+                Item::Other => others += 1,
+                Item::Blind => blind += 1,
             }
             if let (Some(created), Ok(min)) = (created, oldest) {
                 let at = item
@@ -266,6 +321,14 @@ impl HttpTarget {
                 "{blind} listed item(s) carry no {} to tell them apart",
                 fields.join(" or ")
             )));
+        }
+        if unproven > 0 {
+            return Ok(Lookup::CannotTell(format!(
+                "{unproven} listed item(s) carry this key but no fingerprint (nor title and markdown) to show they are this post"
+            )));
+        }
+        if !foreign.is_empty() {
+            return Ok(Lookup::Foreign(foreign));
         }
         if exact {
             // An exact query answers this key's posts only; anything else means the server
@@ -320,6 +383,30 @@ fn is_token_byte(b: u8) -> bool {
 /// The fields an item can be matched by.
 const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
 
+/// What a listed item is to the key looked up.
+enum Item {
+    /// This post: at this key's place, holding what an attempt sent.
+    Ours,
+    /// At this key's place, holding something else.
+    Foreign,
+    /// At this key's place, with nothing to compare.
+    Unproven,
+    /// Another key's item.
+    Other,
+    /// Carries none of the fields to tell.
+    Blind,
+}
+
+/// `kind = "http"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "http",
+    publishes_to: "a JSON endpoint of yours (`POST`)",
+    needs: "an optional token or header file",
+    build: |ctx| Ok(Box::new(HttpTarget::new(ctx, super::settings(ctx)?)?)),
+    can_find: |cfg| cfg.settings.contains_key("list_url"),
+    updates: |cfg| cfg.settings.contains_key("update_url"),
+};
+
 impl Target for HttpTarget {
     fn image_plan(&self, _: &Post, image: &crate::images::Image, _: &super::Media) -> String {
         match self.images.url(image) {
@@ -339,11 +426,7 @@ impl Target for HttpTarget {
             out.idempotency_key(&self.name, post.key),
         ));
         let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self
-                .http
-                .failure("POST", &reply, self.credential_file().as_deref()));
-        }
+        let reply = reply.success(|r| self.http.failure("POST", r, self.credential_file()))?;
         self.http.receipt(
             &reply,
             &self.settings.id_pointer,
@@ -351,45 +434,95 @@ impl Target for HttpTarget {
         )
     }
 
+    fn timeout(&self) -> std::time::Duration {
+        self.timeout
+    }
+
+    fn where_to_look(&self, key: jiff::civil::Date) -> String {
+        format!(
+            "a post with key {key} (Idempotency-Key {}) at {}",
+            idempotency_key(&self.name, &key.to_string()),
+            self.settings.url
+        )
+    }
+
+    fn settle(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.http.redactor(),
+            credential: self.secret(),
+        }
+    }
+
+    /// A lookup needs `list_url`.
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        match self.settings.list_url {
+            Some(_) => Some(self),
+            None => None,
+        }
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        self.update_url()?;
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        self.delete_url()?;
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        None
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for HttpTarget {
     /// Found when an item matches. Absent only when the lookup covers where the post would
     /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
     /// or one the user declares complete. An item that cannot be told apart spoils absence.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let fields = self.fields();
-        self.lookup(attempts, fields, false)
+        self.lookup(attempts, fields, false, true)
     }
 
-    fn timeout(&self) -> std::time::Duration {
-        self.timeout
+    fn immediate(&self) -> bool {
+        false
     }
 
-    fn updates(&self) -> bool {
-        self.settings.update_url.is_some()
+    fn keeps_payload(&self) -> bool {
+        false
     }
+}
 
+impl Update for HttpTarget {
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let Some(template) = &self.settings.update_url else {
-            return Err(Error::config(format!(
-                "[targets.{}]: set `update_url` (with {{id}}) so that edits can be sent",
-                self.name
-            )));
-        };
-        let url = template
+        let url = self
+            .update_url()?
             .replace("{id}", &encode(id))
             .replace("{key}", &encode(&post.key.to_string()));
         let reply = self
             .http
             .send(&self.settings.update_method, &url, &self.headers, &out.body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self
-                .http
-                .failure("update", &reply, self.credential_file().as_deref()));
-        }
+        let reply = reply.success(|r| self.http.failure("update", r, self.credential_file()))?;
         Ok(Receipt {
+            version: None,
             id: id.to_string(),
             url: serde_json::from_str::<Value>(&reply.body)
                 .ok()
-                .and_then(|doc| id_at(&doc, &self.settings.url_pointer)),
+                .and_then(|doc| id_at(&doc, &self.settings.url_pointer))
+                .and_then(|url| crate::outside::web_url(Some(&url))),
             note: None,
         })
     }
@@ -399,17 +532,14 @@ impl Target for HttpTarget {
     fn read_back(&mut self, _: &str, out: &Outgoing) -> Result<Lookup, Error> {
         let key = payload_key(&out.body)?;
         let attempts = Attempts::none_yet(key, &out.marks, &out.body);
-        self.lookup(&attempts, &FIELDS[2..], true)
+        self.lookup(&attempts, &FIELDS[2..], true, true)
     }
+}
 
+impl Retract for HttpTarget {
     fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
-        let Some(template) = &self.settings.delete_url else {
-            return Err(Error::config(format!(
-                "[targets.{}]: set `delete_url` (with {{id}}) so that posts can be retracted",
-                self.name
-            )));
-        };
-        let url = template
+        let url = self
+            .delete_url()?
             .replace("{id}", &encode(id))
             .replace("{key}", &encode(&key.to_string()));
         let reply = match self.settings.delete_method.as_str() {
@@ -425,41 +555,21 @@ impl Target for HttpTarget {
         if reply.status == 404 || reply.status == 410 || status_class(reply.status).is_none() {
             return Ok(());
         }
-        Err(self
-            .http
-            .failure("retract", &reply, self.credential_file().as_deref()))
+        Err(self.http.failure("retract", &reply, self.credential_file()))
     }
 
-    /// The normal lookup, with nothing sent to compare: an exact query by key that answers no
-    /// item proves the post gone.
-    fn still_there(&mut self, key: jiff::civil::Date, _: &str) -> Result<Lookup, Error> {
-        self.find(&Attempts::none_yet(key, &[], &Value::Null))
-    }
-
-    fn where_to_look(&self, key: jiff::civil::Date) -> String {
-        format!(
-            "a post with key {key} (Idempotency-Key {}) at {}",
-            idempotency_key(&self.name, &key.to_string()),
-            self.settings.url
-        )
-    }
-
-    fn can_find(&self) -> bool {
-        self.settings.list_url.is_some()
-    }
-
-    fn redact(&self, text: &str) -> String {
-        self.http.redactor().redact(text)
-    }
-
-    fn credential_file(&self) -> Option<PathBuf> {
-        HttpTarget::credential_file(self)
-    }
-
-    fn credential(&self) -> Option<String> {
-        self.token
-            .as_ref()
-            .or(self.header_file.as_ref())
-            .map(|s| s.fingerprint.clone())
+    /// The copy with this id, by the key (whatever the copy holds, it is the one removed): an
+    /// exact query by key that answers no item with this id proves it gone, though another copy
+    /// of the key (an earlier generation, a duplicate) may still be listed.
+    fn still_there(&mut self, key: jiff::civil::Date, id: &str) -> Result<Lookup, Error> {
+        let fields = self.fields();
+        let attempts = Attempts::none_yet(key, &[], &Value::Null);
+        Ok(match self.lookup(&attempts, fields, false, false)? {
+            Lookup::Found(copies) => match copies.into_iter().find(|c| c.id == id) {
+                Some(copy) => Lookup::Found(vec![copy]),
+                None => Lookup::Absent,
+            },
+            other => other,
+        })
     }
 }

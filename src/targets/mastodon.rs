@@ -1,10 +1,14 @@
 //! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
 //! instance's character limit, sent with an Idempotency-Key.
 
-use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target, items, mark};
+use super::{
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
+    Secrets, Target, Update, Upload, items, mark,
+};
 use crate::error::{Class, Error};
+use crate::outside::web_url;
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -87,10 +91,7 @@ impl Mastodon {
         let mut err = self.http.failure(what, reply, Some(&self.token.file));
         if reply.status == 422 && reply.body.contains("requires an authenticated user") {
             // A token of an application without a user: it can never post.
-            err = Error {
-                kind: crate::error::Kind::Failure(Class::Auth),
-                ..err
-            };
+            err = err.reclass(Class::Auth);
         }
         if err.class() == Some(Class::Auth) {
             return err.hint(format!(
@@ -156,11 +157,9 @@ impl Mastodon {
             &self.url("/api/v1/accounts/verify_credentials"),
             &self.headers(),
         )?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("verify credentials", &reply));
-        }
+        let reply = reply.success(|r| self.failure("verify credentials", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-        let id = doc["id"].as_str().ok_or_else(|| {
+        let id = id_text(&doc["id"]).ok_or_else(|| {
             Error::failure(Class::Unknown, "verify_credentials gave no account id")
         })?;
         self.account = Some(id.to_string());
@@ -171,38 +170,33 @@ impl Mastodon {
     fn source(&mut self, id: &str) -> Result<Option<String>, Error> {
         let path = format!("/api/v1/statuses/{}/source", encode(id));
         let reply = self.http.get(&self.url(&path), &self.headers())?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("read a status's source", &reply));
-        }
+        let reply = reply.success(|r| self.failure("read a status's source", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         Ok(doc["text"].as_str().map(str::to_string))
     }
 }
 
+/// `kind = "mastodon"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "mastodon",
+    publishes_to: "a Mastodon status",
+    needs: "an access token",
+    build: |ctx| Ok(Box::new(Mastodon::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: super::kinds::never,
+};
+
 impl Target for Mastodon {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let text = self.text(post)?;
         Ok(Outgoing {
+            version: None,
             generation: 0,
             rkey: None,
             media: Default::default(),
             marks: vec![mark(&normal(&text))],
             body: json!({ "status": text, "visibility": self.settings.visibility }),
         })
-    }
-
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
-        match (ask, self.limits) {
-            (false, None) => Some((
-                Limits::default().max_media,
-                "a Mastodon instance usually".into(),
-            )),
-            _ => Some((self.limits().max_media, "the instance".into())),
-        }
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
@@ -219,12 +213,58 @@ impl Target for Mastodon {
         let reply = self
             .http
             .post(&self.url("/api/v1/statuses"), &headers, &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("post status", &reply));
-        }
+        let reply = reply.success(|r| self.failure("post status", r))?;
         self.http.receipt(&reply, "/id", "/url")
     }
 
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "the status for {key} on your profile at {}",
+            self.settings.instance
+        )
+    }
+
+    fn settle(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.http.redactor(),
+            credential: Some(&self.token),
+        }
+    }
+
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        Some(self)
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for Mastodon {
     /// The account's statuses, newest first, back to the first attempt (or the key's eve):
     /// each one created since then is read back as source text and compared with the text
     /// sent. Absent once the pages reach a status older than that, or the end.
@@ -242,9 +282,7 @@ impl Target for Mastodon {
                 path.push_str(&format!("&max_id={}", encode(max_id)));
             }
             let reply = self.http.get(&self.url(&path), &self.headers())?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("list statuses", &reply));
-            }
+            let reply = reply.success(|r| self.failure("list statuses", r))?;
             let mut statuses = Vec::new();
             let walk = items::each(&reply.body, "", &mut |status| {
                 if statuses.len() <= 40 {
@@ -265,9 +303,10 @@ impl Target for Mastodon {
             }
             let mut older = false;
             for status in &statuses {
-                let Some(id) = status["id"].as_str() else {
+                let Some(id) = id_text(&status["id"]) else {
                     return Ok(Lookup::CannotTell("a listed status has no id".into()));
                 };
+                let id = id.as_str();
                 let Some(created) = status["created_at"]
                     .as_str()
                     .and_then(|t| t.parse::<jiff::Timestamp>().ok())
@@ -286,8 +325,9 @@ impl Target for Mastodon {
                 };
                 if attempts.sent_text(&normal(&text)) {
                     found.push(Receipt {
+                        version: None,
                         id: id.to_string(),
-                        url: status["url"].as_str().map(str::to_string),
+                        url: web_url(status["url"].as_str()),
                         note: None,
                     });
                 }
@@ -310,19 +350,23 @@ impl Target for Mastodon {
         })
     }
 
-    fn timeout(&self) -> Duration {
-        self.timeout
+    fn immediate(&self) -> bool {
+        false
     }
 
+    fn keeps_payload(&self) -> bool {
+        false
+    }
+}
+
+impl Update for Mastodon {
     /// `PUT /api/v1/statuses/{id}` (Mastodon 3.5+). Off by default (`on_edit = "update"` turns
     /// it on): an edit notifies everyone who boosted the status.
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let body = Self::attach(&out.body, post, &out.media)?;
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
         let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("edit status", &reply));
-        }
+        let reply = reply.success(|r| self.failure("edit status", r))?;
         let receipt = self.http.receipt(&reply, "/id", "/url")?;
         Ok(Receipt {
             id: id.to_string(),
@@ -341,7 +385,9 @@ impl Target for Mastodon {
             false => Lookup::Absent,
         })
     }
+}
 
+impl Retract for Mastodon {
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
         let reply = self.http.delete(&url, &self.headers())?;
@@ -360,23 +406,20 @@ impl Target for Mastodon {
             _ => Ok(Lookup::Found(vec![Receipt::id(id)])),
         }
     }
+}
 
-    fn where_to_look(&self, key: Date) -> String {
-        format!(
-            "the status for {key} on your profile at {}",
-            self.settings.instance
-        )
+impl Upload for Mastodon {
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
     }
 
-    fn redact(&self, text: &str) -> String {
-        self.http.redactor().redact(text)
-    }
-
-    fn credential_file(&self) -> Option<std::path::PathBuf> {
-        Some(self.token.file.clone())
-    }
-
-    fn credential(&self) -> Option<String> {
-        Some(self.token.fingerprint.clone())
+    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
+        match (ask, self.limits) {
+            (false, None) => Some((
+                Limits::default().max_media,
+                "a Mastodon instance usually".into(),
+            )),
+            _ => Some((self.limits().max_media, "the instance".into())),
+        }
     }
 }

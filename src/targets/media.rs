@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 
 /// The longest value kept for one upload (a URL, an id, a blob reference).
 const MAX_VALUE: usize = 1000;
+/// The most a line's `media=` field holds, so that a line stays far below the state file's
+/// 64 KiB limit whatever the servers answer.
+const MAX_FIELD: usize = 16 * 1024;
 
 /// What each uploaded image became on the target, by the first 16 hex digits of its hash:
 /// `sha16=VALUE`, space-separated on the line. The value is the target's own (an id, a URL,
@@ -75,6 +78,16 @@ impl Media {
                 format!(
                     "the server's answer for image {} is not a plain id or URL",
                     image.sha16()
+                ),
+            ));
+        }
+        let total: usize = self.uploads.values().map(|v| v.len() + 18).sum();
+        if total + value.len() + 18 > MAX_FIELD {
+            return Err(Error::failure(
+                Class::Rejected,
+                format!(
+                    "the post has more uploads than one state line can record ({} KiB of answers): send fewer images in one post",
+                    MAX_FIELD / 1024
                 ),
             ));
         }

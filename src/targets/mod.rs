@@ -3,44 +3,48 @@
 use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
-use crate::images::Image;
-use crate::post::Post;
 use jiff::Timestamp;
 use jiff::civil::Date;
 pub use media::Media;
 pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
-use std::time::Duration;
+pub use target::{Batch, Find, Keep, Names, Retract, Secrets, Target, Update, Upload};
 
 pub mod bluesky;
 pub mod command;
+pub mod compare;
 pub mod devto;
 pub mod folder;
+pub mod ghost;
 pub mod http;
 pub mod items;
+pub mod kinds;
 pub mod mastodon;
 pub mod media;
 pub mod net;
 pub mod payload;
 pub mod secret;
+pub mod target;
 pub mod wordpress;
 
 /// What the target answered: the id to record (and a link, where it gives one).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Receipt {
     pub id: String,
     pub url: Option<String>,
     /// Anything the human should know about how it was sent (e.g. tags that were cleaned).
     pub note: Option<String>,
+    /// The copy's version as written (Ghost's `updated_at`), for targets that refuse an update
+    /// made against another version; kept on the line and handed back in `Outgoing::version`.
+    pub version: Option<String>,
 }
 
 impl Receipt {
     pub fn id(id: impl Into<String>) -> Receipt {
         Receipt {
             id: id.into(),
-            url: None,
-            note: None,
+            ..Receipt::default()
         }
     }
 }
@@ -124,6 +128,9 @@ pub struct Outgoing {
     pub rkey: Option<String>,
     /// The post's images as uploaded (`Target::upload`); set by the runner before it sends.
     pub media: Media,
+    /// For an update: the copy's version as dayrun last wrote it (`Receipt::version`), set by
+    /// the runner from the key's line.
+    pub version: Option<String>,
 }
 
 impl Outgoing {
@@ -142,162 +149,6 @@ pub fn mark(text: &str) -> String {
     crate::post::hex(&Sha256::digest(text.as_bytes())[..8])
 }
 
-/// A place posts are published to. Errors carry their failure class (`Error::class`).
-pub trait Target {
-    /// Build what would be sent for the post now. Fails (classed) before anything is sent.
-    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error>;
-
-    /// Send it once. Retrying and confirming are the runner's job, not the target's.
-    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error>;
-
-    /// Upload the images of `post` that `media` does not hold yet. Each answer goes into
-    /// `media` and is handed to `keep` at once (the runner writes it on the key's pending line)
-    /// before the next upload starts, so that a resend reuses it. Errors are classed as for
-    /// `publish`; an upload whose outcome is unknown is `unknown`.
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        let _ = (post, media, keep);
-        Ok(())
-    }
-
-    /// The most images one post can carry here, and who says so (for the warning about the
-    /// rest); `None`: no limit. `ask`: the target may ask the server (never in a dry run).
-    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
-        let _ = ask;
-        None
-    }
-
-    /// What publishing does with `image` (`--dry-run`): "upload 1.2 MB", "copy as …".
-    fn image_plan(&self, post: &Post, image: &Image, media: &Media) -> String {
-        let _ = (post, image, media);
-        "sent with the post".into()
-    }
-
-    /// Look the key up. `Err` is a failed lookup (cannot tell; an auth error stops the target).
-    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error>;
-
-    /// The record key of copy `generation` of `key`, for a target where the client names the
-    /// record and the server keeps one record per name: the same for every attempt, so a
-    /// resend can never make a second copy. `None`: the server names its records.
-    fn record_key(&self, key: Date, generation: u32) -> Option<String> {
-        let _ = (key, generation);
-        None
-    }
-
-    /// Which copy a found `id` is (its generation and record key), for a target that names its
-    /// records (`record_key`), so that a copy found after a lost state file is recorded as the
-    /// copy it is. `None`: not one of the keys it would derive.
-    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
-        let _ = (key, id);
-        None
-    }
-
-    /// Whether `find` can answer at all (an http target without `list_url` cannot).
-    fn can_find(&self) -> bool {
-        true
-    }
-
-    /// Whether `find` sees a finished publish at once (a folder does; a web API may lag), so
-    /// confirmation needs one look and no waiting.
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    /// Whether a run may group this target's publishes (`runner/batch.rs`): its lookup is exact
-    /// and immediate, and a publish is files written with `stage`, made durable for many keys
-    /// at once. Chosen per target, not by kind; the default publishes one key at a time.
-    fn batches(&self) -> bool {
-        false
-    }
-
-    /// For a target that `batches`: write what `publish` would, into `files`, without making
-    /// anything durable or visible; the batch does that for all its keys together.
-    fn stage(
-        &mut self,
-        post: &Post,
-        out: &Outgoing,
-        files: &mut crate::fsutil::Staged,
-    ) -> Result<Receipt, Error> {
-        let _ = (post, out, files);
-        Err(Error::config(
-            "this kind of target cannot group its publishes",
-        ))
-    }
-
-    /// How long one request (or script) may run before dayrun gives up on it.
-    fn timeout(&self) -> Duration;
-
-    /// How long after dayrun gave up on a request the target may still make it visible (PHP
-    /// still running, a list that lags); `settle_secs` overrides it.
-    fn settle(&self) -> Duration {
-        Duration::from_secs(30)
-    }
-
-    /// Whether lookups need the exact document an attempt sent, kept in `state/<target>.sent/`.
-    fn keeps_payload(&self) -> bool {
-        false
-    }
-
-    /// Where a human should look for the key, for the advice printed when dayrun cannot tell.
-    fn where_to_look(&self, key: Date) -> String;
-
-    /// Whether edits go to the published copy unless `on_edit` says otherwise: kinds that edit
-    /// in place without telling anyone (a folder, a blog) do; a timeline does not.
-    fn updates(&self) -> bool {
-        false
-    }
-
-    /// Replace the published copy `id` with what `out` holds, in place (never a second copy).
-    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let _ = (id, post, out);
-        Err(Error::config(
-            "this kind of target cannot update a published post",
-        ))
-    }
-
-    /// Read the copy `id` back: `Found` when it holds what `out` holds (the update landed),
-    /// `Absent` when it holds something else (an older version), or cannot tell.
-    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
-        let _ = (id, out);
-        Ok(Lookup::CannotTell(
-            "this kind of target cannot read a post back".into(),
-        ))
-    }
-
-    /// Take a published post back (`dayrun retract`). Errors are classed as for `publish`.
-    fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {
-        let _ = (key, id, post);
-        Err(Error::config("this kind of target cannot retract posts"))
-    }
-
-    /// After a retract: whether the post with `id` is still there (`Found`) or gone (`Absent`).
-    fn still_there(&mut self, key: Date, id: &str) -> Result<Lookup, Error> {
-        let _ = (key, id);
-        Ok(Lookup::CannotTell(
-            "this kind of target cannot look a post up by id".into(),
-        ))
-    }
-
-    /// Mask every form of this target's secrets in a text from outside (a server's body, a
-    /// script's output) before it is stored or printed.
-    fn redact(&self, text: &str) -> String {
-        text.to_string()
-    }
-
-    /// Where the credential lives, for the advice after an auth failure ("renew X").
-    fn credential_file(&self) -> Option<std::path::PathBuf> {
-        None
-    }
-
-    /// A non-secret fingerprint of the credential in use, so that an auth failure is
-    /// re-attempted by itself once the credential file is renewed.
-    fn credential(&self) -> Option<String> {
-        None
-    }
-}
-
-/// Where a target hands each upload's answer: the media so far, and a line for the trace.
-pub type Keep<'a> = dyn FnMut(&Media, &str) -> Result<(), Error> + 'a;
-
 /// Everything a target may need besides its own settings.
 pub struct Context<'a> {
     pub config: &'a Config,
@@ -305,51 +156,46 @@ pub struct Context<'a> {
     pub clock: &'a Clock,
 }
 
-/// Build the configured target. The only `match` on the kind: a new platform is one file and
-/// one arm here. Reads credential files but sends nothing.
+/// Build the configured target, by its kind in the registry (`kinds::KINDS`). Reads credential
+/// files but sends nothing.
 pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
-    Ok(match ctx.target.kind.as_str() {
-        "folder" => Box::new(folder::Folder::new(ctx, settings(ctx)?)?),
-        "http" => Box::new(http::HttpTarget::new(ctx, settings(ctx)?)?),
-        "command" => Box::new(command::CommandTarget::new(ctx, settings(ctx)?)?),
-        "wordpress" => Box::new(wordpress::WordPress::new(ctx, settings(ctx)?)?),
-        "devto" => Box::new(devto::Devto::new(ctx, settings(ctx)?)?),
-        "mastodon" => Box::new(mastodon::Mastodon::new(ctx, settings(ctx)?)?),
-        "bluesky" => Box::new(bluesky::Bluesky::new(ctx, settings(ctx)?)?),
-        other => {
-            return Err(Error::config(format!(
-                "[targets.{}]: unknown kind `{other}` (known: folder, http, command, wordpress, devto, mastodon, bluesky)",
-                ctx.target.name
-            ))
-            .at(ctx.config.show(&ctx.target.source))
-            .at_line(ctx.target.line_of("kind")));
-        }
+    (kind_of(ctx.config, ctx.target)?.build)(ctx)
+}
+
+/// The registry's entry for a configured target, or a config error naming the known kinds.
+pub fn kind_of(config: &Config, cfg: &TargetConfig) -> Result<&'static kinds::Kind, Error> {
+    kinds::find(&cfg.kind).ok_or_else(|| {
+        let known: Vec<&str> = kinds::names().collect();
+        let guess = crate::config::closest(&cfg.kind, kinds::names())
+            .map(|k| format!(" (did you mean `{k}`?)"))
+            .unwrap_or_default();
+        Error::config(format!(
+            "[targets.{}]: unknown kind `{}`{guess}; known: {}",
+            cfg.name,
+            cfg.kind,
+            known.join(", ")
+        ))
+        .at(config.show(&cfg.source))
+        .at_line(cfg.line_of("kind"))
     })
 }
 
 /// What a configured target can do, read from its table alone (no credential is read): whether
-/// it can look a key up, and whether edits go to its copies. For `status`, which judges every
-/// key as a run would without building any target; a built target answers the same
-/// (`Target::can_find`, `Target::updates`).
+/// it can look a key up, and whether edits go to its copies (`on_edit` first). `status` and the
+/// runner both judge keys by it.
 pub fn capabilities(cfg: &TargetConfig) -> (bool, bool) {
-    let has = |key: &str| cfg.settings.contains_key(key);
-    let can_find = match cfg.kind.as_str() {
-        "http" => has("list_url"),
-        "command" => has("confirm"),
-        _ => true,
-    };
-    let updates = cfg.policy.on_edit.unwrap_or(match cfg.kind.as_str() {
-        "folder" | "wordpress" | "devto" => true,
-        "http" => has("update_url"),
-        "command" => has("update"),
-        _ => false,
-    });
-    (can_find, updates)
+    match kinds::find(&cfg.kind) {
+        Some(kind) => (
+            (kind.can_find)(cfg),
+            cfg.policy.on_edit.unwrap_or_else(|| (kind.updates)(cfg)),
+        ),
+        None => (false, cfg.policy.on_edit.unwrap_or(false)),
+    }
 }
 
 /// The target's own settings from its table; errors name the table, file and line, and an
 /// unknown key lists every key the table may hold.
-fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
+pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
     let target = ctx.target;
     T::deserialize(target.settings.clone()).map_err(|e| {
         let message = e.message().trim();

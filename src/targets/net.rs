@@ -3,6 +3,7 @@
 
 use super::Context;
 
+pub mod pages;
 mod upload;
 use crate::error::{Class, Error};
 use crate::redact::Redactor;
@@ -56,11 +57,30 @@ pub fn slug(text: &str, max: usize) -> String {
     out
 }
 
-/// An HTTP client for one target: per-phase timeouts, no status-as-error, and the secrets it
-/// must never echo (every text it returns from outside is redacted).
+/// An HTTP client for one target: the run's one agent, this target's per-phase timeouts, and
+/// the secrets it must never echo (every text it returns from outside is redacted).
 pub struct Http {
     agent: ureq::Agent,
+    connect: Duration,
+    timeout: Duration,
     redactor: Redactor,
+}
+
+/// The run's one HTTP agent: every target's requests share its connections (keep-alive), so a
+/// run that makes 40 posts on one server opens one connection, not 40. No status is an error
+/// (each target classes them) and no redirect is followed.
+fn agent() -> ureq::Agent {
+    static AGENT: std::sync::OnceLock<ureq::Agent> = std::sync::OnceLock::new();
+    AGENT
+        .get_or_init(|| {
+            ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .user_agent(concat!("dayrun/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .into()
+        })
+        .clone()
 }
 
 /// A response that arrived: status, body, and how long the server asked us to wait.
@@ -74,6 +94,15 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The reply when it is a success (2xx); otherwise the error `failure` makes of it (the
+    /// platform's reading of `Http::failure`).
+    pub fn success(self, failure: impl FnOnce(&Reply) -> Error) -> Result<Reply, Error> {
+        match status_class(self.status) {
+            None => Ok(self),
+            Some(_) => Err(failure(&self)),
+        }
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -85,22 +114,27 @@ impl Reply {
 impl Http {
     /// `connect` bounds resolving and connecting (nothing sent yet: retry-safe); `timeout`
     /// bounds sending and each wait for the answer (after sending: unknown).
+    /// The redactor's secrets become the run's: every target masks them (`Redactor::register`).
     pub fn new(connect: Duration, timeout: Duration, redactor: Redactor) -> Http {
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_resolve(Some(connect))
-            .timeout_connect(Some(connect))
-            .timeout_send_request(Some(timeout))
-            .timeout_send_body(Some(timeout))
-            .timeout_recv_response(Some(timeout))
-            .timeout_recv_body(Some(timeout))
-            .user_agent(concat!("dayrun/", env!("CARGO_PKG_VERSION")))
-            .build();
+        redactor.register();
         Http {
-            agent: config.into(),
+            agent: agent(),
+            connect,
+            timeout,
             redactor,
         }
+    }
+
+    /// A request to `url` with this target's timeouts.
+    fn request<B>(&self, req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        req.config()
+            .timeout_resolve(Some(self.connect))
+            .timeout_connect(Some(self.connect))
+            .timeout_send_request(Some(self.timeout))
+            .timeout_send_body(Some(self.timeout))
+            .timeout_recv_response(Some(self.timeout))
+            .timeout_recv_body(Some(self.timeout))
+            .build()
     }
 
     pub fn redactor(&self) -> &Redactor {
@@ -109,7 +143,10 @@ impl Http {
 
     /// A secret learnt while running (a session token), masked from now on like the others.
     pub fn add_secret(&mut self, secret: &str) {
-        self.redactor.add(secret);
+        let mut learnt = Redactor::default();
+        learnt.add(secret);
+        learnt.register();
+        self.redactor.extend(&learnt);
     }
 
     /// POST a JSON body. Transport failures come back classed; any status is a `Reply`.
@@ -131,9 +168,9 @@ impl Http {
         body: &serde_json::Value,
     ) -> Result<Reply, Error> {
         let mut req = match method {
-            "PUT" => self.agent.put(url),
-            "PATCH" => self.agent.patch(url),
-            _ => self.agent.post(url),
+            "PUT" => self.request(self.agent.put(url)),
+            "PATCH" => self.request(self.agent.patch(url)),
+            _ => self.request(self.agent.post(url)),
         }
         .header("Content-Type", "application/json");
         for (name, value) in headers {
@@ -145,7 +182,9 @@ impl Http {
 
     /// POST with no body (an XRPC procedure without input). Transport failures come back classed.
     pub fn post_empty(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
-        let mut req = self.agent.post(url).header("Accept", "application/json");
+        let mut req = self
+            .request(self.agent.post(url))
+            .header("Accept", "application/json");
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
@@ -154,7 +193,9 @@ impl Http {
 
     /// DELETE a URL. Transport failures come back classed; any status is a `Reply`.
     pub fn delete(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
-        let mut req = self.agent.delete(url).header("Accept", "application/json");
+        let mut req = self
+            .request(self.agent.delete(url))
+            .header("Accept", "application/json");
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
@@ -163,7 +204,7 @@ impl Http {
 
     /// GET a URL. Transport failures come back classed; any status is a `Reply`.
     pub fn get(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
-        let mut req = self.agent.get(url);
+        let mut req = self.request(self.agent.get(url));
         if !headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("accept"))
@@ -259,8 +300,9 @@ impl Http {
             )
         })?;
         Ok(super::Receipt {
+            version: None,
             id,
-            url: id_at(&doc, url_pointer),
+            url: crate::outside::web_url(id_at(&doc, url_pointer).as_deref()),
             note: None,
         })
     }
@@ -307,21 +349,28 @@ fn is_certificate(err: &ureq::Error) -> bool {
     }
 }
 
-/// Percent-encode a query value (RFC 3986 unreserved characters pass).
+/// Percent-encode a query value or one part of a path: the one encoder of every target
+/// (RFC 3986 unreserved characters pass).
 pub fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    percent_encoding::utf8_percent_encode(s, UNRESERVED).to_string()
 }
 
-/// The id (string or number) at `pointer`.
+/// What stays as it is (RFC 3986 unreserved).
+const UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The id (string or number) at `pointer`, as the server wrote it.
 pub fn id_at(doc: &serde_json::Value, pointer: &str) -> Option<String> {
-    match doc.pointer(pointer)? {
+    id_text(doc.pointer(pointer)?)
+}
+
+/// An id as the server wrote it: a string, or a number's exact text (serde_json keeps it with
+/// `arbitrary_precision`, so `12345678901234567890123` never becomes `1.2345678901234568e22`).
+pub fn id_text(value: &serde_json::Value) -> Option<String> {
+    match value {
         serde_json::Value::String(s) if !s.is_empty() => Some(s.clone()),
         serde_json::Value::Number(n) => Some(n.to_string()),
         _ => None,
@@ -410,6 +459,11 @@ pub fn idempotency_key(target: &str, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_encoder_for_queries_and_path_parts() {
+        assert_eq!(encode("a b/ü~-._?&="), "a%20b%2F%C3%BC~-._%3F%26%3D");
+    }
 
     #[test]
     fn statuses_are_classed_row_by_row() {

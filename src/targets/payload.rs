@@ -46,6 +46,7 @@ pub fn outgoing(post: &Post, images: &ImageLinks) -> Outgoing {
         generation: 0,
         rkey: None,
         media: Media::default(),
+        version: None,
         body: payload(post, images),
         marks: vec![mark(&post.fingerprint)],
     }
@@ -80,21 +81,10 @@ impl ImageLinks {
     /// each part percent-encoded.
     pub fn url(&self, image: &Image) -> Option<String> {
         let base = self.base.as_ref()?;
-        let path: Vec<String> = image
-            .rel
-            .split('/')
-            .map(|part| percent_encoding::utf8_percent_encode(part, URL_PART).to_string())
-            .collect();
+        let path: Vec<String> = image.rel.split('/').map(super::net::encode).collect();
         Some(format!("{base}{}", path.join("/")))
     }
 }
-
-/// What stays as it is in a part of a URL path (RFC 3986 unreserved).
-const URL_PART: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// The name of an image's cleaned copy: the same bytes, the same name.
 pub fn copy_name(image: &Image) -> String {

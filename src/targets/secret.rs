@@ -55,6 +55,10 @@ impl Secret {
             .hint(format!("put the {what} in {}", shown.display())));
         }
         warn_if_shared(&path, &shown);
+        // Every target masks it from now on, not only the one it belongs to.
+        let mut run = Redactor::default();
+        run.add(&value);
+        run.register();
         let digest = Sha256::digest(format!("dayrun-credential\n{name}\n{value}").as_bytes());
         Ok(Secret {
             value,
@@ -106,11 +110,10 @@ fn warn_if_shared(path: &Path, shown: &Path) {
     if let Ok(meta) = std::fs::metadata(path)
         && meta.permissions().mode() & 0o077 != 0
     {
-        eprintln!(
-            "dayrun: warning: {} can be read by other users; run `chmod 600 {}`",
-            shown.display(),
-            shown.display()
-        );
+        let shown = crate::outside::escape(&shown.display().to_string(), 4000);
+        crate::say::err(&format!(
+            "dayrun: warning: {shown} can be read by other users; run `chmod 600 {shown}`"
+        ));
     }
 }
 

@@ -3,7 +3,10 @@
 
 use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
-use super::{Attempts, Context, Keep, Lookup, Media, Outgoing, Receipt, Target};
+use super::{
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
+    Secrets, Target, Update, Upload,
+};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -152,10 +155,7 @@ impl WordPress {
             && doc["data"]["details"]["status"]["code"] == "rest_forbidden_status";
         let mut err = self.http.failure(what, reply, Some(&self.password.file));
         if forbidden_status {
-            err = Error {
-                kind: crate::error::Kind::Failure(Class::Auth),
-                ..err
-            };
+            err = err.reclass(Class::Auth);
         }
         if err.class() != Some(Class::Auth) {
             return err;
@@ -175,6 +175,13 @@ impl WordPress {
     }
 
     /// The slug that names this post on the site: the key, then the title.
+    /// What a lookup compares of a copy: the words of its title and content (tags, entities and
+    /// spacing aside, which WordPress's filter may change for a user without `unfiltered_html`).
+    pub(super) fn mark(title: &str, content: &str) -> String {
+        let words = |html: &str| super::compare::html_text(html);
+        super::mark(&format!("wordpress\n{}\n{}", words(title), words(content)))
+    }
+
     fn slug(post: &Post) -> String {
         let title = slug(&post.title, 60);
         if title.is_empty() {
@@ -248,10 +255,7 @@ impl WordPress {
 /// A failure before the post itself was sent cannot have published it.
 fn before_post(err: Error) -> Error {
     match err.class() {
-        Some(Class::Unknown) => Error {
-            kind: crate::error::Kind::Failure(Class::RetrySafe),
-            ..err
-        },
+        Some(Class::Unknown) => err.reclass(Class::RetrySafe),
         _ => err,
     }
 }
@@ -263,6 +267,16 @@ fn unescape(s: &str) -> String {
         .replace("&quot;", "\"")
         .replace("&#039;", "'")
 }
+
+/// `kind = "wordpress"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "wordpress",
+    publishes_to: "a self-hosted WordPress, through its REST API",
+    needs: "an Application Password",
+    build: |ctx| Ok(Box::new(WordPress::new(ctx, super::settings(ctx)?)?)),
+    can_find: super::kinds::always,
+    updates: |_| true,
+};
 
 impl Target for WordPress {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
@@ -293,17 +307,18 @@ impl Target for WordPress {
         if post.key != self.clock.now().date() {
             body["date"] = json!(format!("{}T12:00:00", post.key));
         }
+        let marks = vec![Self::mark(
+            body["title"].as_str().unwrap_or_default(),
+            body["content"].as_str().unwrap_or_default(),
+        )];
         Ok(Outgoing {
+            version: None,
             body,
-            marks: Vec::new(),
+            marks,
             generation: 0,
             rkey: None,
             media: Default::default(),
         })
-    }
-
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
@@ -313,9 +328,7 @@ impl Target for WordPress {
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let body = Self::fill(&out.body, &out.media)?;
         let reply = self.call("/wp/v2/posts", "", Some(&body))?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("create post", &reply));
-        }
+        let reply = reply.success(|r| self.failure("create post", r))?;
         let receipt = self.http.receipt(&reply, "/id", "/link")?;
         Ok(Receipt {
             note: Self::featured_note(&body, &reply),
@@ -323,9 +336,62 @@ impl Target for WordPress {
         })
     }
 
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// PHP may go on with a request for a while after dayrun gave up on it.
+    fn settle(&self) -> Duration {
+        Duration::from_secs(60)
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!(
+            "posts on {} (Posts → All, drafts and trash too) dated around {key} whose slug starts with `{key}`",
+            self.base
+        )
+    }
+
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: self.http.redactor(),
+            credential: Some(&self.password),
+        }
+    }
+
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        Some(self)
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        Some(self)
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+}
+
+impl Find for WordPress {
     /// By the key, not the title: the posts dated around the key's day (and around the first
     /// attempt, for a key sent on another day) whose slug starts with the key. This finds the
-    /// post after a title edit, and every copy WordPress made unique with `-2`.
+    /// post after a title edit, and every copy WordPress made unique with `-2`. A slug says
+    /// where a copy would be, not that it is this post: a copy is ours when its raw title and
+    /// content have the words an attempt sent (`Self::mark`); another post whose slug starts
+    /// with the date (made by hand) is not ours. A copy of ours in the trash cannot tell: it is
+    /// neither published nor provably absent.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let mut found = Vec::new();
         let mut days = vec![attempts.key];
@@ -336,25 +402,39 @@ impl Target for WordPress {
             }
         }
         for day in days {
-            if let Some(why) = self.window(attempts.key, day, &mut found)? {
+            if let Some(why) = self.window(attempts, day, &mut found)? {
                 return Ok(Lookup::CannotTell(why));
             }
         }
-        found.sort_by_key(|(id, _)| *id);
-        Ok(match found.is_empty() {
-            true => Lookup::Absent,
-            false => Lookup::Found(found.into_iter().map(|(_, r)| r).collect()),
-        })
+        // Numeric ids in their order (a shorter number is a smaller one), the lowest first.
+        found.sort_by(|a, b| (a.id.len(), &a.id).cmp(&(b.id.len(), &b.id)));
+        let (ours, foreign): (Vec<_>, Vec<_>) = found.into_iter().partition(|c| c.ours);
+        let (trashed, live): (Vec<_>, Vec<_>) = ours.into_iter().partition(|c| c.trashed);
+        Ok(
+            match (live.is_empty(), trashed.first(), foreign.is_empty()) {
+                (false, _, _) => Lookup::Found(live.into_iter().map(|c| c.receipt).collect()),
+                (true, Some(copy), _) => Lookup::CannotTell(format!(
+                    "a copy of this post is in the trash (id {}): restore it and `dayrun mark KEY done --id {}`, or delete it for good and `dayrun retry KEY`",
+                    copy.id, copy.id
+                )),
+                (true, None, false) => {
+                    Lookup::Foreign(foreign.into_iter().map(|c| c.receipt).collect())
+                }
+                (true, None, true) => Lookup::Absent,
+            },
+        )
     }
 
-    fn timeout(&self) -> Duration {
-        self.timeout
+    fn immediate(&self) -> bool {
+        false
     }
 
-    fn updates(&self) -> bool {
-        true
+    fn keeps_payload(&self) -> bool {
+        false
     }
+}
 
+impl Update for WordPress {
     /// `POST /wp/v2/posts/{id}` with the new title, content, excerpt and terms; the slug and
     /// date stay as published, so links to the post keep working.
     fn update(&mut self, id: &str, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -365,30 +445,41 @@ impl Target for WordPress {
         }
         let route = format!("/wp/v2/posts/{}", encode(id));
         let reply = self.call(&route, "", Some(&body))?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("update post", &reply));
-        }
+        let reply = reply.success(|r| self.failure("update post", r))?;
         self.http.receipt(&reply, "/id", "/link")
     }
 
-    /// The copy holds the edit when its raw title and content are what was sent.
+    /// The copy holds the edit when its raw title and content have the words that were sent.
     fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
         let reply = self.call(&route, "context=edit", None)?;
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("read a post back", &reply));
-        }
+        let reply = reply.success(|r| self.failure("read a post back", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         let Ok(sent) = Self::fill(&out.body, &out.media) else {
             return Ok(Lookup::Absent); // an image it needs was never uploaded
         };
-        let same = doc["title"]["raw"] == sent["title"] && doc["content"]["raw"] == sent["content"];
+        // By their words: WordPress's filter may store `&amp;` and `<br />` for what was sent.
+        let words = |v: &Value| {
+            Self::mark(
+                v["title"]
+                    .as_str()
+                    .or(v["title"]["raw"].as_str())
+                    .unwrap_or_default(),
+                v["content"]
+                    .as_str()
+                    .or(v["content"]["raw"].as_str())
+                    .unwrap_or_default(),
+            )
+        };
+        let same = words(&doc) == words(&sent);
         Ok(match same {
             true => Lookup::Found(vec![Receipt::id(id)]),
             false => Lookup::Absent,
         })
     }
+}
 
+impl Retract for WordPress {
     /// `DELETE /wp/v2/posts/{id}`: WordPress moves the post to the trash (it can be restored).
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
@@ -413,9 +504,7 @@ impl Target for WordPress {
                 _ => Lookup::CannotTell("HTTP 404 without WordPress's own answer".into()),
             });
         }
-        if status_class(reply.status).is_some() {
-            return Err(self.failure("look up post", &reply));
-        }
+        let reply = reply.success(|r| self.failure("look up post", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         Ok(match doc["status"].as_str() {
             Some("trash") => Lookup::Absent,
@@ -423,28 +512,14 @@ impl Target for WordPress {
             None => Lookup::CannotTell("the post's answer has no status".into()),
         })
     }
+}
 
-    /// PHP may go on with a request for a while after dayrun gave up on it.
-    fn settle(&self) -> Duration {
-        Duration::from_secs(60)
+impl Upload for WordPress {
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        self.upload_images(post, media, keep)
     }
 
-    fn where_to_look(&self, key: Date) -> String {
-        format!(
-            "posts on {} (Posts → All, drafts and trash too) dated around {key} whose slug starts with `{key}`",
-            self.base
-        )
-    }
-
-    fn redact(&self, text: &str) -> String {
-        self.http.redactor().redact(text)
-    }
-
-    fn credential_file(&self) -> Option<std::path::PathBuf> {
-        Some(self.password.file.clone())
-    }
-
-    fn credential(&self) -> Option<String> {
-        Some(self.password.fingerprint.clone())
+    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
+        None
     }
 }

@@ -3,7 +3,7 @@
 //! made after a retract is a new generation under a new rkey; `on_edit = "update"` is a
 //! putRecord under the same rkey that keeps the original createdAt.
 
-use super::{CREATE, GET, KEY, TODAY, field, line, project, shown};
+use super::{CREATE, GET, KEY, TODAY, field, line, project, shown, text_sent};
 use crate::fake_bluesky::FakeBluesky;
 use crate::fake_bluesky_rules::derived_rkey;
 use crate::fake_posts::Fault;
@@ -118,7 +118,7 @@ fn a_copy_found_before_sending_keeps_its_rkey_so_a_new_copy_gets_a_new_one() {
     // copy. Retracted again and published again, the next copy must not reuse its rkey.
     let api = FakeBluesky::start();
     let found = derived_rkey("sky", KEY, 1);
-    api.seed(&found, "Why the date is the key");
+    api.seed(&found, &text_sent(""));
     let p = project(&api, "");
     p.run(&["run", TODAY]).code(0).stdout_has("already there");
     p.run(&["retract", KEY, "--yes"]).code(0);

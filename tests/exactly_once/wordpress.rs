@@ -101,8 +101,10 @@ fn wordpress_backfilled_key_is_dated_on_its_day() {
 fn wordpress_two_copies_of_a_key_are_reported_and_never_resent() {
     let (wp, key) = (FakeWordPress::start(), today());
     let slug = format!("{key}-why-the-date-is-the-key");
-    wp.seed(&slug, "publish", &format!("{key}T08:00:00"));
-    let copy = wp.seed(&slug, "publish", &format!("{key}T08:01:00"));
+    // Two copies of this very post (what dayrun sends: its title, its HTML).
+    let (title, html) = ("Why the Date is the Key", "<p>First paragraph.</p>\n");
+    wp.seed_post(&slug, &format!("{key}T08:00:00"), title, html);
+    let copy = wp.seed_post(&slug, &format!("{key}T08:01:00"), title, html);
     assert_eq!(copy["slug"], format!("{slug}-2"));
     let p = project(&wp, key, "Why the Date is the Key", "");
     let out = p.run(&["run", &format!("--today={key}")]);

@@ -163,7 +163,7 @@ pub fn gps_latitude_bytes() -> Vec<u8> {
     rationals(0x0002, &LATITUDE).data
 }
 
-fn xmp_packet() -> Vec<u8> {
+pub fn xmp_packet() -> Vec<u8> {
     let mut out = b"http://ns.adobe.com/xap/1.0/\0".to_vec();
     out.extend_from_slice(
         format!(
@@ -190,7 +190,7 @@ pub fn two_halves(width: u32, height: u32) -> RgbImage {
     })
 }
 
-fn encode_jpeg(img: &RgbImage, quality: u8) -> Vec<u8> {
+pub fn encode_jpeg(img: &RgbImage, quality: u8) -> Vec<u8> {
     let mut out = Vec::new();
     JpegEncoder::new_with_quality(&mut out, quality)
         .encode(
@@ -204,7 +204,7 @@ fn encode_jpeg(img: &RgbImage, quality: u8) -> Vec<u8> {
 }
 
 /// A JPEG segment: marker, big-endian length (including itself), payload.
-fn segment(marker: u8, payload: &[u8]) -> Vec<u8> {
+pub fn segment(marker: u8, payload: &[u8]) -> Vec<u8> {
     let mut out = vec![0xFF, marker];
     out.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
     out.extend_from_slice(payload);
@@ -212,7 +212,7 @@ fn segment(marker: u8, payload: &[u8]) -> Vec<u8> {
 }
 
 /// Insert `segments` after SOI and any APP0 (JFIF) of `jpeg`.
-fn insert_segments(jpeg: &[u8], segments: &[Vec<u8>]) -> Vec<u8> {
+pub fn insert_segments(jpeg: &[u8], segments: &[Vec<u8>]) -> Vec<u8> {
     assert_eq!(&jpeg[..2], [0xFF, 0xD8], "not a JPEG");
     let mut at = 2;
     if jpeg[2..4] == [0xFF, 0xE0] {
@@ -250,8 +250,12 @@ fn private_segments(orientation: u16) -> Vec<Vec<u8>> {
 /// A `width`×`height` JPEG (left red, right blue) with EXIF `Make`, `Model`, `Orientation` =
 /// `orientation` and GPS, plus XMP, IPTC and a comment.
 pub fn jpeg_with_exif(width: u32, height: u32, orientation: u16) -> Vec<u8> {
-    let plain = encode_jpeg(&two_halves(width, height), 90);
-    insert_segments(&plain, &private_segments(orientation))
+    jpeg_with_exif_of(&two_halves(width, height), orientation)
+}
+
+/// `img` as a JPEG (quality 90) with the private EXIF (`orientation`), XMP, IPTC and comment.
+pub fn jpeg_with_exif_of(img: &RgbImage, orientation: u16) -> Vec<u8> {
+    insert_segments(&encode_jpeg(img, 90), &private_segments(orientation))
 }
 
 /// The usual test photo: 64×32 stored, orientation 6 (shows as 32×64, red on top).
@@ -311,7 +315,7 @@ pub fn noisy_photo() -> Vec<u8> {
 // ---------------------------------------------------------------------------------------------
 // PNG.
 
-fn crc32(bytes: &[u8]) -> u32 {
+pub fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = 0xFFFF_FFFFu32;
     for &b in bytes {
         crc ^= u32::from(b);
@@ -326,7 +330,7 @@ fn crc32(bytes: &[u8]) -> u32 {
     !crc
 }
 
-fn png_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+pub fn png_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
     let mut out = (data.len() as u32).to_be_bytes().to_vec();
     out.extend_from_slice(kind);
     out.extend_from_slice(data);
@@ -409,7 +413,7 @@ pub fn gif() -> Vec<u8> {
     out
 }
 
-fn riff_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+pub fn riff_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
     let mut out = kind.to_vec();
     out.extend_from_slice(&(data.len() as u32).to_le_bytes());
     out.extend_from_slice(data);
@@ -479,7 +483,7 @@ pub fn jpeg_markers(jpeg: &[u8]) -> Vec<u8> {
     out
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
+pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }
 

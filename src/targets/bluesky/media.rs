@@ -8,7 +8,6 @@ use super::Bluesky;
 use crate::error::{Class, Error};
 use crate::images::{Image, fit, megabytes};
 use crate::post::Post;
-use crate::targets::net::status_class;
 use crate::targets::{Keep, Media};
 use serde_json::{Value, json};
 
@@ -38,9 +37,7 @@ impl Bluesky {
                 fitted.format.content_type(),
                 &fitted.bytes,
             )?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("uploadBlob", &reply));
-            }
+            let reply = reply.success(|r| self.failure("uploadBlob", r))?;
             let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
             let blob = &doc["blob"];
             let cid = blob["ref"]["$link"].as_str().unwrap_or_default();

@@ -2,7 +2,7 @@
 //! `refreshSession` when the access token expires, and errors classed as the reference PDS
 //! answers them.
 
-use crate::error::{Class, Error, Kind};
+use crate::error::{Class, Error};
 use crate::targets::net::{Http, Reply, encode, status_class};
 use crate::targets::secret::Secret;
 use serde_json::{Value, json};
@@ -40,14 +40,6 @@ fn token_refused(reply: &Reply) -> bool {
             error_name(reply).as_deref(),
             Some("ExpiredToken" | "InvalidToken")
         )
-}
-
-/// The same error with another class.
-fn reclass(err: Error, class: Class) -> Error {
-    Error {
-        kind: Kind::Failure(class),
-        ..err
-    }
 }
 
 impl Client {
@@ -141,7 +133,7 @@ impl Client {
         });
         let url = self.url("com.atproto.server.createSession");
         let result = match self.http.post(&url, &[], &body) {
-            Err(err) => Err(reclass(err, Class::RetrySafe)),
+            Err(err) => Err(err.reclass(Class::RetrySafe)),
             Ok(reply) if status_class(reply.status).is_none() => self.take(&reply, "log in"),
             Ok(reply) => Err(self.failure("log in", &reply, true)),
         };
@@ -164,7 +156,7 @@ impl Client {
         )];
         let url = self.url("com.atproto.server.refreshSession");
         match self.http.post_empty(&url, &auth) {
-            Err(err) => Err(reclass(err, Class::RetrySafe)),
+            Err(err) => Err(err.reclass(Class::RetrySafe)),
             Ok(reply) if status_class(reply.status).is_none() => self.take(&reply, "refresh"),
             Ok(reply) => {
                 let err = self.failure("refresh the session", &reply, true);
@@ -233,9 +225,9 @@ impl Client {
             || token_refused(reply)
             || (login && reply.status == 400);
         let err = match status_class(reply.status) {
-            _ if auth => reclass(err, Class::Auth),
+            _ if auth => err.reclass(Class::Auth),
             // A failed login or refresh sent nothing of the post.
-            Some(Class::Unknown) if login => reclass(err, Class::RetrySafe),
+            Some(Class::Unknown) if login => err.reclass(Class::RetrySafe),
             _ => err,
         };
         if err.class() != Some(Class::Auth) {

@@ -34,6 +34,7 @@ pub fn receipt(stdout: &str, fallback: &str) -> Result<Receipt, Error> {
         };
         if let Some(id) = text("id") {
             receipt = Receipt {
+                version: None,
                 id,
                 url: text("url"),
                 note: None,
@@ -56,6 +57,8 @@ pub fn receipt(stdout: &str, fallback: &str) -> Result<Receipt, Error> {
             ));
         }
     }
+    // Only a web URL is a copy's URL (no `javascript:`); the id is still the id.
+    receipt.url = crate::outside::web_url(receipt.url.as_deref());
     Ok(receipt)
 }
 

@@ -5,7 +5,7 @@ use super::Mastodon;
 use crate::error::{Class, Error};
 use crate::images::Image;
 use crate::post::Post;
-use crate::targets::net::{FilePart, encode, status_class};
+use crate::targets::net::{FilePart, encode};
 use crate::targets::{Keep, Media};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -44,9 +44,7 @@ impl Mastodon {
             let reply =
                 self.http
                     .post_form(&self.url("/api/v2/media"), &self.headers(), &fields, file)?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("upload image", &reply));
-            }
+            let reply = reply.success(|r| self.failure("upload image", r))?;
             let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
             let Some(id) = id_of(&doc) else {
                 return Err(Error::failure(

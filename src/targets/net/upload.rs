@@ -14,8 +14,7 @@ impl Http {
         bytes: &[u8],
     ) -> Result<Reply, Error> {
         let mut req = self
-            .agent
-            .post(url)
+            .request(self.agent.post(url))
             .header("Content-Type", content_type)
             .header("Accept", "application/json");
         for (name, value) in headers {
@@ -42,7 +41,9 @@ impl Http {
             .mime_str(file.content_type)
             .map_err(|e| self.transport(&e, ""))?;
         form = form.part(file.field, part);
-        let mut req = self.agent.post(url).header("Accept", "application/json");
+        let mut req = self
+            .request(self.agent.post(url))
+            .header("Accept", "application/json");
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }

@@ -3,9 +3,20 @@
 
 use super::WordPress;
 use crate::error::Error;
-use crate::targets::net::status_class;
-use crate::targets::{Receipt, items};
+use crate::outside::web_url;
+use crate::targets::net::id_text;
+use crate::targets::{Attempts, Receipt, items};
 use jiff::civil::Date;
+
+/// A post whose slug is this key's: where it is, and what it is to this key.
+pub(super) struct Candidate {
+    /// The id as the site wrote it.
+    pub id: String,
+    pub receipt: Receipt,
+    /// Its words are what an attempt sent.
+    pub ours: bool,
+    pub trashed: bool,
+}
 
 /// Days either side of a key that its post can carry as its date (site zones are UTC-12..+14).
 pub(super) const WINDOW_DAYS: i32 = 2;
@@ -17,10 +28,11 @@ impl WordPress {
     /// the key or starts with it (`KEY-title`, its `-2` copies, `KEY__trashed`).
     pub(super) fn window(
         &mut self,
-        key: Date,
+        attempts: &Attempts,
         day: Date,
-        found: &mut Vec<(u64, Receipt)>,
+        found: &mut Vec<Candidate>,
     ) -> Result<Option<String>, Error> {
+        let key = attempts.key;
         let from = day
             .checked_sub(jiff::Span::new().days(WINDOW_DAYS))
             .unwrap_or(day);
@@ -33,9 +45,7 @@ impl WordPress {
                 "after={from}T00:00:00&before={to}T00:00:00&status=publish,future,draft,pending,private,trash&context=edit&per_page=100&page={page}&orderby=id&order=asc"
             );
             let reply = self.call("/wp/v2/posts", &query, None)?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("look up posts", &reply));
-            }
+            let reply = reply.success(|r| self.failure("look up posts", r))?;
             let mut listed = 0;
             let walk = items::each(&reply.body, "", &mut |item| {
                 listed += 1;
@@ -44,17 +54,24 @@ impl WordPress {
                     || slug
                         .strip_prefix(&prefix)
                         .is_some_and(|rest| rest.starts_with('-') || rest.starts_with("__"));
-                if let (true, Some(id)) = (ours, item["id"].as_u64())
-                    && found.iter().all(|(known, _)| *known != id)
+                if let (true, Some(id)) = (ours, id_text(&item["id"]))
+                    && found.iter().all(|c| c.id != id)
                 {
-                    found.push((
-                        id,
-                        Receipt {
-                            id: id.to_string(),
-                            url: item["link"].as_str().map(str::to_string),
+                    let words = WordPress::mark(
+                        item["title"]["raw"].as_str().unwrap_or_default(),
+                        item["content"]["raw"].as_str().unwrap_or_default(),
+                    );
+                    found.push(Candidate {
+                        id: id.clone(),
+                        receipt: Receipt {
+                            version: None,
+                            id,
+                            url: web_url(item["link"].as_str()),
                             note: None,
                         },
-                    ));
+                        ours: attempts.marks.contains(&words),
+                        trashed: item["status"] == "trash",
+                    });
                 }
             });
             match walk {

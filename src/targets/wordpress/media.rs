@@ -136,9 +136,7 @@ impl WordPress {
                         self.lost.insert(image.sha16().to_string(), sent);
                     }
                 })?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("upload image", &reply));
-            }
+            let reply = reply.success(|r| self.failure("upload image", r))?;
             let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
             let (Some(id), Some(url)) = (doc["id"].as_u64(), doc["source_url"].as_str()) else {
                 self.lost.insert(image.sha16().to_string(), sent);

@@ -1,0 +1,92 @@
+//! Where a command's lines go. Normally the terminal: stdout for what happened, stderr for
+//! errors and warnings. With `run --log FILE` every line is appended to FILE instead, and the
+//! terminal gets the run's lines only when the run needs a person (exit 1, 2 or 3): cron mails
+//! whatever a job prints, so it mails exactly then, and a quiet morning mails nothing.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// The most of a run's lines held to be shown at its end (the file has them all).
+const HELD: usize = 256 * 1024;
+
+struct Logged {
+    file: File,
+    /// The run's lines so far, as the terminal would have shown them.
+    held: String,
+    /// Lines not held (past `HELD`).
+    more: usize,
+    path: String,
+}
+
+static LOG: Mutex<Option<Logged>> = Mutex::new(None);
+
+/// From now on, lines go to `path` (appended; created if missing).
+pub fn to_file(path: &Path, shown: &Path) -> std::io::Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    *LOG.lock().unwrap_or_else(|e| e.into_inner()) = Some(Logged {
+        file,
+        held: String::new(),
+        more: 0,
+        path: shown.display().to_string(),
+    });
+    Ok(())
+}
+
+/// Whether lines go to a log file (then no progress bar is drawn).
+pub fn logging() -> bool {
+    LOG.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+}
+
+/// A line of what happened (stdout).
+pub fn out(line: &str) {
+    if !logged(line) {
+        println!("{line}");
+    }
+}
+
+/// An error or warning (stderr).
+pub fn err(line: &str) {
+    if !logged(line) {
+        eprintln!("{line}");
+    }
+}
+
+fn logged(line: &str) -> bool {
+    let mut log = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(log) = log.as_mut() else {
+        return false;
+    };
+    // A log that cannot be written is said on stderr, once, and the line goes there too.
+    if let Err(e) = writeln!(log.file, "{line}") {
+        eprintln!("dayrun: cannot write the log {}: {e}", log.path);
+        eprintln!("{line}");
+    }
+    if log.held.len() + line.len() < HELD {
+        log.held.push_str(line);
+        log.held.push('\n');
+    } else {
+        log.more += 1;
+    }
+    true
+}
+
+/// The command ended with `code`: with a log, the run's lines are shown when a person is
+/// needed (1, 2 or 3), and nothing otherwise.
+pub fn finish(code: i32) {
+    let mut log = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(log) = log.take() else {
+        return;
+    };
+    if matches!(code, 1..=3) {
+        print!("{}", log.held);
+        if log.more > 0 {
+            println!("… {} more line(s) in {}", log.more, log.path);
+        }
+        println!("(exit {code}; the whole log is {})", log.path);
+    }
+}
