@@ -1,7 +1,8 @@
 //! Divergences between the code and issue 20 that the property test found, each as its shrunk
-//! (and then hand-tidied) sequence, replayed through the same model and checks. Each fails until
-//! the code follows the issue; the name says what the issue asks, and the name in
-//! `DAYRUN_MODEL_ALLOW` makes the model follow the code instead (to search past it).
+//! (and then hand-tidied) sequence, replayed through the same model and checks, which follow the
+//! issue here even where the random search follows the code. The name says what the issue asks.
+//! Fixed ones stay as regression tests; an open one is `#[ignore = "divergence: …"]` and named in
+//! `spec::OPEN` (its name is in its doc).
 
 use super::spec::{Lever, Look, Script, Send};
 use super::steps::{Step, Story};
@@ -33,6 +34,7 @@ fn replay(steps: &[Step]) {
 /// `replay` on a target whose attempts may land until `settle` minutes after them.
 #[track_caller]
 fn replay_settling(settle: i64, steps: &[Step]) {
+    super::spec::strict();
     let story = Story {
         settle,
         steps: steps.to_vec(),
@@ -46,7 +48,7 @@ fn replay_settling(settle: i64, steps: &[Step]) {
 /// `mark KEY failed` "puts a key aside … quiet about it". A key whose outcome cannot be told
 /// and whose post was then deleted is the human's; the run says "`dayrun mark KEY failed` if
 /// not", and after exactly that every run still exits 1, with the same advice.
-/// (`DAYRUN_MODEL_ALLOW` name: `aside-gone`.)
+/// (Fixed in 3d3ef54.)
 #[test]
 fn a_key_put_aside_by_hand_after_its_post_was_deleted_is_quiet() {
     replay(&[
@@ -66,7 +68,7 @@ fn a_key_put_aside_by_hand_after_its_post_was_deleted_is_quiet() {
 /// key with two live copies removes one, then its lookup by key still finds the other, so it
 /// fails ("still shows the post after the removal") and says "nothing was retracted"; the next
 /// retract fails the same way, for ever.
-/// (`DAYRUN_MODEL_ALLOW` name: `retract-copies`.)
+/// (Fixed in 3d3ef54.)
 #[test]
 fn retract_removes_every_copy_of_a_key_with_two_and_finishes() {
     replay(&[
@@ -86,7 +88,7 @@ fn retract_removes_every_copy_of_a_key_with_two_and_finishes() {
 /// the line even when it names a live copy: here the first copy (`older=`) of a key whose
 /// second copy (`--force --new`) was rejected. The copy stays on the target; no line knows it,
 /// so `retract` cannot find it.
-/// (`DAYRUN_MODEL_ALLOW` name: `retry-gone-drop`.)
+/// (Fixed in 3d3ef54.)
 #[test]
 fn retry_of_a_key_whose_post_is_gone_keeps_a_line_that_names_a_live_copy() {
     replay(&[
@@ -111,7 +113,7 @@ fn retry_of_a_key_whose_post_is_gone_keeps_a_line_that_names_a_live_copy() {
 /// edited post is then published, the run reports a DUPLICATE (exit 1) naming only the new id
 /// ("the target holds 1 copies of this post (ids p-3)"), and the line lists the removed copy
 /// in `copies=`.
-/// (`DAYRUN_MODEL_ALLOW` name: `aside-retracted`.)
+/// (Fixed in 3d3ef54.)
 #[test]
 fn a_retracted_key_put_aside_and_published_again_is_no_duplicate() {
     replay(&[
@@ -131,7 +133,7 @@ fn a_retracted_key_put_aside_and_published_again_is_no_duplicate() {
 /// the merge says so, exit 1, and keeps both ids); a human puts the key aside and retries it.
 /// The new copy's done line lists the copy it replaced in `copies=` and drops the one that was
 /// there: that copy stays on the target, named by no line.
-/// (`DAYRUN_MODEL_ALLOW` name: `send-drops-copies`.)
+/// (Fixed in 3d3ef54.)
 #[test]
 fn a_send_that_lands_keeps_the_duplicates_the_line_already_named() {
     replay(&[
@@ -154,7 +156,7 @@ fn a_send_that_lands_keeps_the_duplicates_the_line_already_named() {
 /// on the lookup before a key's first send records `failed class=auth` with no `fp=`, so the
 /// next run takes the post for changed ("content changed since it failed") and sends it, with
 /// the credential unchanged, and exits 0.
-/// (`DAYRUN_MODEL_ALLOW` name: `lookup-auth-no-fp`.)
+/// (Fixed in 3d3ef54.)
 #[test]
 fn a_credential_refused_on_the_first_lookup_waits_like_any_auth_failure() {
     replay(&[Step::Run(k1(&[], Look::Auth)), Step::Run(calm())]);
@@ -165,8 +167,9 @@ fn a_credential_refused_on_the_first_lookup_waits_like_any_auth_failure() {
 /// hours ago (escalate_after is 2 h here) meets a lost answer whose lookup says "not yet" (the
 /// target settles for 15 minutes, longer than a run waits): the run exits 75, as if the key's
 /// trouble had just begun.
-/// (`DAYRUN_MODEL_ALLOW` name: `not-yet-escalation`.)
+/// (Open: `not-yet-escalation` in `spec::OPEN`.)
 #[test]
+#[ignore = "divergence: a lookup saying \"not yet\" exits 75 however old the key's failures are"]
 fn an_unconfirmed_key_whose_failures_began_long_ago_turns_the_timer_red() {
     let mut later = calm();
     later[0] = answers(&[Send::LostHang], Look::Ok);
