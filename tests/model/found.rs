@@ -187,3 +187,29 @@ fn an_unconfirmed_key_whose_failures_began_long_ago_turns_the_timer_red() {
         ],
     );
 }
+
+/// Row 4: "a copy whose content is neither what an attempt of this key sent (its marks) nor this
+/// post … is not ours"; row 6: every live copy's id stays on the line. Key 1 is published
+/// (`id=p-2`), edited, put aside by hand and retried; the retry's POST is lost (503, nothing
+/// committed) and the lookup finds p-2, the copy the line itself names, sent by this key's
+/// first attempt. The code calls it "not this post (id p-2): its content is not what any attempt
+/// sent", exit 1: it compares the copy with the last attempt's marks only.
+/// (Open: `own-copy-foreign`, seed 21.)
+#[test]
+#[ignore = "divergence: a lookup calls the copy named by the line's own id= not ours, once the post was edited"]
+fn a_lookup_knows_the_copy_its_own_line_names_after_an_edit() {
+    replay(&[
+        Step::Run(calm()),
+        Step::Edit(1),
+        Step::Mark {
+            key: 1,
+            done: false,
+        },
+        Step::Retry {
+            key: 1,
+            lever: Lever::Again,
+            wrongly: false,
+            script: answers(&[Send::Lost503], Look::Ok),
+        },
+    ]);
+}

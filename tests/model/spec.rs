@@ -29,6 +29,9 @@
 //!   `lookup=error`) and whose date is past the catch-up window is held back without a lookup;
 //! - `mark KEY failed` on a key whose copy is out is the human's word that a later send may make
 //!   another copy; that send lands as a DUPLICATE (exit 1) beside the copy the line names;
+//! - a key's failures are one run, whatever their classes, until its post goes out or a human
+//!   marks it: `escalate_after` counts from the first (a send after an edit of a rejected post
+//!   that then fails retry-safe is not a fresh start);
 //! - a key whose first lookup refused the credential (nothing sent) records no post: an edit is
 //!   no change, and it waits for the credential or a human (exit 3) like any auth failure.
 //!
@@ -237,14 +240,10 @@ impl Line {
         }
     }
 
-    /// In a run of failures the next run retries by itself: its start carries over.
+    /// In a run of failures (of any class, until the post goes out or a human marks the key):
+    /// its start carries over.
     fn in_streak(&self) -> bool {
-        let waiting = match self.rec {
-            Rec::Pending => true,
-            Rec::Failed(why) => why.transient(),
-            _ => false,
-        };
-        waiting && self.since.is_some()
+        matches!(self.rec, Rec::Pending | Rec::Failed(_)) && self.since.is_some()
     }
 }
 
