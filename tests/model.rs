@@ -206,7 +206,25 @@ impl Case {
     }
 
     fn fail(&self, what: String, output: &str) -> TestCaseError {
+        if spec::allowed("own-copy-foreign") && self.own_copy_called_foreign(output) {
+            // An open divergence (`found.rs`): the rest of this case is not the model's to say.
+            seen("open divergence own-copy-foreign (case set aside)");
+            return TestCaseError::reject("open divergence own-copy-foreign");
+        }
         TestCaseError::fail(format!("{what}\n{}", self.scene(output)))
+    }
+
+    /// The step's output calls a copy "not this post" whose id dayrun was told for that key.
+    fn own_copy_called_foreign(&self, output: &str) -> bool {
+        output.lines().any(|l| {
+            let Some((_, rest)) = l.split_once("is not this post (id ") else {
+                return false;
+            };
+            let ids = rest.split(')').next().unwrap_or_default();
+            self.keys.iter().enumerate().any(|(i, key)| {
+                l.starts_with(key.as_str()) && ids.split(", ").any(|id| self.known[i].contains(id))
+            })
+        })
     }
 
     fn play(&mut self, n: usize, step: &Step) -> Result<(), TestCaseError> {
@@ -575,41 +593,33 @@ impl Case {
         let m = &self.model[k];
         let maybe_out = matches!(m.line.rec, Rec::Pending)
             || (matches!(m.line.rec, Rec::Failed(_)) && m.line.maybe);
-        // A copy the line does not name (a human's wrong `--absent` left it) keeps the post out:
-        // the retract cannot prove it gone (what it removed meanwhile is left loose here).
-        let stranger = on_fake.iter().any(|id| !named.contains(id));
+        // A copy the line does not name (a human's wrong `--absent`, an attempt of the other
+        // side of a merge) is left: the retract works from the line alone (row 5) and checks
+        // each removal by its id.
+        let strangers = on_fake.iter().filter(|id| !named.contains(id)).count();
         let nothing = m.line.rec == Rec::None || maybe_out || named.is_empty();
         let want = match () {
             // What may be out cannot be retracted: the key waits as its line says (3 for a
             // refused credential, the state's own exit code), and nothing was retracted (1).
             _ if maybe_out && m.line.rec == Rec::Failed(Why::Auth) => Exit::Auth,
-            _ if nothing || stranger => Exit::Human,
+            _ if nothing => Exit::Human,
             _ => Exit::Ok,
         };
         let (code, output) = self.call(&self.p, &["retract", &key, "--yes"], &[], None);
         let code = code.unwrap_or(-1);
         self.exit_is(code, want, &output)?;
-        let left = self.live().get(&key).map_or(0, Vec::len);
         let key_m = &mut self.model[k];
-        match want {
-            Exit::Ok => {
-                key_m.line = Line {
-                    rec: Rec::Retracted,
-                    maybe: false,
-                    own: false,
-                    older: false,
-                    since: None,
-                    written: self.now,
-                    ..key_m.line.clone()
-                };
-                key_m.live = 0;
-            }
-            _ if !nothing => {
-                let lines = world::lines(&self.p.root);
-                key_m.line = adopt(lines.get(&key), &key_m.line, self.now);
-                key_m.live = left;
-            }
-            _ => {}
+        if want == Exit::Ok {
+            key_m.line = Line {
+                rec: Rec::Retracted,
+                maybe: false,
+                own: false,
+                older: false,
+                since: None,
+                written: self.now,
+                ..key_m.line.clone()
+            };
+            key_m.live = strangers;
         }
         Ok((format!(" → {code}"), output))
     }
@@ -712,40 +722,6 @@ impl Case {
             format!("{ra}, other side → {code}, merge-state → {}", out.code),
             output,
         ))
-    }
-}
-
-/// A model line for what a line says (after a command whose outcome the model leaves loose).
-fn adopt(obs: Option<&Obs>, old: &Line, now: Timestamp) -> Line {
-    let Some(o) = obs else {
-        return Line::none(now);
-    };
-    let rec = match (
-        o.status.as_str(),
-        o.get("class"),
-        o.get("lookup"),
-        o.get("by"),
-    ) {
-        ("pending", ..) => Rec::Pending,
-        ("done", ..) => Rec::Done,
-        ("retracted", ..) => Rec::Retracted,
-        (_, _, _, Some("hand")) => Rec::Failed(Why::Aside),
-        (_, Some("retry-safe"), ..) => Rec::Failed(Why::RetrySafe),
-        (_, Some("rejected"), ..) => Rec::Failed(Why::Rejected),
-        (_, Some("auth"), ..) => Rec::Failed(Why::Auth),
-        (_, _, Some("absent"), _) => Rec::Failed(Why::Absent),
-        (_, _, Some("error"), _) => Rec::Failed(Why::LookupError),
-        _ => Rec::Failed(Why::CannotTell),
-    };
-    Line {
-        rec,
-        maybe: o.maybe() && o.status != "done",
-        own: o.own_live(),
-        older: o.get("older").is_some(),
-        generation: o.generation(),
-        since: o.first_failure(),
-        fp: old.fp,
-        written: o.at.unwrap_or(now),
     }
 }
 

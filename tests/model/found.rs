@@ -194,7 +194,7 @@ fn an_unconfirmed_key_whose_failures_began_long_ago_turns_the_timer_red() {
 /// committed) and the lookup finds p-2, the copy the line itself names, sent by this key's
 /// first attempt. The code calls it "not this post (id p-2): its content is not what any attempt
 /// sent", exit 1: it compares the copy with the last attempt's marks only.
-/// (Open: `own-copy-foreign`, seed 21.)
+/// (Open: `own-copy-foreign` in `spec::OPEN`: the random search sets aside a case that meets it.)
 #[test]
 #[ignore = "divergence: a lookup calls the copy named by the line's own id= not ours, once the post was edited"]
 fn a_lookup_knows_the_copy_its_own_line_names_after_an_edit() {

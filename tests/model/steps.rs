@@ -169,7 +169,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         30 => scripts().prop_map(Step::Run),
         5 => (1u32..=3, prop_oneof![Just(65i64), Just(300), Just(1560)])
             .prop_map(|(n, m)| Step::Outage(n, m)),
-        10 => prop_oneof![3 => Just(65i64), 4 => Just(300), 2 => Just(1560), 1 => Just(4440)]
+        10 => prop_oneof![3 => Just(65i64), 4 => Just(300), 2 => Just(1560), 3 => Just(4440)]
             .prop_map(Step::Pass),
         6 => (scripts(), 0u64..60).prop_map(|(s, ms)| Step::Kill(s, ms)),
         6 => key().prop_map(Step::Edit),
