@@ -115,6 +115,8 @@ pub struct Server {
     listener: Arc<Mutex<Option<TcpListener>>>,
     stop: Arc<AtomicBool>,
     pub requests: Arc<AtomicUsize>,
+    /// Connections being served now.
+    active: Arc<AtomicUsize>,
 }
 
 impl Server {
@@ -127,12 +129,14 @@ impl Server {
             listener: Arc::new(Mutex::new(Some(listener))),
             stop: Arc::new(AtomicBool::new(false)),
             requests: Arc::new(AtomicUsize::new(0)),
+            active: Arc::new(AtomicUsize::new(0)),
         };
         let handler: Handler = Arc::new(handler);
-        let (slot, stop, count) = (
+        let (slot, stop, count, active) = (
             server.listener.clone(),
             server.stop.clone(),
             server.requests.clone(),
+            server.active.clone(),
         );
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
@@ -140,7 +144,12 @@ impl Server {
                 match accepted {
                     Some(Ok((stream, _))) => {
                         let (handler, count) = (handler.clone(), count.clone());
-                        std::thread::spawn(move || serve(stream, &handler, &count));
+                        active.fetch_add(1, Ordering::SeqCst);
+                        let active = active.clone();
+                        std::thread::spawn(move || {
+                            serve(stream, &handler, &count);
+                            active.fetch_sub(1, Ordering::SeqCst);
+                        });
                     }
                     _ => std::thread::sleep(Duration::from_millis(1)),
                 }
@@ -164,6 +173,17 @@ impl Server {
             let listener = TcpListener::bind(self.addr).unwrap();
             listener.set_nonblocking(true).unwrap();
             *slot = Some(listener);
+        }
+    }
+
+    /// Wait until every connection made so far has been served (a client killed, or one that
+    /// gave up waiting, leaves one the server still answers), at most `limit`. `backlog`: how
+    /// long to let the accept loop pick up a connection still waiting to be accepted.
+    pub fn settle(&self, backlog: Duration, limit: Duration) {
+        let start = std::time::Instant::now();
+        std::thread::sleep(backlog);
+        while self.active.load(Ordering::SeqCst) > 0 && start.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(2));
         }
     }
 

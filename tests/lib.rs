@@ -47,6 +47,7 @@ mod images_targets;
 mod lifecycle;
 mod mastodon;
 mod merge_state;
+mod model;
 mod not_ours;
 mod paper_cuts;
 mod power_loss;
