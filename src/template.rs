@@ -159,7 +159,7 @@ fn located(place: &Place, source: &str, err: &minijinja::Error, local: bool) -> 
     };
     let detail = match (err.kind(), err.range()) {
         (minijinja::ErrorKind::UndefinedError, Some(range)) => format!(
-            "`{}` is undefined",
+            "a value is undefined for this post (at `{}`)",
             crate::outside::escape(source.get(range).unwrap_or_default().trim(), 80)
         ),
         _ => match err.detail() {

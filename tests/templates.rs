@@ -237,8 +237,7 @@ fn template_errors_name_the_file_line_and_column() {
     p.file("templates/sky.txt", "{{ title }}\n{{ tags[5] }}\n");
     p.run(&["check"])
         .code(1)
-        .stderr_has("templates/sky.txt:2: [targets.sky] template_file, line 2, column ")
-        .stderr_has("(rendering content/2026-11-29.md)");
+        .stderr_has("templates/sky.txt:2: [targets.sky] template_file, line 2, column 4: a value is undefined for this post (at `tags[5]`) (rendering content/2026-11-29.md)");
 }
 
 #[test]
