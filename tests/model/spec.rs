@@ -35,7 +35,7 @@
 //! - a key whose first lookup refused the credential (nothing sent) records no post: an edit is
 //!   no change, and it waits for the credential or a human (exit 3) like any auth failure.
 //!
-//! Where the code disagrees with the issue, `found.rs` replays it; `allowed` names those.
+//! Where the code disagreed with the issue, `found.rs` replays the case (all fixed since).
 //!
 //! Left out: updates in place (no `update_url`), uploads, faults
 //! on DELETE and killed retracts, `retry --new` alone and `--not-ours`, `adopt`, `dedup =
@@ -43,26 +43,6 @@
 
 use jiff::Timestamp;
 use jiff::civil::Date;
-
-/// Divergences from issue 20 still open in the code, each replayed in `found.rs` (ignored until
-/// the code follows the issue). The random search follows the code on these, so that it goes on
-/// finding others past them.
-const OPEN: &[&str] = &["not-yet-escalation", "own-copy-foreign"];
-
-thread_local! {
-    /// This thread replays a divergence: the model follows the issue on every one.
-    static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// From now on this thread's model follows the issue even on the open divergences.
-pub fn strict() {
-    STRICT.set(true);
-}
-
-/// Whether the model follows the code rather than the issue on `bug`, an open divergence.
-pub fn allowed(bug: &str) -> bool {
-    !STRICT.get() && OPEN.contains(&bug)
-}
 
 /// In-run retries (`retries`), and the config's `escalate_after` and `catchup_days`.
 pub const RETRIES: usize = 2;
@@ -515,7 +495,7 @@ impl<'a> Pass<'a> {
     /// looks again (75, or 1 once the key's failures have lasted past `escalate_after`: row 3).
     fn not_yet(&mut self, i: usize, key: &Key) -> Exit {
         self.notes.push((i, "not yet"));
-        match self.escalated(&key.line) && !allowed("not-yet-escalation") {
+        match self.escalated(&key.line) {
             true => Exit::Human,
             false => Exit::Later,
         }
