@@ -30,6 +30,7 @@ pub mod tally;
 pub mod targets;
 #[cfg(test)]
 mod test_alloc;
+pub mod thread;
 pub mod trace;
 
 use cli::{Args, Command};
