@@ -93,6 +93,8 @@ pub struct Copy {
     /// The copy's version as dayrun last wrote it (`version=`, Ghost's `updated_at`): an
     /// update sends it back, so a change made on the target since is refused, not overwritten.
     pub version: Option<String>,
+    /// A thread's parts that landed, in order (`parts=`); the first is the copy (`id=`).
+    pub parts: Vec<super::Part>,
 }
 
 /// What attempts that may have reached the target left: `sent=maybe`, when the first such
@@ -182,6 +184,7 @@ impl KeyLine {
                 "url" => line.copy.url = Some(text()),
                 "media" => line.copy.media = Some(text()),
                 "version" => line.copy.version = Some(text()),
+                "parts" => line.copy.parts = super::parts::decode(&value),
                 "older" => line.older = list::decode(&value),
                 "copies" => line.copies = list::decode(&value),
                 "foreign" => line.foreign = list::decode(&value),
@@ -276,6 +279,7 @@ impl KeyLine {
         put("rkey", self.copy.rkey.clone());
         put("media", self.copy.media.clone());
         put("version", self.copy.version.clone());
+        put("parts", Some(super::parts::encode(&self.copy.parts)));
         put(
             "attempt",
             (self.attempt > 0).then(|| self.attempt.to_string()),
@@ -314,6 +318,7 @@ impl KeyLine {
     pub fn attempted(&self) -> bool {
         self.tried.maybe
             || self.copy.id.is_some()
+            || !self.copy.parts.is_empty()
             || !self.older.is_empty()
             || self.attempt > 0
             || matches!(
@@ -331,6 +336,7 @@ impl KeyLine {
         matches!(self.phase, Phase::Failed(..))
             && !self.tried.maybe
             && self.copy.id.is_none()
+            && self.copy.parts.is_empty()
             && self.older.is_empty()
             && self.copies.is_empty()
     }
@@ -343,6 +349,13 @@ impl KeyLine {
             && !matches!(self.phase, Phase::Retracted { .. })
         {
             ids.push(id.clone());
+        }
+        if !matches!(self.phase, Phase::Retracted { .. }) {
+            for part in &self.copy.parts {
+                if !ids.contains(&part.id) {
+                    ids.push(part.id.clone());
+                }
+            }
         }
         for id in self.copies.iter().chain(&self.older) {
             if !ids.contains(id) {
@@ -398,6 +411,7 @@ pub fn check_field(name: &str, value: &str) -> Result<(), String> {
         "op" => one_of(&["update", "retract"]),
         "lookup" => one_of(&["absent", "error"]),
         "sent" => one_of(&["maybe"]),
+        "parts" => super::parts::check(value),
         _ => Ok(()),
     }
 }
