@@ -6,6 +6,11 @@
 //! `created_at`, `/statuses/:id/source`, 429 with `X-RateLimit-Reset`; `GET` and `DELETE
 //! /api/v1/statuses/:id` (an Idempotency-Key whose status was deleted answers 404, as `find` does).
 //!
+//! Replies (`long = "thread"`), as `Api::V1::StatusesController#create`: an `in_reply_to_id`
+//! that names no status the account can see (unknown, deleted) answers 404 "Record not found"
+//! before anything is stored; a reply keeps the visibility it was sent with and shows
+//! `in_reply_to_id` and `in_reply_to_account_id`.
+//!
 //! Media (issue 14), as Mastodon 4 (`Api::V2::MediaController`, `MediaAttachment`,
 //! `PostStatusService#validate_media!`): `POST /api/v2/media` multipart with `file` (the type
 //! read from the bytes; not an image: 422) and `description` (over 1500 characters: 422
@@ -173,7 +178,7 @@ impl Masto {
             .collect();
         let id = (110_000 + self.texts.len()).to_string();
         let created = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ");
-        let status = json!({"id": id, "created_at": created.to_string(), "url": format!("https://m.test/@writer/{id}"), "content": render(&text), "visibility": visibility});
+        let status = json!({"id": id, "created_at": created.to_string(), "url": format!("https://m.test/@writer/{id}"), "content": render(&text), "visibility": visibility, "in_reply_to_id": null, "in_reply_to_account_id": null});
         self.texts.insert(id, text);
         self.statuses.insert(0, status.clone());
         status
@@ -307,6 +312,17 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
     match (req.method.as_str(), req.path()) {
         ("POST", "/api/v1/statuses") => {
             s.post_requests += 1;
+            // `set_thread`, a before_action: the replied-to status first.
+            let parent = match &req.json()["in_reply_to_id"] {
+                Value::Null => None,
+                Value::String(id) => Some(id.clone()),
+                other => Some(other.to_string()),
+            };
+            if let Some(parent) = &parent
+                && !s.statuses.iter().any(|st| st["id"] == parent.as_str())
+            {
+                return Reply::json(404, json!({"error": "Record not found"}));
+            }
             let key = req.header("idempotency-key").unwrap_or("").to_string();
             if let Some(first) = s.idempotent.get(&key) {
                 // `@account.statuses.find(id)`: a status deleted since is not found.
@@ -347,6 +363,13 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                 _ => {}
             }
             let mut status = s.store(&text, req.json()["visibility"].clone());
+            if let Some(parent) = parent {
+                status["in_reply_to_id"] = json!(parent);
+                status["in_reply_to_account_id"] = json!(ACCOUNT);
+                let id = status["id"].clone();
+                let stored = s.statuses.iter_mut().find(|st| st["id"] == id).unwrap();
+                *stored = status.clone();
+            }
             if let Some(ids) = media {
                 status = s.attach(status["id"].as_str().unwrap(), &ids);
             }

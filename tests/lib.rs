@@ -54,5 +54,6 @@ mod real_wordpress;
 mod real_wordpress_edits;
 mod retract;
 mod state_file;
+mod threads;
 mod two_runners;
 mod wordpress;

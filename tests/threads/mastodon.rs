@@ -1,0 +1,94 @@
+//! Threads on the fake Mastodon: statuses replying to the one before (the fake refuses a reply
+//! to a status it does not hold), each ≤ 500 characters as Mastodon counts, an Idempotency-Key
+//! per part, a lost answer found by its source text, a kill resumed, retract last first.
+
+use super::{KEY, TODAY, field, kill_when, long_body, write_post};
+use crate::fake_mastodon::{FakeMastodon, TOKEN};
+use crate::fake_posts::Fault;
+use crate::util::Project;
+use serde_json::Value;
+use unicode_segmentation::UnicodeSegmentation;
+
+const THREAD: &str = "long = \"thread\"\nvisibility = \"unlisted\"\nsettle_secs = 0";
+
+fn project(api: &FakeMastodon, extra: &str) -> Project {
+    let p = Project::new();
+    p.file("dayrun.toml", api.config(extra));
+    p.secret("secrets/masto.token", TOKEN);
+    write_post(&p, "Why the date is the key", &long_body());
+    p
+}
+
+/// The thread, oldest first: one root, each later status a reply to the one before.
+fn thread(api: &FakeMastodon) -> Vec<Value> {
+    let mut statuses = api.statuses();
+    statuses.reverse();
+    assert!(statuses[0]["in_reply_to_id"].is_null());
+    for pair in statuses.windows(2) {
+        assert_eq!(pair[1]["in_reply_to_id"], pair[0]["id"], "{statuses:#?}");
+        assert_eq!(pair[1]["visibility"], "unlisted");
+    }
+    statuses
+}
+
+#[test]
+fn a_long_post_is_a_chain_of_replies_within_the_limit() {
+    let api = FakeMastodon::start(500);
+    let p = project(&api, THREAD);
+    p.run(&["run", TODAY]).code(0).stdout_has("published id=110000");
+    let chain = thread(&api);
+    assert!(chain.len() >= 2, "{}", chain.len());
+    let texts = api.state.lock().unwrap().sent_texts.clone();
+    for text in &texts {
+        assert!(text.graphemes(true).count() <= 500, "{text}");
+    }
+    let line = &p.state_lines("masto")[0];
+    assert_eq!(field(line, "parts").unwrap().split(',').count(), chain.len(), "{line}");
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(api.state.lock().unwrap().post_requests, chain.len());
+}
+
+#[test]
+fn the_lost_answer_of_part_2_is_found_by_its_source_text() {
+    let api = FakeMastodon::start(500);
+    api.state.lock().unwrap().faults.extend([Fault::Normal, Fault::CommitHang]);
+    let p = project(&api, THREAD);
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    let chain = thread(&api);
+    assert_eq!(api.state.lock().unwrap().post_requests, chain.len());
+}
+
+#[test]
+fn a_kill_between_parts_resumes_and_sends_no_part_twice() {
+    let api = FakeMastodon::start(500);
+    let p = project(&api, &format!("{THREAD}\nmax_parts = 10"));
+    p.file("content/2026-11-29.md", format!("# T\n\n{}", long_body().repeat(2)));
+    // Killed as soon as the second part is on the line.
+    kill_when(&p, || {
+        p.state_lines("masto").iter().any(|l| field(l, "parts").is_some_and(|v| v.split(',').count() >= 2))
+            || std::fs::read_to_string(p.path("state/masto.journal")).is_ok_and(|j| j.lines().last().is_some_and(|l| field(l, "parts").is_some_and(|v| v.split(',').count() >= 2)))
+    });
+    api.forget_idempotency_keys(); // an hour later: only the lookup can tell
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    let chain = thread(&api);
+    let texts: Vec<String> = chain.iter().map(|s| s["id"].to_string()).collect();
+    let mut unique = texts.clone();
+    unique.dedup();
+    assert_eq!(unique.len(), texts.len());
+    let sent = api.state.lock().unwrap().sent_texts.clone();
+    let mut seen = sent.clone();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), chain.len(), "no part stored twice: {sent:#?}");
+}
+
+#[test]
+fn retract_deletes_every_status_last_first() {
+    let api = FakeMastodon::start(500);
+    let p = project(&api, THREAD);
+    p.run(&["run", TODAY]).code(0);
+    let n = thread(&api).len();
+    p.run(&["retract", KEY, "--yes"]).code(0).stdout_has("retracted");
+    assert!(api.statuses().is_empty());
+    assert_eq!(api.state.lock().unwrap().delete_requests, n);
+}
