@@ -57,6 +57,8 @@ pub struct Masto {
     pub edit_requests: usize,
     /// DELETE /api/v1/statuses/:id requests that reached the handler.
     pub delete_requests: usize,
+    /// How long a `Hang`/`CommitHang` answer hangs (600 ms unless a test holds one open).
+    pub hang: Duration,
     /// `configuration.statuses.max_media_attachments` (`Status::MEDIA_ATTACHMENTS_LIMIT`).
     pub max_media: usize,
     /// Uploaded media, in upload order.
@@ -119,6 +121,7 @@ impl FakeMastodon {
             max_characters,
             instance_status: 200,
             max_media: 4,
+            hang: Duration::from_millis(600),
             ..Masto::default()
         }));
         let shared = state.clone();
@@ -377,7 +380,7 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                 s.idempotent.insert(key, status.clone());
             }
             match fault {
-                Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+                Fault::CommitHang => Reply::Hang(s.hang),
                 // A concurrent duplicate was caught while the first one was being processed.
                 Fault::Reject(503) => Reply::json(
                     503,

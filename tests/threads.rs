@@ -36,6 +36,18 @@ pub fn field(line: &str, name: &str) -> Option<String> {
         .map(|v| v.trim_matches('"').to_string())
 }
 
+/// The key's latest line on `target`: the journal's last, else the state file's.
+pub fn latest(p: &Project, target: &str) -> Option<String> {
+    let journal = std::fs::read_to_string(p.path(&format!("state/{target}.journal")))
+        .unwrap_or_default();
+    journal
+        .lines()
+        .rev()
+        .find(|l| l.starts_with(KEY))
+        .map(str::to_string)
+        .or_else(|| p.state_lines(target).into_iter().find(|l| l.starts_with(KEY)))
+}
+
 /// Start `dayrun run` and SIGKILL it once `ready` says so (checked every 20 ms, for at most
 /// 20 s); panics if it ended first.
 pub fn kill_when(p: &Project, ready: impl Fn() -> bool) {

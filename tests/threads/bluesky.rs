@@ -2,7 +2,7 @@
 //! parent by URI and CID (the fake refuses anything else), resumed after a lost answer or a
 //! kill, retracted last part first, edited in place.
 
-use super::{KEY, TODAY, field, kill_when, long_body, write_post};
+use super::{KEY, TODAY, field, kill_when, latest, long_body, write_post};
 use crate::fake_bluesky::{APP_PASSWORD, FakeBluesky, Stored};
 use crate::fake_bluesky_rules::{derived_rkey, graphemes};
 use crate::fake_posts::Fault;
@@ -13,17 +13,20 @@ const THREAD: &str = "long = \"thread\"\nlink = \"https://blog.test/{key}\"";
 
 fn project(api: &FakeBluesky, extra: &str) -> Project {
     let p = Project::new();
-    p.file("dayrun.toml", api.config("sky", extra));
+    let config = api.config("sky", extra);
+    // A request may take this long (the kill test holds one open).
+    let config = match extra.contains("slow") {
+        true => config.replace("\ntimeout_secs = 0.3\n", "\ntimeout_secs = 30\n"),
+        false => config,
+    };
+    p.file("dayrun.toml", config);
     p.secret("secrets/bsky.password", format!("{APP_PASSWORD}\n"));
     write_post(&p, "Why the date is the key", &long_body());
     p
 }
 
 fn line(p: &Project) -> String {
-    p.state_lines("sky")
-        .into_iter()
-        .find(|l| l.starts_with(KEY))
-        .expect("a line")
+    latest(p, "sky").expect("a line")
 }
 
 /// The thread's records in reply order (root first), checked: one root, every other record a
@@ -112,7 +115,7 @@ fn a_kill_between_parts_resumes_at_the_first_part_not_out_with_the_parts_kept() 
         let api = FakeBluesky::start();
         api.state.lock().unwrap().hang = std::time::Duration::from_secs(15);
         api.create_faults(&[Fault::Normal, Fault::Normal, fault]);
-        let p = project(&api, &format!("{THREAD}\ntimeout_secs = 20"));
+        let p = project(&api, &format!("{THREAD}\n# slow"));
         // Killed while part 3 is in flight (stored, or not, with no answer).
         kill_when(&p, || api.count(CREATE) == 3);
         let l = line(&p);
