@@ -129,13 +129,16 @@ pub fn cut(
     shape: Shape,
 ) -> Result<Vec<String>, Error> {
     split::split(text, head, limit, shape.numbered, shape.max_parts).map_err(|why| {
-        Error::failure(Class::Rejected, format!("cannot be sent as a thread: {why}"))
-            .at(&post.path)
-            .hint(match why {
-                split::Refused::TooManyParts { .. } => {
-                    "shorten the post, or raise max_parts for this target"
-                }
-                split::Refused::Unbreakable(_) => "shorten the title, link or that word",
-            })
+        Error::failure(
+            Class::Rejected,
+            format!("cannot be sent as a thread: {why}"),
+        )
+        .at(&post.path)
+        .hint(match why {
+            split::Refused::TooManyParts { .. } => {
+                "shorten the post, or raise max_parts for this target"
+            }
+            split::Refused::Unbreakable(_) => "shorten the title, link or that word",
+        })
     })
 }

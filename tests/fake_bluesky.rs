@@ -212,11 +212,15 @@ impl Pds {
                 .values()
                 .find(|r| r.uri == strong["uri"] && r.cid == strong["cid"])
                 .ok_or_else(|| {
-                    format!("fake PDS: reply.{side} {strong} is not a record of this repo with that cid")
+                    format!(
+                        "fake PDS: reply.{side} {strong} is not a record of this repo with that cid"
+                    )
                 })
         };
         let (root, parent) = (find("root")?, find("parent")?);
-        let parent_root = parent.value["reply"]["root"]["uri"].as_str().unwrap_or(&parent.uri);
+        let parent_root = parent.value["reply"]["root"]["uri"]
+            .as_str()
+            .unwrap_or(&parent.uri);
         if parent_root != root.uri {
             return Err(format!(
                 "fake PDS: reply.parent {} is not in the thread of {}",

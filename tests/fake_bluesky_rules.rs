@@ -143,7 +143,10 @@ pub fn check_post(record: &Value) -> Result<(), String> {
             if !uri.starts_with("at://") || uri.split('/').count() != 5 {
                 return bad(format!("invalid at-uri at $.record.reply.{side}.uri"));
             }
-            if !strong["cid"].as_str().is_some_and(|c| c.starts_with("bafy")) {
+            if !strong["cid"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("bafy"))
+            {
                 return bad(format!("invalid cid at $.record.reply.{side}.cid"));
             }
         }

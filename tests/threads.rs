@@ -38,14 +38,18 @@ pub fn field(line: &str, name: &str) -> Option<String> {
 
 /// The key's latest line on `target`: the journal's last, else the state file's.
 pub fn latest(p: &Project, target: &str) -> Option<String> {
-    let journal = std::fs::read_to_string(p.path(&format!("state/{target}.journal")))
-        .unwrap_or_default();
+    let journal =
+        std::fs::read_to_string(p.path(&format!("state/{target}.journal"))).unwrap_or_default();
     journal
         .lines()
         .rev()
         .find(|l| l.starts_with(KEY))
         .map(str::to_string)
-        .or_else(|| p.state_lines(target).into_iter().find(|l| l.starts_with(KEY)))
+        .or_else(|| {
+            p.state_lines(target)
+                .into_iter()
+                .find(|l| l.starts_with(KEY))
+        })
 }
 
 /// Start `dayrun run` and SIGKILL it once `ready` says so (checked every 20 ms, for at most
@@ -64,7 +68,10 @@ pub fn kill_when(p: &Project, ready: impl Fn() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(ready(), "the moment to kill never came");
-    assert!(child.try_wait().unwrap().is_none(), "dayrun ended before the kill");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "dayrun ended before the kill"
+    );
     child.kill().unwrap();
     child.wait().unwrap();
 }

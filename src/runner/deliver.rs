@@ -54,7 +54,14 @@ impl TargetRun<'_> {
         if self.target.as_thread().is_some() {
             // Before any send of a new thread with dedup on, its first part is looked for too.
             let dedup = line.is_none() && self.cfg.policy.dedup != Dedup::Off;
-            return self.thread(&post, line, generation, fresh_copy, look_first || dedup, why);
+            return self.thread(
+                &post,
+                line,
+                generation,
+                fresh_copy,
+                look_first || dedup,
+                why,
+            );
         }
         if self.plan.dry_run {
             let look = match look_first {

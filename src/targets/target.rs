@@ -92,7 +92,11 @@ pub trait Thread {
     ) -> Result<(), Error>;
 
     /// Whether the published part holds `turn`'s text (an update's read-back).
-    fn holds(&mut self, turn: &crate::thread::Turn, part: &crate::life::Part) -> Result<bool, Error>;
+    fn holds(
+        &mut self,
+        turn: &crate::thread::Turn,
+        part: &crate::life::Part,
+    ) -> Result<bool, Error>;
 }
 
 /// Looking a key up on the target.

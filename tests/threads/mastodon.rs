@@ -41,18 +41,28 @@ fn thread(api: &FakeMastodon) -> Vec<Value> {
 fn a_long_post_is_a_chain_of_replies_within_the_limit() {
     let api = FakeMastodon::start(500);
     let p = project(&api, THREAD);
-    p.run(&["run", TODAY]).code(0).stdout_has("published id=110000");
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("published id=110000");
     let chain = thread(&api);
     assert!(chain.len() >= 2, "{}", chain.len());
     // Each within 500 as Mastodon counts (a URL as 23): the fake refuses more, and took all.
     let texts = api.state.lock().unwrap().sent_texts.clone();
     assert_eq!(texts.len(), chain.len());
     for text in &texts {
-        let urls: usize = text.split_whitespace().filter(|w| w.starts_with("https://")).map(|w| w.graphemes(true).count() - 23).sum();
+        let urls: usize = text
+            .split_whitespace()
+            .filter(|w| w.starts_with("https://"))
+            .map(|w| w.graphemes(true).count() - 23)
+            .sum();
         assert!(text.graphemes(true).count() - urls <= 500, "{text}");
     }
     let line = &p.state_lines("masto")[0];
-    assert_eq!(field(line, "parts").unwrap().split(',').count(), chain.len(), "{line}");
+    assert_eq!(
+        field(line, "parts").unwrap().split(',').count(),
+        chain.len(),
+        "{line}"
+    );
     p.run(&["run", TODAY]).code(0);
     assert_eq!(api.state.lock().unwrap().post_requests, chain.len());
 }
@@ -60,7 +70,11 @@ fn a_long_post_is_a_chain_of_replies_within_the_limit() {
 #[test]
 fn the_lost_answer_of_part_2_is_found_by_its_source_text() {
     let api = FakeMastodon::start(500);
-    api.state.lock().unwrap().faults.extend([Fault::Normal, Fault::CommitHang]);
+    api.state
+        .lock()
+        .unwrap()
+        .faults
+        .extend([Fault::Normal, Fault::CommitHang]);
     let p = project(&api, THREAD);
     p.run(&["run", TODAY]).code(0).stdout_has("published");
     let chain = thread(&api);
@@ -71,13 +85,24 @@ fn the_lost_answer_of_part_2_is_found_by_its_source_text() {
 fn a_kill_between_parts_resumes_and_sends_no_part_twice() {
     let api = FakeMastodon::start(500);
     let p = project(&api, &format!("{THREAD}\n# slow"));
-    p.file("content/2026-11-29.md", format!("# T\n\n{}", long_body().repeat(2)));
+    p.file(
+        "content/2026-11-29.md",
+        format!("# T\n\n{}", long_body().repeat(2)),
+    );
     // Killed as soon as the second part is on the line.
     api.state.lock().unwrap().hang = std::time::Duration::from_secs(15);
-    api.state.lock().unwrap().faults.extend([Fault::Normal, Fault::Normal, Fault::CommitHang]);
+    api.state
+        .lock()
+        .unwrap()
+        .faults
+        .extend([Fault::Normal, Fault::Normal, Fault::CommitHang]);
     kill_when(&p, || api.state.lock().unwrap().post_requests == 3);
     let line = latest(&p, "masto").unwrap();
-    assert_eq!(field(&line, "parts").unwrap().split(',').count(), 2, "{line}");
+    assert_eq!(
+        field(&line, "parts").unwrap().split(',').count(),
+        2,
+        "{line}"
+    );
     api.forget_idempotency_keys(); // an hour later: only the lookup can tell
     p.run(&["run", TODAY]).code(0).stdout_has("published");
     let chain = thread(&api);
@@ -98,7 +123,9 @@ fn retract_deletes_every_status_last_first() {
     let p = project(&api, THREAD);
     p.run(&["run", TODAY]).code(0);
     let n = thread(&api).len();
-    p.run(&["retract", KEY, "--yes"]).code(0).stdout_has("retracted");
+    p.run(&["retract", KEY, "--yes"])
+        .code(0)
+        .stdout_has("retracted");
     assert!(api.statuses().is_empty());
     assert_eq!(api.state.lock().unwrap().delete_requests, n);
 }

@@ -20,7 +20,10 @@ fn graphemes(text: &str) -> usize {
 impl Thread for Bluesky {
     fn pieces(&mut self, post: &Post) -> Result<Vec<Piece>, Error> {
         let Long::Thread(shape) = self.long else {
-            return Err(Error::failure(Class::Local, "long = \"cut\" sends no thread"));
+            return Err(Error::failure(
+                Class::Local,
+                "long = \"cut\" sends no thread",
+            ));
         };
         let link = self.link(post);
         let tags: Vec<String> = text::tags(post).iter().map(|t| format!("#{t}")).collect();
@@ -162,10 +165,7 @@ impl Thread for Bluesky {
 /// URI and CID.
 fn reply(turn: &Turn) -> Result<Value, Error> {
     let strong = |part: Option<&Part>| match part {
-        Some(Part {
-            id,
-            cid: Some(cid),
-        }) => Ok(json!({"uri": id, "cid": cid})),
+        Some(Part { id, cid: Some(cid) }) => Ok(json!({"uri": id, "cid": cid})),
         _ => Err(Error::failure(
             Class::Local,
             format!(

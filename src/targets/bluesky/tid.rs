@@ -37,9 +37,10 @@ fn derive(seed: &str, key: Date) -> String {
 pub fn part_key(target: &str, key: Date, generation: u32, n: usize) -> String {
     match n {
         0 => record_key(target, key, generation),
-        n => derive(&format!(
-            "dayrun bluesky rkey\n{target}\n{key}\n{generation}\npart {n}"
-        ), key),
+        n => derive(
+            &format!("dayrun bluesky rkey\n{target}\n{key}\n{generation}\npart {n}"),
+            key,
+        ),
     }
 }
 
