@@ -50,6 +50,7 @@ mod power_loss;
 mod readme;
 mod real_bluesky;
 mod real_images;
+mod real_threads;
 mod real_wordpress;
 mod real_wordpress_edits;
 mod retract;

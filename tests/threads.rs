@@ -38,30 +38,40 @@ pub fn field(line: &str, name: &str) -> Option<String> {
 
 /// The key's latest line on `target`: the journal's last, else the state file's.
 pub fn latest(p: &Project, target: &str) -> Option<String> {
+    latest_of(p, target, KEY)
+}
+
+/// `latest`, for any key.
+pub fn latest_of(p: &Project, target: &str, key: &str) -> Option<String> {
     let journal =
         std::fs::read_to_string(p.path(&format!("state/{target}.journal"))).unwrap_or_default();
     journal
         .lines()
         .rev()
-        .find(|l| l.starts_with(KEY))
+        .find(|l| l.starts_with(key))
         .map(str::to_string)
         .or_else(|| {
             p.state_lines(target)
                 .into_iter()
-                .find(|l| l.starts_with(KEY))
+                .find(|l| l.starts_with(key))
         })
 }
 
 /// Start `dayrun run` and SIGKILL it once `ready` says so (checked every 20 ms, for at most
-/// 20 s); panics if it ended first.
+/// a minute); panics if it ended first.
 pub fn kill_when(p: &Project, ready: impl Fn() -> bool) {
+    kill_when_at(p, TODAY, ready)
+}
+
+/// `kill_when`, for a run with this `--today=…`.
+pub fn kill_when_at(p: &Project, today: &str, ready: impl Fn() -> bool) {
     let mut child = p
-        .command(&["run", TODAY])
+        .command(&["run", today])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    for _ in 0..1000 {
+    for _ in 0..3000 {
         if ready() {
             break;
         }
