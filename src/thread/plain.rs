@@ -22,13 +22,15 @@ pub fn plain(markdown: &str) -> String {
             Event::Start(Tag::Image { .. }) => image += 1,
             Event::End(TagEnd::Image) => image = image.saturating_sub(1),
             _ if image > 0 => {}
+            // A block opening an item stays on the item's line.
             Event::Start(
                 Tag::Paragraph | Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::BlockQuote(_),
-            ) => {
-                if !matches!(out.chars().last(), Some(' ') if list.last().is_some()) {
-                    block(&mut out);
-                }
+            ) if !matches!(out.chars().last(), Some(' ') if list.last().is_some()) => {
+                block(&mut out)
             }
+            Event::Start(
+                Tag::Paragraph | Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::BlockQuote(_),
+            ) => {}
             Event::Start(Tag::List(start)) => {
                 block(&mut out);
                 list.push(start);

@@ -213,7 +213,8 @@ fn next_end(
 /// The byte ranges never cut: the head, and every whitespace-separated word holding a URL, a
 /// hashtag or a mention.
 fn guarded(text: &str, head: usize) -> Vec<Range<usize>> {
-    let mut out = vec![0..head];
+    let mut out = Vec::new();
+    out.push(0..head);
     let mut at = 0;
     for word in text.split_inclusive(char::is_whitespace) {
         let bare = word.trim_end();
