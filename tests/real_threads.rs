@@ -88,6 +88,14 @@ fn real_threads_a_long_post_is_one_root_and_its_replies_and_retract_leaves_none(
     p.run(&["run", &on_today]).code(0).stdout_has("published");
     let chain = thread(&pds);
     assert!(chain.len() >= 4, "{} parts", chain.len());
+    let counts: Vec<usize> = chain
+        .iter()
+        .map(|(_, _, v)| v["text"].as_str().unwrap().graphemes(true).count())
+        .collect();
+    println!(
+        "real PDS thread: {} parts, graphemes {counts:?}",
+        chain.len()
+    );
     let line = latest_of(&p, "sky", &today()).unwrap();
     assert_eq!(
         field(&line, "parts").unwrap().split(',').count(),

@@ -66,7 +66,17 @@ impl Thread for Mastodon {
         let reply = self
             .http
             .post(&self.url("/api/v1/statuses"), &headers, &body)?;
-        let reply = reply.success(|r| self.failure("post status", r))?;
+        let reply = reply.success(|r| match (r.status, body["in_reply_to_id"].as_str()) {
+            // `set_thread`: the part before is gone (deleted by hand): the thread cannot go on.
+            (404, Some(parent)) => self.failure("post status", r).hint(format!(
+                "part {} replies to status {parent}, which is no longer on the instance, so this thread cannot go on; to send the post again as a new thread: `dayrun mark {key} done --id {root} --target {name}`, `dayrun retract {key} --yes --target {name}` (removes the parts still there), then `dayrun retry {key} --force --target {name}`",
+                turn.n + 1,
+                key = turn.key,
+                root = turn.landed.first().map_or("", |p| p.id.as_str()),
+                name = self.name,
+            )),
+            _ => self.failure("post status", r),
+        })?;
         let receipt = self.http.receipt(&reply, "/id", "/url")?;
         Ok((
             Part {
