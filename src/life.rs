@@ -12,6 +12,7 @@ mod human;
 mod line;
 pub mod list;
 mod merge;
+mod parts;
 mod remove;
 mod send;
 pub mod table;
@@ -21,6 +22,7 @@ pub use exit::Exit;
 pub use human::Act;
 pub use line::{Copy, Edits, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field};
 pub use merge::{Conflict, merge};
+pub use parts::{MAX_PARTS, Part};
 pub use send::{Answer, Failure, How, Landed, Verdict};
 
 use crate::error::Class;
@@ -32,8 +34,9 @@ use std::time::Duration;
 /// At most this many live copies of earlier generations are kept on a line: a new copy past it
 /// is refused (retract some first), so no id is ever dropped to make room. Duplicates a lookup
 /// finds and copies ruled foreign are kept up to `MAX_IDS / 2` each. With ids of at most
-/// `MAX_ID` bytes, a URL, 16 KiB of uploads and a reason of `MAX_REASON` characters, a line
-/// stays below 60 KiB at the very worst, under the state file's 64 KiB limit.
+/// `MAX_ID` bytes, a URL, 16 KiB of uploads, a reason of `MAX_REASON` characters and a thread of
+/// `MAX_PARTS` parts of `parts::MAX_PART` bytes, a line stays below 62 KiB at the very worst,
+/// under the state file's 64 KiB limit.
 pub const MAX_IDS: usize = 8;
 /// The longest id or URL kept from outside (a server, a script, `mark --id`).
 pub const MAX_ID: usize = 2048;
@@ -293,6 +296,12 @@ pub enum Event<'a> {
         unsure: bool,
         before: Option<&'a KeyLine>,
     },
+    /// Part `n` of a thread landed (`url`: the link of part 0): on the pending line at once.
+    PartLanded {
+        n: usize,
+        part: &'a Part,
+        url: Option<&'a str>,
+    },
     /// A human command.
     Human(&'a Act),
 }
@@ -337,6 +346,7 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             unsure,
             before,
         } => remove::not_removed(line, *class, reason, *unsure, *before, ctx),
+        Event::PartLanded { n, part, url } => parts::landed(line, *n, part, *url, ctx),
         Event::Human(act) => human::act(line, act, ctx),
     }
 }

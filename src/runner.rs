@@ -32,6 +32,7 @@ mod media;
 pub(super) mod report;
 mod retract;
 mod target_run;
+mod thread;
 mod update;
 
 /// What the command line asked for.

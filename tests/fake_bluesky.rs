@@ -198,6 +198,38 @@ impl Pds {
         stored
     }
 
+    /// Stricter than the PDS (which takes any well-formed strong refs): a reply's root and
+    /// parent must be records of this repo, named by their current URI and CID, and the parent
+    /// must belong to the same thread (its root is this root, or it is the root).
+    fn check_reply(&self, record: &Value) -> Result<(), String> {
+        let reply = &record["reply"];
+        if reply.is_null() {
+            return Ok(());
+        }
+        let find = |side: &str| {
+            let strong = &reply[side];
+            self.records
+                .values()
+                .find(|r| r.uri == strong["uri"] && r.cid == strong["cid"])
+                .ok_or_else(|| {
+                    format!(
+                        "fake PDS: reply.{side} {strong} is not a record of this repo with that cid"
+                    )
+                })
+        };
+        let (root, parent) = (find("root")?, find("parent")?);
+        let parent_root = parent.value["reply"]["root"]["uri"]
+            .as_str()
+            .unwrap_or(&parent.uri);
+        if parent_root != root.uri {
+            return Err(format!(
+                "fake PDS: reply.parent {} is not in the thread of {}",
+                parent.uri, root.uri
+            ));
+        }
+        Ok(())
+    }
+
     fn rev(&mut self) -> String {
         self.serial += 1;
         rules::tid(1_800_000_000_000_000 + self.serial, 0)
@@ -439,6 +471,9 @@ fn create_record(s: &mut Pds, req: &Request) -> Reply {
     }
     if let Err(reply) = images::check_record(s, req, &body["record"], &uri(&rkey)) {
         return reply;
+    }
+    if let Err(msg) = s.check_reply(&body["record"]) {
+        return s.error(req, 400, "InvalidRequest", &msg);
     }
     let stored = s.commit(&rkey, body["record"].clone());
     let rev = s.rev();

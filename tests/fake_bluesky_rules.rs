@@ -136,6 +136,21 @@ pub fn check_post(record: &Value) -> Result<(), String> {
     if let Some(embed) = fields.get("embed") {
         check_embed(embed).or_else(|why| bad(format!("{why} at $.record.embed")))?;
     }
+    if let Some(reply) = fields.get("reply") {
+        for side in ["root", "parent"] {
+            let strong = &reply[side];
+            let uri = strong["uri"].as_str().unwrap_or("");
+            if !uri.starts_with("at://") || uri.split('/').count() != 5 {
+                return bad(format!("invalid at-uri at $.record.reply.{side}.uri"));
+            }
+            if !strong["cid"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("bafy"))
+            {
+                return bad(format!("invalid cid at $.record.reply.{side}.cid"));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -6,6 +6,17 @@
 //! `created_at`, `/statuses/:id/source`, 429 with `X-RateLimit-Reset`; `GET` and `DELETE
 //! /api/v1/statuses/:id` (an Idempotency-Key whose status was deleted answers 404, as `find` does).
 //!
+//! Replies (`long = "thread"`), as `Api::V1::StatusesController#set_thread`, a before_action,
+//! so before the Idempotency-Key: an `in_reply_to_id` that is present (not null, not "") and
+//! names no status the account can see answers 404 "The post you are trying to reply to does
+//! not appear to exist." before anything is stored. The fake holds only the account's own
+//! statuses, so an unknown id, a deleted status and another account's are all that 404. A reply
+//! keeps the visibility it was sent with and shows `in_reply_to_id` and
+//! `in_reply_to_account_id`. The Idempotency-Key is the account's (`idempotency:status:
+//! ACCOUNT:KEY`): a repeat answers the first status as it was, whatever text or parent it
+//! carries now. An edit (`UpdateStatusService`) meets the length limit and the blank check a new
+//! status meets, and a deleted status is not found.
+//!
 //! Media (issue 14), as Mastodon 4 (`Api::V2::MediaController`, `MediaAttachment`,
 //! `PostStatusService#validate_media!`): `POST /api/v2/media` multipart with `file` (the type
 //! read from the bytes; not an image: 422) and `description` (over 1500 characters: 422
@@ -29,6 +40,8 @@ use std::time::Duration;
 pub const TOKEN: &str = "masto-TOKEN-7";
 const ACCOUNT: &str = "109";
 const NO_USER: &str = "This method requires an authenticated user";
+/// `I18n.t('statuses.errors.in_reply_not_found')`.
+pub const REPLY_NOT_FOUND: &str = "The post you are trying to reply to does not appear to exist.";
 
 #[derive(Default)]
 pub struct Masto {
@@ -50,8 +63,12 @@ pub struct Masto {
     /// What the next `PUT /api/v1/statuses/{id}` requests (edits) meet.
     pub edit_faults: VecDeque<Fault>,
     pub edit_requests: usize,
+    /// Replies refused because the status replied to is not there (404).
+    pub replies_refused: usize,
     /// DELETE /api/v1/statuses/:id requests that reached the handler.
     pub delete_requests: usize,
+    /// How long a `Hang`/`CommitHang` answer hangs (600 ms unless a test holds one open).
+    pub hang: Duration,
     /// `configuration.statuses.max_media_attachments` (`Status::MEDIA_ATTACHMENTS_LIMIT`).
     pub max_media: usize,
     /// Uploaded media, in upload order.
@@ -114,6 +131,7 @@ impl FakeMastodon {
             max_characters,
             instance_status: 200,
             max_media: 4,
+            hang: Duration::from_millis(600),
             ..Masto::default()
         }));
         let shared = state.clone();
@@ -173,7 +191,7 @@ impl Masto {
             .collect();
         let id = (110_000 + self.texts.len()).to_string();
         let created = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ");
-        let status = json!({"id": id, "created_at": created.to_string(), "url": format!("https://m.test/@writer/{id}"), "content": render(&text), "visibility": visibility});
+        let status = json!({"id": id, "created_at": created.to_string(), "url": format!("https://m.test/@writer/{id}"), "content": render(&text), "visibility": visibility, "in_reply_to_id": null, "in_reply_to_account_id": null});
         self.texts.insert(id, text);
         self.statuses.insert(0, status.clone());
         status
@@ -307,6 +325,20 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
     match (req.method.as_str(), req.path()) {
         ("POST", "/api/v1/statuses") => {
             s.post_requests += 1;
+            // `set_thread`, a before_action: the replied-to status first.
+            // `status_params[:in_reply_to_id].present?`: null and "" reply to nothing.
+            let parent = match &req.json()["in_reply_to_id"] {
+                Value::Null => None,
+                Value::String(id) if id.trim().is_empty() => None,
+                Value::String(id) => Some(id.clone()),
+                other => Some(other.to_string()),
+            };
+            if let Some(parent) = &parent
+                && !s.statuses.iter().any(|st| st["id"] == parent.as_str())
+            {
+                s.replies_refused += 1;
+                return Reply::json(404, json!({ "error": REPLY_NOT_FOUND }));
+            }
             let key = req.header("idempotency-key").unwrap_or("").to_string();
             if let Some(first) = s.idempotent.get(&key) {
                 // `@account.statuses.find(id)`: a status deleted since is not found.
@@ -327,6 +359,13 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                     json!({"error": format!("Validation failed: Text character limit of {} exceeded", s.max_characters)}),
                 );
             }
+            // A status needs text unless it carries media (or a poll).
+            if text.trim().is_empty() && media.as_ref().is_none_or(Vec::is_empty) {
+                return Reply::json(
+                    422,
+                    json!({"error": "Validation failed: Text can't be blank"}),
+                );
+            }
             let fault = s.faults.pop_front().unwrap_or(Fault::Normal);
             match fault {
                 Fault::Reject(422) => {
@@ -344,9 +383,18 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                         json!({"error": "Too many requests"}),
                     );
                 }
+                // No answer, nothing stored (the request never got through).
+                Fault::Hang => return Reply::Hang(s.hang),
                 _ => {}
             }
             let mut status = s.store(&text, req.json()["visibility"].clone());
+            if let Some(parent) = parent {
+                status["in_reply_to_id"] = json!(parent);
+                status["in_reply_to_account_id"] = json!(ACCOUNT);
+                let id = status["id"].clone();
+                let stored = s.statuses.iter_mut().find(|st| st["id"] == id).unwrap();
+                *stored = status.clone();
+            }
             if let Some(ids) = media {
                 status = s.attach(status["id"].as_str().unwrap(), &ids);
             }
@@ -354,7 +402,7 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                 s.idempotent.insert(key, status.clone());
             }
             match fault {
-                Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+                Fault::CommitHang => Reply::Hang(s.hang),
                 // A concurrent duplicate was caught while the first one was being processed.
                 Fault::Reject(503) => Reply::json(
                     503,
@@ -489,8 +537,26 @@ impl Masto {
     fn edit(&mut self, id: &str, text: &str) -> Reply {
         self.edit_requests += 1;
         let fault = self.edit_faults.pop_front().unwrap_or(Fault::Normal);
-        if !self.texts.contains_key(id) {
+        // `current_account.statuses.find`: a deleted status (its text kept) is not found.
+        if !self.statuses.iter().any(|st| st["id"] == id) {
             return Reply::json(404, json!({"error": "Record not found"}));
+        }
+        // The status's validations run on an edit too.
+        if length(text) > self.max_characters {
+            return Reply::json(
+                422,
+                json!({"error": format!("Validation failed: Text character limit of {} exceeded", self.max_characters)}),
+            );
+        }
+        let has_media = self
+            .media
+            .iter()
+            .any(|m| m.status_id.as_deref() == Some(id));
+        if text.trim().is_empty() && !has_media {
+            return Reply::json(
+                422,
+                json!({"error": "Validation failed: Text can't be blank"}),
+            );
         }
         match fault {
             Fault::Reject(status) => {

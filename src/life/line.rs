@@ -93,6 +93,8 @@ pub struct Copy {
     /// The copy's version as dayrun last wrote it (`version=`, Ghost's `updated_at`): an
     /// update sends it back, so a change made on the target since is refused, not overwritten.
     pub version: Option<String>,
+    /// A thread's parts that landed, in order (`parts=`); the first is the copy (`id=`).
+    pub parts: Vec<super::Part>,
 }
 
 /// What attempts that may have reached the target left: `sent=maybe`, when the first such
@@ -182,6 +184,7 @@ impl KeyLine {
                 "url" => line.copy.url = Some(text()),
                 "media" => line.copy.media = Some(text()),
                 "version" => line.copy.version = Some(text()),
+                "parts" => line.copy.parts = super::parts::decode(&value),
                 "older" => line.older = list::decode(&value),
                 "copies" => line.copies = list::decode(&value),
                 "foreign" => line.foreign = list::decode(&value),
@@ -276,6 +279,7 @@ impl KeyLine {
         put("rkey", self.copy.rkey.clone());
         put("media", self.copy.media.clone());
         put("version", self.copy.version.clone());
+        put("parts", Some(super::parts::encode(&self.copy.parts)));
         put(
             "attempt",
             (self.attempt > 0).then(|| self.attempt.to_string()),
@@ -314,6 +318,7 @@ impl KeyLine {
     pub fn attempted(&self) -> bool {
         self.tried.maybe
             || self.copy.id.is_some()
+            || !self.copy.parts.is_empty()
             || !self.older.is_empty()
             || self.attempt > 0
             || matches!(
@@ -331,6 +336,7 @@ impl KeyLine {
         matches!(self.phase, Phase::Failed(..))
             && !self.tried.maybe
             && self.copy.id.is_none()
+            && self.copy.parts.is_empty()
             && self.older.is_empty()
             && self.copies.is_empty()
     }
@@ -347,17 +353,18 @@ impl KeyLine {
         ids
     }
 
-    /// This generation's live copies: the line's `id=` (unless retracted) and `copies=`. A
-    /// lookup that finds one of them has found this key's copy, whatever it holds now (an
-    /// edit since, by dayrun or by hand), because dayrun recorded it from its own receipt.
+    /// This generation's live copies: the line's `id=` and thread parts (unless retracted)
+    /// and `copies=`. A lookup that finds one of them has found this key's copy, whatever it
+    /// holds now (an edit since, by dayrun or by hand): dayrun took the id from its receipt.
     pub fn own_ids(&self) -> Vec<String> {
-        let mut ids = Vec::new();
-        if let Some(id) = &self.copy.id
-            && !matches!(self.phase, Phase::Retracted { .. })
-        {
-            ids.push(id.clone());
-        }
-        for id in &self.copies {
+        let mut ids: Vec<String> = Vec::new();
+        let live = !matches!(self.phase, Phase::Retracted { .. });
+        let this = self
+            .copy
+            .id
+            .iter()
+            .chain(self.copy.parts.iter().map(|p| &p.id));
+        for id in this.filter(|_| live).chain(&self.copies) {
             if !ids.contains(id) {
                 ids.push(id.clone());
             }
@@ -411,6 +418,7 @@ pub fn check_field(name: &str, value: &str) -> Result<(), String> {
         "op" => one_of(&["update", "retract"]),
         "lookup" => one_of(&["absent", "error"]),
         "sent" => one_of(&["maybe"]),
+        "parts" => super::parts::check(value),
         _ => Ok(()),
     }
 }

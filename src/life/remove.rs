@@ -5,12 +5,24 @@
 use super::{Change, Ctx, Exit, KeyLine, Op, Phase, Step, Then, escalated, reason};
 use crate::error::Class;
 
-/// The copy to remove next: duplicates and earlier generations first, this copy last.
+/// The copy to remove next: duplicates and earlier generations first, then a thread's parts
+/// from the last, this copy (the thread's first part) last.
 pub fn next_id(line: &KeyLine) -> Option<String> {
+    let own = line.copy.id.as_deref();
+    let part = match line.phase {
+        Phase::Retracted { .. } => None,
+        _ => line
+            .copy
+            .parts
+            .iter()
+            .rev()
+            .find(|p| Some(p.id.as_str()) != own),
+    };
     line.copies
         .last()
         .or(line.older.last())
         .cloned()
+        .or_else(|| part.map(|p| p.id.clone()))
         .or_else(|| match line.phase {
             Phase::Retracted { .. } => None,
             _ => line.copy.id.clone(),
@@ -43,8 +55,10 @@ pub(super) fn removed(line: Option<&KeyLine>, id: &str, verified: bool, ctx: &Ct
     next.copies.retain(|c| c != id);
     next.older.retain(|c| c != id);
     let own = next.copy.id.as_deref() == Some(id);
+    next.copy.parts.retain(|p| p.id != id);
+    // The runner removes this copy last; were a part left, it goes first.
     let rest = match own {
-        true => None,
+        true => next.copy.parts.last().map(|p| p.id.clone()),
         false => next_id(&next),
     };
     match rest {
@@ -84,6 +98,7 @@ pub(super) fn not_removed(
         let mut next = before.clone();
         next.older.retain(|id| live.contains(id));
         next.copies.retain(|id| live.contains(id));
+        next.copy.parts.retain(|p| live.contains(&p.id));
         return Step::write(next, exit, "failed");
     }
     let mut next = line.clone();

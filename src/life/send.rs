@@ -360,7 +360,7 @@ pub(super) fn looked(
     match verdict {
         Verdict::Found(landed) => done(line, landed, ctx),
         Verdict::Absent | Verdict::NotYet(_) if first => keep().then(Then::Send(Duration::ZERO)),
-        Verdict::Absent if !sendable => Step::stop(Change::Drop, Exit::Ok, "forgotten").say(
+        Verdict::Absent if !sendable && line.is_none_or(|l| l.copy.parts.is_empty()) => Step::stop(Change::Drop, Exit::Ok, "forgotten").say(
             "the lookup proves the post absent and its file is gone: nothing is out, nothing to send; the line goes",
         ),
         Verdict::Absent if past_window(ctx.key, ctx) => {

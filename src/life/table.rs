@@ -90,6 +90,18 @@ pub fn states() -> Vec<(&'static str, Option<KeyLine>)> {
             line(&format!("failed {at} class=rejected by=hand reason=x fp=f")),
         ),
         ("retracted", line(&format!("retracted {at} id=7 fp=f"))),
+        (
+            "pending parts=2",
+            line(&format!(
+                "pending {at} id=7 parts=7,8 fp=f attempt=1 {maybe}"
+            )),
+        ),
+        (
+            "done parts=2",
+            line(&format!(
+                "done {at} id=7 parts=7,8 fp=f published={at} payload=p"
+            )),
+        ),
     ]
 }
 
@@ -104,6 +116,8 @@ pub enum Example {
     Retracting,
     Removed,
     NotRemoved,
+    /// The next part of a thread landed.
+    PartLanded,
 }
 
 /// The events, in the order the tables list them.
@@ -173,6 +187,7 @@ pub fn events() -> Vec<(&'static str, Example)> {
         ("retract starts", Example::Retracting),
         ("a copy removed", Example::Removed),
         ("removal refused", Example::NotRemoved),
+        ("next part landed", Example::PartLanded),
     ]
 }
 
@@ -295,6 +310,22 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
             },
             &ctx,
         ),
+        Example::PartLanded => {
+            let part = super::Part {
+                id: "11".into(),
+                cid: None,
+            };
+            let n = line.map_or(0, |l| l.copy.parts.len());
+            super::next(
+                line,
+                &Event::PartLanded {
+                    n,
+                    part: &part,
+                    url: None,
+                },
+                &ctx,
+            )
+        }
         Example::NotRemoved => super::next(
             line,
             &Event::NotRemoved {
@@ -345,6 +376,9 @@ pub fn name(line: Option<&KeyLine>) -> String {
     }
     if !line.foreign.is_empty() {
         more.push(format!("foreign={}", line.foreign.join(",")));
+    }
+    if !line.copy.parts.is_empty() {
+        more.push(format!("parts={}", line.copy.parts.len()));
     }
     if !more.is_empty() {
         name = format!("{name} {}", more.join(" "));

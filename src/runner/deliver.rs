@@ -51,6 +51,18 @@ impl TargetRun<'_> {
         let maybe = line.as_ref().is_some_and(|l| l.tried.maybe) && !fresh_copy;
         let on_word = self.plan.mode == Mode::Retry(Lever::Absent);
         let look_first = look_first && maybe && !on_word;
+        if self.target.as_thread().is_some() {
+            // Before any send of a new thread with dedup on, its first part is looked for too.
+            let dedup = line.is_none() && self.cfg.policy.dedup != Dedup::Off;
+            return self.thread(
+                &post,
+                line,
+                generation,
+                fresh_copy,
+                look_first || dedup,
+                why,
+            );
+        }
         if self.plan.dry_run {
             let look = match look_first {
                 true => format!(
@@ -337,7 +349,7 @@ impl TargetRun<'_> {
 
     /// When an attempt recorded on `line` can no longer land: a pending line's attempt may
     /// run for the target's timeout; any attempt may still show up for the settle time after.
-    fn deadline(&self, line: &KeyLine) -> Timestamp {
+    pub(super) fn deadline(&self, line: &KeyLine) -> Timestamp {
         let now = self.clock.now().timestamp();
         let at = line.time().unwrap_or(now);
         let mut wait = self.settle() + Duration::from_secs(1); // stamps have whole seconds
@@ -355,7 +367,7 @@ impl TargetRun<'_> {
     }
 
     /// Keep `min_interval` between writes to this target.
-    fn pace(&self) {
+    pub(super) fn pace(&self) {
         if let Some(last) = self.last_write {
             let since = last.elapsed();
             if since < self.cfg.policy.min_interval {
@@ -366,7 +378,12 @@ impl TargetRun<'_> {
 
     /// A post that could not even be prepared (a local error, a refused term): recorded as a
     /// failure of this key that sent nothing.
-    fn not_sent(&mut self, post: &Post, err: &Error, line: Option<&KeyLine>) -> Result<(), Error> {
+    pub(super) fn not_sent(
+        &mut self,
+        post: &Post,
+        err: &Error,
+        line: Option<&KeyLine>,
+    ) -> Result<(), Error> {
         let mut failed = self.failed(err, Some(post));
         // Preparing never sends the post itself: a lost answer there left nothing of it out.
         if failed.class == crate::error::Class::Unknown {

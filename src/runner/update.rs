@@ -128,9 +128,13 @@ impl TargetRun<'_> {
                     version,
                     ..out.clone()
                 };
-                self.target
-                    .as_update()
-                    .and_then(|u| u.update(&id, post, &out))
+                match self.target.as_thread().is_some() {
+                    true => self.update_thread(post),
+                    false => self
+                        .target
+                        .as_update()
+                        .and_then(|u| u.update(&id, post, &out)),
+                }
             });
             let err = match result {
                 Ok(receipt) => {
@@ -177,7 +181,10 @@ impl TargetRun<'_> {
         started: Instant,
     ) -> Result<bool, Error> {
         let key = post.key;
-        let answer = self.target.as_update().and_then(|u| u.read_back(id, out));
+        let answer = match self.target.as_thread().is_some() {
+            true => self.thread_holds(post),
+            false => self.target.as_update().and_then(|u| u.read_back(id, out)),
+        };
         let receipts = [Receipt::id(id)];
         let parts = LandedParts {
             fp: post.fingerprint.clone(),

@@ -19,6 +19,7 @@ mod facets;
 mod media;
 mod session;
 mod text;
+mod thread;
 mod tid;
 
 pub use text::{MAX_BYTES, MAX_GRAPHEMES, fit};
@@ -42,6 +43,12 @@ pub struct Settings {
     link: Option<String>,
     timeout_secs: Option<toml::Value>,
     connect_timeout_secs: Option<toml::Value>,
+    /// `"cut"` (default) or `"thread"` (docs/targets/bluesky.md, "Threads").
+    long: Option<String>,
+    /// Number a thread's parts (`1/3`); default true.
+    numbering: Option<bool>,
+    /// The most parts a thread may have (default 10).
+    max_parts: Option<usize>,
 }
 
 pub struct Bluesky {
@@ -51,6 +58,7 @@ pub struct Bluesky {
     timeout: Duration,
     /// The post's text (`template`); without one, `text::fit` composes it.
     template: Option<crate::template::Template>,
+    long: crate::thread::Long,
 }
 
 impl Bluesky {
@@ -84,6 +92,13 @@ impl Bluesky {
                 "handle is empty: write the account's handle, e.g. \"alice.bsky.social\"".into(),
             ));
         }
+        let long = crate::thread::Settings {
+            long: settings.long.clone(),
+            numbering: settings.numbering,
+            max_parts: settings.max_parts,
+        }
+        .long()
+        .map_err(|msg| at("long", msg))?;
         let password = Secret::read(ctx, &settings.app_password_file, "app password")?
             .one_line(ctx, "app password")?;
         let (timeout, connect) =
@@ -97,6 +112,7 @@ impl Bluesky {
             client,
             timeout,
             template: ctx.target.template.clone(),
+            long,
         })
     }
 
@@ -255,55 +271,17 @@ impl Target for Bluesky {
         let rkey = out.rkey.clone().ok_or_else(|| {
             Error::failure(Class::Local, "no record key was chosen for this copy")
         })?;
-        let did = self.client.did()?;
-        let mut record = Self::embed(&out.body, post, &out.media)?;
-        record["createdAt"] = json!(Bluesky::now());
-        let body = json!({
-            "repo": did,
-            "collection": COLLECTION,
-            "rkey": rkey,
-            "record": record,
-        });
-        let reply = self.client.post("com.atproto.repo.createRecord", &body)?;
-        if status_class(reply.status).is_some() {
-            let err = self.failure("createRecord", &reply);
-            let refused_key = reply.status == 400
-                && (reply.body.contains("record key") || reply.body.contains("rkey"));
-            // A server that will not take this record key: a new one (the next generation) is
-            // safe only once the old one is proven absent.
-            if refused_key && matches!(self.get_record(&rkey), Ok(None)) {
-                return Err(err.hint(format!(
-                    "the server refuses record key {rkey} and holds no record under it; `dayrun retry KEY --new --target {}` sends the post under the next record key",
-                    self.name
-                )));
-            }
-            return Err(err);
-        }
-        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        let record = Self::embed(&out.body, post, &out.media)?;
+        let doc = self.create(&rkey, record)?;
         match doc["uri"].as_str() {
             Some(uri) if uri.ends_with(&format!("/{COLLECTION}/{rkey}")) => Ok(self.receipt(uri)),
-            // Created, but not under the key asked for: record what the server named (a
-            // lookup by our key would not find it, and sending again would make a copy).
-            Some(uri)
-                if uri.starts_with("at://")
-                    && uri.len() <= 512
-                    && !uri.contains(|c: char| c.is_whitespace() || c.is_control()) =>
-            {
-                Ok(Receipt {
-                    note: Some(format!(
-                        "the server named the record {uri} instead of using record key {rkey}"
-                    )),
-                    ..self.receipt(uri)
-                })
-            }
-            _ => Err(Error::failure(
-                Class::Unknown,
-                format!(
-                    "createRecord: HTTP {} without the uri of record {rkey}{}",
-                    reply.status,
-                    self.client.http().excerpt(&reply.body)
-                ),
-            )),
+            Some(uri) => Ok(Receipt {
+                note: Some(format!(
+                    "the server named the record {uri} instead of using record key {rkey}"
+                )),
+                ..self.receipt(uri)
+            }),
+            None => Err(Error::failure(Class::Unknown, "createRecord without a uri")),
         }
     }
 
@@ -353,6 +331,64 @@ impl Target for Bluesky {
 
     fn as_names(&self) -> Option<&dyn Names> {
         Some(self)
+    }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        match self.long {
+            crate::thread::Long::Thread(_) => Some(self),
+            crate::thread::Long::Cut => None,
+        }
+    }
+}
+
+impl Bluesky {
+    /// `createRecord` of `record` (with `createdAt` now) under `rkey`: the answer's document,
+    /// with a `uri` that is an `at://` URI of at most 512 bytes (else the outcome is unknown).
+    fn create(&mut self, rkey: &str, mut record: Value) -> Result<Value, Error> {
+        let did = self.client.did()?;
+        record["createdAt"] = json!(Bluesky::now());
+        let body = json!({
+            "repo": did,
+            "collection": COLLECTION,
+            "rkey": rkey,
+            "record": record,
+        });
+        let reply = self.client.post("com.atproto.repo.createRecord", &body)?;
+        if status_class(reply.status).is_some() {
+            let err = self.failure("createRecord", &reply);
+            let refused_key = reply.status == 400
+                && (reply.body.contains("record key") || reply.body.contains("rkey"));
+            // A server that will not take this record key: a new one (the next generation) is
+            // safe only once the old one is proven absent.
+            if refused_key && matches!(self.get_record(rkey), Ok(None)) {
+                return Err(err.hint(format!(
+                    "the server refuses record key {rkey} and holds no record under it; `dayrun retry KEY --new --target {}` sends the post under the next record key",
+                    self.name
+                )));
+            }
+            return Err(err);
+        }
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        match doc["uri"].as_str() {
+            // Created, perhaps not under the key asked for: the caller records what the
+            // server named (a lookup by our key would not find it, and sending again would
+            // make a copy).
+            Some(uri)
+                if uri.starts_with("at://")
+                    && uri.len() <= 512
+                    && !uri.contains(|c: char| c.is_whitespace() || c.is_control()) =>
+            {
+                Ok(doc)
+            }
+            _ => Err(Error::failure(
+                Class::Unknown,
+                format!(
+                    "createRecord: HTTP {} without the uri of record {rkey}{}",
+                    reply.status,
+                    self.client.http().excerpt(&reply.body)
+                ),
+            )),
+        }
     }
 }
 

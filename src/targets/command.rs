@@ -408,6 +408,10 @@ impl Target for CommandTarget {
     fn as_names(&self) -> Option<&dyn Names> {
         None
     }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        None
+    }
 }
 
 impl Find for CommandTarget {

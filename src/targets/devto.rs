@@ -303,6 +303,10 @@ impl Target for Devto {
     fn as_names(&self) -> Option<&dyn Names> {
         None
     }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        None
+    }
 }
 
 impl Devto {

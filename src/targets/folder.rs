@@ -226,6 +226,10 @@ impl Target for Folder {
     fn as_names(&self) -> Option<&dyn Names> {
         None
     }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        None
+    }
 }
 
 impl Find for Folder {

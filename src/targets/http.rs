@@ -490,6 +490,10 @@ impl Target for HttpTarget {
     fn as_names(&self) -> Option<&dyn Names> {
         None
     }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        None
+    }
 }
 
 impl Find for HttpTarget {

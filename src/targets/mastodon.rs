@@ -18,6 +18,7 @@ use std::time::Duration;
 
 mod media;
 mod text;
+mod thread;
 
 pub use text::{Limits, fit, hashtag, length, normal};
 
@@ -35,6 +36,12 @@ pub struct Settings {
     link: Option<String>,
     timeout_secs: Option<toml::Value>,
     connect_timeout_secs: Option<toml::Value>,
+    /// `"cut"` (default) or `"thread"` (docs/targets/mastodon.md, "Threads").
+    long: Option<String>,
+    /// Number a thread's parts (`1/3`); default true.
+    numbering: Option<bool>,
+    /// The most parts a thread may have (default 10).
+    max_parts: Option<usize>,
 }
 
 fn default_visibility() -> String {
@@ -51,6 +58,7 @@ pub struct Mastodon {
     timeout: Duration,
     /// The status text (`template`); without one, `text::fit` composes it.
     template: Option<crate::template::Template>,
+    long: crate::thread::Long,
 }
 
 impl Mastodon {
@@ -62,6 +70,17 @@ impl Mastodon {
             ))
             .at(ctx.config.show(&ctx.target.source)));
         }
+        let long = crate::thread::Settings {
+            long: settings.long.clone(),
+            numbering: settings.numbering,
+            max_parts: settings.max_parts,
+        }
+        .long()
+        .map_err(|msg| {
+            Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
+                .at(ctx.config.show(&ctx.target.source))
+                .at_line(ctx.target.line_of("long"))
+        })?;
         let token = Secret::read(ctx, &settings.token_file, "access token")?
             .one_line(ctx, "access token")?;
         let (timeout, connect) =
@@ -76,6 +95,7 @@ impl Mastodon {
             account: None,
             timeout,
             template: ctx.target.template.clone(),
+            long,
         })
     }
 
@@ -275,6 +295,13 @@ impl Target for Mastodon {
 
     fn as_names(&self) -> Option<&dyn Names> {
         None
+    }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        match self.long {
+            crate::thread::Long::Thread(_) => Some(self),
+            crate::thread::Long::Cut => None,
+        }
     }
 }
 

@@ -9,7 +9,7 @@ pub use media::Media;
 pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
-pub use target::{Batch, Find, Keep, Names, Retract, Secrets, Target, Update, Upload};
+pub use target::{Batch, Find, Keep, Names, Retract, Secrets, Target, Thread, Update, Upload};
 
 pub mod bluesky;
 pub mod command;

@@ -54,6 +54,49 @@ pub trait Target {
 
     /// Naming its own records, for a target where the client chooses each record's key.
     fn as_names(&self) -> Option<&dyn Names>;
+
+    /// Sending a long post as a thread of parts (`long = "thread"`); `None` when it sends one
+    /// post (the default `long = "cut"`, or a kind without threads).
+    fn as_thread(&mut self) -> Option<&mut dyn Thread>;
+}
+
+/// A long post as a thread of self-replies, one part at a time: the runner records each part
+/// on the key's line as it lands, and looks a part up (with `Find`, its mark and record key)
+/// before it sends one that may already be out.
+pub trait Thread {
+    /// The parts of the post now, each within the platform's limits; fails (rejected) before
+    /// anything is sent when it needs more than `max_parts`.
+    fn pieces(&mut self, post: &Post) -> Result<Vec<crate::thread::Piece>, Error>;
+
+    /// Send one part, replying to the one before it; images (`media`) go with part 0. Its id
+    /// (and CID) and, for part 0, its link.
+    fn send_part(
+        &mut self,
+        post: &Post,
+        turn: &crate::thread::Turn,
+        media: &Media,
+    ) -> Result<(crate::life::Part, Option<String>), Error>;
+
+    /// The record key of a part, where the client names records (part 0's is the copy's).
+    fn part_key(&self, key: Date, generation: u32, n: usize) -> Option<String>;
+
+    /// A part a lookup found, as replies name it (Bluesky reads its CID back).
+    fn part_of(&mut self, found: &Receipt) -> Result<crate::life::Part, Error>;
+
+    /// Replace one published part's text in place (an edit with the same number of parts).
+    fn update_part(
+        &mut self,
+        post: &Post,
+        turn: &crate::thread::Turn,
+        part: &crate::life::Part,
+    ) -> Result<(), Error>;
+
+    /// Whether the published part holds `turn`'s text (an update's read-back).
+    fn holds(
+        &mut self,
+        turn: &crate::thread::Turn,
+        part: &crate::life::Part,
+    ) -> Result<bool, Error>;
 }
 
 /// Looking a key up on the target.

@@ -390,6 +390,10 @@ impl Target for WordPress {
     fn as_names(&self) -> Option<&dyn Names> {
         None
     }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        None
+    }
 }
 
 impl Find for WordPress {

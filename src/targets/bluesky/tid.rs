@@ -13,9 +13,15 @@ const SPREAD_MICROS: u64 = 3_600_000_000;
 /// key's day at 00:00 UTC plus up to an hour, from a hash) and 10 bits of clock id (from the
 /// same hash), top bit zero, as 13 characters. Keys sort by date like the server's own TIDs.
 pub fn record_key(target: &str, key: Date, generation: u32) -> String {
-    let hash = Sha256::digest(format!(
-        "dayrun bluesky rkey\n{target}\n{key}\n{generation}"
-    ));
+    derive(
+        &format!("dayrun bluesky rkey\n{target}\n{key}\n{generation}"),
+        key,
+    )
+}
+
+/// The TID of a seed: the key's day plus up to an hour, and a clock id, from its hash.
+fn derive(seed: &str, key: Date) -> String {
+    let hash = Sha256::digest(seed);
     let spread = u64::from_be_bytes(hash[..8].try_into().expect("8 bytes")) % SPREAD_MICROS;
     let clock = u64::from(u16::from_be_bytes([hash[8], hash[9]]) & 0x3ff);
     let day = key
@@ -24,6 +30,18 @@ pub fn record_key(target: &str, key: Date, generation: u32) -> String {
     // Before 1970 there is no TID time: such keys take the first hour of 1970.
     let micros = u64::try_from(day).unwrap_or(0) + spread;
     encode(((micros & ((1 << 53) - 1)) << 10) | clock)
+}
+
+/// The TID of part `n` of a thread: part 0 is the copy's own record key (`record_key`); each
+/// later part's hash adds its number, so every part of every copy has a key of its own.
+pub fn part_key(target: &str, key: Date, generation: u32, n: usize) -> String {
+    match n {
+        0 => record_key(target, key, generation),
+        n => derive(
+            &format!("dayrun bluesky rkey\n{target}\n{key}\n{generation}\npart {n}"),
+            key,
+        ),
+    }
 }
 
 fn encode(mut value: u64) -> String {
@@ -73,6 +91,18 @@ mod tests {
         // Known value, computed independently (Python: hashlib + the same arithmetic). A change
         // here changes every user's record keys: a lost state file would no longer find them.
         assert_eq!(record_key("sky", day("2026-11-29"), 0), "3n3fzbhbhz7o2");
+    }
+
+    #[test]
+    fn part_0_keeps_the_copys_key_and_every_part_has_its_own() {
+        let day = day("2026-11-29");
+        assert_eq!(part_key("sky", day, 0, 0), "3n3fzbhbhz7o2");
+        let keys: Vec<String> = (0..10).map(|n| part_key("sky", day, 0, n)).collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert!(is_tid(k), "{k}");
+            assert!(!keys[..i].contains(k), "{k} twice");
+            assert_ne!(*k, part_key("sky", day, 1, i));
+        }
     }
 
     #[test]

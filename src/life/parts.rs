@@ -1,0 +1,169 @@
+//! The parts of a thread on the key's line (`parts=`): each part that landed, in order, as its
+//! id and, on Bluesky, the record's CID (a reply names its root and parent by both). Part 0 is
+//! the copy itself (`id=` names it too). Written as a list: parts by `,`, id and CID by `;`,
+//! with `%`, `,` and `;` inside a value written `%25`, `%2C` and `%3B`.
+
+use super::{Change, Ctx, Exit, KeyLine, Op, Phase, Step};
+
+/// The most parts a thread may have, whatever `max_parts` says: with parts of at most
+/// `MAX_PART` bytes the field stays near 5 KiB, and the line under the state file's limit.
+pub const MAX_PARTS: usize = 20;
+/// The longest part (id and CID) kept from a server.
+pub const MAX_PART: usize = 256;
+
+/// One part of a thread that landed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The status id, or the record's `at://` URI.
+    pub id: String,
+    /// The record's CID (Bluesky), for the reply references of the parts after it.
+    pub cid: Option<String>,
+}
+
+impl Part {
+    /// Whether a part from outside may be kept on a line: bounded, no control characters or
+    /// whitespace (the line is space-separated).
+    pub fn usable(&self) -> bool {
+        let ok = |s: &str| !s.is_empty() && !s.chars().any(|c| c.is_control() || c.is_whitespace());
+        ok(&self.id)
+            && self.cid.as_deref().is_none_or(ok)
+            && self.id.len() + self.cid.as_deref().map_or(0, str::len) <= MAX_PART
+    }
+}
+
+/// The field's value for `parts` (empty for none).
+pub fn encode(parts: &[Part]) -> String {
+    let item = |part: &Part| match &part.cid {
+        Some(cid) => format!("{};{}", escape(&part.id), escape(cid)),
+        None => escape(&part.id),
+    };
+    parts.iter().map(item).collect::<Vec<_>>().join(",")
+}
+
+/// The parts a field holds.
+pub fn decode(value: &str) -> Vec<Part> {
+    value
+        .split(',')
+        .filter(|item| !item.is_empty())
+        .map(|item| match item.split_once(';') {
+            Some((id, cid)) => Part {
+                id: unescape(id),
+                cid: Some(unescape(cid)),
+            },
+            None => Part {
+                id: unescape(item),
+                cid: None,
+            },
+        })
+        .collect()
+}
+
+/// Whether `value` is a `parts=` field dayrun would write.
+pub fn check(value: &str) -> Result<(), String> {
+    let parts = decode(value);
+    if parts.len() > MAX_PARTS {
+        return Err(format!(
+            "field `parts`: {} parts, more than {MAX_PARTS}",
+            parts.len()
+        ));
+    }
+    match parts.iter().find(|p| !p.usable()) {
+        Some(part) => Err(format!(
+            "field `parts`: `{}` is not a part id",
+            crate::outside::escape(&part.id, 60)
+        )),
+        None => Ok(()),
+    }
+}
+
+fn escape(value: &str) -> String {
+    value
+        .replace('%', "%25")
+        .replace(',', "%2C")
+        .replace(';', "%3B")
+}
+
+fn unescape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        match rest.get(at + 1..at + 3) {
+            Some("2C" | "2c") => out.push(','),
+            Some("3B" | "3b") => out.push(';'),
+            Some("25") => out.push('%'),
+            _ => {
+                out.push('%');
+                rest = &rest[at + 1..];
+                continue;
+            }
+        }
+        rest = &rest[at + 3..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Part `n` of the thread landed: on the pending line at once, before the next part goes.
+/// Part 0 is the copy (`id=`, `url=`). A part out of turn, or past `MAX_PARTS`, leaves the line
+/// as it is (the runner sends parts in order; the cap is checked before the first).
+pub(super) fn landed(
+    line: Option<&KeyLine>,
+    n: usize,
+    part: &Part,
+    url: Option<&str>,
+    ctx: &Ctx,
+) -> Step {
+    let Some(line) = line.filter(|l| matches!(l.phase, Phase::Pending(Op::Publish))) else {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    };
+    let mut next = line.clone();
+    if n != next.copy.parts.len() || n >= MAX_PARTS {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    }
+    next.copy.parts.push(part.clone());
+    if n == 0 {
+        next.copy.id = Some(part.id.clone());
+        next.copy.url = url.map(str::to_string);
+    }
+    next.at = ctx.stamp.clone();
+    Step::write(next, Exit::Ok, "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_bluesky_thread_reads_back_as_written() {
+        let parts = vec![
+            Part {
+                id: "at://did:plc:x/app.bsky.feed.post/3k2a".into(),
+                cid: Some("bafyreia".into()),
+            },
+            Part {
+                id: "at://did:plc:x/app.bsky.feed.post/3k2b".into(),
+                cid: Some("bafyreib".into()),
+            },
+        ];
+        let text = encode(&parts);
+        assert_eq!(
+            text,
+            "at://did:plc:x/app.bsky.feed.post/3k2a;bafyreia,at://did:plc:x/app.bsky.feed.post/3k2b;bafyreib"
+        );
+        assert_eq!(decode(&text), parts);
+        assert!(check(&text).is_ok());
+        assert!(check(&vec!["1"; MAX_PARTS + 1].join(",")).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn any_parts_come_back_as_they_went_in(
+            parts in proptest::collection::vec(("[^\\s]{1,12}", proptest::option::of("[^\\s]{1,12}")), 0..6)
+        ) {
+            let parts: Vec<Part> = parts.into_iter().map(|(id, cid)| Part { id, cid }).collect();
+            prop_assert_eq!(decode(&encode(&parts)), parts);
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! Sending a thread (`long = "thread"`): the parts kept before the first one goes, then each
+//! part a side effect of its own: sent, recorded on the key's line as it lands (`parts=`), and,
+//! when it may already be out (a lost answer, a kill, a resumed run), looked up before it is
+//! sent. Only the first part not on the line can be out unrecorded: a part is sent only once
+//! the one before it is on the line.
+
+mod edit;
+
+use super::TargetRun;
+use super::confirm::{LandedParts, Seen};
+use crate::error::{Class, Error};
+use crate::life::{self, Answer, Event, KeyLine, Op, Part, Phase, Then, Verdict};
+use crate::post::Post;
+use crate::signals;
+use crate::targets::{Attempts, Media, Receipt};
+use crate::thread::{Piece, Prepared, Turn};
+use jiff::civil::Date;
+use std::time::Instant;
+
+/// What the look at a part that may be out decided.
+enum Next {
+    /// It is there: recorded.
+    Landed,
+    /// Provably not there: send it.
+    Send,
+    /// Stop here; the line says why.
+    Stop,
+}
+
+impl TargetRun<'_> {
+    /// Publish `post` as a thread: copy `generation`; `maybe`: the first part not on the line
+    /// may already be out (look before sending it).
+    pub(super) fn thread(
+        &mut self,
+        post: &Post,
+        line: Option<KeyLine>,
+        generation: u32,
+        new_copy: bool,
+        maybe: bool,
+        why: &str,
+    ) -> Result<(), Error> {
+        let key = post.key;
+        let resumed = line.as_ref().is_some_and(|l| {
+            l.copy.generation == generation
+                && !new_copy
+                && (l.tried.maybe || !l.copy.parts.is_empty())
+                && !matches!(l.phase, Phase::Done | Phase::Retracted { .. })
+        });
+        let kept = self
+            .kept_thread(key)
+            .filter(|k| k.generation == generation && resumed);
+        let pieces = match kept {
+            Some(kept) => kept.pieces,
+            None => match self.thread_pieces(post) {
+                Ok(pieces) => pieces,
+                Err(err) => return self.not_sent(post, &err, line.as_ref()),
+            },
+        };
+        let landed = line
+            .as_ref()
+            .filter(|_| resumed)
+            .map(|l| l.copy.parts.clone())
+            .unwrap_or_default();
+        if self.plan.dry_run {
+            return self.say_thread(post, &pieces, &landed, maybe, why);
+        }
+        if self.skip_if_stopped(key) {
+            return Ok(());
+        }
+        if why != "due" {
+            self.say(key, "retry", &format!("({why})"));
+        }
+        let first = [pieces[0].mark.clone()];
+        let rkey = self.part_key(key, generation, 0);
+        let before = self.line(key);
+        let pending = self.apply(
+            key,
+            &Event::Attempt {
+                op: Op::Publish,
+                fp: &post.fingerprint,
+                marks: &first,
+                new_copy,
+                rkey: rkey.as_deref(),
+            },
+        )?;
+        if pending.written().is_none() {
+            return self.tell(key, &pending, post, Instant::now(), "publish", None);
+        }
+        // Before the first part goes: the parts a resumed run will send.
+        self.keep_thread(
+            key,
+            &Prepared {
+                generation,
+                pieces: pieces.clone(),
+            },
+        )?;
+        let started = Instant::now();
+        let mut maybe = maybe;
+        let mut failures = 0;
+        loop {
+            let landed = self.line(key).map(|l| l.copy.parts).unwrap_or_default();
+            let n = landed.len();
+            let Some(piece) = pieces.get(n) else {
+                return self.thread_done(post, &landed, started);
+            };
+            if maybe {
+                // With no line before this run, nothing of this run can be in flight: the
+                // look (dedup) need not wait for a late landing.
+                let wait = before.is_some();
+                match self.look_part(key, generation, n, piece, failures, wait)? {
+                    Next::Landed => continue,
+                    Next::Send => maybe = false,
+                    Next::Stop => return Ok(()),
+                }
+            }
+            failures += 1;
+            let turn = Turn {
+                key,
+                generation,
+                n,
+                piece,
+                landed: &landed,
+            };
+            let media = match n {
+                0 => self.upload(post, false),
+                _ => Ok(Media::default()),
+            };
+            self.pace();
+            let result = media.and_then(|media| {
+                let thread = self.target.as_thread().expect("a thread target");
+                thread.send_part(post, &turn, &media)
+            });
+            self.last_write = Some(Instant::now());
+            let result = result.and_then(|(part, url)| match part.usable() {
+                true => Ok((part, url)),
+                false => Err(Error::failure(
+                    Class::Unknown,
+                    format!("part {} was sent, but its id is not usable", n + 1),
+                )),
+            });
+            let err = match result {
+                Ok((part, url)) => {
+                    self.part_landed(key, n, &part, url.as_deref(), pieces.len())?;
+                    failures = 0;
+                    continue;
+                }
+                Err(err) => err,
+            };
+            let failed = self.failed(&err, Some(post));
+            let step = self.apply(
+                key,
+                &Event::Answered {
+                    answer: Answer::Failed(failed.borrow()),
+                    before: before.as_ref(),
+                    sends: failures,
+                },
+            )?;
+            self.stop_for(&err);
+            let detail = format!("part={} {}", n + 1, super::report::detail(&err));
+            match step.then {
+                Then::Send(wait) => {
+                    self.trace(key, "publish", "retry-safe", &detail);
+                    if !signals::sleep(wait) {
+                        return Ok(());
+                    }
+                }
+                Then::Look(_) => {
+                    self.trace(key, "publish", "unknown", &detail);
+                    maybe = true;
+                }
+                _ => {
+                    self.trace(key, "publish", "failed", &detail);
+                    return self.report(key, &step, Some(&err));
+                }
+            }
+        }
+    }
+
+    /// The parts of the post now (fresh): refused before anything is sent past the cap.
+    fn thread_pieces(&mut self, post: &Post) -> Result<Vec<Piece>, Error> {
+        let thread = self.target.as_thread().expect("a thread target");
+        let pieces = thread.pieces(post)?;
+        match pieces.is_empty() {
+            true => {
+                Err(Error::failure(Class::Local, "the post has no text to send").at(&post.path))
+            }
+            false => Ok(pieces),
+        }
+    }
+
+    fn part_key(&mut self, key: Date, generation: u32, n: usize) -> Option<String> {
+        let thread = self.target.as_thread()?;
+        thread.part_key(key, generation, n)
+    }
+
+    /// Part `n` landed: on the line before anything else happens.
+    fn part_landed(
+        &mut self,
+        key: Date,
+        n: usize,
+        part: &Part,
+        url: Option<&str>,
+        of: usize,
+    ) -> Result<(), Error> {
+        self.apply(key, &Event::PartLanded { n, part, url })?;
+        self.trace(
+            key,
+            "publish",
+            "part",
+            &format!("part={}/{of} id={}", n + 1, part.id),
+        );
+        Ok(())
+    }
+
+    /// Look for part `n`, which may be out: found (recorded), absent (send it), or the rules
+    /// stop here (cannot tell, a lookup that keeps failing, not yet).
+    fn look_part(
+        &mut self,
+        key: Date,
+        generation: u32,
+        n: usize,
+        piece: &Piece,
+        sends: u32,
+        wait: bool,
+    ) -> Result<Next, Error> {
+        let line = self.line(key).expect("the pending line");
+        let marks = [piece.mark.clone()];
+        let rkey = self.part_key(key, generation, n);
+        let attempts = Attempts {
+            key,
+            marks: &marks,
+            since: line.since(),
+            last: line.time(),
+            sent: &piece.body,
+            rkey: rkey.as_deref(),
+        };
+        let deadline = match wait {
+            true => self.deadline(&line),
+            false => self.clock.now().timestamp(),
+        };
+        let mut looks = 0;
+        loop {
+            let seen = self.confirm(key, &attempts, deadline, false);
+            let (why, failure);
+            let verdict = match &seen {
+                Seen::Found(receipts) => {
+                    let part = self
+                        .target
+                        .as_thread()
+                        .expect("a thread target")
+                        .part_of(&receipts[0]);
+                    match part {
+                        Ok(part) if part.usable() => {
+                            let url = receipts[0].url.clone();
+                            self.trace(
+                                key,
+                                "confirm",
+                                "part",
+                                &format!("part={} id={} (found: not sent again)", n + 1, part.id),
+                            );
+                            self.apply(
+                                key,
+                                &Event::PartLanded {
+                                    n,
+                                    part: &part,
+                                    url: url.as_deref(),
+                                },
+                            )?;
+                            return Ok(Next::Landed);
+                        }
+                        Ok(_) => {
+                            why = format!("part {} was found, but its id is not usable", n + 1);
+                            Verdict::CannotTell(&why)
+                        }
+                        Err(err) => {
+                            why = err.reason();
+                            Verdict::Transient(&why)
+                        }
+                    }
+                }
+                Seen::Absent => Verdict::Absent,
+                Seen::NotYet(until) => Verdict::NotYet(*until),
+                Seen::CannotTell(text) => Verdict::CannotTell(text),
+                Seen::Transient(text) => {
+                    looks += 1;
+                    Verdict::Transient(text)
+                }
+                Seen::Foreign(_) => {
+                    why = format!(
+                        "a post at part {}'s place is not that part: not sent over it",
+                        n + 1
+                    );
+                    Verdict::CannotTell(&why)
+                }
+                Seen::Refused(err) => {
+                    failure = self.failed(err, None);
+                    Verdict::Refused(failure.borrow())
+                }
+            };
+            let step = self.apply(
+                key,
+                &Event::Looked {
+                    verdict,
+                    first: false,
+                    looks,
+                    sends,
+                    sendable: true,
+                },
+            )?;
+            if let Seen::Refused(err) = &seen {
+                self.stop_for(err);
+            }
+            match step.then {
+                Then::Send(wait) => {
+                    return Ok(match signals::sleep(wait) {
+                        true => Next::Send,
+                        false => Next::Stop,
+                    });
+                }
+                Then::Look(wait) if signals::sleep(wait) => continue,
+                _ => {
+                    let detail = format!("part={} {}", n + 1, step.say.clone().unwrap_or_default());
+                    self.trace(key, "confirm", "stopped", &detail);
+                    let title = None;
+                    return self
+                        .tell_line(key, &step, title, Instant::now(), "confirm", None)
+                        .map(|()| Next::Stop);
+                }
+            }
+        }
+    }
+
+    /// Every part is out: the done line (its copy is part 0), and the kept parts go.
+    fn thread_done(&mut self, post: &Post, landed: &[Part], started: Instant) -> Result<(), Error> {
+        let key = post.key;
+        let line = self.line(key).expect("the pending line");
+        let receipts = [Receipt {
+            url: line.copy.url.clone(),
+            ..Receipt::id(&landed[0].id)
+        }];
+        let parts = LandedParts {
+            fp: post.fingerprint.clone(),
+            payload: self.edit_mark(post),
+            media: self.unattached(key, post),
+            copy: None,
+        };
+        let landed_copy = parts.landed(&receipts, life::How::Published, false);
+        let step = self.apply(
+            key,
+            &Event::Answered {
+                answer: Answer::Landed(landed_copy),
+                before: None,
+                sends: 0,
+            },
+        )?;
+        self.drop_thread(key);
+        let note = format!("{} parts", landed.len());
+        self.tell(key, &step, post, started, "publish", Some(&note))
+    }
+
+    /// `--dry-run`: every part with its length as the platform counts it.
+    fn say_thread(
+        &mut self,
+        post: &Post,
+        pieces: &[Piece],
+        landed: &[Part],
+        maybe: bool,
+        why: &str,
+    ) -> Result<(), Error> {
+        let key = post.key;
+        let look = match maybe {
+            true => "; the next part may be out: would look first",
+            false => "",
+        };
+        self.say(
+            key,
+            "publish",
+            &format!(
+                "({why}) a thread of {} parts, {} already out{look}: {:?}",
+                pieces.len(),
+                landed.len(),
+                post.title
+            ),
+        );
+        for (n, piece) in pieces.iter().enumerate() {
+            let state = match n < landed.len() {
+                true => "out",
+                false => "would send",
+            };
+            self.say(
+                key,
+                "part",
+                &format!(
+                    "{}/{} ({} graphemes, {state}): {:?}",
+                    n + 1,
+                    pieces.len(),
+                    piece.count,
+                    piece.text
+                ),
+            );
+        }
+        self.say_images(post, None);
+        Ok(())
+    }
+
+    /// `state/<target>.sent/<key>.thread.json`: the parts of a thread, before its first send.
+    fn thread_path(&self, key: Date) -> std::path::PathBuf {
+        self.state_dir
+            .join(format!("{}.sent", self.cfg.name))
+            .join(format!("{key}.thread.json"))
+    }
+
+    fn keep_thread(&self, key: Date, prepared: &Prepared) -> Result<(), Error> {
+        let path = self.thread_path(key);
+        if self.kept_thread(key).as_ref() == Some(prepared) {
+            return Ok(());
+        }
+        let bytes = serde_json::to_vec(prepared).expect("a thread serialises");
+        path.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| crate::fsutil::write_atomic(&path, &bytes))
+            .map_err(|e| {
+                Error::io(
+                    crate::error::Kind::State,
+                    &path,
+                    "keep a thread's parts",
+                    &e,
+                )
+            })
+    }
+
+    fn kept_thread(&self, key: Date) -> Option<Prepared> {
+        let bytes = std::fs::read(self.thread_path(key)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    fn drop_thread(&self, key: Date) {
+        let path = self.thread_path(key);
+        let _ = std::fs::remove_file(&path);
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! `long = "thread"` on Bluesky: the post's text split into records of at most 300 graphemes
+//! and 3000 bytes, each created under a record key derived from (target, key, generation,
+//! part), each part after the first a reply naming the thread's root and its parent by URI and
+//! CID. Facets are found per part, at the part's own byte offsets.
+
+use super::{Bluesky, COLLECTION, MAX_BYTES, MAX_GRAPHEMES, text, tid};
+use crate::error::{Class, Error};
+use crate::life::Part;
+use crate::post::Post;
+use crate::targets::{Media, Receipt, Thread, mark};
+use crate::thread::{Long, Piece, Turn, split::Limit};
+use jiff::civil::Date;
+use serde_json::{Value, json};
+use unicode_segmentation::UnicodeSegmentation;
+
+fn graphemes(text: &str) -> usize {
+    text.graphemes(true).count()
+}
+
+impl Thread for Bluesky {
+    fn pieces(&mut self, post: &Post) -> Result<Vec<Piece>, Error> {
+        let Long::Thread(shape) = self.long else {
+            return Err(Error::failure(
+                Class::Local,
+                "long = \"cut\" sends no thread",
+            ));
+        };
+        let link = self.link(post);
+        let tags: Vec<String> = text::tags(post).iter().map(|t| format!("#{t}")).collect();
+        let (whole, head) =
+            crate::thread::source(self.template.as_ref(), post, link.as_deref(), &tags)?;
+        let limit = Limit {
+            max: MAX_GRAPHEMES,
+            max_bytes: Some(MAX_BYTES),
+            count: &graphemes,
+        };
+        let parts = crate::thread::cut(post, &whole, head, &limit, shape)?;
+        Ok(parts
+            .into_iter()
+            .enumerate()
+            .map(|(n, part)| {
+                let mut record = json!({ "$type": COLLECTION, "text": part });
+                let facets = text::facets(&part);
+                if !facets.is_empty() {
+                    record["facets"] = json!(facets);
+                }
+                if !post.lang.is_empty() {
+                    record["langs"] = json!(post.lang);
+                }
+                // The link card on the first part, unless it carries images.
+                if let Some(link) = link.as_ref().filter(|_| n == 0 && post.images.is_empty()) {
+                    record["embed"] = json!({
+                        "$type": "app.bsky.embed.external",
+                        "external": {
+                            "uri": link,
+                            "title": post.title,
+                            "description": text::first_graphemes(&post.summary, MAX_GRAPHEMES),
+                        },
+                    });
+                }
+                Piece {
+                    mark: mark(&part),
+                    count: graphemes(&part),
+                    text: part,
+                    body: record,
+                }
+            })
+            .collect())
+    }
+
+    fn send_part(
+        &mut self,
+        post: &Post,
+        turn: &Turn,
+        media: &Media,
+    ) -> Result<(Part, Option<String>), Error> {
+        let rkey = tid::part_key(&self.name, turn.key, turn.generation, turn.n);
+        let mut record = match turn.n {
+            0 => Self::embed(&turn.piece.body, post, media)?,
+            _ => turn.piece.body.clone(),
+        };
+        if turn.n > 0 {
+            record["reply"] = reply(turn)?;
+        }
+        let doc = self.create(&rkey, record)?;
+        let uri = doc["uri"].as_str().unwrap_or_default();
+        let Some(cid) = cid(&doc) else {
+            return Err(Error::failure(
+                Class::Unknown,
+                format!("createRecord: {uri} was created without a usable cid"),
+            ));
+        };
+        let url = self.receipt(uri).url;
+        Ok((
+            Part {
+                id: uri.to_string(),
+                cid: Some(cid),
+            },
+            url,
+        ))
+    }
+
+    fn part_key(&self, key: Date, generation: u32, n: usize) -> Option<String> {
+        Some(tid::part_key(&self.name, key, generation, n))
+    }
+
+    /// `getRecord`: the record's CID, which a lost answer did not bring.
+    fn part_of(&mut self, found: &Receipt) -> Result<Part, Error> {
+        let rkey = self.rkey_of(&found.id)?.to_string();
+        match self.get_record(&rkey)? {
+            Some(doc) => match cid(&doc) {
+                Some(cid) => Ok(Part {
+                    id: found.id.clone(),
+                    cid: Some(cid),
+                }),
+                None => Err(Error::failure(
+                    Class::Unknown,
+                    format!("getRecord {rkey}: no usable cid"),
+                )),
+            },
+            None => Err(Error::failure(
+                Class::Unknown,
+                format!("record {rkey} was found, then not"),
+            )),
+        }
+    }
+
+    /// `putRecord` under the part's key, keeping its `createdAt`, its reply references and,
+    /// for part 0, its images.
+    fn update_part(&mut self, post: &Post, turn: &Turn, part: &Part) -> Result<(), Error> {
+        let rkey = self.rkey_of(&part.id)?.to_string();
+        let Some(old) = self.get_record(&rkey)? else {
+            return Err(Error::failure(
+                Class::Rejected,
+                format!("part {} ({rkey}) is no longer on the server", turn.n + 1),
+            ));
+        };
+        let mut record = turn.piece.body.clone();
+        if turn.n == 0 && !old["value"]["embed"].is_null() && !post.images.is_empty() {
+            record["embed"] = old["value"]["embed"].clone();
+        }
+        record["createdAt"] = old["value"]["createdAt"].clone();
+        if !old["value"]["reply"].is_null() {
+            record["reply"] = old["value"]["reply"].clone();
+        }
+        let body = json!({
+            "repo": self.client.did()?,
+            "collection": COLLECTION,
+            "rkey": rkey,
+            "record": record,
+        });
+        let reply = self.client.post("com.atproto.repo.putRecord", &body)?;
+        reply.success(|r| self.failure("putRecord", r))?;
+        Ok(())
+    }
+
+    fn holds(&mut self, turn: &Turn, part: &Part) -> Result<bool, Error> {
+        let rkey = self.rkey_of(&part.id)?.to_string();
+        Ok(self
+            .get_record(&rkey)?
+            .is_some_and(|doc| doc["value"]["text"] == turn.piece.body["text"]))
+    }
+}
+
+/// `reply`: the thread's root (part 0) and this part's parent (the part before it), each by
+/// URI and CID.
+fn reply(turn: &Turn) -> Result<Value, Error> {
+    let strong = |part: Option<&Part>| match part {
+        Some(Part { id, cid: Some(cid) }) => Ok(json!({"uri": id, "cid": cid})),
+        _ => Err(Error::failure(
+            Class::Local,
+            format!(
+                "part {} cannot reply: the parts before it are not all on the line with their cid",
+                turn.n + 1
+            ),
+        )),
+    };
+    Ok(json!({
+        "root": strong(turn.landed.first())?,
+        "parent": strong(turn.landed.get(turn.n - 1).filter(|_| turn.landed.len() == turn.n))?,
+    }))
+}
+
+/// A document's `cid`, when it is one a line can keep.
+fn cid(doc: &Value) -> Option<String> {
+    doc["cid"]
+        .as_str()
+        .filter(|c| (8..=128).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .map(str::to_string)
+}
