@@ -44,6 +44,7 @@ mod images_targets;
 mod lifecycle;
 mod mastodon;
 mod merge_state;
+mod netbench;
 mod not_ours;
 mod paper_cuts;
 mod power_loss;
