@@ -93,7 +93,7 @@ impl TargetRun<'_> {
     /// sends no edits or a line older than the edit window by more than a day of zone offset
     /// (the first publish is never later than the line's own time). A no-op run over 100k
     /// done keys reads nothing else.
-    fn quick_done(&self, key: Date) -> bool {
+    pub(super) fn quick_done(&self, key: Date) -> bool {
         let Some(record) = self.state.get(key) else {
             return false;
         };
