@@ -32,6 +32,7 @@ mod drill;
 mod edits;
 mod exactly_once;
 mod examples;
+mod floor;
 mod fortnight;
 mod hostile;
 mod hostile_two;
