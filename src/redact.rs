@@ -28,6 +28,9 @@ static RUN: RwLock<Redactor> = RwLock::new(Redactor::new());
 pub struct Redactor {
     long: Vec<Vec<u8>>,
     short: Vec<String>,
+    /// Starts of tokens made afresh for each request (a JWT's constant header): every token
+    /// that begins so is masked whole, though no token is ever added itself.
+    starts: Vec<String>,
 }
 
 impl Redactor {
@@ -35,6 +38,15 @@ impl Redactor {
         Redactor {
             long: Vec::new(),
             short: Vec::new(),
+            starts: Vec::new(),
+        }
+    }
+
+    /// Tokens that begin with `start` (at least `MIN_ANYWHERE` bytes), made one per request:
+    /// each is masked with the base64url and `.` characters that follow its start.
+    pub fn add_token_start(&mut self, start: &str) {
+        if start.len() >= MIN_ANYWHERE && !self.starts.iter().any(|s| s == start) {
+            self.starts.push(start.to_string());
         }
     }
 
@@ -92,6 +104,9 @@ impl Redactor {
         for form in &other.short {
             self.form(form.as_bytes());
         }
+        for start in &other.starts {
+            self.add_token_start(start);
+        }
         self.sort();
     }
 
@@ -103,7 +118,7 @@ impl Redactor {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.long.is_empty() && self.short.is_empty()
+        self.long.is_empty() && self.short.is_empty() && self.starts.is_empty()
     }
 
     /// The text with every form of this redactor's secrets, and of the run's, as `***`.
@@ -119,6 +134,16 @@ impl Redactor {
                 for form in both.iter().flat_map(|r| &r.long) {
                     view.find(form, &mut ranges);
                 }
+            }
+        }
+        for start in both.iter().flat_map(|r| &r.starts) {
+            let mut from = 0;
+            while let Some(at) = text[from..].find(start.as_str()).map(|i| from + i) {
+                let end = text[at..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                    .map_or(text.len(), |n| at + n);
+                ranges.push((at, end));
+                from = end.max(at + 1);
             }
         }
         let mut out = mask(text, ranges);

@@ -123,6 +123,30 @@ fn the_cron_line_mails_exactly_when_a_person_is_needed() {
         "only this run's lines: {mail}"
     );
 
+    // The site's credentials are refused (exit 3): only a person can renew them, so it mails.
+    let day_after = {
+        let d: jiff::civil::Date = tomorrow.parse().unwrap();
+        d.tomorrow().unwrap().to_string()
+    };
+    p.file(
+        &format!("blog/content/{day_after}.md"),
+        "# After\n\nWords.\n",
+    );
+    p.file_mode(
+        "blog/publish.sh",
+        "#!/bin/sh\ncat > /dev/null\necho 'token expired' >&2\nexit 77\n",
+        0o755,
+    );
+    let out = cron(&p, &[("DAYRUN_NOW", &morning(48))]);
+    assert_eq!(out.code, 3, "{out:?}");
+    let mail = mailed(&out);
+    assert!(mail.contains("site failed (auth)"), "{mail}");
+    assert!(mail.contains("renew them"), "{mail}");
+    assert!(
+        mail.contains("(exit 3; the whole log is dayrun.log)"),
+        "{mail}"
+    );
+
     // The log never lands in state/, where *.log files are traces.
     assert!(!p.exists("blog/state/cron.log"));
 }

@@ -68,7 +68,12 @@ fn every_toml_example_is_a_valid_config() {
                 && key.trim().ends_with("_file")
             {
                 let file = value.split('"').nth(1).unwrap();
-                p.secret(file, "s3cret");
+                // Ghost's Admin API key has a shape dayrun checks before any request.
+                let secret = match key.trim() {
+                    "admin_key_file" => "6489f2d1c3a4b5e6f7a8b9c0:0123456789abcdef0123456789abcdef",
+                    _ => "s3cret",
+                };
+                p.secret(file, secret);
             }
         }
         with_example_script(&p);
@@ -188,4 +193,30 @@ fn copy(from: &std::path::Path, to: &std::path::Path) {
             std::fs::copy(entry.path(), target).unwrap();
         }
     }
+}
+
+/// Every usage line of the README and docs/ (`dayrun [-C DIR] CMD …`) names exactly the
+/// options that `dayrun CMD --help` lists.
+#[test]
+fn every_usage_line_names_the_options_the_binary_has() {
+    let flags = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| w.starts_with("--") && w.len() > 2 && *w != "--help")
+            .map(str::to_string)
+            .collect()
+    };
+    let mut seen = 0;
+    for line in readme().lines() {
+        let Some(rest) = line.strip_prefix("dayrun [-C DIR] ") else {
+            continue;
+        };
+        let rest = rest.split(" #").next().unwrap();
+        let rest = rest.strip_prefix("[--config FILE] ").unwrap_or(rest);
+        let command = rest.split_whitespace().next().unwrap();
+        let help = Project::new().run(&[command, "--help"]);
+        let usage = help.stdout.lines().next().unwrap_or_default().to_string();
+        assert_eq!(flags(rest), flags(&usage), "`{line}` against `{usage}`");
+        seen += 1;
+    }
+    assert!(seen >= 14, "found only {seen} usage lines");
 }

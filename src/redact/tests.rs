@@ -227,3 +227,13 @@ fn a_secret_of_one_run_is_masked_by_every_redactor() {
     );
     assert_eq!(Redactor::default().redact("Run-wide-T0ken-9f8e7d"), "***");
 }
+
+#[test]
+fn a_token_made_per_request_is_masked_whole_by_its_start() {
+    let mut r = Redactor::default();
+    r.add_token_start("eyJhbGciOiJIUzI1NiJ9");
+    let text =
+        "auth: Ghost eyJhbGciOiJIUzI1NiJ9.eyJpYXQiOjF9.c2ln-_x, then eyJhbGciOiJIUzI1NiJ9.b.c";
+    assert_eq!(r.redact(text), "auth: Ghost ***, then ***");
+    assert_eq!(r.redact("nothing here"), "nothing here");
+}

@@ -182,10 +182,15 @@ impl TargetRun<'_> {
         };
         let (why, failed);
         let verdict = match &answer {
-            Ok(Lookup::Found(_)) => {
-                return self
-                    .updated(post, vec![receipts[0].clone()], started)
-                    .map(|()| false);
+            Ok(Lookup::Found(found)) => {
+                // The copy's own receipt when it names this copy: its version (Ghost's
+                // `updated_at`) is what the next update must send back.
+                let receipt = found
+                    .iter()
+                    .find(|r| r.id == id)
+                    .and_then(|r| life::checked(r).ok())
+                    .unwrap_or_else(|| receipts[0].clone());
+                return self.updated(post, vec![receipt], started).map(|()| false);
             }
             Ok(Lookup::Absent) => Verdict::Absent,
             Ok(Lookup::CannotTell(text)) => Verdict::CannotTell(text),

@@ -32,6 +32,7 @@ pub const KINDS: &[Kind] = &[
     super::devto::KIND,
     super::mastodon::KIND,
     super::bluesky::KIND,
+    super::ghost::KIND,
 ];
 
 /// The kind named `name`.

@@ -16,6 +16,7 @@ pub mod command;
 pub mod compare;
 pub mod devto;
 pub mod folder;
+pub mod ghost;
 pub mod http;
 pub mod items;
 pub mod kinds;

@@ -1,12 +1,15 @@
-//! What network targets share: credential files, an HTTP agent with per-phase timeouts, and the
-//! one table that classes every failure (retry-safe, rejected, auth, unknown).
+//! What network targets share: credential files, an HTTP agent with per-phase timeouts, and
+//! replies checked against the one table that classes every failure (`net/class.rs`).
 
 use super::Context;
 
+mod class;
 pub mod pages;
 mod upload;
 use crate::error::{Class, Error};
 use crate::redact::Redactor;
+use class::{describe, is_certificate, retry_after};
+pub use class::{status_class, transport_class};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::time::Duration;
@@ -337,18 +340,6 @@ impl Http {
     }
 }
 
-/// Whether a transport failure is the TLS handshake refusing the server (a certificate).
-fn is_certificate(err: &ureq::Error) -> bool {
-    match err {
-        ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_) => true,
-        ureq::Error::Io(e) => {
-            let text = e.to_string().to_lowercase();
-            text.contains("certificate") || text.contains("handshake")
-        }
-        _ => false,
-    }
-}
-
 /// Percent-encode a query value or one part of a path: the one encoder of every target
 /// (RFC 3986 unreserved characters pass).
 pub fn encode(s: &str) -> String {
@@ -377,80 +368,6 @@ pub fn id_text(value: &serde_json::Value) -> Option<String> {
     }
 }
 
-/// How an HTTP status is classed; `None` for success (2xx).
-pub fn status_class(status: u16) -> Option<Class> {
-    match status {
-        200..=299 => None,
-        401 | 403 => Some(Class::Auth),
-        408 | 409 => Some(Class::Unknown),
-        429 => Some(Class::RetrySafe),
-        400..=499 => Some(Class::Rejected),
-        _ => Some(Class::Unknown),
-    }
-}
-
-/// How a transport failure is classed: retry-safe only when the request provably never left
-/// (name lookup, refused or unreachable, resolve or connect timeout).
-pub fn transport_class(err: &ureq::Error) -> Class {
-    use std::io::ErrorKind;
-    use ureq::Timeout;
-    match err {
-        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => Class::RetrySafe,
-        ureq::Error::Timeout(Timeout::Resolve | Timeout::Connect) => Class::RetrySafe,
-        ureq::Error::Io(e) => match e.kind() {
-            ErrorKind::ConnectionRefused
-            | ErrorKind::HostUnreachable
-            | ErrorKind::NetworkUnreachable
-            | ErrorKind::NetworkDown
-            | ErrorKind::AddrNotAvailable => Class::RetrySafe,
-            _ => Class::Unknown,
-        },
-        ureq::Error::BadUri(_) | ureq::Error::RequireHttpsOnly(_) => Class::Rejected,
-        _ => Class::Unknown,
-    }
-}
-
-fn describe(err: &ureq::Error) -> String {
-    match err {
-        ureq::Error::Timeout(t) => format!("timed out ({t:?})"),
-        other => other.to_string(),
-    }
-}
-
-/// `Retry-After` (seconds or an HTTP date), Mastodon's `X-RateLimit-Reset` (a timestamp) or
-/// atproto's `RateLimit-Reset` (epoch seconds; small numbers are read as seconds from now).
-fn retry_after(headers: &ureq::http::HeaderMap) -> Option<Duration> {
-    let now = jiff::Timestamp::now();
-    let until =
-        |at: jiff::Timestamp| Duration::try_from(at.duration_since(now)).unwrap_or(Duration::ZERO);
-    if let Some(value) = headers.get("retry-after").and_then(|v| v.to_str().ok()) {
-        let value = value.trim();
-        if let Ok(secs) = value.parse::<u64>() {
-            return Some(Duration::from_secs(secs));
-        }
-        if let Ok(at) = jiff::fmt::rfc2822::parse(value) {
-            return Some(until(at.timestamp()));
-        }
-    }
-    if let Some(reset) = headers
-        .get("x-ratelimit-reset")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<jiff::Timestamp>().ok())
-    {
-        return Some(until(reset));
-    }
-    let reset: i64 = headers
-        .get("ratelimit-reset")
-        .and_then(|v| v.to_str().ok())?
-        .trim()
-        .parse()
-        .ok()?;
-    match reset {
-        0..1_000_000_000 => Some(Duration::from_secs(reset as u64)),
-        _ => jiff::Timestamp::from_second(reset).ok().map(until),
-    }
-}
-
 /// `Idempotency-Key`: the same for every attempt of one key on one target.
 pub fn idempotency_key(target: &str, key: &str) -> String {
     crate::post::hex(&Sha256::digest(format!("{target}\n{key}").as_bytes()))
@@ -463,74 +380,6 @@ mod tests {
     #[test]
     fn one_encoder_for_queries_and_path_parts() {
         assert_eq!(encode("a b/ü~-._?&="), "a%20b%2F%C3%BC~-._%3F%26%3D");
-    }
-
-    #[test]
-    fn statuses_are_classed_row_by_row() {
-        let table = [
-            (200, None),
-            (201, None),
-            (204, None),
-            (400, Some(Class::Rejected)),
-            (401, Some(Class::Auth)),
-            (403, Some(Class::Auth)),
-            (404, Some(Class::Rejected)),
-            (405, Some(Class::Rejected)),
-            (408, Some(Class::Unknown)),
-            (409, Some(Class::Unknown)),
-            (410, Some(Class::Rejected)),
-            (413, Some(Class::Rejected)),
-            (422, Some(Class::Rejected)),
-            (429, Some(Class::RetrySafe)),
-            (500, Some(Class::Unknown)),
-            (502, Some(Class::Unknown)),
-            (503, Some(Class::Unknown)),
-            (504, Some(Class::Unknown)),
-            (301, Some(Class::Unknown)),
-        ];
-        for (status, class) in table {
-            assert_eq!(status_class(status), class, "HTTP {status}");
-        }
-    }
-
-    #[test]
-    fn transport_failures_are_retry_safe_only_before_sending() {
-        use std::io::{Error as Io, ErrorKind};
-        use ureq::Timeout;
-        let table = [
-            (ureq::Error::HostNotFound, Class::RetrySafe),
-            (ureq::Error::ConnectionFailed, Class::RetrySafe),
-            (ureq::Error::Timeout(Timeout::Resolve), Class::RetrySafe),
-            (ureq::Error::Timeout(Timeout::Connect), Class::RetrySafe),
-            (
-                ureq::Error::Io(Io::from(ErrorKind::ConnectionRefused)),
-                Class::RetrySafe,
-            ),
-            (
-                ureq::Error::Io(Io::from(ErrorKind::NetworkUnreachable)),
-                Class::RetrySafe,
-            ),
-            (ureq::Error::Timeout(Timeout::SendRequest), Class::Unknown),
-            (ureq::Error::Timeout(Timeout::SendBody), Class::Unknown),
-            (ureq::Error::Timeout(Timeout::RecvResponse), Class::Unknown),
-            (ureq::Error::Timeout(Timeout::RecvBody), Class::Unknown),
-            (
-                ureq::Error::Io(Io::from(ErrorKind::ConnectionReset)),
-                Class::Unknown,
-            ),
-            (
-                ureq::Error::Io(Io::from(ErrorKind::UnexpectedEof)),
-                Class::Unknown,
-            ),
-            (
-                ureq::Error::Io(Io::from(ErrorKind::BrokenPipe)),
-                Class::Unknown,
-            ),
-            (ureq::Error::BadUri("x".into()), Class::Rejected),
-        ];
-        for (err, class) in table {
-            assert_eq!(transport_class(&err), class, "{err:?}");
-        }
     }
 
     #[test]
