@@ -43,7 +43,11 @@ pub fn run(config: &Config, clock: &Clock, online: bool) -> Result<i32, Error> {
             }
         };
         // Every bad image, not only the first a run would stop at.
-        let errors = catalog.image_errors(&post);
+        let mut errors = catalog.image_errors(&post);
+        // Every target's template, rendered for the post.
+        if !post.draft {
+            errors.extend(crate::template::check::render_all(config, &post));
+        }
         for err in &errors {
             eprintln!("{err}");
         }

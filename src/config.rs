@@ -52,6 +52,8 @@ pub struct TargetConfig {
     pub line: Option<usize>,
     /// The line of each of the table's keys in `source`, for error messages.
     pub key_lines: BTreeMap<String, usize>,
+    /// `template` / `template_file`, compiled (`crate::template`).
+    pub template: Option<crate::template::Template>,
 }
 
 #[derive(Deserialize, Default)]
@@ -115,6 +117,7 @@ impl Config {
                 source: source.path.clone(),
                 line,
                 key_lines,
+                template: None,
             };
             targets.push(target.typed(shown)?);
         }
@@ -125,6 +128,8 @@ impl Config {
             .path
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
+        // Templates are read from the config's folder; the targets go in dependency order.
+        crate::template::attach(&mut targets, &base, &root, shown)?;
         let content = base.join(file.content.unwrap_or_else(|| "content".into()));
         let state = base.join(file.state.unwrap_or_else(|| "state".into()));
         if let Some(links) = &file.links_file {
@@ -193,6 +198,7 @@ impl TargetConfig {
             source: source.to_path_buf(),
             line: None,
             key_lines: BTreeMap::new(),
+            template: None,
         }
     }
 

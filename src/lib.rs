@@ -28,6 +28,7 @@ pub mod state;
 pub mod status;
 pub mod tally;
 pub mod targets;
+pub mod template;
 #[cfg(test)]
 mod test_alloc;
 pub mod trace;

@@ -48,6 +48,9 @@ pub struct Post {
     /// Images a target's limit left out of `images` (the rest of the post's, in order): they
     /// are not sent, but they are still part of what the post says (its edit hash).
     pub left_out: Vec<Image>,
+    /// The copies of this key on other targets that a target's template links to: set by the
+    /// runner for the target at hand (`template::Copies`), empty as read.
+    pub copies: crate::template::Copies,
 }
 
 /// A post with these words, for tests of what targets make of them.
@@ -67,6 +70,7 @@ pub fn sample(title: &str, summary: &str, tags: &[&str]) -> Post {
         image_refs: Vec::new(),
         images: Vec::new(),
         left_out: Vec::new(),
+        copies: Default::default(),
     }
 }
 
@@ -191,6 +195,7 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         image_refs,
         images: Vec::new(),
         left_out: Vec::new(),
+        copies: Default::default(),
     })
 }
 

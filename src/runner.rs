@@ -27,6 +27,7 @@ mod batch;
 mod confirm;
 mod deliver;
 mod keys;
+mod linked;
 mod media;
 pub(super) mod report;
 mod retract;
@@ -138,6 +139,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         }
         states.push(state);
     }
+    let others = linked::others(config, &selected, &shown_state)?;
     let mut changed = false;
     if !plan.dry_run {
         for state in &mut states {
@@ -202,6 +204,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
                 progress: &quiet,
                 batch: batch::Batch::default(),
                 told: &told,
+                upstream: Default::default(),
             }
         })
         .collect();
@@ -232,9 +235,14 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             if signals::received().is_some() {
                 break;
             }
-            for run in runs.iter_mut() {
+            // In dependency order: a target whose template links to another's copy sees the
+            // line that target has just written for the key.
+            for i in 0..runs.len() {
+                let (before, rest) = runs.split_at_mut(i);
+                let run = &mut rest[0];
                 run.flush_if_due()?;
                 if run.looks_at(key, has_post) {
+                    run.gather(key, before, &others)?;
                     run.step(key, has_post, &posts)?;
                 }
             }
@@ -406,6 +414,9 @@ struct TargetRun<'a> {
     /// What was said this run about posts (their errors and warnings), shared by the targets:
     /// a post's error is told once, not once per target.
     told: &'a RefCell<BTreeSet<String>>,
+    /// The lines, for the key at hand, of the targets this one's template links to
+    /// (`linked.rs`).
+    upstream: std::collections::BTreeMap<String, Option<crate::life::KeyLine>>,
 }
 
 pub(super) fn describe(post: &Post) -> String {

@@ -14,7 +14,7 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
             "# blog\n[targets.outbox]\nkind = \"folder\"\ndir = \"out\"\nretires = 3\n",
             &[
                 "dayrun: dayrun.toml:5: [targets.outbox]: unknown field `retires` (did you mean `retries`?)\n",
-                &format!("\n  a folder target takes dir; {EVERY}\n"),
+                &format!("\n  a folder target takes dir, url; {EVERY}\n"),
             ],
         ),
         (
@@ -22,7 +22,7 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
             &[
                 "dayrun.toml:4: [targets.site]: unknown field `speed`\n",
                 &format!(
-                    "\n  a command target takes run, confirm, retract, update, timeout_secs, image_base_url, env; {EVERY}\n"
+                    "\n  a command target takes run, confirm, retract, update, timeout_secs, image_base_url, env, template, template_file; {EVERY}\n"
                 ),
             ],
         ),

@@ -1,7 +1,7 @@
 //! A fake generic posts API (for `kind = "http"`): POST /posts commits, GET /posts lists, newest
 //! first. Like real APIs it can lag its list, show only the newest N, leave fields out of items,
-//! filter on `?key=` / `?idempotency_key=`, and give each POST or list request a fault; it
-//! counts what it committed, per key.
+//! filter on `?key=` / `?idempotency_key=`, and give each POST or list request a fault (queued,
+//! or scripted per key); it counts what it committed, per key, and which ids it answered.
 
 #![allow(dead_code)]
 
@@ -41,6 +41,30 @@ pub enum Cut {
     Close,
     /// Hang past the client's timeout.
     Hang,
+}
+
+/// What one lookup (`GET /posts`) of a key meets, in a per-key script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// The list, as the server holds it.
+    Normal,
+    /// This status (500, 503 …) with a JSON error body.
+    Status(u16),
+    /// 200 with a body that is not JSON (a proxy's error page).
+    Garbage,
+}
+
+/// The answers to one key's requests: `first` in order, then `then` for every later one.
+#[derive(Debug, Clone)]
+pub struct Script<T> {
+    pub first: VecDeque<T>,
+    pub then: T,
+}
+
+impl<T: Copy> Script<T> {
+    fn next(&mut self) -> T {
+        self.first.pop_front().unwrap_or(self.then)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +121,12 @@ pub struct ApiState {
     pub delete_faults: VecDeque<Fault>,
     /// DELETE requests that reached the handler, whatever became of them.
     pub delete_requests: usize,
+    /// Per-key scripts for POST /posts (by the body's `key`), before any queued fault.
+    pub key_posts: BTreeMap<String, Script<Fault>>,
+    /// Per-key scripts for GET /posts?key=KEY, before any queued list fault.
+    pub key_looks: BTreeMap<String, Script<Look>>,
+    /// (key, id) of every copy whose id went back in a 201 answer, in order.
+    pub answered: Vec<(String, String)>,
 }
 
 impl ApiState {
@@ -297,9 +327,24 @@ fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
                 Some(Cut::Hang) => return Reply::Hang(s.hang),
                 None => {}
             }
-            let status = match s.list_faults.pop_front() {
-                Some(status) => status,
-                None => s.list_chooser.as_mut().map_or(200, |f| f()),
+            let scripted = req
+                .query("key")
+                .and_then(|key| s.key_looks.get_mut(&key).map(Script::next));
+            match scripted {
+                Some(Look::Status(status)) => {
+                    return Reply::json(status, json!({"error": "list unavailable"}));
+                }
+                Some(Look::Garbage) => {
+                    return Reply::raw(200, "text/html", "<html><body>Bad gateway</body></html>");
+                }
+                Some(Look::Normal) | None => {}
+            }
+            let status = match scripted {
+                Some(_) => 200,
+                None => match s.list_faults.pop_front() {
+                    Some(status) => status,
+                    None => s.list_chooser.as_mut().map_or(200, |f| f()),
+                },
             };
             if status != 200 {
                 return Reply::json(status, json!({"error": "list unavailable"}));
@@ -312,11 +357,14 @@ fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
         }
         ("POST", "/posts") => {
             s.post_times.push(Instant::now());
-            let fault = match s.post_faults.pop_front() {
+            let body = req.json();
+            let scripted = body["key"]
+                .as_str()
+                .and_then(|key| s.key_posts.get_mut(key).map(Script::next));
+            let fault = match scripted.or_else(|| s.post_faults.pop_front()) {
                 Some(fault) => fault,
                 None => s.chooser.as_mut().map_or(Fault::Normal, |f| f()),
             };
-            let body = req.json();
             let idem = req.header("idempotency-key").unwrap_or("");
             let (key, title) = (
                 body["key"].as_str().unwrap_or(""),
@@ -326,6 +374,7 @@ fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
             match fault {
                 Fault::Normal => {
                     let id = commit(&mut s);
+                    s.answered.push((key.to_string(), id.clone()));
                     let url = format!("https://example.test/{id}");
                     match s.nested {
                         true => Reply::json(201, json!({"data": {"id": id, "link": url}})),

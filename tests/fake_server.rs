@@ -117,6 +117,8 @@ pub struct Server {
     pub requests: Arc<AtomicUsize>,
     /// `METHOD target` of every request read, in arrival order (for counting them by kind).
     pub seen: Arc<Mutex<Vec<String>>>,
+    /// Connections being served now.
+    active: Arc<AtomicUsize>,
 }
 
 impl Server {
@@ -130,13 +132,15 @@ impl Server {
             stop: Arc::new(AtomicBool::new(false)),
             requests: Arc::new(AtomicUsize::new(0)),
             seen: Arc::new(Mutex::new(Vec::new())),
+            active: Arc::new(AtomicUsize::new(0)),
         };
         let handler: Handler = Arc::new(handler);
-        let (slot, stop, count, seen) = (
+        let (slot, stop, count, seen, active) = (
             server.listener.clone(),
             server.stop.clone(),
             server.requests.clone(),
             server.seen.clone(),
+            server.active.clone(),
         );
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
@@ -144,7 +148,12 @@ impl Server {
                 match accepted {
                     Some(Ok((stream, _))) => {
                         let (handler, count, seen) = (handler.clone(), count.clone(), seen.clone());
-                        std::thread::spawn(move || serve(stream, &handler, &count, &seen));
+                        active.fetch_add(1, Ordering::SeqCst);
+                        let active = active.clone();
+                        std::thread::spawn(move || {
+                            serve(stream, &handler, &count, &seen);
+                            active.fetch_sub(1, Ordering::SeqCst);
+                        });
                     }
                     _ => std::thread::sleep(Duration::from_millis(1)),
                 }
@@ -168,6 +177,17 @@ impl Server {
             let listener = TcpListener::bind(self.addr).unwrap();
             listener.set_nonblocking(true).unwrap();
             *slot = Some(listener);
+        }
+    }
+
+    /// Wait until every connection made so far has been served (a client killed, or one that
+    /// gave up waiting, leaves one the server still answers), at most `limit`. `backlog`: how
+    /// long to let the accept loop pick up a connection still waiting to be accepted.
+    pub fn settle(&self, backlog: Duration, limit: Duration) {
+        let start = std::time::Instant::now();
+        std::thread::sleep(backlog);
+        while self.active.load(Ordering::SeqCst) > 0 && start.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(2));
         }
     }
 

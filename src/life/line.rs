@@ -338,13 +338,26 @@ impl KeyLine {
     /// Every copy of the key that is live as far as the line knows: this generation's (unless
     /// it was retracted), its duplicates, and earlier generations' not yet retracted.
     pub fn live_ids(&self) -> Vec<String> {
+        let mut ids = self.own_ids();
+        for id in &self.older {
+            if !ids.contains(id) {
+                ids.push(id.clone());
+            }
+        }
+        ids
+    }
+
+    /// This generation's live copies: the line's `id=` (unless retracted) and `copies=`. A
+    /// lookup that finds one of them has found this key's copy, whatever it holds now (an
+    /// edit since, by dayrun or by hand), because dayrun recorded it from its own receipt.
+    pub fn own_ids(&self) -> Vec<String> {
         let mut ids = Vec::new();
         if let Some(id) = &self.copy.id
             && !matches!(self.phase, Phase::Retracted { .. })
         {
             ids.push(id.clone());
         }
-        for id in self.copies.iter().chain(&self.older) {
+        for id in &self.copies {
             if !ids.contains(id) {
                 ids.push(id.clone());
             }

@@ -384,9 +384,12 @@ pub(super) fn looked(
             let text = format!(
                 "the outcome is unknown and the target cannot prove the post absent before {until}; the next run looks again"
             );
-            keep()
-                .exit(Exit::RetryLater, "unconfirmed")
-                .say(text)
+            // A wait that comes on top of failures older than `escalate_after` is still red.
+            let exit = match line.is_some_and(|l| escalated(l, ctx)) {
+                true => Exit::NeedsHuman,
+                false => Exit::RetryLater,
+            };
+            keep().exit(exit, "unconfirmed").say(text)
         }
         Verdict::Transient(_) if looks <= ctx.rules.retries => {
             keep().then(Then::Look(backoff(ctx, looks.max(1))))

@@ -39,7 +39,7 @@
 
 use super::TargetRun;
 use super::confirm::LandedParts;
-use super::report::{detail, payload_mark};
+use super::report::detail;
 use crate::error::{Class, Error};
 use crate::fsutil::Staged;
 use crate::life::{self, Answer, Event, Op};
@@ -187,7 +187,7 @@ impl TargetRun<'_> {
             let receipts = [receipt];
             let parts = LandedParts {
                 fp: post.fingerprint.clone(),
-                payload: payload_mark(post),
+                payload: self.edit_mark(post),
                 media: None,
                 copy: None,
             };

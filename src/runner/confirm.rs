@@ -4,7 +4,7 @@
 
 use super::TargetRun;
 use crate::error::{Class, Error, Kind};
-use crate::life::{self, Event, Step, Then};
+use crate::life::{self, Event, KeyLine, Step, Then};
 use crate::signals;
 use crate::targets::{Attempts, Lookup, Receipt};
 use jiff::Timestamp;
@@ -28,9 +28,13 @@ pub(super) enum Seen {
 }
 
 impl TargetRun<'_> {
-    /// One look, with no deadline. Copies a human ruled not this post are left out.
+    /// One look, with no deadline. Copies a human ruled not this post are left out; a copy
+    /// whose content no attempt sent but whose id the line records as this generation's is
+    /// ours (the post was edited since it went out).
     pub(super) fn look(&mut self, key: Date, attempts: &Attempts) -> Seen {
-        let foreign = self.line(key).map(|l| l.foreign).unwrap_or_default();
+        let line = self.line(key);
+        let own = line.as_ref().map(KeyLine::own_ids).unwrap_or_default();
+        let foreign = line.map(|l| l.foreign).unwrap_or_default();
         let ours = |list: Vec<Receipt>| -> Vec<Receipt> {
             list.into_iter()
                 .filter(|r| !foreign.contains(&r.id))
@@ -49,10 +53,16 @@ impl TargetRun<'_> {
                 Seen::CannotTell(format!("{} cannot look posts up: {why}", self.cfg.name))
             }
             Ok(Lookup::CannotTell(why)) => Seen::CannotTell(why),
-            Ok(Lookup::Foreign(receipts)) => match ours(receipts) {
-                left if left.is_empty() => Seen::Absent,
-                left => Seen::Foreign(left),
-            },
+            Ok(Lookup::Foreign(receipts)) => {
+                let (recorded, left): (Vec<_>, Vec<_>) = ours(receipts)
+                    .into_iter()
+                    .partition(|r| own.contains(&r.id));
+                match (recorded, left) {
+                    (recorded, _) if !recorded.is_empty() => Seen::Found(recorded),
+                    (_, left) if left.is_empty() => Seen::Absent,
+                    (_, left) => Seen::Foreign(left),
+                }
+            }
             Err(err) => classify(err),
         }
     }

@@ -2,7 +2,7 @@
 //! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
 
 use super::confirm::LandedParts;
-use super::report::{Failed, payload_mark};
+use super::report::Failed;
 use super::{Posts, TargetRun, describe};
 use crate::config::Dedup;
 use crate::error::Error;
@@ -60,11 +60,17 @@ impl TargetRun<'_> {
                 &format!("({why}) {look}{}", describe(&post)),
             );
             self.say_images(&read, line.as_ref().and_then(|l| l.copy.media.as_deref()));
+            self.say_copies(key);
+            self.say_text(&post);
             return Ok(());
         }
         if self.skip_if_stopped(key) {
             return Ok(());
         }
+        // A copy the text links to that is not there: the key waits (or fails), nothing sent.
+        let Some(post) = self.linked(post, line.as_ref())? else {
+            return Ok(());
+        };
         if why != "due" {
             self.say(key, "retry", &format!("({why})"));
         }
@@ -74,7 +80,7 @@ impl TargetRun<'_> {
         };
         out.generation = generation;
         out.rkey = rkey;
-        let parts = parts(&post, line.as_ref());
+        let parts = parts(&post, line.as_ref(), self.edit_mark(&post));
         if before == Before::OnWord {
             self.trace(
                 key,
@@ -237,7 +243,7 @@ impl TargetRun<'_> {
                     let receipts = [receipt];
                     let parts = LandedParts {
                         fp: post.fingerprint.clone(),
-                        payload: payload_mark(post),
+                        payload: self.edit_mark(post),
                         media,
                         copy: self
                             .target
@@ -323,7 +329,7 @@ impl TargetRun<'_> {
             rkey: out.rkey.as_deref(),
             deadline: Some(deadline),
         };
-        let parts = parts(post, Some(&line));
+        let parts = parts(post, Some(&line), self.edit_mark(post));
         self.judge(key, &attempts, deadline, true, false, sends, true, &parts)
     }
 
@@ -403,7 +409,7 @@ impl TargetRun<'_> {
         Failed::of(
             err,
             self.redact(&err.reason()),
-            post,
+            post.map(|p| (p, self.edit_mark(p))),
             self.credential.clone(),
             self.cfg.policy.retry_after_cap,
         )
@@ -412,10 +418,13 @@ impl TargetRun<'_> {
 
 /// What a found copy's done line keeps: this post's fingerprint and edit hash, and the uploads
 /// the line records.
-fn parts(post: &Post, line: Option<&KeyLine>) -> impl Fn(&[Receipt]) -> LandedParts + use<> {
+fn parts(
+    post: &Post,
+    line: Option<&KeyLine>,
+    payload: String,
+) -> impl Fn(&[Receipt]) -> LandedParts + use<> {
     let media = line.and_then(|l| l.copy.media.clone());
     let fp = post.fingerprint.clone();
-    let payload = payload_mark(post);
     move |_| LandedParts {
         fp: fp.clone(),
         payload: payload.clone(),

@@ -28,10 +28,11 @@ pub(super) struct Failed {
 
 impl Failed {
     /// `reason`: the error's reason, already redacted.
+    /// `payload`: the edit hash of the post it failed for (`TargetRun::edit_mark`).
     pub fn of(
         err: &Error,
         reason: String,
-        post: Option<&Post>,
+        post: Option<(&Post, String)>,
         cred: Option<String>,
         cap: Duration,
     ) -> Failed {
@@ -42,8 +43,8 @@ impl Failed {
             class,
             reason,
             cred: cred.filter(|_| class == Class::Auth),
-            fp: post.map(|p| p.fingerprint.clone()),
-            payload: post.map(payload_mark),
+            fp: post.as_ref().map(|(p, _)| p.fingerprint.clone()),
+            payload: post.map(|(_, payload)| payload),
             setup,
             wait: err.retry_after.filter(|_| !long),
             stop: setup || class == Class::Auth || long,
@@ -71,7 +72,22 @@ pub(super) fn detail(err: &Error) -> String {
     format!("class={class} reason={:?}", err.reason())
 }
 
+impl<'a> TargetRun<'a> {
+    /// The hash of the target's template, part of its posts' edit hash; `None`: it has none.
+    pub(super) fn template_mark(&self) -> Option<&'a str> {
+        self.cfg
+            .template
+            .as_ref()
+            .map(crate::template::Template::mark)
+    }
+}
+
 impl TargetRun<'_> {
+    /// The edit hash of `post` on this target (`payload_mark`, with its template's).
+    pub(super) fn edit_mark(&self, post: &Post) -> String {
+        payload_mark(post, self.template_mark())
+    }
+
     /// After an auth failure, a broken setup or a long rate limit, nothing more goes to this
     /// target in this run.
     pub(super) fn stop_for(&mut self, err: &Error) {
@@ -386,11 +402,11 @@ impl TargetRun<'_> {
 }
 
 /// A hash of what a post says (title, body, summary, tags, and each image's bytes, alt text
-/// and place, left out by a limit or not): a later one that differs is an edit. Taken from the
-/// post, not from a target's request (which holds things that vary, such as WordPress's term
-/// ids), so an unchanged post costs no request at all. A post without images hashes as dayrun
-/// 0.3 hashed it.
-pub(super) fn payload_mark(post: &Post) -> String {
+/// and place, left out by a limit or not), and of the target's template if it has one: a
+/// later one that differs is an edit. Taken from the post, not from a target's request (which
+/// holds things that vary, such as WordPress's term ids), so an unchanged post costs no
+/// request at all. A post without images (and no template) hashes as dayrun 0.3 hashed it.
+pub(super) fn payload_mark(post: &Post, template: Option<&str>) -> String {
     let mut text = words(post);
     if !post.images.is_empty() {
         text.push_str("\nimages");
@@ -405,6 +421,9 @@ pub(super) fn payload_mark(post: &Post) -> String {
                 image.alt
             );
         }
+    }
+    if let Some(template) = template {
+        let _ = write!(text, "\ntemplate {template}");
     }
     mark(&text)
 }

@@ -58,8 +58,9 @@ impl TargetRun<'_> {
             })
     }
 
-    /// The post as the rules see it, read only when a rule asks.
-    fn seen(posts: &Posts, key: Date, has_post: bool) -> Seen {
+    /// The post as the rules see it, read only when a rule asks. `template`: the mark of the
+    /// target's template, part of the post's edit hash here.
+    fn seen(posts: &Posts, key: Date, has_post: bool, template: Option<&str>) -> Seen {
         if !has_post {
             return Seen::Gone;
         }
@@ -68,7 +69,7 @@ impl TargetRun<'_> {
             Ok(post) if post.draft => Seen::Draft,
             Ok(post) => Seen::Ready(Facts {
                 fp: post.fingerprint.clone(),
-                payload: super::report::payload_mark(post),
+                payload: super::report::payload_mark(post, template),
                 payload_before_images: super::report::payload_mark_before_images(post),
             }),
         }
@@ -79,7 +80,8 @@ impl TargetRun<'_> {
         if self.quick_done(key) {
             return false;
         }
-        let get = || Self::seen(posts, key, has_post);
+        let template = self.template_mark();
+        let get = || Self::seen(posts, key, has_post, template);
         let lazy = Lazy::new(&get);
         let line = self.line(key);
         let step = life::next(line.as_ref(), &Event::Visit(&lazy), &self.ctx(key));
@@ -130,7 +132,8 @@ impl TargetRun<'_> {
             self.apply(key, &Event::Human(&act))?;
             self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
         }
-        let get = || Self::seen(posts, key, has_post);
+        let template = self.template_mark();
+        let get = || Self::seen(posts, key, has_post, template);
         let lazy = Lazy::new(&get);
         let step = self.apply(key, &Event::Visit(&lazy))?;
         let life::Then::Decide(decision) = step.then else {

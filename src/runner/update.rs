@@ -28,13 +28,17 @@ impl TargetRun<'_> {
             Ok(post) => post.clone(),
             Err(_) => return self.unchanged(key),
         };
-        let new = payload_mark(&post);
+        let new = self.edit_mark(&post);
         let old = line.edits.payload.as_deref();
         let refused = line.edits.edit_failed.as_deref() == Some(new.as_str());
         // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
         // Upgrading); the images go with the next edit, or with `retry --force`.
         let before_images = old == Some(payload_mark_before_images(&post).as_str());
-        if !forced && (old.is_none() || before_images) {
+        // Published before the target had a template: the template appearing is not an edit
+        // by itself (docs/templates.md); a later change of the post or the template is.
+        let before_template =
+            self.cfg.template.is_some() && old == Some(payload_mark(&post, None).as_str());
+        if !forced && (old.is_none() || before_images || before_template) {
             self.apply(key, &Event::Baseline(&new))?;
             return self.unchanged(key);
         }
@@ -59,6 +63,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let post = self.images_for(&post);
+        let post = self.with_copies(post);
         let out = match self.target.prepare(&post) {
             Ok(out) => out,
             Err(err) => {
@@ -176,7 +181,7 @@ impl TargetRun<'_> {
         let receipts = [Receipt::id(id)];
         let parts = LandedParts {
             fp: post.fingerprint.clone(),
-            payload: payload_mark(post),
+            payload: self.edit_mark(post),
             media: None,
             copy: None,
         };
@@ -276,6 +281,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let post = self.images_for(&post);
+        let post = self.with_copies(post);
         let out = match self.target.prepare(&post) {
             Ok(out) => Outgoing {
                 media: Media::on_copy(line.copy.media.as_deref()),
@@ -314,7 +320,7 @@ impl TargetRun<'_> {
         let media = self.unattached(key, post);
         let parts = LandedParts {
             fp: post.fingerprint.clone(),
-            payload: payload_mark(post),
+            payload: self.edit_mark(post),
             media,
             copy: None,
         };

@@ -1,7 +1,7 @@
 //! `kind = "bluesky"`: an `app.bsky.feed.post` record created under a record key dayrun
 //! chooses, so a repository holds at most one record per copy of a key, whatever happens.
 
-use super::net::{Http, Reply, slug, status_class, timeouts};
+use super::net::{Http, Reply, status_class, timeouts};
 use super::secret::Secret;
 use super::{
     Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod facets;
 mod media;
 mod records;
 mod session;
@@ -51,6 +52,8 @@ pub struct Bluesky {
     timeout: Duration,
     /// The run's survey of the records around its keys (`records.rs`).
     survey: Option<super::survey::Survey<records::Records>>,
+    /// The post's text (`template`); without one, `text::fit` composes it.
+    template: Option<crate::template::Template>,
 }
 
 impl Bluesky {
@@ -97,16 +100,35 @@ impl Bluesky {
             client,
             timeout,
             survey: None,
+            template: ctx.target.template.clone(),
         })
     }
 
     fn link(&self, post: &Post) -> Option<String> {
-        let template = self.settings.link.as_ref()?;
-        Some(
-            template
-                .replace("{key}", &post.key.to_string())
-                .replace("{slug}", &slug(&post.title, 80)),
-        )
+        let pattern = self.settings.link.as_ref()?;
+        Some(crate::template::link(pattern, post))
+    }
+
+    /// The text the template makes, fitted to the limits, with a facet for each link and
+    /// hashtag in it.
+    fn templated(
+        template: &crate::template::Template,
+        post: &Post,
+        link: Option<&str>,
+    ) -> Result<text::Text, Error> {
+        let vars = crate::template::Vars::new(post, link);
+        let over = |t: &str| {
+            format!(
+                "{} graphemes ({} bytes); a Bluesky post holds {MAX_GRAPHEMES} graphemes and {MAX_BYTES} bytes",
+                unicode_segmentation::UnicodeSegmentation::graphemes(t, true).count(),
+                t.len()
+            )
+        };
+        let text = template.fit_or_refuse(vars, &text::fits, &over)?;
+        Ok(text::Text {
+            facets: facets::found(&text),
+            text,
+        })
     }
 
     /// Where the record can be seen: the Bluesky app's address for it.
@@ -191,12 +213,16 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Bluesky::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: super::kinds::never,
+    template: Some("the post's text"),
 };
 
 impl Target for Bluesky {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let link = self.link(post);
-        let text = text::fit(post, link.as_deref())?;
+        let text = match &self.template {
+            Some(template) => Self::templated(template, post, link.as_deref())?,
+            None => text::fit(post, link.as_deref())?,
+        };
         let mut record = json!({ "$type": COLLECTION, "text": text.text });
         if !text.facets.is_empty() {
             record["facets"] = json!(text.facets);

@@ -63,6 +63,8 @@ pub struct CommandTarget {
     env: Option<Vec<String>>,
     /// The values of dayrun's environment variables whose names say they are secrets.
     redactor: Redactor,
+    /// The payload's `text` (`template`).
+    template: Option<crate::template::Template>,
 }
 
 /// Most a script's stdout or stderr is read (more is dropped).
@@ -133,6 +135,7 @@ impl CommandTarget {
             ..ImageLinks::new(ctx, settings.image_base_url.clone())?
         };
         Ok(CommandTarget {
+            template: ctx.target.template.clone(),
             images,
             env: settings.env,
             retract: settings.retract,
@@ -316,11 +319,12 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(CommandTarget::new(ctx, super::settings(ctx)?)?)),
     can_find: |cfg| cfg.settings.contains_key("confirm"),
     updates: |cfg| cfg.settings.contains_key("update"),
+    template: Some("the payload's `text`"),
 };
 
 impl Target for CommandTarget {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(outgoing(post, &self.images))
+        super::payload::with_text(outgoing(post, &self.images), post, self.template.as_ref())
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {

@@ -66,6 +66,8 @@ pub struct Devto {
     timeout: Duration,
     /// The run's survey of the user's articles (`articles.rs`).
     survey: Option<super::survey::Survey<Vec<articles::Listed>>>,
+    /// The title (`template`).
+    template: Option<crate::template::Template>,
 }
 
 impl Devto {
@@ -82,6 +84,7 @@ impl Devto {
             http,
             timeout,
             survey: None,
+            template: ctx.target.template.clone(),
         })
     }
 
@@ -171,11 +174,16 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Devto::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: |_| true,
+    template: Some("the title"),
 };
 
 impl Target for Devto {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        let chars = post.title.chars().count();
+        let title = match &self.template {
+            Some(template) => template.title(post)?,
+            None => post.title.clone(),
+        };
+        let chars = title.chars().count();
         if chars > MAX_TITLE_CHARS {
             return Err(Error::failure(
                 Class::Rejected,
@@ -208,7 +216,7 @@ impl Target for Devto {
             }),
         };
         let mut article = json!({
-            "title": post.title,
+            "title": title,
             "body_markdown": markdown,
             "published": self.settings.published,
             "tags": tags,

@@ -22,26 +22,45 @@ use std::time::Duration;
 pub struct Settings {
     /// Output folder, relative to the config file's folder.
     dir: PathBuf,
+    /// The folder's public base URL, when it is served: a copy's URL is `<url>/<key>.html`.
+    url: Option<String>,
 }
 
 pub struct Folder {
     dir: PathBuf,
     shown: PathBuf,
     clock: Clock,
+    /// `url`, without a trailing `/`.
+    url: Option<String>,
 }
 
 impl Folder {
     pub fn new(ctx: &Context, settings: Settings) -> Result<Folder, Error> {
         let dir = ctx.config.from_file(&settings.dir);
+        if let Some(url) = &settings.url
+            && crate::outside::web_url(Some(url)).is_none_or(|u| !u.contains("://"))
+        {
+            return Err(Error::config(format!(
+                "[targets.{}]: `url` must be the folder's public http(s) address, like \"https://blog.example.com/posts\"",
+                ctx.target.name
+            ))
+            .at(ctx.config.show(&ctx.target.source))
+            .at_line(ctx.target.line_of("url")));
+        }
         Ok(Folder {
             shown: ctx.config.show(&dir),
             dir,
             clock: ctx.clock.clone(),
+            url: settings.url.map(|u| u.trim_end_matches('/').to_string()),
         })
     }
 
+    /// The key's page: its path as the id, and its public URL when the folder has one.
     fn receipt(&self, key: Date) -> Receipt {
-        Receipt::id(self.shown.join(format!("{key}.html")).to_string_lossy())
+        Receipt {
+            url: self.url.as_ref().map(|base| format!("{base}/{key}.html")),
+            ..Receipt::id(self.shown.join(format!("{key}.html")).to_string_lossy())
+        }
     }
 
     fn write(&self, post: &Post) -> std::io::Result<()> {
@@ -126,6 +145,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Folder::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: |_| true,
+    template: None,
 };
 
 impl Target for Folder {

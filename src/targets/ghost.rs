@@ -51,6 +51,8 @@ pub struct Ghost {
     state_file: PathBuf,
     clock: Clock,
     timeout: Duration,
+    /// The title (`template`).
+    template: Option<crate::template::Template>,
 }
 
 impl Ghost {
@@ -83,6 +85,7 @@ impl Ghost {
             state_file: ctx.config.show(&state),
             clock: ctx.clock.clone(),
             timeout,
+            template: ctx.target.template.clone(),
         })
     }
 
@@ -246,6 +249,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Ghost::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: |_| true,
+    template: Some("the title"),
 };
 
 impl Target for Ghost {
@@ -253,8 +257,12 @@ impl Target for Ghost {
     /// day as the date of a post sent on another day. Never `newsletter` or `email_segment`:
     /// a post created through the API this way e-mails nobody.
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        let title = match &self.template {
+            Some(template) => template.title(post)?,
+            None => post.title.clone(),
+        };
         let mut body = json!({
-            "title": post.title,
+            "title": title,
             "html": Self::content(post),
             "status": "published",
             "slug": Self::slug(post),

@@ -91,6 +91,8 @@ pub struct HttpTarget {
     headers: Vec<(String, String)>,
     header_file: Option<Secret>,
     timeout: std::time::Duration,
+    /// The payload's `text` (`template`).
+    template: Option<crate::template::Template>,
 }
 
 impl HttpTarget {
@@ -174,6 +176,7 @@ impl HttpTarget {
             headers,
             header_file,
             timeout,
+            template: ctx.target.template.clone(),
         })
     }
 
@@ -405,6 +408,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(HttpTarget::new(ctx, super::settings(ctx)?)?)),
     can_find: |cfg| cfg.settings.contains_key("list_url"),
     updates: |cfg| cfg.settings.contains_key("update_url"),
+    template: Some("the payload's `text`"),
 };
 
 impl Target for HttpTarget {
@@ -416,7 +420,7 @@ impl Target for HttpTarget {
     }
 
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        Ok(outgoing(post, &self.images))
+        super::payload::with_text(outgoing(post, &self.images), post, self.template.as_ref())
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {

@@ -21,6 +21,8 @@ pub struct Kind {
     /// Whether edits go to the published copy unless `on_edit` says otherwise: kinds that
     /// edit in place without telling anyone (a folder, a blog) do; a timeline does not.
     pub updates: fn(&TargetConfig) -> bool,
+    /// What a template (`template`, `template_file`) sets here; `None`: the kind takes none.
+    pub template: Option<&'static str>,
 }
 
 /// Every kind, in the order the README lists them.

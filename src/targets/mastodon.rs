@@ -1,7 +1,7 @@
 //! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
 //! instance's character limit, sent with an Idempotency-Key.
 
-use super::net::{Http, Reply, encode, id_text, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, id_text, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
@@ -55,6 +55,8 @@ pub struct Mastodon {
     sources: HashMap<String, Option<String>>,
     /// The run's survey of the account's statuses (`timeline.rs`).
     survey: Option<Survey<timeline::Timeline>>,
+    /// The status text (`template`); without one, `text::fit` composes it.
+    template: Option<crate::template::Template>,
 }
 
 impl Mastodon {
@@ -81,6 +83,7 @@ impl Mastodon {
             timeout,
             sources: HashMap::new(),
             survey: None,
+            template: ctx.target.template.clone(),
         })
     }
 
@@ -136,18 +139,28 @@ impl Mastodon {
     }
 
     fn link(&self, post: &Post) -> Option<String> {
-        let template = self.settings.link.as_ref()?;
-        Some(
-            template
-                .replace("{key}", &post.key.to_string())
-                .replace("{slug}", &slug(&post.title, 80)),
-        )
+        let pattern = self.settings.link.as_ref()?;
+        Some(crate::template::link(pattern, post))
     }
 
+    /// The status text: the template's, fitted to the instance's limit, else title, summary,
+    /// hashtags and link (`text::fit`).
     fn text(&mut self, post: &Post) -> Result<String, Error> {
         let limits = self.limits();
         let link = self.link(post);
-        fit(post, link.as_deref(), limits)
+        let Some(template) = &self.template else {
+            return fit(post, link.as_deref(), limits);
+        };
+        let vars = crate::template::Vars::new(post, link.as_deref());
+        let fits = |t: &str| length(t, limits) <= limits.max_characters;
+        let over = |t: &str| {
+            format!(
+                "{} characters; the instance allows {}",
+                length(t, limits),
+                limits.max_characters
+            )
+        };
+        template.fit_or_refuse(vars, &fits, &over)
     }
 }
 
@@ -187,6 +200,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Mastodon::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: super::kinds::never,
+    template: Some("the status text"),
 };
 
 impl Target for Mastodon {

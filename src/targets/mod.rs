@@ -217,7 +217,11 @@ pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
         else {
             return err(message.to_string(), target.line);
         };
-        let own: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let mut own: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        // Read by `template::attach`, not by the kind's settings.
+        if kinds::find(&target.kind).is_some_and(|k| k.template.is_some()) {
+            own.extend(["template", "template_file"]);
+        }
         let guess =
             crate::config::closest(key, own.iter().copied().chain(crate::config::POLICY_KEYS))
                 .map(|k| format!(" (did you mean `{k}`?)"))

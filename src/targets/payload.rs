@@ -52,6 +52,20 @@ pub fn outgoing(post: &Post, images: &ImageLinks) -> Outgoing {
     }
 }
 
+/// The payload with `text`, the target's template rendered for the post, when it has one
+/// (the rest of the payload, which lookups compare, is as without it).
+pub fn with_text(
+    mut out: Outgoing,
+    post: &Post,
+    template: Option<&crate::template::Template>,
+) -> Result<Outgoing, Error> {
+    if let Some(template) = template {
+        let text = template.render(&crate::template::Vars::new(post, None))?;
+        out.body["text"] = text.into();
+    }
+    Ok(out)
+}
+
 /// Where a target's payload says images are: at `image_base_url` + their path in the content
 /// folder (the user publishes them there), and for a script, as cleaned copies in `files`.
 #[derive(Debug, Clone, Default)]

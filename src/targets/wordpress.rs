@@ -67,6 +67,8 @@ pub struct WordPress {
     lost: HashMap<String, Instant>,
     clock: Clock,
     timeout: Duration,
+    /// The title (`template`).
+    template: Option<crate::template::Template>,
 }
 
 impl WordPress {
@@ -89,6 +91,7 @@ impl WordPress {
         let mut redactor = Redactor::default();
         redactor.add_pair(&settings.user, password.expose());
         Ok(WordPress {
+            template: ctx.target.template.clone(),
             base: settings.url.trim_end_matches('/').to_string(),
             user: settings.user,
             status: settings.status,
@@ -216,6 +219,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(WordPress::new(ctx, super::settings(ctx)?)?)),
     can_find: super::kinds::always,
     updates: |_| true,
+    template: Some("the title"),
 };
 
 impl Target for WordPress {
@@ -228,8 +232,12 @@ impl Target for WordPress {
         for name in self.categories.clone() {
             categories.push(self.term("categories", &name)?);
         }
+        let title = match &self.template {
+            Some(template) => template.title(post)?,
+            None => post.title.clone(),
+        };
         let mut body = json!({
-            "title": post.title,
+            "title": title,
             "content": Self::content(post),
             "excerpt": post.summary,
             "status": self.status,

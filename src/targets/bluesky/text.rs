@@ -19,7 +19,8 @@ pub struct Text {
     pub facets: Vec<Value>,
 }
 
-fn fits(text: &str) -> bool {
+/// Whether `text` is within both limits.
+pub fn fits(text: &str) -> bool {
     text.len() <= MAX_BYTES && text.graphemes(true).count() <= MAX_GRAPHEMES
 }
 

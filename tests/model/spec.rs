@@ -1,0 +1,754 @@
+//! The reference model: a key's life as issue 20 and the README say it must be, written from
+//! their words and never from `src/life`. For each command it predicts the exit code, each key's
+//! line (as the few facts the rules turn on) and how many copies the fake holds.
+//!
+//! The rules it follows, each from the issue (row) or the README (section):
+//! - a key with no line is looked up before its first send; found = done, else it is sent (the
+//!   lookup is best effort: a failed or unreadable one does not stop the send) ("Lookups");
+//! - a retry-safe failure (429) is sent again within the run, `retries` times, then recorded; it
+//!   exits 75 until its first failure is older than `escalate_after`, then 1; past the catch-up
+//!   window it is held back, not sent, exit 1 (row 3);
+//! - an unknown outcome (5xx, a lost answer) is looked up: found = done; absent = sent again
+//!   (counted against the same budget), then recorded `lookup=absent` for the next run (75);
+//!   a failed lookup is looked again within the run, then left for the next run (75) until
+//!   `escalate_after`, then "cannot tell" (1); an unreadable answer cannot tell (1) (row 1);
+//! - nothing that may be out is ever sent again without a lookup, unless a human says `--absent`;
+//! - rejected (422) and auth (401) wait for a human, exit 1 and 3 on every run whatever the key's
+//!   age, until the post changes; auth stops the target for the run (row 2, "Failure classes");
+//! - `mark KEY failed` puts a key aside: quiet (exit 0) until its post changes or `retry`;
+//!   `mark done` records it; `retract` removes every live copy the line knows (row 5, 6);
+//! - a line that proves nothing was sent goes when its post goes (row 7); a done line stays;
+//! - `merge-state` keeps the line that comes first in the README's order, every live id of both
+//!   sides, and what the other side may have sent; two ids of one copy exit 1 (row 9);
+//! - `run --dry-run` and `status` exit with what the state implies (row 11).
+//!
+//! Where the issue is silent, the model chose (and the code agrees):
+//! - a lookup answered 200 with a body that is not JSON cannot tell (a human's, exit 1), as a
+//!   cut listing does; it is not taken for a transient failure;
+//! - a failed key whose attempts are looked again by themselves (retry-safe, `lookup=absent`,
+//!   `lookup=error`) and whose date is past the catch-up window is held back without a lookup;
+//! - `mark KEY failed` on a key whose copy is out is the human's word that a later send may make
+//!   another copy; that send lands as a DUPLICATE (exit 1) beside the copy the line names;
+//! - a key's failures are one run, whatever their classes, until its post goes out or a human
+//!   marks it: `escalate_after` counts from the first (a send after an edit of a rejected post
+//!   that then fails retry-safe is not a fresh start);
+//! - a key whose first lookup refused the credential (nothing sent) records no post: an edit is
+//!   no change, and it waits for the credential or a human (exit 3) like any auth failure.
+//!
+//! Where the code disagreed with the issue, `found.rs` replays the case (all fixed since).
+//!
+//! Left out: updates in place (no `update_url`), uploads, faults
+//! on DELETE and killed retracts, `retry --new` alone and `--not-ours`, `adopt`, `dedup =
+//! "strict"`, other kinds of target.
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+
+/// In-run retries (`retries`), and the config's `escalate_after` and `catchup_days`.
+pub const RETRIES: usize = 2;
+pub const ESCALATE_MINUTES: i64 = 120;
+pub const CATCHUP_DAYS: i64 = 3;
+
+/// An exit code, ordered as the README orders them: the more urgent wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Exit {
+    Ok,
+    Later,
+    Human,
+    Auth,
+    Usage,
+}
+
+impl Exit {
+    pub fn code(self) -> i32 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Later => 75,
+            Exit::Human => 1,
+            Exit::Auth => 3,
+            Exit::Usage => 2,
+        }
+    }
+}
+
+/// What a POST meets (the last of a key's list repeats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Send {
+    Ok,
+    /// Committed, then a 500: outcome unknown.
+    Commit500,
+    /// Committed, then the connection closed with no answer: outcome unknown.
+    CommitClose,
+    /// Committed, then no answer before the timeout: outcome unknown.
+    CommitHang,
+    /// Not committed, a 503: outcome unknown.
+    Lost503,
+    /// Not committed, no answer before the timeout: outcome unknown.
+    LostHang,
+    /// 429: retry-safe.
+    Busy,
+    /// 422: rejected.
+    Reject,
+    /// 401: auth.
+    Auth,
+}
+
+impl Send {
+    fn commits(self) -> bool {
+        matches!(
+            self,
+            Send::Ok | Send::Commit500 | Send::CommitClose | Send::CommitHang
+        )
+    }
+}
+
+/// What the lookups of a key meet in one command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    Ok,
+    /// The first GET fails (500), the rest answer.
+    FailOnce,
+    /// Every GET fails (500).
+    FailAlways,
+    /// 200 with a body that is not JSON.
+    Garbage,
+    /// 401: the credential is refused (the target stops for the run).
+    Auth,
+}
+
+/// How the fake answers one key in one command.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Script {
+    /// Each POST in turn; the last repeats (empty: every POST succeeds).
+    pub sends: Vec<Send>,
+    pub look: Look,
+}
+
+impl Script {
+    pub fn calm() -> Script {
+        Script {
+            sends: Vec::new(),
+            look: Look::Ok,
+        }
+    }
+
+    pub fn send(&self, nth: usize) -> Send {
+        match self.sends.get(nth).or(self.sends.last()) {
+            Some(send) => *send,
+            None => Send::Ok,
+        }
+    }
+}
+
+/// Why a failed line waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    RetrySafe,
+    Rejected,
+    Auth,
+    /// Outcome unknown, then looked up and proved absent: the next run looks and sends.
+    Absent,
+    /// Outcome unknown and the lookup failed: the next run looks again.
+    LookupError,
+    /// Outcome unknown and the lookup cannot tell: a human's.
+    CannotTell,
+    /// Put aside by hand (`mark failed`).
+    Aside,
+}
+
+impl Why {
+    /// The next run retries by itself.
+    fn transient(self) -> bool {
+        matches!(self, Why::RetrySafe | Why::Absent | Why::LookupError)
+    }
+}
+
+/// A key's line, as the rules need it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rec {
+    None,
+    /// Written before a send; found by a later command, its outcome is unknown.
+    Pending,
+    Done,
+    Failed(Why),
+    Retracted,
+}
+
+/// One key: its post, its line, and its copies on the fake.
+#[derive(Debug, Clone)]
+pub struct Key {
+    pub date: Date,
+    /// The post file's version (`None`: deleted).
+    pub file: Option<u32>,
+    pub line: Line,
+    /// Live copies of the key on the fake.
+    pub live: usize,
+    /// Copies beyond the first that a human asked for, or that two diverged sides made.
+    pub allowed: usize,
+}
+
+/// The facts of a key's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub rec: Rec,
+    /// `sent=maybe`: an attempt may be out.
+    pub maybe: bool,
+    /// The line names a live copy of this generation (`id=`, `copies=`).
+    pub own: bool,
+    /// The line names live copies of earlier generations (`older=`).
+    pub older: bool,
+    pub generation: u32,
+    /// When the key's current run of transient failures began.
+    pub since: Option<Timestamp>,
+    /// The post version the last failure or mark was about (an edit is a later version).
+    pub fp: Option<u32>,
+    /// When the line was last written (the merge's order).
+    pub written: Timestamp,
+}
+
+impl Line {
+    pub fn none(at: Timestamp) -> Line {
+        Line {
+            rec: Rec::None,
+            maybe: false,
+            own: false,
+            older: false,
+            generation: 0,
+            since: None,
+            fp: None,
+            written: at,
+        }
+    }
+
+    /// In a run of failures (of any class, until the post goes out or a human marks the key):
+    /// its start carries over.
+    fn in_streak(&self) -> bool {
+        matches!(self.rec, Rec::Pending | Rec::Failed(_)) && self.since.is_some()
+    }
+}
+
+/// What a command asks of a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Run,
+    Retry(Lever),
+}
+
+/// `retry`'s flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lever {
+    Again,
+    Absent,
+    Force,
+    ForceNew,
+}
+
+/// A lookup's answer, after its in-run retries.
+enum Seen {
+    Found(usize),
+    Absent,
+    Transient,
+    CannotTell,
+    Refused,
+}
+
+/// One command's pass over the keys: the moment, the mode, and what it has met so far.
+pub struct Pass<'a> {
+    pub now: Timestamp,
+    pub today: Date,
+    pub mode: Mode,
+    /// The keys named on the command line (never stale, never held back).
+    pub named: bool,
+    /// A fork's second side: a copy it sends beside the first side's is the fork's doing.
+    pub fork: bool,
+    /// The target's `settle_secs`, in minutes: an attempt may still land this long after it
+    /// (0, or 15: longer than a run waits, so a lookup before then says "not yet").
+    pub settle: i64,
+    scripts: &'a [Script],
+    /// An auth failure stopped the target: later keys are not attempted.
+    stopped: bool,
+    pub exit: Exit,
+    /// Every line each key had during the command (for a command killed part way).
+    pub trail: Vec<Vec<Line>>,
+    gets: Vec<usize>,
+    posts: Vec<usize>,
+    /// Said when the model itself would break a rule (a copy sent beside a live one, unasked).
+    pub broken: Option<String>,
+    /// What the rules met, for the summary (held back, escalated, duplicate …).
+    pub notes: Vec<(usize, &'static str)>,
+}
+
+impl<'a> Pass<'a> {
+    pub fn new(now: Timestamp, mode: Mode, named: bool, scripts: &'a [Script]) -> Pass<'a> {
+        Pass {
+            now,
+            today: now.to_zoned_datetime(jiff::tz::TimeZone::UTC).date(),
+            mode,
+            named,
+            fork: false,
+            settle: 0,
+            scripts,
+            stopped: false,
+            exit: Exit::Ok,
+            trail: vec![Vec::new(); scripts.len()],
+            gets: vec![0; scripts.len()],
+            posts: vec![0; scripts.len()],
+            broken: None,
+            notes: Vec::new(),
+        }
+    }
+
+    fn past_window(&self, key: &Key) -> bool {
+        self.mode == Mode::Run && !self.named && days(key.date, self.today) > CATCHUP_DAYS
+    }
+
+    /// Whether a run of failures that began at `since` has lasted past `escalate_after`.
+    fn escalated(&self, line: &Line) -> bool {
+        let Some(since) = line.since else {
+            return false;
+        };
+        let minutes = self.now.duration_since(since).as_secs() / 60;
+        minutes >= ESCALATE_MINUTES
+    }
+
+    /// Write the key's line.
+    fn write(&mut self, i: usize, key: &mut Key, line: Line) {
+        key.line = Line {
+            written: self.now,
+            ..line
+        };
+        self.trail[i].push(key.line.clone());
+    }
+
+    /// One lookup of the key, looked again within the run after a failed GET.
+    fn look(&mut self, i: usize, key: &Key) -> Seen {
+        for _ in 0..=RETRIES {
+            let nth = self.gets[i];
+            self.gets[i] += 1;
+            match self.scripts[i].look {
+                Look::Ok => {}
+                Look::FailOnce if nth > 0 => {}
+                Look::FailOnce | Look::FailAlways => continue,
+                Look::Garbage => return Seen::CannotTell,
+                Look::Auth => return Seen::Refused,
+            }
+            return match key.live {
+                0 => Seen::Absent,
+                n => Seen::Found(n),
+            };
+        }
+        Seen::Transient
+    }
+
+    /// The exit code the state implies if nothing answers otherwise (row 11), what `run
+    /// --dry-run` and `status` give: a key due and never tried counts 0, what waits counts as
+    /// waiting, what needs a human as 1 (3 for a refused credential).
+    pub fn implied(&self, key: &Key) -> Exit {
+        let line = &key.line;
+        let waiting = || {
+            let began = line.since.unwrap_or(line.written);
+            match self.now.duration_since(began).as_secs() / 60 >= ESCALATE_MINUTES {
+                true => Exit::Human,
+                false => Exit::Later,
+            }
+        };
+        let changed = line.fp.is_some_and(|fp| Some(fp) != key.file);
+        match (line.rec, key.file) {
+            (Rec::None | Rec::Done | Rec::Retracted, _) => Exit::Ok,
+            (Rec::Pending, _) => waiting(),
+            (Rec::Failed(why), None) => match why {
+                _ if !line.maybe && !line.own && !line.older => Exit::Ok,
+                Why::Aside => Exit::Ok,
+                _ if line.maybe && why.transient() => waiting(),
+                Why::Auth => Exit::Auth,
+                _ => Exit::Human,
+            },
+            (Rec::Failed(why), Some(_)) => match why {
+                _ if why.transient() && self.past_window(key) => Exit::Human,
+                Why::RetrySafe | Why::Absent | Why::LookupError => waiting(),
+                Why::CannotTell => Exit::Human,
+                Why::Rejected | Why::Auth | Why::Aside if changed => Exit::Ok,
+                Why::Rejected => Exit::Human,
+                Why::Auth => Exit::Auth,
+                Why::Aside => Exit::Ok,
+            },
+        }
+    }
+
+    /// The run reaches key `i`.
+    pub fn visit(&mut self, i: usize, key: &mut Key) {
+        let line = key.line.clone();
+        let gone = key.file.is_none();
+        let exit = match (line.rec, self.mode) {
+            (Rec::None, _) if gone => Exit::Ok,
+            (Rec::None, _) if key.date > self.today => Exit::Ok,
+            (Rec::None, _) if self.past_window(key) => Exit::Ok,
+            (Rec::None, _) => self.first(i, key),
+            (Rec::Pending, Mode::Retry(Lever::Absent)) if !gone => self.send(i, key, false),
+            (Rec::Pending, _) => self.confirm(i, key),
+            (Rec::Done, Mode::Retry(Lever::ForceNew)) if !gone => self.send(i, key, true),
+            (Rec::Done, _) => Exit::Ok,
+            (Rec::Retracted, Mode::Retry(Lever::Force | Lever::ForceNew)) if !gone => {
+                self.send(i, key, true)
+            }
+            (Rec::Retracted, _) => Exit::Ok,
+            (Rec::Failed(_), Mode::Retry(lever)) => self.asked(i, key, lever),
+            (Rec::Failed(why), Mode::Run) => self.failed(i, key, why),
+        };
+        self.exit = self.exit.max(exit);
+    }
+
+    /// `retry` of a failed key.
+    fn asked(&mut self, i: usize, key: &mut Key, lever: Lever) -> Exit {
+        let line = &key.line;
+        let named = line.own || line.older;
+        match lever {
+            _ if key.file.is_none() && line.maybe => self.confirm(i, key),
+            _ if key.file.is_none() && !named => self.forget(i, key),
+            // No post to send, and the line names a copy that is out: it stays, and waits.
+            _ if key.file.is_none() && line.rec == Rec::Failed(Why::Auth) => Exit::Auth,
+            _ if key.file.is_none() => Exit::Human,
+            Lever::Absent => self.send(i, key, false),
+            Lever::ForceNew if !line.maybe => self.send(i, key, true),
+            _ if line.maybe => self.confirm(i, key),
+            _ => self.send(i, key, false),
+        }
+    }
+
+    /// A run meets a failed key.
+    fn failed(&mut self, i: usize, key: &mut Key, why: Why) -> Exit {
+        let line = key.line.clone();
+        let Some(version) = key.file else {
+            return match why {
+                _ if !line.maybe && !line.own && !line.older => self.forget(i, key),
+                // Put aside by hand: quiet, whatever became of its file.
+                Why::Aside => Exit::Ok,
+                _ if line.maybe && why.transient() => self.confirm(i, key),
+                Why::Auth => Exit::Auth,
+                _ => Exit::Human,
+            };
+        };
+        let changed = line.fp.is_some_and(|fp| fp != version);
+        match why {
+            _ if why.transient() && self.past_window(key) => {
+                self.notes.push((i, "held back"));
+                Exit::Human
+            }
+            Why::RetrySafe if line.maybe => self.confirm(i, key),
+            Why::RetrySafe => self.send(i, key, false),
+            Why::Absent | Why::LookupError => self.confirm(i, key),
+            Why::CannotTell => Exit::Human,
+            Why::Rejected | Why::Auth | Why::Aside if changed && line.maybe => self.confirm(i, key),
+            Why::Rejected | Why::Auth | Why::Aside if changed => self.send(i, key, false),
+            Why::Rejected => Exit::Human,
+            Why::Auth => Exit::Auth,
+            Why::Aside => Exit::Ok,
+        }
+    }
+
+    /// The line goes: its post is gone and nothing of it was ever out.
+    fn forget(&mut self, i: usize, key: &mut Key) -> Exit {
+        self.notes.push((i, "forgotten"));
+        let line = Line::none(self.now);
+        key.line = line.clone();
+        self.trail[i].push(line);
+        Exit::Ok
+    }
+
+    /// The first send of a key with no line: looked up first (best effort).
+    fn first(&mut self, i: usize, key: &mut Key) -> Exit {
+        if self.stopped {
+            return Exit::Ok;
+        }
+        match self.look(i, key) {
+            Seen::Found(n) => self.done(i, key, Some(n)),
+            // Nothing was sent: the line names no post, so no edit is a change (it waits for
+            // the credential, or a human).
+            Seen::Refused => self.refused(i, key),
+            _ => self.send(i, key, false),
+        }
+    }
+
+    /// A key an attempt may have reached: look, and send only if it is provably absent.
+    fn confirm(&mut self, i: usize, key: &mut Key) -> Exit {
+        if self.stopped {
+            return Exit::Ok;
+        }
+        match self.look(i, key) {
+            Seen::Found(n) => self.done(i, key, Some(n)),
+            // The last attempt may still land: the next run looks again.
+            Seen::Absent
+                if self.now.duration_since(key.line.written).as_secs() < self.settle * 60 =>
+            {
+                self.not_yet(i, key)
+            }
+            Seen::Absent if key.file.is_none() => self.forget(i, key),
+            Seen::Absent if self.past_window(key) => self.held_back(i, key),
+            Seen::Absent => self.send(i, key, false),
+            Seen::Transient => self.lookup_failed(i, key),
+            Seen::CannotTell => self.cannot_tell(i, key),
+            Seen::Refused => self.refused(i, key),
+        }
+    }
+
+    /// Not there yet, and the attempt may still land: the line stays as it is, and the next run
+    /// looks again (75, or 1 once the key's failures have lasted past `escalate_after`: row 3).
+    fn not_yet(&mut self, i: usize, key: &Key) -> Exit {
+        self.notes.push((i, "not yet"));
+        match self.escalated(&key.line) {
+            true => Exit::Human,
+            false => Exit::Later,
+        }
+    }
+
+    /// A lookup refused the credential: recorded as an auth failure; the target stops.
+    fn refused(&mut self, i: usize, key: &mut Key) -> Exit {
+        let maybe = key.line.maybe;
+        self.record(i, key, Why::Auth, maybe);
+        self.stopped = true;
+        Exit::Auth
+    }
+
+    /// The copy is there: `copies` found by a lookup, or `None` when the send answered (a
+    /// copy the line already named is then a second one).
+    fn done(&mut self, i: usize, key: &mut Key, copies: Option<usize>) -> Exit {
+        let twice = match copies {
+            Some(n) => n > 1,
+            None => key.line.own,
+        };
+        let line = Line {
+            rec: Rec::Done,
+            maybe: false,
+            own: true,
+            since: None,
+            fp: key.file,
+            ..key.line.clone()
+        };
+        self.write(i, key, line);
+        if twice {
+            self.notes.push((i, "duplicate"));
+        }
+        if copies.is_none() && twice {
+            self.notes.push((i, "a new copy beside a named one"));
+        }
+        match twice {
+            false => Exit::Ok,
+            true => Exit::Human,
+        }
+    }
+
+    /// A failure recorded from the line as it is (`maybe` as given). Its post is the one last
+    /// sent (a later edit is a change), as the line says.
+    fn record(&mut self, i: usize, key: &mut Key, why: Why, maybe: bool) {
+        let line = &key.line;
+        let since = match line.in_streak() {
+            true => line.since,
+            false => Some(self.now),
+        };
+        let line = Line {
+            rec: Rec::Failed(why),
+            maybe,
+            since,
+            ..line.clone()
+        };
+        self.write(i, key, line);
+    }
+
+    fn held_back(&mut self, i: usize, key: &mut Key) -> Exit {
+        self.notes.push((i, "held back after a lookup"));
+        self.record(i, key, Why::Absent, true);
+        Exit::Human
+    }
+
+    fn lookup_failed(&mut self, i: usize, key: &mut Key) -> Exit {
+        self.record(i, key, Why::LookupError, true);
+        match self.escalated(&key.line) {
+            true => {
+                self.notes.push((i, "lookups failing past escalate_after"));
+                key.line.rec = Rec::Failed(Why::CannotTell);
+                *self.trail[i].last_mut().expect("just written") = key.line.clone();
+                Exit::Human
+            }
+            false => Exit::Later,
+        }
+    }
+
+    fn cannot_tell(&mut self, i: usize, key: &mut Key) -> Exit {
+        self.record(i, key, Why::CannotTell, true);
+        Exit::Human
+    }
+
+    /// Send, with the in-run retries the rules allow. `new_copy`: the key's next copy.
+    fn send(&mut self, i: usize, key: &mut Key, new_copy: bool) -> Exit {
+        if self.stopped {
+            return Exit::Ok;
+        }
+        let fresh = new_copy || key.line.rec == Rec::Retracted;
+        // What may be out, as known before this run's sends: a failure that provably sent
+        // nothing leaves it so.
+        let maybe_before = key.line.maybe && !fresh;
+        let mut sends = 0;
+        loop {
+            sends += 1;
+            let mut pending = key.line.clone();
+            if fresh && sends == 1 {
+                // The live copies of the earlier generation stay on the line (`older=`).
+                pending.older |= key.line.own && key.line.rec != Rec::Retracted;
+                pending.own = false;
+                pending.generation += 1;
+                pending.maybe = false;
+            }
+            if !pending.in_streak() {
+                pending.since = None;
+            }
+            pending.rec = Rec::Pending;
+            pending.maybe = true;
+            pending.fp = key.file;
+            self.write(i, key, pending);
+            let send = self.scripts[i].send(self.posts[i]);
+            self.posts[i] += 1;
+            if send.commits() {
+                if key.live > 0 && self.fork {
+                    key.allowed += 1;
+                }
+                if key.live > key.allowed {
+                    self.broken.get_or_insert(format!(
+                        "the model sends copy {} of key {} unasked",
+                        key.live + 1,
+                        key.date
+                    ));
+                }
+                key.live += 1;
+            }
+            let exit = match send {
+                Send::Ok => return self.done(i, key, None),
+                Send::Busy if sends <= RETRIES => continue,
+                Send::Busy => {
+                    self.record(i, key, Why::RetrySafe, maybe_before);
+                    match self.escalated(&key.line) || self.past_window(key) {
+                        true => {
+                            self.notes.push((i, "retry-safe escalated"));
+                            Exit::Human
+                        }
+                        false => Exit::Later,
+                    }
+                }
+                Send::Reject => {
+                    self.record(i, key, Why::Rejected, maybe_before);
+                    Exit::Human
+                }
+                Send::Auth => {
+                    self.record(i, key, Why::Auth, maybe_before);
+                    self.stopped = true;
+                    Exit::Auth
+                }
+                Send::Commit500
+                | Send::CommitClose
+                | Send::CommitHang
+                | Send::Lost503
+                | Send::LostHang => {
+                    // The outcome is unknown: the pending line says since when.
+                    let mut line = key.line.clone();
+                    line.since.get_or_insert(self.now);
+                    self.write(i, key, line);
+                    match self.look(i, key) {
+                        Seen::Found(n) => return self.done(i, key, Some(n)),
+                        Seen::Absent if self.settle > 0 => self.not_yet(i, key),
+                        Seen::Absent if self.past_window(key) => self.held_back(i, key),
+                        Seen::Absent if sends <= RETRIES => continue,
+                        Seen::Absent => {
+                            self.record(i, key, Why::Absent, true);
+                            match self.escalated(&key.line) || self.past_window(key) {
+                                true => {
+                                    self.notes.push((i, "absent escalated"));
+                                    Exit::Human
+                                }
+                                false => Exit::Later,
+                            }
+                        }
+                        Seen::Transient => self.lookup_failed(i, key),
+                        Seen::CannotTell => self.cannot_tell(i, key),
+                        Seen::Refused => self.refused(i, key),
+                    }
+                }
+            };
+            return exit;
+        }
+    }
+}
+
+/// Whole days from `from` to `to`.
+pub fn days(from: Date, to: Date) -> i64 {
+    to.since(from).map_or(0, |span| span.get_days().into())
+}
+
+/// `mark KEY done` (`id`: with `--id`) and `mark KEY failed`. A key put aside while a copy is
+/// out may be sent again on the human's word: the README says it is tried again when its post
+/// changes or on `retry`, and the issue is silent about a copy that is out.
+pub fn mark(key: &mut Key, done: bool, id: bool, now: Timestamp) {
+    if !done && key.live > 0 {
+        key.allowed += 1;
+    }
+    let line = &key.line;
+    key.line = match done {
+        true => Line {
+            rec: Rec::Done,
+            maybe: false,
+            own: line.own || id,
+            since: None,
+            fp: key.file.or(line.fp),
+            written: now,
+            ..line.clone()
+        },
+        false => Line {
+            rec: Rec::Failed(Why::Aside),
+            since: None,
+            fp: key.file.or(line.fp),
+            written: now,
+            // A retracted copy is not live again because a human put the key aside.
+            own: match line.rec {
+                Rec::Retracted => false,
+                _ => line.own,
+            },
+            ..line.clone()
+        },
+    };
+}
+
+/// How strongly a line says what happened to its copy (README, "merge driver").
+fn rank(rec: Rec) -> u8 {
+    match rec {
+        Rec::Retracted => 5,
+        Rec::Done => 3,
+        Rec::Pending => 1,
+        Rec::Failed(_) | Rec::None => 0,
+    }
+}
+
+/// One key's line merged from two sides: the line first in the README's order (the later copy,
+/// then retracted, done, pending, failed, then the later time), keeping the live ids of both and
+/// what the other side may have sent.
+pub fn merge(a: &Line, b: &Line) -> Line {
+    if a.rec == Rec::None {
+        return b.clone();
+    }
+    if b.rec == Rec::None {
+        return a.clone();
+    }
+    let order = |l: &Line| (l.generation, rank(l.rec), l.written);
+    let (win, lose) = match order(a) >= order(b) {
+        true => (a, b),
+        false => (b, a),
+    };
+    let mut merged = win.clone();
+    match win.generation == lose.generation {
+        true => merged.own |= lose.own,
+        false => merged.older |= lose.own,
+    }
+    merged.older |= lose.older;
+    let unfinished = matches!(win.rec, Rec::Pending | Rec::Failed(_));
+    if unfinished && win.generation == lose.generation && lose.maybe {
+        merged.maybe = true;
+    }
+    merged
+}
