@@ -31,6 +31,7 @@ mod linked;
 mod media;
 pub(super) mod report;
 mod retract;
+mod survey;
 mod target_run;
 mod thread;
 mod update;
@@ -225,6 +226,10 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     };
     for run in &mut runs {
         run.progress = &progress;
+        // One read of the target for the keys its pass will look up (`survey.rs`).
+        if signals::received().is_none() {
+            run.survey(all());
+        }
     }
     let result = (|| {
         for (key, has_post) in all() {

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub mod images;
-mod repo;
+pub mod repo;
 mod selftest;
 
 pub const HANDLE: &str = "alice.test";
@@ -61,6 +61,10 @@ pub struct Pds {
     pub calls: Vec<String>,
     /// The rkey every getRecord asked for, in order.
     pub got: Vec<String>,
+    /// The cursor every listRecords asked for, in order (empty: none).
+    pub listed: Vec<String>,
+    /// What the next listRecords meet.
+    pub list_faults: VecDeque<repo::ListFault>,
     /// 429 answers carry `RateLimit-Reset` (epoch seconds) but no `Retry-After`, as the
     /// PDS's write and global limits may.
     pub reset_only: bool,
@@ -362,7 +366,7 @@ fn handle(state: &Arc<Mutex<Pds>>, req: &Request) -> Reply {
         }
         "com.atproto.sync.getBlob" => images::get_blob(&s, req),
         "com.atproto.repo.getRecord" => repo::get_record(&mut s, req),
-        "com.atproto.repo.listRecords" => repo::list_records(&s, req),
+        "com.atproto.repo.listRecords" => repo::list_records(&mut s, req),
         "com.atproto.repo.deleteRecord" | "com.atproto.repo.putRecord" => {
             if let Err(reply) = s.authorize(req, &nsid) {
                 return reply;

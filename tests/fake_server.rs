@@ -115,6 +115,8 @@ pub struct Server {
     listener: Arc<Mutex<Option<TcpListener>>>,
     stop: Arc<AtomicBool>,
     pub requests: Arc<AtomicUsize>,
+    /// `METHOD target` of every request read, in arrival order (for counting them by kind).
+    pub seen: Arc<Mutex<Vec<String>>>,
     /// Connections being served now.
     active: Arc<AtomicUsize>,
 }
@@ -129,13 +131,15 @@ impl Server {
             listener: Arc::new(Mutex::new(Some(listener))),
             stop: Arc::new(AtomicBool::new(false)),
             requests: Arc::new(AtomicUsize::new(0)),
+            seen: Arc::new(Mutex::new(Vec::new())),
             active: Arc::new(AtomicUsize::new(0)),
         };
         let handler: Handler = Arc::new(handler);
-        let (slot, stop, count, active) = (
+        let (slot, stop, count, seen, active) = (
             server.listener.clone(),
             server.stop.clone(),
             server.requests.clone(),
+            server.seen.clone(),
             server.active.clone(),
         );
         std::thread::spawn(move || {
@@ -143,11 +147,11 @@ impl Server {
                 let accepted = slot.lock().unwrap().as_ref().map(|l| l.accept());
                 match accepted {
                     Some(Ok((stream, _))) => {
-                        let (handler, count) = (handler.clone(), count.clone());
+                        let (handler, count, seen) = (handler.clone(), count.clone(), seen.clone());
                         active.fetch_add(1, Ordering::SeqCst);
                         let active = active.clone();
                         std::thread::spawn(move || {
-                            serve(stream, &handler, &count);
+                            serve(stream, &handler, &count, &seen);
                             active.fetch_sub(1, Ordering::SeqCst);
                         });
                     }
@@ -199,7 +203,7 @@ impl Drop for Server {
     }
 }
 
-fn serve(stream: TcpStream, handler: &Handler, count: &AtomicUsize) {
+fn serve(stream: TcpStream, handler: &Handler, count: &AtomicUsize, seen: &Mutex<Vec<String>>) {
     stream.set_nonblocking(false).ok();
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
@@ -234,6 +238,7 @@ fn serve(stream: TcpStream, handler: &Handler, count: &AtomicUsize) {
         return;
     }
     count.fetch_add(1, Ordering::SeqCst);
+    seen.lock().unwrap().push(format!("{method} {target}"));
     let request = Request {
         method,
         target,

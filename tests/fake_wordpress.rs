@@ -56,6 +56,8 @@ pub struct Wp {
     pub app_passwords_ignored: bool,
     /// GET /wp/v2/posts answers 500 (a PHP fatal error, a database that went away).
     pub lookups_fail: bool,
+    /// What the next `GET /wp/v2/posts` listings meet.
+    pub list_faults: VecDeque<ListFault>,
     pub post_requests: usize,
     pub password: String,
     /// What the next `POST /wp/v2/posts/{id}` requests (updates) meet.
@@ -72,6 +74,15 @@ pub struct Wp {
     pub media_requests: usize,
     /// `GET /wp/v2/media` (searches) that reached the handler.
     pub media_searches: Vec<String>,
+}
+
+/// What a `GET /wp/v2/posts` listing meets instead of WordPress's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListFault {
+    /// The page without `X-WP-Total` and `X-WP-TotalPages` (a cache or proxy that drops them).
+    NoTotals,
+    /// An error status, as a PHP fatal error gives.
+    Status(u16),
 }
 
 pub struct FakeWordPress {
@@ -370,7 +381,58 @@ impl Wp {
             .filter(|p| window[0].is_none_or(|after| date_of(p) > after))
             .filter(|p| window[1].is_none_or(|before| date_of(p) < before))
             .collect();
-        found.sort_by_key(|p| std::cmp::Reverse((date_of(p), p["id"].as_u64())));
+        match req.query("orderby").as_deref().unwrap_or("date") {
+            "id" => found.sort_by_key(|p| p["id"].as_u64()),
+            "date" => found.sort_by_key(|p| (date_of(p), p["id"].as_u64())),
+            other => {
+                let msg = format!("orderby is not one of date, id (fake: got {other})");
+                return invalid_param("orderby", &msg, json!({"code": "rest_not_in_enum"}));
+            }
+        }
+        match req.query("order").as_deref().unwrap_or("desc") {
+            "desc" => found.reverse(),
+            "asc" => {}
+            _ => {
+                let msg = "order is not one of asc, desc.";
+                return invalid_param("order", msg, json!({"code": "rest_not_in_enum"}));
+            }
+        }
+        one_page(found, page, per_page)
+    }
+
+    /// `GET /wp/v2/tags` and `/wp/v2/categories`: `search` (part of a name, case aside),
+    /// ordered by name (or `orderby=id`), in pages with WordPress's total headers.
+    fn terms(&self, req: &Request, tags: bool) -> Reply {
+        let per_page = req.query("per_page").map_or(Some(10), |n| n.parse().ok());
+        let Some(per_page) = per_page.filter(|n: &usize| (1..=100).contains(n)) else {
+            let msg = "per_page must be between 1 (inclusive) and 100 (inclusive)";
+            return invalid_param("per_page", msg, json!({"code": "rest_out_of_bounds"}));
+        };
+        let page: usize = req
+            .query("page")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let search = req.query("search").unwrap_or_default().to_lowercase();
+        let list = if tags { &self.tags } else { &self.categories };
+        let mut found: Vec<&Value> = match tags && self.stale_tag_search {
+            true => Vec::new(),
+            false => list
+                .iter()
+                .filter(|t| t["name"].as_str().unwrap().to_lowercase().contains(&search))
+                .collect(),
+        };
+        match req.query("orderby").as_deref().unwrap_or("name") {
+            "id" => found.sort_by_key(|t| t["id"].as_u64()),
+            "name" => found.sort_by_key(|t| t["name"].as_str().unwrap().to_lowercase()),
+            other => {
+                let msg = format!("orderby is not one of id, name (fake: got {other})");
+                return invalid_param("orderby", &msg, json!({"code": "rest_not_in_enum"}));
+            }
+        }
+        if req.query("order").as_deref() == Some("desc") {
+            found.reverse();
+        }
         one_page(found, page, per_page)
     }
 }
@@ -487,23 +549,8 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
         Some(_) => true,
     };
     match (req.method.as_str(), route.as_str()) {
-        ("GET", "/wp/v2/tags") | ("GET", "/wp/v2/categories") => {
-            let search = req.query("search").unwrap_or_default().to_lowercase();
-            let list = if route.ends_with("tags") {
-                &s.tags
-            } else {
-                &s.categories
-            };
-            let found: Vec<Value> = if route.ends_with("tags") && s.stale_tag_search {
-                Vec::new()
-            } else {
-                list.iter()
-                    .filter(|t| t["name"].as_str().unwrap().to_lowercase().contains(&search))
-                    .cloned()
-                    .collect()
-            };
-            Reply::json(200, Value::Array(found))
-        }
+        ("GET", "/wp/v2/tags") => s.terms(req, true),
+        ("GET", "/wp/v2/categories") => s.terms(req, false),
         ("POST", "/wp/v2/tags") if !logged_in => wp_error(
             401,
             "rest_cannot_create",
@@ -592,7 +639,18 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
             "internal_server_error",
             "There has been a critical error on this website.",
         ),
-        ("GET", "/wp/v2/posts") => s.list(req, logged_in),
+        ("GET", "/wp/v2/posts") => match s.list_faults.pop_front() {
+            None => s.list(req, logged_in),
+            Some(ListFault::Status(status)) => wp_error(
+                status,
+                "internal_server_error",
+                "There has been a critical error on this website.",
+            ),
+            Some(ListFault::NoTotals) => match s.list(req, logged_in) {
+                Reply::Json(status, _, body) => Reply::Json(status, Vec::new(), body),
+                other => other,
+            },
+        },
         ("POST", "/wp/v2/media") => s.upload(req, logged_in),
         ("GET", "/wp/v2/media") => s.list_media(req, logged_in),
         ("GET", r) if r.starts_with("/wp/v2/media/") => {

@@ -36,10 +36,7 @@ impl TargetRun<'_> {
         }
         let post = self.images_for(&read);
         let line = self.line(key);
-        let fresh_copy = new_copy
-            || line
-                .as_ref()
-                .is_some_and(|l| matches!(l.phase, Phase::Retracted { .. }));
+        let fresh_copy = fresh(line.as_ref(), new_copy);
         let generation = line.as_ref().map_or(0, |l| l.copy.generation) + u32::from(fresh_copy);
         let rkey = match line.as_ref().and_then(|l| l.copy.rkey.clone()) {
             Some(rkey) if !fresh_copy => Some(rkey),
@@ -48,23 +45,27 @@ impl TargetRun<'_> {
                 .as_names()
                 .map(|n| n.record_key(key, generation)),
         };
-        let maybe = line.as_ref().is_some_and(|l| l.tried.maybe) && !fresh_copy;
-        let on_word = self.plan.mode == Mode::Retry(Lever::Absent);
-        let look_first = look_first && maybe && !on_word;
+        let before = self.before_send(line.as_ref(), look_first, new_copy);
         if self.target.as_thread().is_some() {
+            // A thread's text may link to other targets' copies: a new thread waits for them
+            // like any post (`linked`); a resumed one sends the parts it kept.
+            let resuming = !fresh_copy
+                && line
+                    .as_ref()
+                    .is_some_and(|l| l.tried.maybe || !l.copy.parts.is_empty());
+            let post = match self.plan.dry_run || resuming {
+                true => self.with_copies(post),
+                false => match self.linked(post, line.as_ref())? {
+                    Some(post) => post,
+                    None => return Ok(()),
+                },
+            };
             // Before any send of a new thread with dedup on, its first part is looked for too.
-            let dedup = line.is_none() && self.cfg.policy.dedup != Dedup::Off;
-            return self.thread(
-                &post,
-                line,
-                generation,
-                fresh_copy,
-                look_first || dedup,
-                why,
-            );
+            let look = matches!(before, Before::Look | Before::Dedup);
+            return self.thread(&post, line, generation, fresh_copy, look, why);
         }
         if self.plan.dry_run {
-            let look = match look_first {
+            let look = match before == Before::Look {
                 true => format!(
                     "an earlier attempt may have landed: would look on {} first, and send only if it is provably absent; ",
                     self.cfg.name
@@ -98,18 +99,19 @@ impl TargetRun<'_> {
         out.generation = generation;
         out.rkey = rkey;
         let parts = parts(&post, line.as_ref(), self.edit_mark(&post));
-        if maybe && on_word {
+        if before == Before::OnWord {
             self.trace(
                 key,
                 "retry",
                 "absent",
                 "retry --absent: sending on the human's word that the post is not on the target",
             );
-        } else if look_first {
+        } else if before == Before::Look {
             let line = line.as_ref().expect("an attempt is on record");
             let sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
             let marks = line.marks_and(&out.marks);
             let pending = matches!(line.phase, Phase::Pending(Op::Publish));
+            let deadline = self.deadline(line);
             let attempts = Attempts {
                 key,
                 marks: &marks,
@@ -117,15 +119,15 @@ impl TargetRun<'_> {
                 last: pending.then(|| line.time()).flatten().or(line.since()),
                 sent: &sent,
                 rkey: out.rkey.as_deref(),
+                deadline: Some(deadline),
             };
-            let deadline = self.deadline(line);
             let wait_first = self.clock.now().timestamp() < deadline;
             let started = Instant::now();
             let step = self.judge(key, &attempts, deadline, wait_first, false, 0, true, &parts)?;
             if !matches!(step.then, Then::Send(_)) {
                 return self.tell(key, &step, &post, started, "confirm", None);
             }
-        } else if line.is_none() && self.cfg.policy.dedup != Dedup::Off && self.rules.can_find {
+        } else if before == Before::Dedup {
             let attempts = Attempts {
                 rkey: out.rkey.as_deref(),
                 ..Attempts::none_yet(key, &out.marks, &out.body)
@@ -172,6 +174,7 @@ impl TargetRun<'_> {
             last: line.time(),
             sent: &sent,
             rkey: line.copy.rkey.as_deref(),
+            deadline: Some(self.deadline(&line)),
         };
         let parts = LandedParts {
             fp: line.fp.clone().unwrap_or_default(),
@@ -334,6 +337,7 @@ impl TargetRun<'_> {
         let key = post.key;
         let line = self.line(key).expect("the pending line");
         let marks = line.tried.marks.clone();
+        let deadline = later(self.clock.now().timestamp(), self.settle());
         let attempts = Attempts {
             key,
             marks: &marks,
@@ -341,10 +345,31 @@ impl TargetRun<'_> {
             last: line.time(),
             sent: &out.body,
             rkey: out.rkey.as_deref(),
+            deadline: Some(deadline),
         };
-        let deadline = later(self.clock.now().timestamp(), self.settle());
         let parts = parts(post, Some(&line), self.edit_mark(post));
         self.judge(key, &attempts, deadline, true, false, sends, true, &parts)
+    }
+
+    /// What comes before sending the key (from its life's `look_first` and `new_copy`): a
+    /// look when an earlier attempt may have landed, pre-submit dedup before the first one,
+    /// or the human's word that it is absent. The survey (`survey.rs`) asks the same.
+    pub(super) fn before_send(
+        &self,
+        line: Option<&KeyLine>,
+        look_first: bool,
+        new_copy: bool,
+    ) -> Before {
+        let maybe = line.is_some_and(|l| l.tried.maybe) && !fresh(line, new_copy);
+        let on_word = self.plan.mode == Mode::Retry(Lever::Absent);
+        match () {
+            _ if maybe && on_word => Before::OnWord,
+            _ if maybe && look_first => Before::Look,
+            _ if line.is_none() && self.cfg.policy.dedup != Dedup::Off && self.rules.can_find => {
+                Before::Dedup
+            }
+            _ => Before::Send,
+        }
     }
 
     /// When an attempt recorded on `line` can no longer land: a pending line's attempt may
@@ -429,6 +454,24 @@ fn parts(
         media: media.clone(),
         copy: None,
     }
+}
+
+/// What comes before a send (`TargetRun::before_send`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Before {
+    /// An earlier attempt may have landed: look, and send only if it is provably absent.
+    Look,
+    /// The first attempt: look for a copy already there (pre-submit dedup).
+    Dedup,
+    /// An earlier attempt may have landed, and a human said it did not (`retry --absent`).
+    OnWord,
+    /// Nothing: send.
+    Send,
+}
+
+/// Whether the send makes a new copy of the key: asked for, or after a retract.
+fn fresh(line: Option<&KeyLine>, new_copy: bool) -> bool {
+    new_copy || line.is_some_and(|l| matches!(l.phase, Phase::Retracted { .. }))
 }
 
 fn later(at: Timestamp, wait: Duration) -> Timestamp {

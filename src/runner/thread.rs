@@ -233,6 +233,7 @@ impl TargetRun<'_> {
             last: line.time(),
             sent: &piece.body,
             rkey: rkey.as_deref(),
+            deadline: Some(self.deadline(&line)),
         };
         let deadline = match wait {
             true => self.deadline(&line),

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 mod facets;
 mod media;
+mod records;
 mod session;
 mod text;
 mod thread;
@@ -56,6 +57,8 @@ pub struct Bluesky {
     settings: Settings,
     client: session::Client,
     timeout: Duration,
+    /// The run's survey of the records around its keys (`records.rs`).
+    survey: Option<super::survey::Survey<records::Records>>,
     /// The post's text (`template`); without one, `text::fit` composes it.
     template: Option<crate::template::Template>,
     long: crate::thread::Long,
@@ -111,6 +114,7 @@ impl Bluesky {
             settings,
             client,
             timeout,
+            survey: None,
             template: ctx.target.template.clone(),
             long,
         })
@@ -393,11 +397,13 @@ impl Bluesky {
 }
 
 impl Find for Bluesky {
-    /// `getRecord` by the attempt's record key: there or `RecordNotFound`, exactly. With no
-    /// attempt behind it (pre-submit dedup, a lost state file) the first generations' keys. A
-    /// record key says where the copy would be, not that the record there is this post (another
-    /// tool on the account may have used it): a record is ours when its text is a text an
-    /// attempt sent (the PDS keeps the text as sent).
+    /// The record under the attempt's record key: there or not, exactly. With no attempt
+    /// behind it (pre-submit dedup, a lost state file) the first generations' keys. From the
+    /// run's survey when it may answer (`Survey::for_lookup`) and its walks read every one of
+    /// those keys; else `getRecord` for each (`RecordNotFound`: not there). A record key says
+    /// where the copy would be, not that the record there is this post (another tool on the
+    /// account may have used it): a record is ours when its text is a text an attempt sent
+    /// (the PDS keeps the text as sent).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let mut rkeys: Vec<String> = attempts.rkey.map(str::to_string).into_iter().collect();
         if attempts.since.is_none() {
@@ -408,24 +414,48 @@ impl Find for Bluesky {
                 }
             }
         }
-        let (mut found, mut foreign) = (Vec::new(), Vec::new());
-        for rkey in &rkeys {
-            if let Some(doc) = self.get_record(rkey)? {
-                let receipt = self.receipt(doc["uri"].as_str().unwrap_or_default());
-                match doc["value"]["text"]
-                    .as_str()
-                    .is_some_and(|text| attempts.sent_text(text))
-                {
-                    true => found.push(receipt),
-                    false => foreign.push(receipt),
+        // Each record there: its uri, and whether its text is one an attempt sent.
+        let mut there: Vec<(String, bool)> = Vec::new();
+        let surveyed = self
+            .survey
+            .as_ref()
+            .and_then(|s| s.for_lookup(attempts))
+            .filter(|records| rkeys.iter().all(|rkey| records.covers(rkey)));
+        match surveyed {
+            Some(records) => {
+                for listed in rkeys.iter().filter_map(|rkey| records.get(rkey)) {
+                    let ours = listed
+                        .text
+                        .as_ref()
+                        .is_some_and(|m| attempts.marks.contains(m));
+                    there.push((listed.uri.clone(), ours));
+                }
+            }
+            None => {
+                for rkey in &rkeys {
+                    if let Some(doc) = self.get_record(rkey)? {
+                        let text = doc["value"]["text"].as_str();
+                        let uri = doc["uri"].as_str().unwrap_or_default().to_string();
+                        there.push((uri, text.is_some_and(|t| attempts.sent_text(t))));
+                    }
                 }
             }
         }
+        let (found, foreign): (Vec<_>, Vec<_>) = there.into_iter().partition(|(_, ours)| *ours);
+        let receipts = |list: Vec<(String, bool)>| -> Vec<Receipt> {
+            list.iter().map(|(uri, _)| self.receipt(uri)).collect()
+        };
         Ok(match (found.is_empty(), foreign.is_empty()) {
-            (false, _) => Lookup::Found(found),
-            (true, false) => Lookup::Foreign(foreign),
+            (false, _) => Lookup::Found(receipts(found)),
+            (true, false) => Lookup::Foreign(receipts(foreign)),
             (true, true) => Lookup::Absent,
         })
+    }
+
+    /// One `listRecords` walk down the record keys of the keys' hours (per stretch of keys a
+    /// week or less apart), in place of `getRecord` probes per key.
+    fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+        self.survey_records(keys, now).map(Some)
     }
 
     fn immediate(&self) -> bool {

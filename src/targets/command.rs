@@ -439,6 +439,11 @@ impl Find for CommandTarget {
         })
     }
 
+    /// Nothing to read ahead: what your `confirm` script looks at is its own business.
+    fn survey(&mut self, _: &[Date], _: Timestamp) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
+
     fn keeps_payload(&self) -> bool {
         true
     }

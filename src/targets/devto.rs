@@ -1,14 +1,15 @@
 //! `kind = "devto"`: dev.to or any Forem instance, through the Forem API v1.
 
-use super::net::pages::{Flow, Walked, walk};
+mod articles;
+
+use super::net::pages::Walked;
 use super::net::{Http, Reply, encode, id_text, slug, timeouts};
 use super::secret::Secret;
 use super::{
     Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
-    Target, Update, Upload, items, mark,
+    Target, Update, Upload, mark,
 };
 use crate::error::{Class, Error};
-use crate::outside::web_url;
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -63,6 +64,8 @@ pub struct Devto {
     key: Secret,
     http: Http,
     timeout: Duration,
+    /// The run's survey of the user's articles (`articles.rs`).
+    survey: Option<super::survey::Survey<Vec<articles::Listed>>>,
     /// The title (`template`).
     template: Option<crate::template::Template>,
 }
@@ -80,6 +83,7 @@ impl Devto {
             key,
             http,
             timeout,
+            survey: None,
             template: ctx.target.template.clone(),
         })
     }
@@ -309,62 +313,15 @@ impl Target for Devto {
     }
 }
 
-impl Devto {
-    /// The user's articles (drafts first), page by page, each handed to `visit` until it says
-    /// stop (`true`).
-    fn articles(&self, visit: &mut dyn FnMut(&serde_json::Value) -> bool) -> Result<Walked, Error> {
-        walk(1u32, MAX_PAGES, "articles", |page| {
-            let path = format!("/api/articles/me/all?per_page={PER_PAGE}&page={page}");
-            let reply = self.http.get(&self.url(&path), &self.headers())?;
-            let reply = reply.success(|r| self.failure("list my articles", r))?;
-            let (mut listed, mut stop) = (0, false);
-            let walked = items::each(&reply.body, "", &mut |item| {
-                listed += 1;
-                stop = stop || visit(&item);
-            });
-            Ok(match walked {
-                Err(e) => Flow::Cannot(format!("article list is {e}")),
-                Ok(items::Walk::NotArray) => Flow::Cannot("article list is not a list".into()),
-                Ok(items::Walk::Array) if listed > PER_PAGE => Flow::Cannot(format!(
-                    "the server answered {listed} articles for a page of {PER_PAGE}"
-                )),
-                Ok(items::Walk::Array) if stop => Flow::Stop,
-                Ok(items::Walk::Array) if listed < PER_PAGE => Flow::End,
-                Ok(items::Walk::Array) => Flow::Next(page + 1),
-            })
-        })
-    }
-}
-
 impl Find for Devto {
-    /// Every page of the user's articles, matched on the body that was sent (whitespace
-    /// aside). Never on the title: Forem rewrites titles, and a recurring title ("Weekly
-    /// notes") is last week's article too. An article with a canonical URL an attempt sent but
-    /// another body is at this key's place without being this post: not ours.
+    /// Every page of the user's articles, matched on the body that was sent (`articles.rs`).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let (mut found, mut foreign) = (Vec::new(), Vec::new());
-        let walked = self.articles(&mut |item| {
-            let body = item["body_markdown"].as_str().map(squash);
-            let canonical = item["canonical_url"].as_str();
-            let receipt = || Receipt {
-                id: id_text(&item["id"]).unwrap_or_else(|| "found".into()),
-                url: web_url(item["url"].as_str()),
-                ..Receipt::default()
-            };
-            if body.is_some_and(|b| attempts.sent_text(&b)) {
-                found.push(receipt());
-            } else if canonical.is_some_and(|c| attempts.sent_text(c)) {
-                foreign.push(receipt());
-            }
-            false
-        })?;
-        Ok(match (walked, found.is_empty(), foreign.is_empty()) {
-            // What was found is there, however far the walk reached.
-            (_, false, _) => Lookup::Found(found),
-            (Walked::Cannot(why), true, _) => Lookup::CannotTell(why),
-            (_, true, false) => Lookup::Foreign(foreign),
-            (_, true, true) => Lookup::Absent,
-        })
+        self.look(attempts)
+    }
+
+    /// Every page of the user's articles once, in place of every page per key.
+    fn survey(&mut self, _: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+        self.survey_articles(now).map(Some)
     }
 
     fn immediate(&self) -> bool {

@@ -262,6 +262,11 @@ impl Find for Folder {
         })
     }
 
+    /// Nothing to read ahead: each lookup is one file read, exact and at once.
+    fn survey(&mut self, _: &[Date], _: jiff::Timestamp) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
+
     fn immediate(&self) -> bool {
         true
     }

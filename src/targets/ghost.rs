@@ -370,6 +370,14 @@ impl Find for Ghost {
         self.lookup(attempts)
     }
 
+    /// Nothing read ahead yet: a Ghost lookup lists by slug or date and then reads each
+    /// candidate to compare its words, so one listing for a run would still leave a read per
+    /// candidate; a Ghost backfill keeps one listing per key (issue 23 asks the floor of
+    /// WordPress and Bluesky).
+    fn survey(&mut self, _: &[Date], _: jiff::Timestamp) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
+
     fn immediate(&self) -> bool {
         false
     }

@@ -505,6 +505,16 @@ impl Find for HttpTarget {
         self.lookup(attempts, fields, false, true)
     }
 
+    /// Nothing to read ahead: the lookup is your endpoint's own query (exact with `{key}` in
+    /// `list_url`), made per key as configured.
+    fn survey(
+        &mut self,
+        _: &[jiff::civil::Date],
+        _: jiff::Timestamp,
+    ) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
+
     fn immediate(&self) -> bool {
         false
     }

@@ -3,22 +3,24 @@
 
 use super::net::{Http, Reply, encode, id_text, status_class, timeouts};
 use super::secret::Secret;
+use super::survey::Survey;
 use super::{
     Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
-    Secrets, Target, Update, Upload, items, mark,
+    Secrets, Target, Update, Upload, mark,
 };
 use crate::error::{Class, Error};
-use crate::outside::web_url;
 use crate::post::Post;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 mod media;
 mod text;
 mod thread;
+mod timeline;
 
 pub use text::{Limits, fit, hashtag, length, normal};
 
@@ -56,6 +58,10 @@ pub struct Mastodon {
     limits: Option<Limits>,
     account: Option<String>,
     timeout: Duration,
+    /// The mark of each status's source text read in this run, by id (`timeline.rs`).
+    sources: HashMap<String, Option<String>>,
+    /// The run's survey of the account's statuses (`timeline.rs`).
+    survey: Option<Survey<timeline::Timeline>>,
     /// The status text (`template`); without one, `text::fit` composes it.
     template: Option<crate::template::Template>,
     long: crate::thread::Long,
@@ -94,6 +100,8 @@ impl Mastodon {
             limits: None,
             account: None,
             timeout,
+            sources: HashMap::new(),
+            survey: None,
             template: ctx.target.template.clone(),
             long,
         })
@@ -175,11 +183,6 @@ impl Mastodon {
         template.fit_or_refuse(vars, &fits, &over)
     }
 }
-
-/// Pages of 40 statuses read before the lookup gives up (cannot tell).
-const MAX_PAGES: u32 = 25;
-/// Statuses created this long before the attempt still count (clocks differ).
-const SKEW: jiff::SignedDuration = jiff::SignedDuration::from_secs(300);
 
 impl Mastodon {
     fn account(&mut self) -> Result<String, Error> {
@@ -310,85 +313,13 @@ impl Find for Mastodon {
     /// each one created since then is read back as source text and compared with the text
     /// sent. Absent once the pages reach a status older than that, or the end.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let account = self.account()?;
-        let reach = attempts.reach_back() - SKEW;
-        let mut found = Vec::new();
-        let mut max_id: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let mut path = format!(
-                "/api/v1/accounts/{}/statuses?limit=40&exclude_reblogs=true",
-                encode(&account)
-            );
-            if let Some(max_id) = &max_id {
-                path.push_str(&format!("&max_id={}", encode(max_id)));
-            }
-            let reply = self.http.get(&self.url(&path), &self.headers())?;
-            let reply = reply.success(|r| self.failure("list statuses", r))?;
-            let mut statuses = Vec::new();
-            let walk = items::each(&reply.body, "", &mut |status| {
-                if statuses.len() <= 40 {
-                    statuses.push(status);
-                }
-            });
-            match walk {
-                Err(e) => return Ok(Lookup::CannotTell(format!("status list is {e}"))),
-                Ok(items::Walk::NotArray) => {
-                    return Ok(Lookup::CannotTell("status list is not a list".into()));
-                }
-                Ok(items::Walk::Array) if statuses.len() > 40 => {
-                    return Ok(Lookup::CannotTell(
-                        "the instance answered more than the 40 statuses asked for".into(),
-                    ));
-                }
-                Ok(items::Walk::Array) => {}
-            }
-            let mut older = false;
-            for status in &statuses {
-                let Some(id) = id_text(&status["id"]) else {
-                    return Ok(Lookup::CannotTell("a listed status has no id".into()));
-                };
-                let id = id.as_str();
-                let Some(created) = status["created_at"]
-                    .as_str()
-                    .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-                else {
-                    return Ok(Lookup::CannotTell(format!("status {id} has no created_at")));
-                };
-                max_id = Some(id.to_string());
-                if created < reach {
-                    older = true;
-                    continue;
-                }
-                let Some(text) = self.source(id)? else {
-                    return Ok(Lookup::CannotTell(format!(
-                        "status {id} has no source text (Mastodon before 3.5?)"
-                    )));
-                };
-                if attempts.sent_text(&normal(&text)) {
-                    found.push(Receipt {
-                        version: None,
-                        id: id.to_string(),
-                        url: web_url(status["url"].as_str()),
-                        note: None,
-                    });
-                }
-            }
-            if older || statuses.is_empty() {
-                found.reverse(); // oldest first: the one to keep
-                return Ok(match found.is_empty() {
-                    true => Lookup::Absent,
-                    false => Lookup::Found(found),
-                });
-            }
-        }
-        found.reverse();
-        Ok(match found.is_empty() {
-            true => Lookup::CannotTell(format!(
-                "more than {} statuses since the attempt",
-                40 * MAX_PAGES
-            )),
-            false => Lookup::Found(found),
-        })
+        self.look(attempts)
+    }
+
+    /// One walk back to the earliest key's eve, and each status's source since, in place of
+    /// a walk per key (which reads the sources of the statuses the run itself made).
+    fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+        self.survey_timeline(keys, now).map(Some)
     }
 
     fn immediate(&self) -> bool {
@@ -406,6 +337,7 @@ impl Update for Mastodon {
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let body = Self::attach(&out.body, post, &out.media)?;
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
+        self.sources.remove(id);
         let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
         let reply = reply.success(|r| self.failure("edit status", r))?;
         let receipt = self.http.receipt(&reply, "/id", "/url")?;
@@ -431,6 +363,7 @@ impl Update for Mastodon {
 impl Retract for Mastodon {
     fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
+        self.sources.remove(id);
         let reply = self.http.delete(&url, &self.headers())?;
         if status_class(reply.status).is_none() || reply.status == 404 {
             return Ok(());

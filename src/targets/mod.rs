@@ -25,6 +25,7 @@ pub mod media;
 pub mod net;
 pub mod payload;
 pub mod secret;
+pub mod survey;
 pub mod target;
 pub mod wordpress;
 
@@ -82,6 +83,10 @@ pub struct Attempts<'a> {
     /// The record key chosen for the copy being looked for (see `Target::record_key`); `None`
     /// when no attempt chose one (a lookup with no state behind it).
     pub rkey: Option<&'a str>,
+    /// When the attempts can no longer land (the runner's deadline: dayrun gave up on the last
+    /// one, plus the target's settle time); `None` before any attempt. A survey read before it
+    /// says nothing of where they land (`Survey::for_lookup`).
+    pub deadline: Option<Timestamp>,
 }
 
 impl<'a> Attempts<'a> {
@@ -95,6 +100,7 @@ impl<'a> Attempts<'a> {
             last: None,
             sent,
             rkey: None,
+            deadline: None,
         }
     }
 

@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
+use jiff::Timestamp;
 use jiff::civil::Date;
 use std::path::Path;
 use std::time::Duration;
@@ -103,6 +104,13 @@ pub trait Thread {
 pub trait Find {
     /// Look the key up. `Err` is a failed lookup (transient, or auth: the target stops).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error>;
+
+    /// Read once what the lookups of a pass over `keys` (ascending, two or more) will need, so
+    /// that `find` answers them from it where it provably reaches (`survey::Survey` decides
+    /// when it may). `now`: the run's clock before the first request. Returns what was read
+    /// and how far it reaches, for the trace; `None`: a target whose lookup is exact and cheap
+    /// reads nothing (and leaves no trace). `Err`: the listing failed, every lookup stays live.
+    fn survey(&mut self, keys: &[Date], now: Timestamp) -> Result<Option<String>, Error>;
 
     /// Whether `find` sees a finished publish at once (a folder does; a web API may lag), so
     /// confirmation needs one look and no waiting.

@@ -3,6 +3,7 @@
 
 use super::net::{Http, Reply, encode, slug, status_class, timeouts};
 use super::secret::Secret;
+use super::survey::Survey;
 use super::{
     Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
     Secrets, Target, Update, Upload,
@@ -20,6 +21,7 @@ use std::time::{Duration, Instant};
 
 mod lookup;
 mod media;
+mod terms;
 
 use lookup::WINDOW_DAYS;
 
@@ -57,6 +59,10 @@ pub struct WordPress {
     /// Pretty permalinks (`/wp-json/…`) or `?rest_route=`; found on the first call of a run.
     pretty: Option<bool>,
     term_ids: HashMap<(String, String), u64>,
+    /// Whether `term_ids` holds every tag of the site (`terms.rs`).
+    tags: terms::Tags,
+    /// The run's survey of the posts around its keys (`lookup.rs`).
+    survey: Option<Survey<Vec<lookup::Window>>>,
     /// Uploads of this run whose answer was lost, by image hash, and when they were sent.
     lost: HashMap<String, Instant>,
     clock: Clock,
@@ -95,6 +101,8 @@ impl WordPress {
             http: Http::new(connect, timeout, redactor),
             pretty: None,
             term_ids: HashMap::new(),
+            tags: terms::Tags::Unlisted,
+            survey: None,
             lost: HashMap::new(),
             clock: ctx.clock.clone(),
             timeout,
@@ -177,7 +185,6 @@ impl WordPress {
         err.hint(hint)
     }
 
-    /// The slug that names this post on the site: the key, then the title.
     /// What a lookup compares of a copy: the words of its title and content (tags, entities and
     /// spacing aside, which WordPress's filter may change for a user without `unfiltered_html`).
     pub(super) fn mark(title: &str, content: &str) -> String {
@@ -185,6 +192,7 @@ impl WordPress {
         super::mark(&format!("wordpress\n{}\n{}", words(title), words(content)))
     }
 
+    /// The slug that names this post on the site: the key, then the title.
     fn slug(post: &Post) -> String {
         let title = slug(&post.title, 60);
         if title.is_empty() {
@@ -192,66 +200,6 @@ impl WordPress {
         } else {
             format!("{}-{title}", post.key)
         }
-    }
-
-    /// The id of a tag (created when missing) or of a category (must exist).
-    fn term(&mut self, taxonomy: &str, name: &str) -> Result<u64, Error> {
-        let cache_key = (taxonomy.to_string(), name.to_lowercase());
-        if let Some(id) = self.term_ids.get(&cache_key) {
-            return Ok(*id);
-        }
-        let route = format!("/wp/v2/{taxonomy}");
-        let reply = self.call(
-            &route,
-            &format!("search={}&per_page=100", encode(name)),
-            None,
-        )?;
-        if status_class(reply.status).is_some() {
-            return Err(before_post(
-                self.failure(&format!("look up {taxonomy} `{name}`"), &reply),
-            ));
-        }
-        let found = serde_json::from_str::<Value>(&reply.body)
-            .ok()
-            .and_then(|list| {
-                list.as_array()?.iter().find_map(|t| {
-                    let term = t.get("name")?.as_str()?;
-                    (unescape(term).eq_ignore_ascii_case(name))
-                        .then(|| t.get("id")?.as_u64())
-                        .flatten()
-                })
-            });
-        let id = match found {
-            Some(id) => id,
-            None if taxonomy == "categories" => {
-                return Err(Error::failure(
-                    Class::Rejected,
-                    format!("category `{name}` does not exist on the site"),
-                )
-                .hint("create it in WordPress, or fix `categories` in dayrun.toml"));
-            }
-            None => {
-                let reply = self.call(&route, "", Some(&json!({ "name": name })))?;
-                let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-                match reply.status {
-                    200 | 201 => doc["id"].as_u64(),
-                    400 if doc["code"] == "term_exists" => doc["data"]["term_id"].as_u64(),
-                    _ => {
-                        return Err(before_post(
-                            self.failure(&format!("create tag `{name}`"), &reply),
-                        ));
-                    }
-                }
-                .ok_or_else(|| {
-                    Error::failure(
-                        Class::RetrySafe,
-                        format!("tag `{name}`: no id in the answer"),
-                    )
-                })?
-            }
-        };
-        self.term_ids.insert(cache_key, id);
-        Ok(id)
     }
 }
 
@@ -261,14 +209,6 @@ fn before_post(err: Error) -> Error {
         Some(Class::Unknown) => err.reclass(Class::RetrySafe),
         _ => err,
     }
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&amp;", "&")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#039;", "'")
 }
 
 /// `kind = "wordpress"` in the registry (`targets::kinds`).
@@ -435,6 +375,12 @@ impl Find for WordPress {
                 (true, None, true) => Lookup::Absent,
             },
         )
+    }
+
+    /// One listing of the posts dated around all the keys (per stretch of keys a week or less
+    /// apart), in place of one per key.
+    fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+        self.survey_windows(keys, now).map(Some)
     }
 
     fn immediate(&self) -> bool {

@@ -53,28 +53,72 @@ pub(super) fn get_record(s: &mut Pds, req: &Request) -> Reply {
     }
 }
 
-pub(super) fn list_records(s: &Pds, req: &Request) -> Reply {
-    let limit: usize = req
-        .query("limit")
-        .and_then(|l| l.parse().ok())
-        .unwrap_or(50);
-    let cursor = req.query("cursor");
-    let page: Vec<&Stored> = s
-        .records
-        .values()
-        .rev()
-        .filter(|r| cursor.as_ref().is_none_or(|c| r.rkey < *c))
-        .take(limit.clamp(1, 100))
+/// `com.atproto.repo.listRecords` as `@atproto/pds` answers it (`listRecordsForCollection`):
+/// by record key, descending (ascending with `reverse=true`), the records below the cursor
+/// (above it, reversed), `limit` 1 to 100 (default 50; anything else 400 InvalidRequest), and
+/// the cursor is the last record key of every page that has one, the last page too. No auth.
+/// `list_faults` stand for a PDS that pages otherwise (see `ListFault`).
+pub(super) fn list_records(s: &mut Pds, req: &Request) -> Reply {
+    s.listed.push(req.query("cursor").unwrap_or_default());
+    let limit = match req.query("limit").map(|l| l.parse::<usize>()) {
+        None => 50,
+        Some(Ok(n)) if (1..=100).contains(&n) => n,
+        Some(_) => {
+            let msg = "Error: limit must be an integer between 1 and 100";
+            return s.error(req, 400, "InvalidRequest", msg);
+        }
+    };
+    let repo = req.query("repo").unwrap_or_default();
+    if repo != DID && repo != HANDLE {
+        let msg = format!("Could not find repo: {repo}");
+        return s.error(req, 400, "InvalidRequest", &msg);
+    }
+    let fault = s.list_faults.pop_front();
+    if let Some(ListFault::Status(status)) = fault {
+        return s.error(req, status, "InternalServerError", "Internal Server Error");
+    }
+    let reverse = req.query("reverse").as_deref() == Some("true");
+    // A PDS that ignores the cursor answers from the start of the collection.
+    let cursor = req
+        .query("cursor")
+        .filter(|_| fault != Some(ListFault::IgnoreCursor));
+    let ours = req.query("collection").as_deref() == Some(POST);
+    let mut all: Vec<&Stored> = s.records.values().filter(|_| ours).collect();
+    if !reverse {
+        all.reverse();
+    }
+    let page: Vec<&Stored> = all
+        .into_iter()
+        .filter(|r| match (&cursor, reverse) {
+            (None, _) => true,
+            (Some(c), false) => r.rkey < *c,
+            (Some(c), true) => r.rkey > *c,
+        })
+        .take(limit)
         .collect();
-    let items: Vec<Value> = page
+    let mut items: Vec<Value> = page
         .iter()
         .map(|r| json!({"uri": r.uri, "cid": r.cid, "value": r.value}))
         .collect();
+    if fault == Some(ListFault::Unordered) {
+        items.reverse();
+    }
     let mut answer = json!({ "records": items });
-    if let Some(last) = page.last().filter(|_| page.len() == limit.clamp(1, 100)) {
+    if let Some(last) = page.last() {
         answer["cursor"] = json!(last.rkey);
     }
     Reply::json(200, answer)
+}
+
+/// What a `listRecords` meets instead of the reference PDS's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListFault {
+    /// An error status (500, 502, …).
+    Status(u16),
+    /// The cursor is ignored: the page starts at the newest record.
+    IgnoreCursor,
+    /// The page's records come in ascending order.
+    Unordered,
 }
 
 pub(super) fn delete_record(s: &mut Pds, req: &Request, rkey: &str) -> Reply {

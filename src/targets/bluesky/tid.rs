@@ -24,12 +24,26 @@ fn derive(seed: &str, key: Date) -> String {
     let hash = Sha256::digest(seed);
     let spread = u64::from_be_bytes(hash[..8].try_into().expect("8 bytes")) % SPREAD_MICROS;
     let clock = u64::from(u16::from_be_bytes([hash[8], hash[9]]) & 0x3ff);
+    encode((((day_micros(key) + spread) & MICROS) << 10) | clock)
+}
+
+/// The record keys of every copy of `key` on any target: from the first TID of the key's hour
+/// up to (not including) the first TID after it. `None` where TID time runs out (year 2255).
+pub fn hour(key: Date) -> Option<(String, String)> {
+    let (low, high) = (day_micros(key), day_micros(key) + SPREAD_MICROS);
+    (high <= MICROS).then(|| (encode(low << 10), encode(high << 10)))
+}
+
+/// The 53 bits of microseconds a TID holds.
+const MICROS: u64 = (1 << 53) - 1;
+
+/// The key's day at 00:00 UTC in microseconds; before 1970 there is no TID time, and such keys
+/// take the first hour of 1970.
+fn day_micros(key: Date) -> u64 {
     let day = key
         .to_zoned_datetime(jiff::tz::TimeZone::UTC)
         .map_or(0, |z| z.timestamp().as_microsecond());
-    // Before 1970 there is no TID time: such keys take the first hour of 1970.
-    let micros = u64::try_from(day).unwrap_or(0) + spread;
-    encode(((micros & ((1 << 53) - 1)) << 10) | clock)
+    u64::try_from(day).unwrap_or(0)
 }
 
 /// The TID of part `n` of a thread: part 0 is the copy's own record key (`record_key`); each
@@ -103,6 +117,32 @@ mod tests {
             assert!(!keys[..i].contains(k), "{k} twice");
             assert_ne!(*k, part_key("sky", day, 1, i));
         }
+    }
+
+    #[test]
+    fn every_copy_of_a_key_lies_in_its_hour_and_hours_do_not_overlap() {
+        for key in ["1969-12-31", "2001-01-01", "2026-11-29", "2026-11-30"] {
+            let (low, high) = hour(day(key)).unwrap();
+            assert!(is_tid(&low) && is_tid(&high), "{low} {high}");
+            for generation in 0..50 {
+                for target in ["sky", "other"] {
+                    let rkey = record_key(target, day(key), generation);
+                    assert!(low <= rkey && rkey < high, "{key} #{generation}: {rkey}");
+                    // A thread's parts too: the survey's walk over the hour finds them.
+                    for n in 1..20 {
+                        let part = part_key(target, day(key), generation, n);
+                        assert!(
+                            low <= part && part < high,
+                            "{key} #{generation}/{n}: {part}"
+                        );
+                    }
+                }
+            }
+        }
+        let (_, end) = hour(day("2026-11-29")).unwrap();
+        let (next, _) = hour(day("2026-11-30")).unwrap();
+        assert!(end < next);
+        assert_eq!(hour(day("2300-01-01")), None, "past TID time");
     }
 
     #[test]

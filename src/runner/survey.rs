@@ -1,0 +1,81 @@
+//! The survey before a target's pass: which keys the pass will look up on the target, judged
+//! from their lines alone, and, when there are two or more, one read of the target for all of
+//! them (`Find::survey`), so that a lookup it provably covers costs no request of its own.
+//! When a lookup may be answered from it is `targets::survey`'s rule, for every target.
+
+use super::TargetRun;
+use super::deliver::Before;
+use crate::life::{self, Decision, Event, Facts, Lazy, Seen, Then};
+use jiff::civil::Date;
+
+impl TargetRun<'_> {
+    /// Survey the target for the keys of `keys` (the run's walk) that this pass will look up.
+    /// A failed survey is traced and changes nothing: every lookup is then made live.
+    pub(super) fn survey(&mut self, keys: impl Iterator<Item = (Date, bool)>) {
+        if self.plan.dry_run || !self.rules.can_find {
+            return;
+        }
+        let wanted: Vec<Date> = keys
+            .filter(|&(key, has_post)| {
+                self.looks_at(key, has_post) && self.will_look(key, has_post)
+            })
+            .map(|(key, _)| key)
+            .collect();
+        let (Some(&first), Some(&last), true) = (wanted.first(), wanted.last(), wanted.len() > 1)
+        else {
+            return;
+        };
+        let now = self.clock.instant();
+        let Some(find) = self.target.as_find() else {
+            return;
+        };
+        let (result, said) = match find.survey(&wanted, now) {
+            Ok(None) => return,
+            Ok(Some(said)) => ("read", said),
+            Err(err) => (
+                "lookup-error",
+                format!("{}; each key is looked up on its own", err.reason()),
+            ),
+        };
+        let keys = wanted.len();
+        self.trace(
+            first,
+            "survey",
+            result,
+            &format!("keys={keys} {first}..{last}: {said}"),
+        );
+    }
+
+    /// Whether visiting `key` will look it up on the target (a confirm, a look before a
+    /// resend, pre-submit dedup), judged from its line: the post is taken as ready to send,
+    /// unread, so a draft or a broken post only widens the survey.
+    fn will_look(&self, key: Date, has_post: bool) -> bool {
+        if self.quick_done(key) {
+            return false;
+        }
+        let line = self.line(key);
+        let ready = Facts {
+            fp: line.as_ref().and_then(|l| l.fp.clone()).unwrap_or_default(),
+            payload: String::new(),
+            payload_before_images: String::new(),
+        };
+        let get = || match has_post {
+            true => Seen::Ready(ready.clone()),
+            false => Seen::Gone,
+        };
+        let lazy = Lazy::new(&get);
+        let step = life::next(line.as_ref(), &Event::Visit(&lazy), &self.ctx(key));
+        match step.then {
+            Then::Decide(Decision::Confirm) => true,
+            Then::Decide(Decision::Publish {
+                look_first,
+                new_copy,
+                ..
+            }) => matches!(
+                self.before_send(line.as_ref(), look_first, new_copy),
+                Before::Look | Before::Dedup
+            ),
+            _ => false,
+        }
+    }
+}

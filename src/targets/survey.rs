@@ -1,0 +1,86 @@
+//! A run's survey: one listing read before a target's pass over several keys, which answers
+//! their lookups where it provably reaches, instead of a listing per key. When a survey may
+//! answer a lookup is decided here, for every target; how far its listing reaches is each
+//! target's to check.
+
+use super::Attempts;
+use jiff::Timestamp;
+use jiff::civil::Date;
+
+/// What a target read once for the keys of a run, and when it began reading.
+#[derive(Debug)]
+pub struct Survey<T> {
+    read: Timestamp,
+    held: T,
+}
+
+impl<T> Survey<T> {
+    /// `read`: the run's clock when the listing's first request was about to go out.
+    pub fn new(read: Timestamp, held: T) -> Survey<T> {
+        Survey { read, held }
+    }
+
+    /// What the survey holds, when it may answer a lookup for `attempts`: when every attempt
+    /// of the key could no longer land by the time the listing began (or there is none yet:
+    /// pre-submit dedup). A listing read before an attempt's deadline says nothing of where
+    /// that attempt lands, however far it reaches, so such a key is looked up live (a create
+    /// of this run whose answer was lost is always later than the survey). Whether the listing
+    /// reaches the key's place is the target's to check on what this returns.
+    pub fn for_lookup(&self, attempts: &Attempts) -> Option<&T> {
+        attempts
+            .deadline
+            .is_none_or(|deadline| deadline <= self.read)
+            .then_some(&self.held)
+    }
+}
+
+/// The run's keys (ascending) as stretches `(first, last)` to list together: a key more than
+/// `gap` days after the one before it starts a new stretch, so that one old key does not make
+/// a listing of everything since.
+pub fn stretches(keys: &[Date], gap: i64) -> Vec<(Date, Date)> {
+    let mut out: Vec<(Date, Date)> = Vec::new();
+    for &key in keys {
+        match out.last_mut() {
+            Some((_, last)) if crate::clock::days_between(*last, key) <= gap => {
+                *last = key.max(*last);
+            }
+            _ => out.push((key, key)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(text: &str) -> Date {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_survey_answers_only_attempts_that_could_no_longer_land_when_it_was_read() {
+        let read: Timestamp = "2026-11-29T07:00:00Z".parse().unwrap();
+        let survey = Survey::new(read, "listing");
+        let value = serde_json::Value::Null;
+        let mut attempts = Attempts::none_yet(day("2026-11-20"), &[], &value);
+        assert_eq!(survey.for_lookup(&attempts), Some(&"listing"), "no attempt");
+        attempts.deadline = Some(read);
+        assert_eq!(survey.for_lookup(&attempts), Some(&"listing"), "past it");
+        attempts.deadline = Some("2026-11-29T07:00:01Z".parse().unwrap());
+        assert_eq!(survey.for_lookup(&attempts), None, "may still land");
+    }
+
+    #[test]
+    fn keys_far_apart_are_listed_apart() {
+        let keys = ["2026-01-01", "2026-01-03", "2026-01-10", "2026-03-01"].map(day);
+        assert_eq!(
+            stretches(&keys, 7),
+            [
+                (day("2026-01-01"), day("2026-01-10")),
+                (day("2026-03-01"), day("2026-03-01"))
+            ]
+        );
+        assert_eq!(stretches(&[], 7), []);
+    }
+}
