@@ -297,9 +297,14 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
     let mut exit = Exit::Ok;
     for key in &plan.keys {
         if runs.iter().all(|run| !run.removed.contains(key)) {
-            say::err(&format!(
-                "dayrun: {key}: nothing was retracted: no selected target holds a copy dayrun knows of"
-            ));
+            let known = runs
+                .iter()
+                .any(|run| run.line(*key).is_some_and(|l| !l.live_ids().is_empty()));
+            let why = match known {
+                true => "the copies dayrun knows of are still there (the lines above say why)",
+                false => "no selected target holds a copy dayrun knows of",
+            };
+            say::err(&format!("dayrun: {key}: nothing was retracted: {why}"));
             exit.merge(Exit::NeedsHuman);
         }
     }

@@ -87,6 +87,13 @@ pub struct Piece {
 pub struct Prepared {
     pub generation: u32,
     pub pieces: Vec<Piece>,
+    /// The post's fingerprint and edit mark when it was split: what the parts hold, recorded
+    /// when the last one lands, so an edit made while the thread was going out is still an
+    /// edit afterwards. (Empty in a file from before they were kept: the post's, then.)
+    #[serde(default)]
+    pub fp: String,
+    #[serde(default)]
+    pub payload: String,
 }
 
 /// The part being sent or looked for: which copy of which key, its number, what it says, and

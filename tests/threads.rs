@@ -6,6 +6,7 @@
 use crate::util::Project;
 
 mod bluesky;
+mod edges;
 mod mastodon;
 
 pub const TODAY: &str = "--today=2026-11-29";

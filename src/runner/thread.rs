@@ -49,13 +49,24 @@ impl TargetRun<'_> {
         let kept = self
             .kept_thread(key)
             .filter(|k| k.generation == generation && resumed);
-        let pieces = match kept {
-            Some(kept) => kept.pieces,
+        let prepared = match kept {
+            Some(kept) if !kept.fp.is_empty() => kept,
+            Some(kept) => Prepared {
+                fp: post.fingerprint.clone(),
+                payload: self.edit_mark(post),
+                ..kept
+            },
             None => match self.thread_pieces(post) {
-                Ok(pieces) => pieces,
+                Ok(pieces) => Prepared {
+                    generation,
+                    pieces,
+                    fp: post.fingerprint.clone(),
+                    payload: self.edit_mark(post),
+                },
                 Err(err) => return self.not_sent(post, &err, line.as_ref()),
             },
         };
+        let pieces = prepared.pieces.clone();
         let landed = line
             .as_ref()
             .filter(|_| resumed)
@@ -77,7 +88,7 @@ impl TargetRun<'_> {
             key,
             &Event::Attempt {
                 op: Op::Publish,
-                fp: &post.fingerprint,
+                fp: &prepared.fp,
                 marks: &first,
                 new_copy,
                 rkey: rkey.as_deref(),
@@ -87,13 +98,7 @@ impl TargetRun<'_> {
             return self.tell(key, &pending, post, Instant::now(), "publish", None);
         }
         // Before the first part goes: the parts a resumed run will send.
-        self.keep_thread(
-            key,
-            &Prepared {
-                generation,
-                pieces: pieces.clone(),
-            },
-        )?;
+        self.keep_thread(key, &prepared)?;
         let started = Instant::now();
         let mut maybe = maybe;
         let mut failures = 0;
@@ -101,7 +106,7 @@ impl TargetRun<'_> {
             let landed = self.line(key).map(|l| l.copy.parts).unwrap_or_default();
             let n = landed.len();
             let Some(piece) = pieces.get(n) else {
-                return self.thread_done(post, &landed, started);
+                return self.thread_done(post, &prepared, &landed, started);
             };
             if maybe {
                 // With no line before this run, nothing of this run can be in flight: the
@@ -224,6 +229,7 @@ impl TargetRun<'_> {
         wait: bool,
     ) -> Result<Next, Error> {
         let line = self.line(key).expect("the pending line");
+        let landed: Vec<String> = line.copy.parts.iter().map(|p| p.id.clone()).collect();
         let marks = [piece.mark.clone()];
         let rkey = self.part_key(key, generation, n);
         let attempts = Attempts {
@@ -243,16 +249,24 @@ impl TargetRun<'_> {
         loop {
             let seen = self.confirm(key, &attempts, deadline, false);
             let (why, failure);
+            // A part already on the line is not this one, whatever its text (a thread may say
+            // the same thing twice): found only as another copy, this part is absent.
+            let found = match &seen {
+                Seen::Found(receipts) => receipts.iter().find(|r| !landed.contains(&r.id)),
+                _ => None,
+            };
             let verdict = match &seen {
-                Seen::Found(receipts) => {
+                Seen::Found(_) if found.is_none() => Verdict::Absent,
+                Seen::Found(_) => {
+                    let receipt = found.expect("a receipt not on the line");
                     let part = self
                         .target
                         .as_thread()
                         .expect("a thread target")
-                        .part_of(&receipts[0]);
+                        .part_of(receipt);
                     match part {
                         Ok(part) if part.usable() => {
-                            let url = receipts[0].url.clone();
+                            let url = receipt.url.clone();
                             self.trace(
                                 key,
                                 "confirm",
@@ -332,7 +346,13 @@ impl TargetRun<'_> {
     }
 
     /// Every part is out: the done line (its copy is part 0), and the kept parts go.
-    fn thread_done(&mut self, post: &Post, landed: &[Part], started: Instant) -> Result<(), Error> {
+    fn thread_done(
+        &mut self,
+        post: &Post,
+        prepared: &Prepared,
+        landed: &[Part],
+        started: Instant,
+    ) -> Result<(), Error> {
         let key = post.key;
         let line = self.line(key).expect("the pending line");
         let receipts = [Receipt {
@@ -340,8 +360,8 @@ impl TargetRun<'_> {
             ..Receipt::id(&landed[0].id)
         }];
         let parts = LandedParts {
-            fp: post.fingerprint.clone(),
-            payload: self.edit_mark(post),
+            fp: prepared.fp.clone(),
+            payload: prepared.payload.clone(),
             media: self.unattached(key, post),
             copy: None,
         };

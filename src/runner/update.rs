@@ -64,13 +64,30 @@ impl TargetRun<'_> {
         }
         let post = self.images_for(&post);
         let post = self.with_copies(post);
-        let out = match self.target.prepare(&post) {
+        // A thread published before the target went back to `long = "cut"`: one post cannot
+        // replace it in place without leaving the thread half old, half new.
+        let parts = line.copy.parts.len();
+        let prepared = match parts > 1 && self.target.as_thread().is_none() {
+            true => Err(Error::failure(
+                Class::Rejected,
+                format!("the copy is a thread of {parts} parts and the target now sends one post (long = \"cut\"); nothing was changed"),
+            )
+            .hint(format!(
+                "set long = \"thread\" again to edit the thread in place, or `dayrun retract {key} --yes --target {0}`, then `dayrun retry {key} --force --target {0}` to publish it as one post",
+                self.cfg.name
+            ))),
+            false => self.target.prepare(&post),
+        };
+        let out = match prepared {
             Ok(out) => out,
             Err(err) => {
-                let err = Error::failure(
-                    Class::Rejected,
-                    format!("the edit cannot be sent: {}", err.reason()),
-                );
+                let err = Error {
+                    hint: err.hint.clone(),
+                    ..Error::failure(
+                        Class::Rejected,
+                        format!("the edit cannot be sent: {}", err.reason()),
+                    )
+                };
                 let failed = self.failed(&err, Some(&post));
                 let step = self.apply(
                     key,

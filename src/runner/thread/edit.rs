@@ -14,7 +14,7 @@ impl TargetRun<'_> {
     pub(in crate::runner) fn update_thread(&mut self, post: &Post) -> Result<Receipt, Error> {
         let key = post.key;
         let line = self.line(key).expect("the pending update");
-        let parts = line.copy.parts.clone();
+        let parts = published_parts(&line);
         let pieces = self.thread_pieces(post)?;
         if pieces.len() != parts.len() {
             return Err(Error::failure(
@@ -75,7 +75,7 @@ impl TargetRun<'_> {
     ) -> Result<crate::targets::Lookup, Error> {
         let key = post.key;
         let line = self.line(key).expect("a line");
-        let parts = line.copy.parts.clone();
+        let parts = published_parts(&line);
         let pieces = self.thread_pieces(post)?;
         if pieces.len() != parts.len() {
             return Ok(crate::targets::Lookup::Absent);
@@ -96,5 +96,17 @@ impl TargetRun<'_> {
         Ok(crate::targets::Lookup::Found(vec![Receipt::id(
             &parts[0].id,
         )]))
+    }
+}
+
+/// The parts of the published copy: its `parts=`, or, for a copy published as one post before
+/// the target had `long = "thread"`, that post as a thread of one part.
+fn published_parts(line: &crate::life::KeyLine) -> Vec<crate::life::Part> {
+    match (&line.copy.parts[..], &line.copy.id) {
+        ([], Some(id)) => vec![crate::life::Part {
+            id: id.clone(),
+            cid: None,
+        }],
+        (parts, _) => parts.to_vec(),
     }
 }
