@@ -20,8 +20,9 @@ pub fn decode(value: &str) -> Vec<String> {
         .collect()
 }
 
-/// One item, its escapes read in one pass (`%2C`, `%2c`, `%25`; any other `%` is itself).
-fn unescape(item: &str) -> String {
+/// One item, its escapes read in one pass (`%2C`, `%3B` as `parts=` writes a `;` in an id,
+/// either case, and `%25`; any other `%` is itself).
+pub(super) fn unescape(item: &str) -> String {
     let mut out = String::with_capacity(item.len());
     let mut rest = item;
     while let Some(at) = rest.find('%') {
@@ -29,6 +30,7 @@ fn unescape(item: &str) -> String {
         let code = rest.get(at + 1..at + 3);
         match code {
             Some("2C" | "2c") => out.push(','),
+            Some("3B" | "3b") => out.push(';'),
             Some("25") => out.push('%'),
             _ => {
                 out.push('%');

@@ -3,6 +3,7 @@
 //! the copy itself (`id=` names it too). Written as a list: parts by `,`, id and CID by `;`,
 //! with `%`, `,` and `;` inside a value written `%25`, `%2C` and `%3B`.
 
+use super::list::unescape;
 use super::{Change, Ctx, Exit, KeyLine, Op, Phase, Step};
 
 /// The most parts a thread may have, whatever `max_parts` says: with parts of at most
@@ -81,27 +82,6 @@ fn escape(value: &str) -> String {
         .replace('%', "%25")
         .replace(',', "%2C")
         .replace(';', "%3B")
-}
-
-fn unescape(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(at) = rest.find('%') {
-        out.push_str(&rest[..at]);
-        match rest.get(at + 1..at + 3) {
-            Some("2C" | "2c") => out.push(','),
-            Some("3B" | "3b") => out.push(';'),
-            Some("25") => out.push('%'),
-            _ => {
-                out.push('%');
-                rest = &rest[at + 1..];
-                continue;
-            }
-        }
-        rest = &rest[at + 3..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Part `n` of the thread landed: on the pending line at once, before the next part goes.
