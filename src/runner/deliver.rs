@@ -282,16 +282,7 @@ impl TargetRun<'_> {
                     return self.tell(key, &step, post, clock, "publish", note.as_deref());
                 }
                 Err(err) => {
-                    let failed = self.failed(&err, Some(post));
-                    let step = self.apply(
-                        key,
-                        &Event::Answered {
-                            answer: Answer::Failed(failed.borrow()),
-                            before: before.as_ref(),
-                            sends,
-                        },
-                    )?;
-                    self.stop_for(&err);
+                    let step = self.send_failed(post, &err, before.as_ref(), sends)?;
                     match step.then {
                         Then::Send(next) => {
                             self.trace(
@@ -425,6 +416,28 @@ impl TargetRun<'_> {
         self.stop_for(err);
         self.trace(post.key, "publish", "failed", &super::report::detail(err));
         self.report(post.key, &step, Some(err))
+    }
+
+    /// A send (or update) that failed: recorded as the key's life says, and the target stops
+    /// for the run when the failure says so (auth, a long rate limit).
+    pub(super) fn send_failed(
+        &mut self,
+        post: &Post,
+        err: &Error,
+        before: Option<&KeyLine>,
+        sends: u32,
+    ) -> Result<crate::life::Step, Error> {
+        let failed = self.failed(err, Some(post));
+        let step = self.apply(
+            post.key,
+            &Event::Answered {
+                answer: Answer::Failed(failed.borrow()),
+                before,
+                sends,
+            },
+        )?;
+        self.stop_for(err);
+        Ok(step)
     }
 
     /// The failure of a send, as the key's life reads it.

@@ -151,16 +151,7 @@ impl TargetRun<'_> {
                 }
                 Err(err) => err,
             };
-            let failed = self.failed(&err, Some(post));
-            let step = self.apply(
-                key,
-                &Event::Answered {
-                    answer: Answer::Failed(failed.borrow()),
-                    before: before.as_ref(),
-                    sends: failures,
-                },
-            )?;
-            self.stop_for(&err);
+            let step = self.send_failed(post, &err, before.as_ref(), failures)?;
             let detail = format!("part={} {}", n + 1, super::report::detail(&err));
             match step.then {
                 Then::Send(wait) => {

@@ -160,16 +160,7 @@ impl TargetRun<'_> {
                 }
                 Err(err) => err,
             };
-            let failed = self.failed(&err, Some(post));
-            let step = self.apply(
-                key,
-                &Event::Answered {
-                    answer: Answer::Failed(failed.borrow()),
-                    before: before.as_ref(),
-                    sends,
-                },
-            )?;
-            self.stop_for(&err);
+            let step = self.send_failed(post, &err, before.as_ref(), sends)?;
             if step.then != Then::ReadBack(std::time::Duration::ZERO) {
                 self.trace(key, "update", "failed", &super::report::detail(&err));
                 return self.report(key, &step, Some(&err));
