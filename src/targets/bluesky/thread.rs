@@ -40,7 +40,7 @@ impl Thread for Bluesky {
             .enumerate()
             .map(|(n, part)| {
                 let mut record = json!({ "$type": COLLECTION, "text": part });
-                let facets = text::facets(&part);
+                let facets = super::facets::found(&part);
                 if !facets.is_empty() {
                     record["facets"] = json!(facets);
                 }
