@@ -15,7 +15,9 @@
 //! `in_reply_to_account_id`. The Idempotency-Key is the account's (`idempotency:status:
 //! ACCOUNT:KEY`): a repeat answers the first status as it was, whatever text or parent it
 //! carries now. An edit (`UpdateStatusService`) meets the length limit and the blank check a new
-//! status meets, and a deleted status is not found.
+//! status meets, and a deleted status is not found; it replaces the status's media with its
+//! `media_ids`, none when it sends none (`StatusesController#update` always passes `media_ids:`,
+//! and `UpdateStatusService#validate_media!` turns a blank one into []).
 //!
 //! Media (issue 14), as Mastodon 4 (`Api::V2::MediaController`, `MediaAttachment`,
 //! `PostStatusService#validate_media!`): `POST /api/v2/media` multipart with `file` (the type
@@ -475,15 +477,19 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
         }
         ("PUT", path) if path.starts_with("/api/v1/statuses/") => {
             let id = path["/api/v1/statuses/".len()..].to_string();
-            // UpdateStatusService: media_ids only when sent; this status's own media count.
-            let media = match s.validate_media(&req.json(), Some(&id)) {
-                Ok(media) => media,
+            // `StatusesController#update` always passes `media_ids:` (nil when not sent), so
+            // `UpdateStatusService#update_media_attachments!` runs and `validate_media!` turns a
+            // blank value into []: an edit without `media_ids` takes the status's media off.
+            // This status's own media count as usable.
+            let ids = match s.validate_media(&req.json(), Some(&id)) {
+                Ok(media) => media.unwrap_or_default(),
                 Err(reply) => return reply,
             };
             let text = req.json()["status"].as_str().unwrap_or("").to_string();
-            let reply = s.edit(&id, &text);
-            let reply = match (media, &reply) {
-                (Some(ids), Reply::Json(200, _, _)) => {
+            // The media change comes before the text's blank check (in one transaction).
+            let reply = s.edit(&id, &text, !ids.is_empty());
+            let reply = match &reply {
+                Reply::Json(200, _, _) => {
                     for m in s
                         .media
                         .iter_mut()
@@ -533,8 +539,9 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
 
 impl Masto {
     /// `PUT /api/v1/statuses/{id}` with `{"status": …}`: the text replaced (and `/source`
-    /// shows it), `edited_at` set; 200 with the status.
-    fn edit(&mut self, id: &str, text: &str) -> Reply {
+    /// shows it), `edited_at` set; 200 with the status. `has_media`: the edit leaves media on
+    /// the status (a blank text needs some).
+    fn edit(&mut self, id: &str, text: &str, has_media: bool) -> Reply {
         self.edit_requests += 1;
         let fault = self.edit_faults.pop_front().unwrap_or(Fault::Normal);
         // `current_account.statuses.find`: a deleted status (its text kept) is not found.
@@ -548,10 +555,6 @@ impl Masto {
                 json!({"error": format!("Validation failed: Text character limit of {} exceeded", self.max_characters)}),
             );
         }
-        let has_media = self
-            .media
-            .iter()
-            .any(|m| m.status_id.as_deref() == Some(id));
         if text.trim().is_empty() && !has_media {
             return Reply::json(
                 422,

@@ -146,7 +146,7 @@ impl TargetRun<'_> {
                     ..out.clone()
                 };
                 match self.target.as_thread().is_some() {
-                    true => self.update_thread(post),
+                    true => self.update_thread(post, &out.media),
                     false => self
                         .target
                         .as_update()

@@ -84,12 +84,14 @@ pub trait Thread {
     /// A part a lookup found, as replies name it (Bluesky reads its CID back).
     fn part_of(&mut self, found: &Receipt) -> Result<crate::life::Part, Error>;
 
-    /// Replace one published part's text in place (an edit with the same number of parts).
+    /// Replace one published part's text in place (an edit with the same number of parts);
+    /// `media`: the post's images as uploaded, which part 0 keeps (or takes on).
     fn update_part(
         &mut self,
         post: &Post,
         turn: &crate::thread::Turn,
         part: &crate::life::Part,
+        media: &Media,
     ) -> Result<(), Error>;
 
     /// Whether the published part holds `turn`'s text (an update's read-back).

@@ -299,3 +299,38 @@ fn a_template_over_the_limit_is_split_into_a_thread_of_its_own_words() {
         Some(chain.len())
     );
 }
+
+/// A markdown link goes into a part as `text (url)`: the URL inside the brackets is a link
+/// facet of its own, at the part's byte offsets (after multi-byte characters), without the
+/// brackets or the full stop after them.
+#[test]
+fn a_markdown_link_in_a_part_is_a_link_facet_without_its_brackets() {
+    let api = FakeBluesky::start();
+    let p = project(&api, THREAD);
+    let url = "https://example.test/rules?a=1";
+    let body = format!("Grüße 🦀, read [the rules]({url}).\n\n{}", long_body());
+    write_post(&p, "Why the date is the key", &body);
+    p.run(&["run", TODAY]).code(0);
+    let chain = thread(&api);
+    assert!(chain.len() > 1, "a thread");
+    let shown = format!("Grüße 🦀, read the rules ({url}).");
+    let part = chain
+        .iter()
+        .find(|r| r.text().contains(&shown))
+        .unwrap_or_else(|| panic!("{chain:#?}"));
+    let start = part.text().find(url).unwrap();
+    let links: Vec<_> = part.value["facets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["features"][0]["uri"] == url)
+        .collect();
+    assert_eq!(links.len(), 1, "{:#?}", part.value);
+    let index = &links[0]["index"];
+    assert_eq!(index["byteStart"].as_u64(), Some(start as u64), "{index}");
+    assert_eq!(index["byteEnd"].as_u64(), Some((start + url.len()) as u64));
+    assert_eq!(
+        links[0]["features"][0]["$type"],
+        "app.bsky.richtext.facet#link"
+    );
+}

@@ -257,3 +257,50 @@ fn the_dry_run_counts_each_part_as_mastodon_does() {
     assert_eq!(s.post_requests, 0);
     assert!(p.state_lines("masto").is_empty());
 }
+
+/// Mastodon's `PUT /api/v1/statuses/:id` takes off every image a status has unless the edit
+/// names them in `media_ids` (the fake does as Mastodon does): an edit in place keeps part 1's
+/// image, with its alt text, and the later parts stay without one.
+#[test]
+fn an_edit_keeps_the_image_on_part_1() {
+    let api = FakeMastodon::start(500);
+    let p = project(&api, &format!("{THREAD}\non_edit = \"update\""));
+    p.file(
+        "content/images/b.jpg",
+        crate::image_gen::plain_jpeg(40, 30, [30, 30, 220]),
+    );
+    let with_image = |body: String| format!("{body}\n\n![A blue one](images/b.jpg)");
+    write_post(&p, "Why the date is the key", &with_image(long_body()));
+    p.run(&["run", TODAY]).code(0);
+    let before = thread(&api);
+    assert!(before.len() > 1, "{before:#?}");
+    let images = |status: &Value| status["media_attachments"].as_array().map_or(0, Vec::len);
+    assert_eq!(images(&before[0]), 1, "{:#?}", before[0]);
+    write_post(
+        &p,
+        "Why the date is the key",
+        &with_image(long_body().replace("decides", "chooses")),
+    );
+    let out = p.run(&["run", TODAY]);
+    out.code(0).stdout_has("updated");
+    let after = thread(&api);
+    let s = api.state.lock().unwrap();
+    assert_eq!(s.edit_requests, before.len(), "{}", out.stdout);
+    assert!(!s.texts[after[0]["id"].as_str().unwrap()].contains("decides"));
+    assert_eq!(
+        images(&after[0]),
+        1,
+        "part 1 keeps its image: {:#?}",
+        after[0]
+    );
+    let root = after[0]["id"].as_str();
+    let kept: Vec<_> = s
+        .media
+        .iter()
+        .filter(|m| m.status_id.as_deref() == root)
+        .collect();
+    assert_eq!(kept.len(), 1, "{:?}", s.media);
+    assert_eq!(kept[0].description.as_deref(), Some("A blue one"));
+    assert_eq!(s.media.len(), 1, "the image was not uploaded again");
+    assert!(after[1..].iter().all(|st| images(st) == 0), "{after:#?}");
+}

@@ -4,14 +4,19 @@
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::runner::TargetRun;
-use crate::targets::Receipt;
+use crate::targets::{Media, Receipt};
 use crate::thread::Turn;
 
 impl TargetRun<'_> {
     /// An edit of a published thread: every part in place when the post still splits into as
     /// many parts; otherwise refused (rejected) with nothing changed, since a thread half old
     /// and half new, or with parts missing or added, is not an edit dayrun makes.
-    pub(in crate::runner) fn update_thread(&mut self, post: &Post) -> Result<Receipt, Error> {
+    /// `media`: the post's images as uploaded, for part 0.
+    pub(in crate::runner) fn update_thread(
+        &mut self,
+        post: &Post,
+        media: &Media,
+    ) -> Result<Receipt, Error> {
         let key = post.key;
         let line = self.line(key).expect("the pending update");
         let parts = published_parts(&line);
@@ -40,7 +45,7 @@ impl TargetRun<'_> {
                 landed: &parts[..n],
             };
             let thread = self.target.as_thread().expect("a thread target");
-            if let Err(err) = thread.update_part(post, &turn, part) {
+            if let Err(err) = thread.update_part(post, &turn, part, media) {
                 let half = match n {
                     0 => String::new(),
                     n => format!(

@@ -1,5 +1,6 @@
-//! The facets of a text a template made: each http(s) link and `#hashtag` in it, as the UTF-8
-//! byte ranges that make them clickable (a text dayrun composes itself knows its own).
+//! The facets of a text written elsewhere (a template's, a thread's part): each http(s) link
+//! and `#hashtag` in it, as the UTF-8 byte ranges that make them clickable (a text dayrun
+//! composes itself knows its own).
 
 use serde_json::{Value, json};
 use unicode_segmentation::UnicodeSegmentation;
@@ -12,8 +13,11 @@ pub fn found(text: &str) -> Vec<Value> {
         let start = at;
         at += word.len();
         let bare = word.trim_end();
-        if bare.starts_with("https://") || bare.starts_with("http://") {
-            let link = trim_link(bare);
+        // A link in brackets or quotes (`text (url)`, as a thread writes a markdown link).
+        let opened = bare.trim_start_matches(OPENERS);
+        if opened.starts_with("https://") || opened.starts_with("http://") {
+            let start = start + (bare.len() - opened.len());
+            let link = trim_link(opened);
             if link.len() > "https://".len() {
                 facets.push(facet(
                     start,
@@ -39,12 +43,17 @@ pub fn found(text: &str) -> Vec<Value> {
     facets
 }
 
-/// A link without the punctuation a sentence puts after it (`… see https://x.test/a.`), and
-/// without a closing bracket it does not open (`(see https://x.test/a)`).
+/// What may open a link's word without being part of it: brackets and quotes.
+const OPENERS: [char; 6] = ['(', '<', '"', '\'', '“', '«'];
+
+/// A link without the punctuation a sentence puts after it (`… see https://x.test/a.`), the
+/// closing quote or `>` around it, and a closing bracket it does not open
+/// (`(see https://x.test/a)`).
 fn trim_link(word: &str) -> &str {
     let mut link = word;
     loop {
-        let trimmed = link.trim_end_matches(['.', ',', ';', ':', '!', '?', '"', '\'']);
+        let trimmed =
+            link.trim_end_matches(['.', ',', ';', ':', '!', '?', '"', '\'', '”', '’', '»', '>']);
         let unopened = trimmed.matches(')').count() > trimmed.matches('(').count();
         let trimmed = match trimmed.strip_suffix(')') {
             Some(inner) if unopened => inner,
@@ -103,5 +112,44 @@ mod tests {
             ] as [(String, String); 5]
         );
         assert!(found("no links, no tags: a#b http:// https://").is_empty());
+    }
+
+    /// A thread writes a markdown link as `text (url)`; the facet covers the URL alone, at
+    /// byte offsets counted past the multi-byte characters before it.
+    #[test]
+    fn a_link_in_brackets_or_quotes_is_found_without_them() {
+        let text = "Grüße 🦀: the docs (https://x.test/d). Or <https://x.test/e>, \
+                    «https://x.test/f» \"https://x.test/g,\" (https://x.test/a_(b)) #rust\n\n2/3";
+        assert_eq!(
+            covered(text),
+            [
+                ("https://x.test/d".into(), "https://x.test/d".into()),
+                ("https://x.test/e".into(), "https://x.test/e".into()),
+                ("https://x.test/f".into(), "https://x.test/f".into()),
+                ("https://x.test/g".into(), "https://x.test/g".into()),
+                ("https://x.test/a_(b)".into(), "https://x.test/a_(b)".into()),
+                ("#rust".into(), "rust".into()),
+            ] as [(String, String); 6]
+        );
+        // "Grüße 🦀: the docs (" is 24 bytes (ü and ß take 2 each, the crab 4), 18 characters.
+        let first = &found(text)[0]["index"];
+        assert_eq!(
+            (first["byteStart"].as_u64(), first["byteEnd"].as_u64()),
+            (Some(24), Some(40))
+        );
+        assert!(found("(https://) <http://> \"#\"").is_empty());
+    }
+
+    /// A thread's part: its own byte offsets, its numbering no facet.
+    #[test]
+    fn a_parts_facets_are_at_its_own_byte_offsets() {
+        assert_eq!(
+            covered("Grüße: see https://x.test/a. #rust #web-dev\n\n2/3"),
+            [
+                ("https://x.test/a".into(), "https://x.test/a".into()),
+                ("#rust".into(), "rust".into()),
+                ("#web".into(), "web".into()),
+            ] as [(String, String); 3]
+        );
     }
 }

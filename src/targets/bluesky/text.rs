@@ -38,35 +38,6 @@ pub fn tags(post: &Post) -> Vec<String> {
     tags
 }
 
-/// The facets of a text written elsewhere (a thread's part): each `http(s)://` word a link,
-/// each `#word` a tag, at the text's own byte offsets. Trailing punctuation is not part of a
-/// link.
-pub fn facets(text: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for word in text.split_inclusive(char::is_whitespace) {
-        let bare = word.trim_end();
-        let start = at;
-        at += word.len();
-        if bare.starts_with("https://") || bare.starts_with("http://") {
-            let link = bare.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '"', '\'']);
-            if link.len() > "https://".len() {
-                let feature = json!({"$type": "app.bsky.richtext.facet#link", "uri": link});
-                out.push(facet(start, start + link.len(), feature));
-            }
-        } else if let Some(tag) = bare.strip_prefix('#') {
-            let end = tag
-                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .unwrap_or(tag.len());
-            if let Some(clean) = hashtag(&tag[..end]).filter(|c| *c == tag[..end]) {
-                let feature = json!({"$type": "app.bsky.richtext.facet#tag", "tag": clean});
-                out.push(facet(start, start + 1 + end, feature));
-            }
-        }
-    }
-    out
-}
-
 /// Title, summary, hashtags and link, within the limits: the summary is cut first, then
 /// hashtags are dropped from the end; the title and link are never cut. Fails (local) when
 /// the title and link alone do not fit.
@@ -234,18 +205,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(text.text, format!("{title}\n\n#aaaa #bbbb #cccc"));
-    }
-
-    #[test]
-    fn a_parts_facets_are_at_its_own_byte_offsets() {
-        let text = Text {
-            text: "Grüße: see https://x.test/a. #rust #web-dev\n\n2/3".into(),
-            facets: facets("Grüße: see https://x.test/a. #rust #web-dev\n\n2/3"),
-        };
-        assert_eq!(text.facets.len(), 3, "{:?}", text.facets);
-        assert_eq!(covered(&text, 0), "https://x.test/a");
-        assert_eq!(covered(&text, 1), "#rust");
-        assert_eq!(covered(&text, 2), "#web");
     }
 
     #[test]

@@ -40,7 +40,7 @@ impl Thread for Bluesky {
             .enumerate()
             .map(|(n, part)| {
                 let mut record = json!({ "$type": COLLECTION, "text": part });
-                let facets = text::facets(&part);
+                let facets = super::facets::found(&part);
                 if !facets.is_empty() {
                     record["facets"] = json!(facets);
                 }
@@ -127,7 +127,13 @@ impl Thread for Bluesky {
 
     /// `putRecord` under the part's key, keeping its `createdAt`, its reply references and,
     /// for part 0, its images.
-    fn update_part(&mut self, post: &Post, turn: &Turn, part: &Part) -> Result<(), Error> {
+    fn update_part(
+        &mut self,
+        post: &Post,
+        turn: &Turn,
+        part: &Part,
+        _: &Media,
+    ) -> Result<(), Error> {
         let rkey = self.rkey_of(&part.id)?.to_string();
         let Some(old) = self.get_record(&rkey)? else {
             return Err(Error::failure(

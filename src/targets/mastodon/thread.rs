@@ -99,11 +99,24 @@ impl Thread for Mastodon {
         })
     }
 
-    /// `PUT /api/v1/statuses/{id}` with the part's text; its media and its place in the thread
-    /// stay as they are.
-    fn update_part(&mut self, _: &Post, turn: &Turn, part: &Part) -> Result<(), Error> {
+    /// `PUT /api/v1/statuses/{id}` with the part's body as sent (its place in the thread stays
+    /// as it is). Mastodon takes every image off a status whose edit does not name them in
+    /// `media_ids`, so part 0 carries the post's images as a single status's update does
+    /// (`attach`); `sensitive` and `spoiler_text` left out are reset to false and "" (as dayrun
+    /// sends them), `language` left out is kept.
+    fn update_part(
+        &mut self,
+        post: &Post,
+        turn: &Turn,
+        part: &Part,
+        media: &Media,
+    ) -> Result<(), Error> {
         let url = self.url(&format!("/api/v1/statuses/{}", encode(&part.id)));
-        let body = json!({ "status": turn.piece.text });
+        let body = match turn.n {
+            0 => Self::attach(&turn.piece.body, post, media)?,
+            _ => turn.piece.body.clone(),
+        };
+        self.sources.remove(&part.id);
         let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
         reply.success(|r| self.failure("edit status", r))?;
         Ok(())
