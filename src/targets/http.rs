@@ -1,5 +1,8 @@
 //! `kind = "http"`: POST the post as JSON to an endpoint; confirm through an optional list URL.
 
+mod edit;
+mod lookup;
+
 use super::items;
 use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
 use super::secret::Secret;
@@ -219,154 +222,6 @@ impl HttpTarget {
         }
     }
 
-    /// What `item` is to this key, by the first match field it carries. A key or idempotency
-    /// key says where a copy is, not that it is this post (`identity`): the item must also hold
-    /// what an attempt sent (its `fingerprint`, or the `title` and `markdown` that make it).
-    fn matches(&self, item: &Value, attempts: &Attempts, fields: &[&str], identity: bool) -> Item {
-        let key = attempts.key.to_string();
-        let Some(field) = fields
-            .iter()
-            .find_map(|f| Some((*f, item.get(*f)?.as_str()?)))
-        else {
-            return Item::Blind;
-        };
-        let marker = match field {
-            ("key", value) => value == key,
-            ("idempotency_key", value) => value == idempotency_key(&self.name, &key),
-            (_, fingerprint) => {
-                return match attempts.sent_text(fingerprint) {
-                    true => Item::Ours,
-                    false => Item::Other,
-                };
-            }
-        };
-        if !marker {
-            return Item::Other;
-        }
-        if !identity {
-            return Item::Ours;
-        }
-        let sent = match (
-            item.get("fingerprint").and_then(Value::as_str),
-            item.get("title").and_then(Value::as_str),
-            item.get("markdown").and_then(Value::as_str),
-        ) {
-            (Some(fingerprint), _, _) => attempts.sent_text(fingerprint),
-            (None, Some(title), Some(markdown)) => {
-                attempts.sent_text(&crate::post::fingerprint(title, markdown))
-            }
-            _ => return Item::Unproven,
-        };
-        match sent {
-            true => Item::Ours,
-            false => Item::Foreign,
-        }
-    }
-
-    /// The lookup, matching items on `fields`. `older`: an item of this key that is not what
-    /// was sent is an older version of it (reading an update back), not a cannot-tell.
-    fn lookup(
-        &mut self,
-        attempts: &Attempts,
-        fields: &'static [&'static str],
-        older: bool,
-        identity: bool,
-    ) -> Result<Lookup, Error> {
-        let Some(list_url) = &self.settings.list_url else {
-            return Ok(Lookup::CannotTell("no list_url to look posts up".into()));
-        };
-        let (url, exact) = self.list_url(list_url, &attempts.key.to_string());
-        let reply = self.http.get(&url, &self.headers)?;
-        let reply = reply.success(|r| self.http.failure("list", r, self.credential_file()))?;
-        let pointer = &self.settings.items_pointer;
-        let created = self.settings.created_pointer.as_deref();
-        let (mut found, mut foreign) = (Vec::new(), Vec::new());
-        let (mut blind, mut unproven, mut others, mut listed) = (0, 0, 0, 0usize);
-        // The oldest creation time listed; `Err` once an item has none.
-        let mut oldest: Result<Option<jiff::Timestamp>, ()> = Ok(None);
-        let walk = items::each(&reply.body, pointer, &mut |item| {
-            listed += 1;
-            let receipt = || Receipt {
-                version: None,
-                id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
-                url: crate::outside::web_url(id_at(&item, &self.settings.url_pointer).as_deref()),
-                note: None,
-            };
-            match self.matches(&item, attempts, fields, identity) {
-                Item::Ours => found.push(receipt()),
-                Item::Foreign => foreign.push(receipt()),
-                Item::Unproven => unproven += 1,
-                Item::Other => others += 1,
-                Item::Blind => blind += 1,
-            }
-            if let (Some(created), Ok(min)) = (created, oldest) {
-                let at = item
-                    .pointer(created)
-                    .and_then(Value::as_str)
-                    .and_then(|t| t.parse::<jiff::Timestamp>().ok());
-                oldest = at.map(|t| Some(min.map_or(t, |m| m.min(t)))).ok_or(());
-            }
-        });
-        match walk {
-            Err(e) => return Ok(Lookup::CannotTell(format!("list answer is {e}"))),
-            Ok(items::Walk::NotArray) => {
-                return Ok(Lookup::CannotTell(format!(
-                    "list answer has no array at `{pointer}`"
-                )));
-            }
-            Ok(items::Walk::Array) => {}
-        }
-        if !found.is_empty() {
-            return Ok(Lookup::Found(found));
-        }
-        if blind > 0 {
-            return Ok(Lookup::CannotTell(format!(
-                "{blind} listed item(s) carry no {} to tell them apart",
-                fields.join(" or ")
-            )));
-        }
-        if unproven > 0 {
-            return Ok(Lookup::CannotTell(format!(
-                "{unproven} listed item(s) carry this key but no fingerprint (nor title and markdown) to show they are this post"
-            )));
-        }
-        if !foreign.is_empty() {
-            return Ok(Lookup::Foreign(foreign));
-        }
-        if exact {
-            // An exact query answers this key's posts only; anything else means the server
-            // ignored the filter, or holds a copy no attempt of ours sent.
-            return Ok(match others {
-                0 => Lookup::Absent,
-                _ if older => Lookup::Absent,
-                n => Lookup::CannotTell(format!(
-                    "the exact query answered {n} item(s) that are not what was sent"
-                )),
-            });
-        }
-        if self.settings.list_complete {
-            return Ok(Lookup::Absent);
-        }
-        let Some(created) = created else {
-            return Ok(Lookup::CannotTell(
-                "a plain list_url cannot prove a post absent: use {key} in list_url, set created_pointer, or list_complete = true".into(),
-            ));
-        };
-        let reach = attempts.reach_back() - jiff::SignedDuration::from_secs(60);
-        Ok(match oldest {
-            Err(()) => {
-                Lookup::CannotTell(format!("a listed item has no RFC 3339 time at `{created}`"))
-            }
-            Ok(Some(oldest)) if oldest < reach => Lookup::Absent,
-            // Nothing at all: a list cut to the newest items would still show ours.
-            Ok(None) if listed == 0 => Lookup::Absent,
-            Ok(_) => Lookup::CannotTell(format!(
-                "the list does not reach back past the attempt ({}): it may be cut short",
-                attempts.reach_back()
-            )),
-        })
-    }
-
     /// `list_url` for this key: placeholders filled in (encoded), and whether that made it an
     /// exact query.
     fn list_url(&self, list_url: &str, key: &str) -> (String, bool) {
@@ -385,20 +240,6 @@ fn is_token_byte(b: u8) -> bool {
 
 /// The fields an item can be matched by.
 const FIELDS: [&str; 3] = ["key", "idempotency_key", "fingerprint"];
-
-/// What a listed item is to the key looked up.
-enum Item {
-    /// This post: at this key's place, holding what an attempt sent.
-    Ours,
-    /// At this key's place, holding something else.
-    Foreign,
-    /// At this key's place, with nothing to compare.
-    Unproven,
-    /// Another key's item.
-    Other,
-    /// Carries none of the fields to tell.
-    Blind,
-}
 
 /// `kind = "http"` in the registry (`targets::kinds`).
 pub const KIND: super::kinds::Kind = super::kinds::Kind {
@@ -493,101 +334,5 @@ impl Target for HttpTarget {
 
     fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
         None
-    }
-}
-
-impl Find for HttpTarget {
-    /// Found when an item matches. Absent only when the lookup covers where the post would
-    /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
-    /// or one the user declares complete. An item that cannot be told apart spoils absence.
-    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let fields = self.fields();
-        self.lookup(attempts, fields, false, true)
-    }
-
-    /// Nothing to read ahead: the lookup is your endpoint's own query (exact with `{key}` in
-    /// `list_url`), made per key as configured.
-    fn survey(
-        &mut self,
-        _: &[jiff::civil::Date],
-        _: jiff::Timestamp,
-    ) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
-    }
-}
-
-impl Update for HttpTarget {
-    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let url = self
-            .update_url()?
-            .replace("{id}", &encode(id))
-            .replace("{key}", &encode(&post.key.to_string()));
-        let reply = self
-            .http
-            .send(&self.settings.update_method, &url, &self.headers, &out.body)?;
-        let reply = reply.success(|r| self.http.failure("update", r, self.credential_file()))?;
-        Ok(Receipt {
-            version: None,
-            id: id.to_string(),
-            url: serde_json::from_str::<Value>(&reply.body)
-                .ok()
-                .and_then(|doc| id_at(&doc, &self.settings.url_pointer))
-                .and_then(|url| crate::outside::web_url(Some(&url))),
-            note: None,
-        })
-    }
-
-    /// The lookup, matched on the fingerprint sent whatever `match_by` says: an item of this
-    /// key that holds another fingerprint is the version before the edit.
-    fn read_back(&mut self, _: &str, out: &Outgoing) -> Result<Lookup, Error> {
-        let key = payload_key(&out.body)?;
-        let attempts = Attempts::none_yet(key, &out.marks, &out.body);
-        self.lookup(&attempts, &FIELDS[2..], true, true)
-    }
-}
-
-impl Retract for HttpTarget {
-    fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
-        let url = self
-            .delete_url()?
-            .replace("{id}", &encode(id))
-            .replace("{key}", &encode(&key.to_string()));
-        let reply = match self.settings.delete_method.as_str() {
-            "DELETE" => self.http.delete(&url, &self.headers)?,
-            method => self.http.send(
-                method,
-                &url,
-                &self.headers,
-                &serde_json::json!({"key": key.to_string(), "id": id}),
-            )?,
-        };
-        // Already gone is what was asked for.
-        if reply.status == 404 || reply.status == 410 || status_class(reply.status).is_none() {
-            return Ok(());
-        }
-        Err(self.http.failure("retract", &reply, self.credential_file()))
-    }
-
-    /// The copy with this id, by the key (whatever the copy holds, it is the one removed): an
-    /// exact query by key that answers no item with this id proves it gone, though another copy
-    /// of the key (an earlier generation, a duplicate) may still be listed.
-    fn still_there(&mut self, key: jiff::civil::Date, id: &str) -> Result<Lookup, Error> {
-        let fields = self.fields();
-        let attempts = Attempts::none_yet(key, &[], &Value::Null);
-        Ok(match self.lookup(&attempts, fields, false, false)? {
-            Lookup::Found(copies) => match copies.into_iter().find(|c| c.id == id) {
-                Some(copy) => Lookup::Found(vec![copy]),
-                None => Lookup::Absent,
-            },
-            other => other,
-        })
     }
 }
