@@ -334,3 +334,40 @@ fn a_markdown_link_in_a_part_is_a_link_facet_without_its_brackets() {
         "app.bsky.richtext.facet#link"
     );
 }
+
+/// An edit in place that changes the first part's image: part 1 shows the new image (with its
+/// alt), not the old embed; the replies carry none.
+#[test]
+fn an_edit_that_changes_the_image_shows_the_new_one_on_part_1() {
+    let api = FakeBluesky::start();
+    let p = project(&api, &format!("{THREAD}\non_edit = \"update\""));
+    p.file(
+        "content/images/a.jpg",
+        crate::image_gen::plain_jpeg(40, 30, [30, 30, 220]),
+    );
+    p.file(
+        "content/images/b.jpg",
+        crate::image_gen::plain_jpeg(40, 30, [220, 30, 30]),
+    );
+    let with = |image: &str, alt: &str| format!("{}\n\n![{alt}](images/{image})", long_body());
+    write_post(&p, "Why the date is the key", &with("a.jpg", "A blue one"));
+    p.run(&["run", TODAY]).code(0);
+    let embed = |r: &Stored| r.value["embed"]["images"][0].clone();
+    let before = thread(&api);
+    assert!(before.len() > 1);
+    assert_eq!(embed(&before[0])["alt"], "A blue one");
+    write_post(&p, "Why the date is the key", &with("b.jpg", "A red one"));
+    p.run(&["run", TODAY]).code(0).stdout_has("updated");
+    let after = thread(&api);
+    assert_eq!(after.len(), before.len());
+    assert_eq!(embed(&after[0])["alt"], "A red one", "{:#?}", after[0]);
+    assert_ne!(
+        embed(&after[0])["image"]["ref"],
+        embed(&before[0])["image"]["ref"],
+        "a new blob"
+    );
+    assert!(
+        after[1..].iter().all(|r| r.value["embed"].is_null()),
+        "{after:#?}"
+    );
+}

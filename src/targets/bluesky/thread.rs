@@ -132,7 +132,7 @@ impl Thread for Bluesky {
         post: &Post,
         turn: &Turn,
         part: &Part,
-        _: &Media,
+        media: &Media,
     ) -> Result<(), Error> {
         let rkey = self.rkey_of(&part.id)?.to_string();
         let Some(old) = self.get_record(&rkey)? else {
@@ -141,10 +141,12 @@ impl Thread for Bluesky {
                 format!("part {} ({rkey}) is no longer on the server", turn.n + 1),
             ));
         };
-        let mut record = turn.piece.body.clone();
-        if turn.n == 0 && !old["value"]["embed"].is_null() && !post.images.is_empty() {
-            record["embed"] = old["value"]["embed"].clone();
-        }
+        // The first part carries the post's images as they are now (uploaded or reused
+        // blobs), as a single record's update does.
+        let mut record = match turn.n {
+            0 => Self::embed(&turn.piece.body, post, media)?,
+            _ => turn.piece.body.clone(),
+        };
         record["createdAt"] = old["value"]["createdAt"].clone();
         if !old["value"]["reply"].is_null() {
             record["reply"] = old["value"]["reply"].clone();
