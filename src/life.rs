@@ -318,7 +318,7 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             new_copy,
             rkey,
         } => send::attempt(line, *op, fp, marks, *new_copy, *rkey, ctx),
-        Event::Uploaded(media) => send::uploaded(line, media),
+        Event::Uploaded(media) => send::uploaded(line, media, ctx),
         Event::Answered {
             answer,
             before,

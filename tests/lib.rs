@@ -52,6 +52,7 @@ mod model;
 mod netbench;
 mod not_ours;
 mod paper_cuts;
+mod pending_time;
 mod power_loss;
 mod readme;
 mod real_bluesky;

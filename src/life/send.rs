@@ -150,12 +150,17 @@ pub(super) fn attempt(
     Step::write(next, Exit::Ok, "").then(Then::Send(Duration::ZERO))
 }
 
-/// An upload's answer, on the pending line at once.
-pub(super) fn uploaded(line: Option<&KeyLine>, media: &str) -> Step {
+/// An upload's answer, on the pending line at once. The line takes the upload's time: the
+/// send goes out after it, and an attempt's deadline counts from the line's time (a run
+/// killed during a create after minutes of uploads must not find its deadline already past).
+pub(super) fn uploaded(line: Option<&KeyLine>, media: &str, ctx: &Ctx) -> Step {
     let Some(line) = line else {
         return Step::stop(Change::Keep, Exit::Ok, "");
     };
     let mut next = line.clone();
+    if matches!(next.phase, Phase::Pending(_)) {
+        next.at = ctx.stamp.clone();
+    }
     next.copy.media = Some(media.to_string()).filter(|m| !m.is_empty());
     Step::write(next, Exit::Ok, "")
 }

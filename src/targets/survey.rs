@@ -6,31 +6,45 @@
 use super::Attempts;
 use jiff::Timestamp;
 use jiff::civil::Date;
+use std::time::Instant;
+
+/// How long a survey may answer for a key dayrun never attempted (pre-submit dedup): a copy
+/// another machine made since the listing was read is not in it, so an older read would widen
+/// that race from one request to the whole pass. Past it, such keys are looked up live.
+pub const FRESH: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// What a target read once for the keys of a run, and when it began reading.
 #[derive(Debug)]
 pub struct Survey<T> {
     read: Timestamp,
+    /// When it was read, by the machine's monotonic clock (how old it is).
+    started: Instant,
     held: T,
 }
 
 impl<T> Survey<T> {
     /// `read`: the run's clock when the listing's first request was about to go out.
     pub fn new(read: Timestamp, held: T) -> Survey<T> {
-        Survey { read, held }
+        Survey {
+            read,
+            started: Instant::now(),
+            held,
+        }
     }
 
     /// What the survey holds, when it may answer a lookup for `attempts`: when every attempt
-    /// of the key could no longer land by the time the listing began (or there is none yet:
-    /// pre-submit dedup). A listing read before an attempt's deadline says nothing of where
-    /// that attempt lands, however far it reaches, so such a key is looked up live (a create
-    /// of this run whose answer was lost is always later than the survey). Whether the listing
-    /// reaches the key's place is the target's to check on what this returns.
+    /// of the key could no longer land by the time the listing began, or, for a key with no
+    /// attempt yet (pre-submit dedup), while the read is younger than `FRESH`. A listing read
+    /// before an attempt's deadline says nothing of where that attempt lands, however far it
+    /// reaches, so such a key is looked up live (a create of this run whose answer was lost
+    /// is always later than the survey). Whether the listing reaches the key's place is the
+    /// target's to check on what this returns.
     pub fn for_lookup(&self, attempts: &Attempts) -> Option<&T> {
-        attempts
-            .deadline
-            .is_none_or(|deadline| deadline <= self.read)
-            .then_some(&self.held)
+        let may = match attempts.deadline {
+            Some(deadline) => deadline <= self.read,
+            None => self.started.elapsed() <= FRESH,
+        };
+        may.then_some(&self.held)
     }
 }
 
@@ -69,6 +83,22 @@ mod tests {
         assert_eq!(survey.for_lookup(&attempts), Some(&"listing"), "past it");
         attempts.deadline = Some("2026-11-29T07:00:01Z".parse().unwrap());
         assert_eq!(survey.for_lookup(&attempts), None, "may still land");
+    }
+
+    #[test]
+    fn a_survey_older_than_fresh_no_longer_answers_for_keys_never_attempted() {
+        let read: Timestamp = "2026-11-29T07:00:00Z".parse().unwrap();
+        let mut survey = Survey::new(read, "listing");
+        survey.started = Instant::now() - FRESH - std::time::Duration::from_secs(1);
+        let value = serde_json::Value::Null;
+        let mut attempts = Attempts::none_yet(day("2026-11-20"), &[], &value);
+        assert_eq!(survey.for_lookup(&attempts), None, "dedup looks live");
+        attempts.deadline = Some(read);
+        assert_eq!(
+            survey.for_lookup(&attempts),
+            Some(&"listing"),
+            "an attempt past its deadline when it was read: still proven"
+        );
     }
 
     #[test]

@@ -1,0 +1,73 @@
+//! A run killed during a create that came after a post's uploads: the next run waits for the
+//! create's deadline, counted from the last upload, before it may prove the post absent.
+//! (Found by a review of issue 23: the survey and every live lookup rely on that deadline.)
+
+use crate::fake_wordpress::{FakeWordPress, PASSWORD};
+use crate::util::Project;
+use std::time::{Duration, Instant};
+
+/// A run dies (SIGKILL: power loss, OOM, a unit's stop timeout) while its create is in flight,
+/// after the post's image uploads. An attempt's deadline counts from its pending line's time,
+/// and each upload moves that time on (`Event::Uploaded`): the create starts after the last
+/// upload, so the next run cannot find the deadline passed while the dead run's create may
+/// still commit. (Before, the line kept the attempt's start, seconds of uploads earlier: the
+/// next run proved the post absent, sent it again, and the dead run's create landed too.)
+#[test]
+fn a_pending_lines_time_is_before_its_uploads_so_its_deadline_comes_too_early() {
+    use crate::fake_posts::Fault;
+    use crate::images_targets::{KEY, TODAY};
+    let wp = FakeWordPress::start();
+    let p = Project::new();
+    let config = wp
+        .config("settle_secs = 1\n")
+        .replace("timeout_secs = 0.3", "timeout_secs = 1")
+        .replace("confirm_polls = 2", "confirm_polls = 1");
+    p.file("dayrun.toml", config);
+    p.secret("secrets/wp.password", format!("{PASSWORD}\n"));
+    let mut text = String::from("# Ten pictures\n\nA day in pictures.\n\n");
+    for i in 0..10u8 {
+        p.file(
+            &format!("content/images/p{i}.jpg"),
+            crate::image_gen::plain_jpeg(40, 30, [20 * i, 30, 220 - 20 * i]),
+        );
+        text.push_str(&format!("![Picture {i}](images/p{i}.jpg)\n\n"));
+    }
+    p.file(&format!("content/{KEY}.md"), text);
+    {
+        let mut s = wp.state.lock().unwrap();
+        // The create: PHP commits 1.8 s after it arrived, within timeout + settle (2 s).
+        s.faults
+            .push_back(Fault::LateCommit(Duration::from_millis(1800)));
+    }
+    let mut child = p.command(&["run", TODAY]).spawn().unwrap();
+    let start = Instant::now();
+    // A slow uplink: every request waits up to 0.5 s (well within the 1 s timeout), so the
+    // ten uploads take seconds; each succeeds at once.
+    loop {
+        let s = wp.state.lock().unwrap();
+        if s.post_requests > 0 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "no create");
+        std::thread::sleep(Duration::from_millis(500));
+        drop(s);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // the run dies with its create in flight
+    child.wait().unwrap();
+    let uploads_took = start.elapsed();
+    assert!(
+        uploads_took > Duration::from_secs(3),
+        "the uploads took {uploads_took:?}"
+    );
+    // The next run, at once: the create may still land, so it must not be sent again.
+    p.run(&["run", TODAY]);
+    std::thread::sleep(Duration::from_millis(3000)); // the dead run's create lands
+    let posts: Vec<String> = wp
+        .posts()
+        .iter()
+        .filter(|p| p["slug"].as_str().unwrap().starts_with(KEY))
+        .map(|p| format!("{} {}", p["id"], p["slug"]))
+        .collect();
+    assert_eq!(posts.len(), 1, "two copies of {KEY}: {posts:#?}");
+}
