@@ -167,6 +167,29 @@ impl Bluesky {
     }
 
     /// `getRecord` by record key: `Some(record)` when it exists, `None` on `RecordNotFound`.
+    /// A post record: its text and facets, the post's languages, and the link card (`card`)
+    /// unless the post has images, which it carries instead (`Bluesky::embed`).
+    fn record(text: &str, facets: &[Value], post: &Post, card: Option<&str>) -> Value {
+        let mut record = json!({ "$type": COLLECTION, "text": text });
+        if !facets.is_empty() {
+            record["facets"] = json!(facets);
+        }
+        if !post.lang.is_empty() {
+            record["langs"] = json!(post.lang);
+        }
+        if let Some(link) = card.filter(|_| post.images.is_empty()) {
+            record["embed"] = json!({
+                "$type": "app.bsky.embed.external",
+                "external": {
+                    "uri": link,
+                    "title": post.title,
+                    "description": text::first_graphemes(&post.summary, MAX_GRAPHEMES),
+                },
+            });
+        }
+        record
+    }
+
     fn get_record(&mut self, rkey: &str) -> Result<Option<Value>, Error> {
         let did = self.client.did()?;
         let reply = self.client.get(
@@ -240,24 +263,7 @@ impl Target for Bluesky {
             Some(template) => Self::templated(template, post, link.as_deref())?,
             None => text::fit(post, link.as_deref())?,
         };
-        let mut record = json!({ "$type": COLLECTION, "text": text.text });
-        if !text.facets.is_empty() {
-            record["facets"] = json!(text.facets);
-        }
-        if !post.lang.is_empty() {
-            record["langs"] = json!(post.lang);
-        }
-        // A post with images carries them (`Bluesky::embed`), not the link card.
-        if let Some(link) = link.filter(|_| post.images.is_empty()) {
-            record["embed"] = json!({
-                "$type": "app.bsky.embed.external",
-                "external": {
-                    "uri": link,
-                    "title": post.title,
-                    "description": text::first_graphemes(&post.summary, MAX_GRAPHEMES),
-                },
-            });
-        }
+        let record = Self::record(&text.text, &text.facets, post, link.as_deref());
         Ok(Outgoing {
             version: None,
             marks: vec![mark(&text.text)],

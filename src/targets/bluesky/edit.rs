@@ -14,16 +14,8 @@ impl Update for Bluesky {
                 format!("record {rkey} is no longer on the server: nothing to edit"),
             ));
         };
-        let mut record = Self::embed(&out.body, post, &out.media)?;
-        record["createdAt"] = old["value"]["createdAt"].clone();
-        let body = json!({
-            "repo": self.client.did()?,
-            "collection": COLLECTION,
-            "rkey": rkey,
-            "record": record,
-        });
-        let reply = self.client.post("com.atproto.repo.putRecord", &body)?;
-        reply.success(|r| self.failure("putRecord", r))?;
+        let record = Self::embed(&out.body, post, &out.media)?;
+        self.put_record(&rkey, &old, record)?;
         Ok(self.receipt(id))
     }
 
@@ -58,5 +50,30 @@ impl Retract for Bluesky {
             Some(_) => Lookup::Found(vec![Receipt::id(id)]),
             None => Lookup::Absent,
         })
+    }
+}
+
+impl Bluesky {
+    /// `putRecord` of `record` over `old`, keeping what the edit must not change: its
+    /// `createdAt`, and for a thread's part the reply references it was made with.
+    pub(super) fn put_record(
+        &mut self,
+        rkey: &str,
+        old: &Value,
+        mut record: Value,
+    ) -> Result<(), Error> {
+        record["createdAt"] = old["value"]["createdAt"].clone();
+        if !old["value"]["reply"].is_null() {
+            record["reply"] = old["value"]["reply"].clone();
+        }
+        let body = json!({
+            "repo": self.client.did()?,
+            "collection": COLLECTION,
+            "rkey": rkey,
+            "record": record,
+        });
+        let reply = self.client.post("com.atproto.repo.putRecord", &body)?;
+        reply.success(|r| self.failure("putRecord", r))?;
+        Ok(())
     }
 }

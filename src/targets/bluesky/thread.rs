@@ -3,7 +3,7 @@
 //! part), each part after the first a reply naming the thread's root and its parent by URI and
 //! CID. Facets are found per part, at the part's own byte offsets.
 
-use super::{Bluesky, COLLECTION, MAX_BYTES, MAX_GRAPHEMES, text, tid};
+use super::{Bluesky, MAX_BYTES, MAX_GRAPHEMES, text, tid};
 use crate::error::{Class, Error};
 use crate::life::Part;
 use crate::post::Post;
@@ -39,25 +39,9 @@ impl Thread for Bluesky {
             .into_iter()
             .enumerate()
             .map(|(n, part)| {
-                let mut record = json!({ "$type": COLLECTION, "text": part });
+                // The link card on the first part (unless it carries images).
                 let facets = super::facets::found(&part);
-                if !facets.is_empty() {
-                    record["facets"] = json!(facets);
-                }
-                if !post.lang.is_empty() {
-                    record["langs"] = json!(post.lang);
-                }
-                // The link card on the first part, unless it carries images.
-                if let Some(link) = link.as_ref().filter(|_| n == 0 && post.images.is_empty()) {
-                    record["embed"] = json!({
-                        "$type": "app.bsky.embed.external",
-                        "external": {
-                            "uri": link,
-                            "title": post.title,
-                            "description": text::first_graphemes(&post.summary, MAX_GRAPHEMES),
-                        },
-                    });
-                }
+                let record = Self::record(&part, &facets, post, link.as_deref().filter(|_| n == 0));
                 Piece {
                     mark: mark(&part),
                     count: graphemes(&part),
@@ -143,23 +127,11 @@ impl Thread for Bluesky {
         };
         // The first part carries the post's images as they are now (uploaded or reused
         // blobs), as a single record's update does.
-        let mut record = match turn.n {
+        let record = match turn.n {
             0 => Self::embed(&turn.piece.body, post, media)?,
             _ => turn.piece.body.clone(),
         };
-        record["createdAt"] = old["value"]["createdAt"].clone();
-        if !old["value"]["reply"].is_null() {
-            record["reply"] = old["value"]["reply"].clone();
-        }
-        let body = json!({
-            "repo": self.client.did()?,
-            "collection": COLLECTION,
-            "rkey": rkey,
-            "record": record,
-        });
-        let reply = self.client.post("com.atproto.repo.putRecord", &body)?;
-        reply.success(|r| self.failure("putRecord", r))?;
-        Ok(())
+        self.put_record(&rkey, &old, record)
     }
 
     fn holds(&mut self, turn: &Turn, part: &Part) -> Result<bool, Error> {
