@@ -65,23 +65,8 @@ fn a_thread_waits_for_the_copy_its_template_links_to() {
 #[test]
 fn an_edit_made_while_a_thread_was_cut_off_is_still_an_edit_afterwards() {
     let api = FakeMastodon::start(500);
-    let p = Project::new();
-    let config = api
-        .config(&format!("{THREAD}\non_edit = \"update\"\n"))
-        .replace("\ntimeout_secs = 0.3\n", "\ntimeout_secs = 30\n");
-    p.file("dayrun.toml", config);
-    p.secret("secrets/masto.token", TOKEN);
-    p.file(
-        "content/2026-11-29.md",
-        format!("# T\n\n{}", long_body().repeat(2)),
-    );
-    api.state.lock().unwrap().hang = std::time::Duration::from_secs(15);
-    api.state
-        .lock()
-        .unwrap()
-        .faults
-        .extend([Fault::Normal, Fault::Normal, Fault::CommitHang]);
-    kill_when(&p, || api.state.lock().unwrap().post_requests == 3);
+    let p = slow_project(&api, "on_edit = \"update\"");
+    kill_after_two_parts(&api, &p);
     let line = latest(&p, "masto").unwrap();
     assert_eq!(
         field(&line, "parts").unwrap().split(',').count(),
@@ -128,6 +113,27 @@ fn slow_project(api: &FakeMastodon, extra: &str) -> Project {
     p
 }
 
+/// Parts 1 and 2 answered, part 3 stored but its answer held: the run is killed there, with
+/// two parts on its line.
+fn kill_after_two_parts(api: &FakeMastodon, p: &Project) {
+    api.state.lock().unwrap().hang = std::time::Duration::from_secs(15);
+    api.state
+        .lock()
+        .unwrap()
+        .faults
+        .extend([Fault::Normal, Fault::Normal, Fault::CommitHang]);
+    kill_when(p, || api.state.lock().unwrap().post_requests == 3);
+}
+
+/// Part 3 meets a 429 whose Retry-After is past the cap: the run stops the thread there.
+fn rate_limit_part_3(api: &FakeMastodon) {
+    api.state
+        .lock()
+        .unwrap()
+        .faults
+        .extend([Fault::Normal, Fault::Normal, Fault::RateLimit(600)]);
+}
+
 /// Killed while part 3's answer is lost (part 3 is stored on the instance), then retracted: a
 /// pending thread is refused (its last part is unconfirmed), saying the copies are still there,
 /// never that there are none; once a run has looked it up and finished, retract removes all.
@@ -135,13 +141,7 @@ fn slow_project(api: &FakeMastodon, extra: &str) -> Project {
 fn a_retract_of_a_thread_cut_off_mid_send_waits_for_the_run_then_removes_every_part() {
     let api = FakeMastodon::start(500);
     let p = slow_project(&api, "");
-    api.state.lock().unwrap().hang = std::time::Duration::from_secs(15);
-    api.state
-        .lock()
-        .unwrap()
-        .faults
-        .extend([Fault::Normal, Fault::Normal, Fault::CommitHang]);
-    kill_when(&p, || api.state.lock().unwrap().post_requests == 3);
+    kill_after_two_parts(&api, &p);
     std::thread::sleep(std::time::Duration::from_millis(300));
     p.run(&["retract", KEY, "--yes"])
         .code(1)
@@ -159,11 +159,7 @@ fn a_retract_of_a_thread_cut_off_mid_send_waits_for_the_run_then_removes_every_p
 fn a_rate_limit_mid_thread_resumes_the_kept_parts() {
     let api = FakeMastodon::start(500);
     let p = slow_project(&api, "");
-    api.state
-        .lock()
-        .unwrap()
-        .faults
-        .extend([Fault::Normal, Fault::Normal, Fault::RateLimit(600)]);
+    rate_limit_part_3(&api);
     p.run(&["run", TODAY]).code(75);
     // Edit meanwhile, so a fresh split would differ.
     p.file(
@@ -331,11 +327,7 @@ fn a_lost_state_folder_does_not_send_the_replies_again() {
 fn a_half_thread_past_the_catch_up_window_can_still_be_retracted() {
     let api = FakeMastodon::start(500);
     let p = slow_project(&api, "");
-    api.state
-        .lock()
-        .unwrap()
-        .faults
-        .extend([Fault::Normal, Fault::Normal, Fault::RateLimit(600)]);
+    rate_limit_part_3(&api);
     p.run(&["run", TODAY]).code(75);
     for day in ["--today=2026-12-05", "--today=2026-12-20"] {
         p.run(&["run", day]);
