@@ -211,10 +211,20 @@ fn a_post_published_before_long_thread_is_edited_in_place_as_one_part() {
     write_post(&p, "Short", "A short body, fixed.");
     let out = p.run(&["run", TODAY]);
     assert_eq!(out.code, 0);
+    out.stdout_has("updated");
+    let s = api.state.lock().unwrap();
+    assert_eq!(s.statuses.len(), 1, "still one status");
+    let id = s.statuses[0]["id"].as_str().unwrap();
+    assert!(
+        s.texts[id].contains("fixed"),
+        "edited in place: {}",
+        s.texts[id]
+    );
 }
 
-/// A thread, then the target switched back to long = "cut", then an edit: part 1 takes the
-/// cut text and parts 2.. keep the old body, silently.
+/// A thread, then the target switched back to long = "cut", then an edit: one post cannot
+/// replace a thread in place, so the edit is refused whole (rejected, exit 1, nothing changed),
+/// never part 1 replaced and the rest left with the old body.
 #[test]
 fn a_thread_edited_after_the_target_went_back_to_cut_is_refused_whole() {
     let api = FakeMastodon::start(500);
