@@ -19,7 +19,7 @@ fn a_pending_lines_time_is_before_its_uploads_so_its_deadline_comes_too_early() 
     let wp = FakeWordPress::start();
     let p = Project::new();
     let config = wp
-        .config("settle_secs = 1\n")
+        .config("settle_secs = 2\n")
         .replace("timeout_secs = 0.3", "timeout_secs = 1")
         .replace("confirm_polls = 2", "confirm_polls = 1");
     p.file("dayrun.toml", config);
@@ -35,7 +35,9 @@ fn a_pending_lines_time_is_before_its_uploads_so_its_deadline_comes_too_early() 
     p.file(&format!("content/{KEY}.md"), text);
     {
         let mut s = wp.state.lock().unwrap();
-        // The create: PHP commits 1.8 s after it arrived, within timeout + settle (2 s).
+        // The create: PHP commits 1.8 s after it arrived. The slow uplink below holds every
+        // request (and the commit) up to 0.5 s more, so the copy lands at most 2.8 s after the
+        // create left: within timeout + settle (3 s), as the deadline promises.
         s.faults
             .push_back(Fault::LateCommit(Duration::from_millis(1800)));
     }
