@@ -5,6 +5,7 @@
 //! (`status`, the dry run, `merge-state`) goes through here; the README's "Life of a key" is
 //! checked against `table` by a test.
 
+pub mod copies;
 mod decide;
 mod edit;
 mod exit;
@@ -254,12 +255,14 @@ pub enum Event<'a> {
     /// The run reaches the key: what to do with it (the post is read only if a rule needs it).
     Visit(&'a Lazy<'a>),
     /// A send starts (`op` publish or update): the pending line, durable before the request.
-    /// `marks`: what this attempt sends; `rkey`: the record key for a new copy, if the target
-    /// names records; `new_copy`: the human asked for the key's next copy.
+    /// `marks`: what this attempt sends; `payload`: its edit hash (a copy a lookup finds later
+    /// is this attempt's, whatever the file says by then); `rkey`: the record key for a new
+    /// copy, if the target names records; `new_copy`: the human asked for the key's next copy.
     Attempt {
         op: Op,
         fp: &'a str,
         marks: &'a [String],
+        payload: Option<&'a str>,
         new_copy: bool,
         rkey: Option<&'a str>,
     },
@@ -315,9 +318,17 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             op,
             fp,
             marks,
+            payload,
             new_copy,
             rkey,
-        } => send::attempt(line, *op, fp, marks, *new_copy, *rkey, ctx),
+        } => {
+            let sent = send::Sent {
+                fp,
+                marks,
+                payload: *payload,
+            };
+            send::attempt(line, *op, &sent, *new_copy, *rkey, ctx)
+        }
         Event::Uploaded(media) => send::uploaded(line, media, ctx),
         Event::Answered {
             answer,

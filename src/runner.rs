@@ -29,6 +29,7 @@ mod deliver;
 mod keys;
 mod linked;
 mod media;
+mod owners;
 pub(super) mod report;
 mod retract;
 mod survey;
@@ -206,6 +207,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
                 batch: batch::Batch::default(),
                 told: &told,
                 upstream: Default::default(),
+                owners: None,
             }
         })
         .collect();
@@ -423,6 +425,8 @@ struct TargetRun<'a> {
     /// The lines, for the key at hand, of the targets this one's template links to
     /// (`linked.rs`).
     upstream: std::collections::BTreeMap<String, Option<crate::life::KeyLine>>,
+    /// Which key's line holds each id here, read at the first lookup (`owners.rs`).
+    owners: Option<owners::Owners>,
 }
 
 pub(super) fn describe(post: &Post) -> String {

@@ -86,11 +86,18 @@ fn the_five_minute_rule_is_an_unknown_outcome_then_confirmed() {
         .push_back(Fault::CommitHang);
     p.run(&["run", TODAY]).code(0);
     assert_eq!(api.articles().len(), 1);
-    // Now a human forces a resend within five minutes: Forem refuses the same title, which is
-    // an unknown outcome, and the confirmation finds the article.
+    // Now a human forces a second copy within five minutes: Forem refuses the same title,
+    // which is an unknown outcome. The lookup finds the first copy only, and an earlier
+    // generation's copy never answers for the second (issue 28, row 2): the second copy is
+    // provably not there, and the next run looks again, then sends it.
     p.run(&["retry", "2026-11-29", "--force", "--new"])
-        .code(0)
-        .stdout_has("2026-11-29 devto confirmed id=1000");
+        .code(75)
+        .stdout_has("not on the target; the next run looks again before sending");
+    assert!(
+        p.state_lines("devto")[0].contains(" older=1000 "),
+        "{:?}",
+        p.state_lines("devto")
+    );
     assert!(
         p.read("state/devto.log")
             .contains("same title was posted in the last five minutes")

@@ -25,6 +25,7 @@ mod cli;
 mod command_target;
 mod config;
 mod content;
+mod copies_set;
 mod core_run;
 mod crash;
 mod cron;

@@ -104,6 +104,7 @@ impl Case {
                 file: Some(1),
                 line: Line::none(now),
                 live: 0,
+                older_live: 0,
                 allowed: 0,
             })
             .collect();
@@ -354,6 +355,12 @@ impl Case {
                 );
                 return Err(self.fail(what, output));
             }
+            let older: Vec<String> = obs
+                .and_then(|o| o.get("older"))
+                .map(|o| o.split(',').map(str::to_string).collect())
+                .unwrap_or_default();
+            let held = live.get(&self.keys[i]).cloned().unwrap_or_default();
+            self.model[i].older_live = held.iter().filter(|id| older.contains(id)).count();
             self.model[i].line = line;
             self.model[i].live = n;
         }
@@ -602,6 +609,7 @@ impl Case {
                 ..key_m.line.clone()
             };
             key_m.live = strangers;
+            key_m.older_live = 0;
         }
         Ok((format!(" → {code}"), output))
     }
@@ -623,6 +631,7 @@ impl Case {
             .zip(&side_a)
             .map(|(k, a)| Key {
                 live: a.live,
+                older_live: a.older_live,
                 allowed: a.allowed,
                 ..k.clone()
             })
@@ -698,6 +707,7 @@ impl Case {
         for (i, key) in self.model.iter_mut().enumerate() {
             key.line = spec::merge(&side_a[i].line, &model_b[i].line);
             key.live = model_b[i].live;
+            key.older_live = side_a[i].older_live.max(model_b[i].older_live);
             key.allowed = model_b[i].allowed;
         }
         Ok((

@@ -254,6 +254,14 @@ fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) 
     match seen {
         // The file is gone, but an attempt may be out: look; a copy found is recorded.
         Seen::Gone if maybe && ctx.rules.can_find && transient => return Decision::Confirm,
+        // Nothing of it can be out, but the line names live copies: it says what to do.
+        Seen::Gone if !maybe && !line.live_ids().is_empty() => {
+            return Decision::Wait(line.reason.clone().unwrap_or_else(|| {
+                format!(
+                    "the post's file is gone and copies are still live: `dayrun retract {key} --yes` takes them back, or `dayrun mark {key} done --id ID` keeps one"
+                )
+            }));
+        }
         Seen::Gone => {
             return Decision::Wait(format!(
                 "the post's file is gone and an attempt may be out; look on the target: `dayrun mark {key} done --id ID` if it is there, `dayrun mark {key} failed` if not"

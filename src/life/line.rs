@@ -341,37 +341,6 @@ impl KeyLine {
             && self.copies.is_empty()
     }
 
-    /// Every copy of the key that is live as far as the line knows: this generation's (unless
-    /// it was retracted), its duplicates, and earlier generations' not yet retracted.
-    pub fn live_ids(&self) -> Vec<String> {
-        let mut ids = self.own_ids();
-        for id in &self.older {
-            if !ids.contains(id) {
-                ids.push(id.clone());
-            }
-        }
-        ids
-    }
-
-    /// This generation's live copies: the line's `id=` and thread parts (unless retracted)
-    /// and `copies=`. A lookup that finds one of them has found this key's copy, whatever it
-    /// holds now (an edit since, by dayrun or by hand): dayrun took the id from its receipt.
-    pub fn own_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = Vec::new();
-        let live = !matches!(self.phase, Phase::Retracted { .. });
-        let this = self
-            .copy
-            .id
-            .iter()
-            .chain(self.copy.parts.iter().map(|p| &p.id));
-        for id in this.filter(|_| live).chain(&self.copies) {
-            if !ids.contains(id) {
-                ids.push(id.clone());
-            }
-        }
-        ids
-    }
-
     pub fn since(&self) -> Option<Timestamp> {
         self.tried.since.as_deref().and_then(|s| s.parse().ok())
     }

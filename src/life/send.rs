@@ -85,17 +85,25 @@ pub enum Verdict<'a> {
     Refused(Failure<'a>),
 }
 
+/// What an attempt sends: the post's fingerprint, the marks a lookup compares, and the edit
+/// hash of the copy it makes.
+pub(super) struct Sent<'a> {
+    pub fp: &'a str,
+    pub marks: &'a [String],
+    pub payload: Option<&'a str>,
+}
+
 /// A send starts: the pending line, from the line before it. Everything on the line carries
 /// over; a new copy moves the live ids of the old one to `older`.
 pub(super) fn attempt(
     line: Option<&KeyLine>,
     op: Op,
-    fp: &str,
-    marks: &[String],
+    sent: &Sent,
     new_copy: bool,
     rkey: Option<&str>,
     ctx: &Ctx,
 ) -> Step {
+    let (fp, marks) = (sent.fp, sent.marks);
     let mut next = line
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Pending(op)));
@@ -146,6 +154,9 @@ pub(super) fn attempt(
         next.tried.marks.extend(marks.iter().cloned());
         let extra = next.tried.marks.len().saturating_sub(MAX_MARKS);
         next.tried.marks.drain(..extra);
+        if let Some(payload) = sent.payload {
+            next.edits.payload = Some(payload.to_string());
+        }
     }
     Step::write(next, Exit::Ok, "").then(Then::Send(Duration::ZERO))
 }
@@ -219,7 +230,15 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     next.copy.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
     next.older.retain(|id| *id != first.id);
     next.copies = copies;
-    next.fp = Some(landed.fp.to_string());
+    // A copy a lookup found is what an attempt sent, not the file as it is now: it keeps that
+    // attempt's fingerprint and edit hash, so an edit made meanwhile goes out afterwards.
+    let attempt = match landed.how {
+        How::Confirmed if next.tried.maybe => next.fp.clone().zip(next.edits.payload.clone()),
+        _ => None,
+    };
+    let (fp, payload) =
+        attempt.unwrap_or_else(|| (landed.fp.to_string(), landed.payload.to_string()));
+    next.fp = Some(fp);
     next.reason = None;
     next.by_hand = false;
     next.cred = None;
@@ -229,7 +248,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     next.first_failure = None;
     next.edits = super::Edits {
         published: Some(ctx.stamp.clone()),
-        payload: Some(landed.payload.to_string()),
+        payload: Some(payload),
         updated: 0,
         edit_failed: None,
     };
@@ -302,10 +321,10 @@ fn failed(
     // and what may have landed is what was known before them (`before`).
     let mut next = record_failure(line, line, class, Looked::Nothing, failure.reason, ctx);
     if line.is_some_and(|l| matches!(l.phase, Phase::Pending(Op::Publish))) {
-        next.tried = match before {
-            Some(b) if b.copy.generation == next.copy.generation => b.tried.clone(),
-            _ => super::Tried::default(),
-        };
+        let same = before.filter(|b| b.copy.generation == next.copy.generation);
+        next.tried = same.map(|b| b.tried.clone()).unwrap_or_default();
+        // The attempt's edit hash goes with it: nothing of this attempt is out.
+        next.edits = same.map(|b| b.edits.clone()).unwrap_or_default();
     }
     next.cred = failure.cred.map(str::to_string);
     if let Some(fp) = failure.fp {
@@ -365,11 +384,10 @@ pub(super) fn looked(
     match verdict {
         Verdict::Found(landed) => done(line, landed, ctx),
         Verdict::Absent | Verdict::NotYet(_) if first => keep().then(Then::Send(Duration::ZERO)),
-        Verdict::Absent if !sendable && line.is_none_or(|l| l.copy.parts.is_empty()) => Step::stop(Change::Drop, Exit::Ok, "forgotten").say(
-            "the lookup proves the post absent and its file is gone: nothing is out, nothing to send; the line goes",
-        ),
+        Verdict::Absent if !sendable => gone_absent(line, ctx),
         Verdict::Absent if past_window(ctx.key, ctx) => {
-            let text = "looked up: not on the target; held back (its date is past the catch-up window)";
+            let text =
+                "looked up: not on the target; held back (its date is past the catch-up window)";
             let next = record_failure(line, line, Class::Unknown, Looked::Absent, text, ctx);
             Step::write(next, Exit::NeedsHuman, "held back")
         }
@@ -399,9 +417,11 @@ pub(super) fn looked(
         Verdict::Transient(_) if looks <= ctx.rules.retries => {
             keep().then(Then::Look(backoff(ctx, looks.max(1))))
         }
-        Verdict::Transient(why) if first && !ctx.rules.strict => keep()
-            .then(Then::Send(Duration::ZERO))
-            .say(format!("could not look for an existing copy ({why}); sending")),
+        Verdict::Transient(why) if first && !ctx.rules.strict => {
+            keep().then(Then::Send(Duration::ZERO)).say(format!(
+                "could not look for an existing copy ({why}); sending"
+            ))
+        }
         Verdict::Transient(why) => {
             let text = format!("the lookup failed ({why}); the next run looks again");
             let mut next = record_failure(line, line, Class::Unknown, Looked::Error, &text, ctx);
@@ -415,9 +435,11 @@ pub(super) fn looked(
             }
             Step::write(next, Exit::RetryLater, "failed")
         }
-        Verdict::CannotTell(why) if first && !ctx.rules.strict => keep()
-            .then(Then::Send(Duration::ZERO))
-            .say(format!("could not look for an existing copy ({why}); sending")),
+        Verdict::CannotTell(why) if first && !ctx.rules.strict => {
+            keep().then(Then::Send(Duration::ZERO)).say(format!(
+                "could not look for an existing copy ({why}); sending"
+            ))
+        }
         Verdict::CannotTell(why) => {
             let text = match (first, line.filter(|l| l.tried.maybe)) {
                 (true, _) => format!(
@@ -460,6 +482,30 @@ pub(super) fn looked(
             }
         }
     }
+}
+
+/// The lookup proves this attempt absent and the post's file is gone: nothing is left to send.
+/// A line that names no live copy goes; one that still names copies (an earlier generation's,
+/// a thread's parts, a duplicate) stays, since it is how `retract` finds them, and a person
+/// decides what becomes of them.
+fn gone_absent(line: Option<&KeyLine>, ctx: &Ctx) -> Step {
+    let live = line.map(KeyLine::live_ids).unwrap_or_default();
+    if live.is_empty() {
+        return Step::stop(Change::Drop, Exit::Ok, "forgotten").say(
+            "the lookup proves the post absent and its file is gone: nothing is out, nothing to send; the line goes",
+        );
+    }
+    let key = ctx.key;
+    let since = line
+        .and_then(|l| l.tried.since.clone())
+        .unwrap_or_else(|| ctx.stamp.clone());
+    let text = format!(
+        "the post's file is gone, and the lookup proves the attempt begun {since} absent: nothing is sent. Copies of this key are still live (ids {}): `dayrun retract {key} --yes` takes them back, or `dayrun mark {key} done --id ID` keeps one as the key's copy",
+        live.join(", ")
+    );
+    let mut next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
+    next.tried = super::Tried::default();
+    Step::write(next, Exit::NeedsHuman, "failed").say(text)
 }
 
 /// What the last attempt of a key that may have landed said: its pending line's reason, or

@@ -256,6 +256,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
                 op: Op::Publish,
                 fp: "f",
                 marks: &attempt,
+                payload: None,
                 new_copy: false,
                 rkey: None,
             },

@@ -54,10 +54,16 @@ impl TargetRun<'_> {
             match &step.line {
                 // An edit hash recorded without sending anything needs no sync of its own:
                 // the fold at the end of the run makes it durable (a crash only repeats it).
+                // (A baseline changes no id, so the owners of ids stay as they are.)
                 Change::Write(line) if matches!(event, Event::Baseline(_)) => {
                     self.state.put(line.record())
                 }
-                Change::Write(line) => self.state.set(line.record())?,
+                Change::Write(line) => {
+                    if let Some(owners) = &mut self.owners {
+                        owners.note(line);
+                    }
+                    self.state.set(line.record())?
+                }
                 Change::Drop => self.state.forget(key),
                 Change::Keep => {}
             }

@@ -121,12 +121,14 @@ impl TargetRun<'_> {
         for q in &queued {
             let key = q.post.key;
             let line = self.line(key);
+            let payload = self.edit_mark(&q.post);
             let step = life::next(
                 line.as_ref(),
                 &Event::Attempt {
                     op: Op::Publish,
                     fp: &q.post.fingerprint,
                     marks: &q.out.marks,
+                    payload: Some(&payload),
                     new_copy: q.new_copy,
                     rkey: q.out.rkey.as_deref(),
                 },

@@ -4,6 +4,7 @@
 
 use super::TargetRun;
 use crate::error::{Class, Error, Kind};
+use crate::life::copies::{self, Sifted};
 use crate::life::{self, Event, KeyLine, Step, Then};
 use crate::signals;
 use crate::targets::{Attempts, Lookup, Receipt};
@@ -28,25 +29,31 @@ pub(super) enum Seen {
 }
 
 impl TargetRun<'_> {
-    /// One look, with no deadline. Copies a human ruled not this post are left out; a copy
-    /// whose content no attempt sent but whose id the line records as this generation's is
-    /// ours (the post was edited since it went out).
+    /// One look, with no deadline. A copy another key's line holds, an earlier generation's,
+    /// or one a human ruled not this post never answers for this attempt
+    /// (`life::copies::sift`); a copy whose content no attempt sent but whose id the line
+    /// records as this generation's is ours (the post was edited since it went out).
     pub(super) fn look(&mut self, key: Date, attempts: &Attempts) -> Seen {
         let line = self.line(key);
         let own = line.as_ref().map(KeyLine::own_ids).unwrap_or_default();
-        let foreign = line.map(|l| l.foreign).unwrap_or_default();
-        let ours = |list: Vec<Receipt>| -> Vec<Receipt> {
-            list.into_iter()
-                .filter(|r| !foreign.contains(&r.id))
-                .collect()
-        };
         let Some(find) = self.target.as_find() else {
             return Seen::CannotTell(format!("{} cannot look posts up", self.cfg.name));
         };
-        match find.find(attempts) {
-            Ok(Lookup::Found(receipts)) => match ours(receipts) {
-                found if found.is_empty() => Seen::Absent,
-                found => Seen::Found(found),
+        let exhaustive = find.lists_every_match();
+        let answer = find.find(attempts);
+        if matches!(answer, Ok(Lookup::Found(_) | Lookup::Foreign(_))) && self.owners.is_none() {
+            self.owners = Some(super::owners::Owners::read(self.state));
+        }
+        let owners = self.owners.as_ref();
+        let other = |id: &str| owners.is_some_and(|o| o.other_than(key, id));
+        let sift = |list: Vec<Receipt>, exhaustive: bool| {
+            copies::sift(line.as_ref(), list, &other, exhaustive)
+        };
+        match answer {
+            Ok(Lookup::Found(receipts)) => match sift(receipts, exhaustive) {
+                Sifted::Found(found) => Seen::Found(found),
+                Sifted::Absent => Seen::Absent,
+                Sifted::CannotTell(why) => Seen::CannotTell(why),
             },
             Ok(Lookup::Absent) => Seen::Absent,
             Ok(Lookup::CannotTell(why)) if !self.rules.can_find => {
@@ -54,9 +61,12 @@ impl TargetRun<'_> {
             }
             Ok(Lookup::CannotTell(why)) => Seen::CannotTell(why),
             Ok(Lookup::Foreign(receipts)) => {
-                let (recorded, left): (Vec<_>, Vec<_>) = ours(receipts)
-                    .into_iter()
-                    .partition(|r| own.contains(&r.id));
+                let left = match sift(receipts, true) {
+                    Sifted::Found(left) => left,
+                    _ => Vec::new(),
+                };
+                let (recorded, left): (Vec<_>, Vec<_>) =
+                    left.into_iter().partition(|r| own.contains(&r.id));
                 match (recorded, left) {
                     (recorded, _) if !recorded.is_empty() => Seen::Found(recorded),
                     (_, left) if left.is_empty() => Seen::Absent,

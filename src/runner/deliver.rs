@@ -119,6 +119,7 @@ impl TargetRun<'_> {
                 last: pending.then(|| line.time()).flatten().or(line.since()),
                 sent: &sent,
                 rkey: out.rkey.as_deref(),
+                generation: out.generation,
                 deadline: Some(deadline),
             };
             let wait_first = self.clock.now().timestamp() < deadline;
@@ -130,6 +131,7 @@ impl TargetRun<'_> {
         } else if before == Before::Dedup {
             let attempts = Attempts {
                 rkey: out.rkey.as_deref(),
+                generation: out.generation,
                 ..Attempts::none_yet(key, &out.marks, &out.body)
             };
             let started = Instant::now();
@@ -174,6 +176,7 @@ impl TargetRun<'_> {
             last: line.time(),
             sent: &sent,
             rkey: line.copy.rkey.as_deref(),
+            generation: line.copy.generation,
             deadline: Some(self.deadline(&line)),
         };
         let parts = LandedParts {
@@ -212,6 +215,7 @@ impl TargetRun<'_> {
         // The line before this run's first attempt: a failure that provably sent nothing
         // leaves what may have landed as it was then.
         let before = self.line(key);
+        let payload = self.edit_mark(post);
         loop {
             if !wait.is_zero() && !signals::sleep(wait) {
                 // Stopped while waiting: the line says what the last attempt did.
@@ -225,6 +229,7 @@ impl TargetRun<'_> {
                     op: Op::Publish,
                     fp: &post.fingerprint,
                     marks: &out.marks,
+                    payload: Some(&payload),
                     new_copy: new_copy && sends == 1,
                     rkey: out.rkey.as_deref(),
                 },
@@ -336,6 +341,7 @@ impl TargetRun<'_> {
             last: line.time(),
             sent: &out.body,
             rkey: out.rkey.as_deref(),
+            generation: out.generation,
             deadline: Some(deadline),
         };
         let parts = parts(post, Some(&line), self.edit_mark(post));

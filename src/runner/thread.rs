@@ -90,6 +90,7 @@ impl TargetRun<'_> {
                 op: Op::Publish,
                 fp: &prepared.fp,
                 marks: &first,
+                payload: Some(&prepared.payload),
                 new_copy,
                 rkey: rkey.as_deref(),
             },
@@ -230,6 +231,7 @@ impl TargetRun<'_> {
             last: line.time(),
             sent: &piece.body,
             rkey: rkey.as_deref(),
+            generation,
             deadline: Some(self.deadline(&line)),
         };
         let deadline = match wait {

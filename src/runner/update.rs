@@ -132,6 +132,7 @@ impl TargetRun<'_> {
                     op: Op::Update,
                     fp: &post.fingerprint,
                     marks: &[],
+                    payload: None,
                     new_copy: false,
                     rkey: None,
                 },

@@ -428,7 +428,7 @@ impl Find for CommandTarget {
                 attempts.sent,
                 attempts.last,
                 None,
-                None,
+                Some(attempts.idempotency_key(&self.name)),
             )
             .map_err(|e| cannot_start(&confirm[0], &e))?;
         Ok(match (finished.timed_out, finished.code) {
@@ -450,6 +450,11 @@ impl Find for CommandTarget {
     }
 
     fn immediate(&self) -> bool {
+        false
+    }
+
+    /// Your script prints one id: another key's says nothing of this attempt's copy.
+    fn lists_every_match(&self) -> bool {
         false
     }
 }

@@ -224,11 +224,11 @@ impl HttpTarget {
 
     /// `list_url` for this key: placeholders filled in (encoded), and whether that made it an
     /// exact query.
-    fn list_url(&self, list_url: &str, key: &str) -> (String, bool) {
+    fn list_url(&self, list_url: &str, attempts: &Attempts) -> (String, bool) {
         let exact = list_url.contains("{key}") || list_url.contains("{idempotency_key}");
         let url = list_url
-            .replace("{key}", &encode(key))
-            .replace("{idempotency_key}", &idempotency_key(&self.name, key));
+            .replace("{key}", &encode(&attempts.key.to_string()))
+            .replace("{idempotency_key}", &attempts.idempotency_key(&self.name));
         (url, exact)
     }
 }

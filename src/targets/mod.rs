@@ -83,6 +83,9 @@ pub struct Attempts<'a> {
     /// The record key chosen for the copy being looked for (see `Target::record_key`); `None`
     /// when no attempt chose one (a lookup with no state behind it).
     pub rkey: Option<&'a str>,
+    /// Which copy of the key is looked for (0 for the first): a lookup matches its own
+    /// idempotency key, never an earlier generation's.
+    pub generation: u32,
     /// When the attempts can no longer land (the runner's deadline: dayrun gave up on the last
     /// one, plus the target's settle time); `None` before any attempt. A survey read before it
     /// says nothing of where they land (`Survey::for_lookup`).
@@ -100,8 +103,14 @@ impl<'a> Attempts<'a> {
             last: None,
             sent,
             rkey: None,
+            generation: 0,
             deadline: None,
         }
+    }
+
+    /// The idempotency key of the copy looked for, as its send carried it.
+    pub fn idempotency_key(&self, target: &str) -> String {
+        idempotency_key(target, self.key, self.generation)
     }
 
     /// The earliest time a copy of this key could have been created on the target.
@@ -142,10 +151,16 @@ pub struct Outgoing {
 impl Outgoing {
     /// The idempotency key of this copy of the key on `target`.
     pub fn idempotency_key(&self, target: &str, key: Date) -> String {
-        match self.generation {
-            0 => net::idempotency_key(target, &key.to_string()),
-            n => net::idempotency_key(target, &format!("{key}#{n}")),
-        }
+        idempotency_key(target, key, self.generation)
+    }
+}
+
+/// The idempotency key of copy `generation` of `key` on `target`: each generation has its own,
+/// so a server that dedups on it makes a new copy, and a lookup finds that copy only.
+pub fn idempotency_key(target: &str, key: Date, generation: u32) -> String {
+    match generation {
+        0 => net::idempotency_key(target, &key.to_string()),
+        n => net::idempotency_key(target, &format!("{key}#{n}")),
     }
 }
 

@@ -120,6 +120,13 @@ pub trait Find {
 
     /// Whether lookups need the exact document an attempt sent, kept in `state/<target>.sent/`.
     fn keeps_payload(&self) -> bool;
+
+    /// Whether `find` answers every copy it matches (a listing, an exact query), so that when
+    /// each is another key's or an earlier generation's, this attempt's copy is provably not
+    /// there. A lookup that answers one copy at most (a `confirm` script) says `false`.
+    fn lists_every_match(&self) -> bool {
+        true
+    }
 }
 
 /// Replacing a published copy.

@@ -183,6 +183,9 @@ pub struct Key {
     pub line: Line,
     /// Live copies of the key on the fake.
     pub live: usize,
+    /// Of those, the earlier generations' copies the line names (`older=`): a lookup for this
+    /// generation never answers with them (issue 28, row 2).
+    pub older_live: usize,
     /// Copies beyond the first that a human asked for, or that two diverged sides made.
     pub allowed: usize,
 }
@@ -332,7 +335,7 @@ impl<'a> Pass<'a> {
                 Look::Garbage => return Seen::CannotTell,
                 Look::Auth => return Seen::Refused,
             }
-            return match key.live {
+            return match key.live.saturating_sub(key.older_live) {
                 0 => Seen::Absent,
                 n => Seen::Found(n),
             };
@@ -594,6 +597,9 @@ impl<'a> Pass<'a> {
             if fresh && sends == 1 {
                 // The live copies of the earlier generation stay on the line (`older=`).
                 pending.older |= key.line.own && key.line.rec != Rec::Retracted;
+                if key.line.own && key.line.rec != Rec::Retracted {
+                    key.older_live = key.live;
+                }
                 pending.own = false;
                 pending.generation += 1;
                 pending.maybe = false;

@@ -31,7 +31,7 @@ impl HttpTarget {
         };
         let marker = match field {
             ("key", value) => value == key,
-            ("idempotency_key", value) => value == idempotency_key(&self.name, &key),
+            ("idempotency_key", value) => value == attempts.idempotency_key(&self.name),
             (_, fingerprint) => {
                 return match attempts.sent_text(fingerprint) {
                     true => Item::Ours,
@@ -74,7 +74,7 @@ impl HttpTarget {
         let Some(list_url) = &self.settings.list_url else {
             return Ok(Lookup::CannotTell("no list_url to look posts up".into()));
         };
-        let (url, exact) = self.list_url(list_url, &attempts.key.to_string());
+        let (url, exact) = self.list_url(list_url, attempts);
         let reply = self.http.get(&url, &self.headers)?;
         let reply = reply.success(|r| self.http.failure("list", r, self.credential_file()))?;
         let pointer = &self.settings.items_pointer;
