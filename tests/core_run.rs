@@ -162,6 +162,110 @@ fn a_second_run_is_kept_out_by_the_lock() {
         .stdout_has("2026-11-29 outbox published");
 }
 
+/// The lookup (`confirm`, asked before a first attempt): its first call says it started, then
+/// waits until the test writes to `go.fifo`, and answers what it saw before: not there.
+const LOOKS_SLOWLY: &str = r#"#!/bin/sh
+cat > /dev/null
+if mkdir first.d 2>/dev/null; then
+  : > started
+  read go < go.fifo
+  exit 1
+fi
+if grep -qx "$DAYRUN_KEY" published.txt 2>/dev/null; then echo "site-$DAYRUN_KEY"; exit 0; fi
+exit 1
+"#;
+
+const PUBLISHES: &str = r#"#!/bin/sh
+cat > /dev/null
+echo "$DAYRUN_KEY" >> published.txt
+echo "{\"id\":\"site-$DAYRUN_KEY\"}"
+"#;
+
+/// A run whose lookup waits on `go.fifo`; dropped, it lets the lookup go and waits for the run.
+struct Held<'a> {
+    p: &'a Project,
+    run: Option<std::process::Child>,
+}
+
+impl Held<'_> {
+    fn finish(&mut self) -> crate::util::Output {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Non-blocking: the lookup's read end is open (or opening); if not, there is no one
+        // to let go.
+        if let Ok(mut go) = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(self.p.path("go.fifo"))
+        {
+            let _ = std::io::Write::write_all(&mut go, b"go\n");
+        }
+        let run = self.run.take().expect("one finish");
+        run.wait_with_output().unwrap().into()
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        if self.run.is_some() {
+            self.finish();
+        }
+    }
+}
+
+#[test]
+fn a_removed_lock_file_does_not_let_a_second_run_in() {
+    // Issue 28: a cleaner (`git clean -X`) removed state/.lock under a run; the next run made
+    // a new lock file, took it, and the key went out twice.
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.site]\nkind = \"command\"\nrun = [\"./scripts/publish.sh\"]\nconfirm = [\"./scripts/confirm.sh\"]\ntimeout_secs = 30\n",
+    );
+    p.script("scripts/publish.sh", PUBLISHES)
+        .script("scripts/confirm.sh", LOOKS_SLOWLY);
+    p.post("2026-11-29", "Today");
+    crate::hostile::mkfifo(&p.path("go.fifo"));
+    let first = p
+        .command(&["run", TODAY])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut held = Held {
+        p: &p,
+        run: Some(first),
+    };
+    // The handshake: the lookup makes `started` while its run holds the lock.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !p.exists("started") {
+        let run = held.run.as_mut().unwrap();
+        if let Some(status) = run.try_wait().unwrap() {
+            panic!("the first run ended before its lookup started: {status}");
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the lookup never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::remove_file(p.path("state/.lock")).unwrap();
+    let second = p.run(&["run", TODAY]);
+    let first = held.finish();
+    let published = std::fs::read_to_string(p.path("published.txt")).unwrap_or_default();
+    assert_eq!(
+        published, "2026-11-29\n",
+        "the key was not sent exactly once\n--- second run\n{second:#?}\n--- first run\n{first:#?}"
+    );
+    second
+        .code(75)
+        .stderr_has("another dayrun run holds state/.lock (pid unknown)");
+    assert_eq!(second.stdout, "", "a refused run printed decisions");
+    first
+        .code(0)
+        .stdout_has("2026-11-29 site published id=site-2026-11-29");
+    assert_eq!(p.statuses("site"), ["2026-11-29 done"]);
+}
+
 #[test]
 fn pending_found_at_start_is_confirmed_not_resent() {
     let p = three_days();
