@@ -254,3 +254,42 @@ fn every_part_of_both_sides_threads_survives_the_merge() {
     let status = p.run(&["status", "--json", "--today=2026-11-30"]);
     assert_ne!(status.code, 2, "{}", status.stderr);
 }
+
+#[test]
+fn a_merged_line_longer_than_a_state_line_may_be_exits_1_and_says_so() {
+    // No id is dropped to make room, so two long lines can merge into one dayrun would refuse
+    // to read: the driver must not pass that off as a clean merge.
+    let p = status_project();
+    let ids = |side: &str| {
+        (0..40)
+            .map(|n| format!("{side}{n:02}-{}", "x".repeat(1000)))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let o = "# dayrun state format 3\n2026-11-29 done 2026-11-29T07:00:00Z id=1\n";
+    let a = format!(
+        "# dayrun state format 3\n2026-11-29 done 2026-11-29T07:00:00Z id=1 older={}\n",
+        ids("a")
+    );
+    let b = format!(
+        "# dayrun state format 3\n2026-11-29 done 2026-11-29T08:00:00Z id=1 older={}\n",
+        ids("b")
+    );
+    for (ours, theirs) in [(&a, &b), (&b, &a)] {
+        let (out, merged) = merge_into(&p, o, ours, theirs, "state/x.state");
+        out.code(1)
+            .stderr_has("state/x.state: 2026-11-29")
+            .stderr_has("over the 64 KiB");
+        // Every id of both sides is still there.
+        for side in ["a", "b"] {
+            for n in 0..40 {
+                assert!(merged.contains(&format!("{side}{n:02}-")), "{side}{n:02}");
+            }
+        }
+        // What the message says: dayrun refuses the file as it is.
+        p.file("state/x.state", &merged);
+        let status = p.run(&["status", "--today=2026-11-30"]);
+        assert_eq!(status.code, 2, "{}", status.stderr);
+        assert!(status.stderr.contains("over 64 KiB"), "{}", status.stderr);
+    }
+}
