@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Kind};
 use crate::life::{self, Conflict, KeyLine};
-use crate::state::{FORMAT, Record};
+use crate::state::{FORMAT, MAX_LINE, Record};
 use jiff::civil::Date;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -27,7 +27,8 @@ struct Side {
 }
 
 /// Run the driver: merge `theirs` into `ours` (written in place). Returns the exit code: 0
-/// clean, 1 when a key holds two different copies (the result keeps both ids visible).
+/// clean, 1 when a key holds two different copies (the result keeps both ids visible) or a
+/// merged line is longer than a state file may hold.
 pub fn run(base: &Path, ours: &Path, theirs: &Path, path: Option<&Path>) -> Result<i32, Error> {
     let read = |file: &Path| -> Result<String, Error> {
         match std::fs::read(file) {
@@ -66,7 +67,26 @@ pub fn run(base: &Path, ours: &Path, theirs: &Path, path: Option<&Path>) -> Resu
             crate::outside::escape(&c.ids[1], 200)
         );
     }
-    Ok(if conflicts.is_empty() { 0 } else { 1 })
+    // No id is dropped to make room, so a merged line can outgrow what a state file may hold;
+    // every command would refuse the file: a human must shorten it, so the merge is not clean.
+    let long: Vec<&str> = match is_trace {
+        true => Vec::new(),
+        false => merged.lines().filter(|l| l.len() > MAX_LINE).collect(),
+    };
+    for line in &long {
+        eprintln!(
+            "dayrun merge-state: {}: {} merged into a line of {} KiB, over the {} KiB a state line may hold, to keep every id of both sides; every command refuses the file until it is shorter. Take copies the line lists off the target, delete their ids from the line, then `git add` the file",
+            shown(ours, path).display(),
+            line.split(' ').next().unwrap_or(""),
+            line.len().div_ceil(1024),
+            MAX_LINE / 1024
+        );
+    }
+    Ok(if conflicts.is_empty() && long.is_empty() {
+        0
+    } else {
+        1
+    })
 }
 
 fn shown<'a>(file: &'a Path, path: Option<&'a Path>) -> &'a Path {

@@ -222,3 +222,74 @@ fn git_merge_with_the_driver_takes_both_keys_without_a_conflict() {
     );
     assert!(must(&p.root, &["status", "--porcelain"]).is_empty());
 }
+
+#[test]
+fn every_part_of_both_sides_threads_survives_the_merge() {
+    // Issue 28 row 7: the loser's `parts=` were dropped, and the replies it had sent with them.
+    let p = status_project();
+    let o = "# dayrun state format 3\n2026-11-27 pending 2026-11-27T07:00:00Z id=s1 parts=s1,s2 attempt=1\n2026-11-28 done 2026-11-28T07:00:00Z id=t1 parts=t1,t2\n";
+    // The 27th: one side sent part 3, the other wrote a later line without it. The 28th: one
+    // side published the thread again as a new copy (`retry --force --new`).
+    let a = "# dayrun state format 3\n2026-11-27 pending 2026-11-27T09:00:00Z id=s1 parts=s1,s2 attempt=2\n2026-11-28 done 2026-11-28T07:00:00Z id=t1 parts=t1,t2,t3\n";
+    let b = "# dayrun state format 3\n2026-11-27 pending 2026-11-27T08:00:00Z id=s1 parts=s1,s2,s3 attempt=1\n2026-11-28 done 2026-11-28T08:00:00Z id=n1 generation=1 parts=n1,n2\n";
+    let want = "# dayrun state format 3\n2026-11-27 pending 2026-11-27T09:00:00Z id=s1 parts=s1,s2,s3 attempt=2 sent=maybe since=2026-11-27T08:00:00Z\n2026-11-28 done 2026-11-28T08:00:00Z id=n1 older=t1,t2,t3 generation=1 parts=n1,n2\n";
+    for (ours, theirs) in [(a, b), (b, a)] {
+        let (out, merged) = merge_into(&p, o, ours, theirs, "state/x.state");
+        out.code(0);
+        assert_eq!(merged, want);
+    }
+    // Two runners each sent a part 2: both stay, the other as a duplicate, and the driver says.
+    let o = "# dayrun state format 3\n2026-11-29 done 2026-11-29T06:00:00Z id=u1 parts=u1\n";
+    let a = "# dayrun state format 3\n2026-11-29 done 2026-11-29T07:05:00Z id=u1 parts=u1,u2\n";
+    let b = "# dayrun state format 3\n2026-11-29 done 2026-11-29T07:00:00Z id=u1 parts=u1,v2,v3\n";
+    let want = "# dayrun state format 3\n2026-11-29 done 2026-11-29T07:05:00Z id=u1 copies=v2,v3 parts=u1,u2\n";
+    for (ours, theirs) in [(a, b), (b, a)] {
+        let (out, merged) = merge_into(&p, o, ours, theirs, "state/x.state");
+        out.code(1)
+            .stderr_has("state/x.state: 2026-11-29 holds two copies: ids u2 and v2");
+        assert_eq!(merged, want);
+    }
+    // What the driver wrote is a state file dayrun reads, every id of it live.
+    p.file("state/x.state", want);
+    let status = p.run(&["status", "--json", "--today=2026-11-30"]);
+    assert_ne!(status.code, 2, "{}", status.stderr);
+}
+
+#[test]
+fn a_merged_line_longer_than_a_state_line_may_be_exits_1_and_says_so() {
+    // No id is dropped to make room, so two long lines can merge into one dayrun would refuse
+    // to read: the driver must not pass that off as a clean merge.
+    let p = status_project();
+    let ids = |side: &str| {
+        (0..40)
+            .map(|n| format!("{side}{n:02}-{}", "x".repeat(1000)))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let o = "# dayrun state format 3\n2026-11-29 done 2026-11-29T07:00:00Z id=1\n";
+    let a = format!(
+        "# dayrun state format 3\n2026-11-29 done 2026-11-29T07:00:00Z id=1 older={}\n",
+        ids("a")
+    );
+    let b = format!(
+        "# dayrun state format 3\n2026-11-29 done 2026-11-29T08:00:00Z id=1 older={}\n",
+        ids("b")
+    );
+    for (ours, theirs) in [(&a, &b), (&b, &a)] {
+        let (out, merged) = merge_into(&p, o, ours, theirs, "state/x.state");
+        out.code(1)
+            .stderr_has("state/x.state: 2026-11-29")
+            .stderr_has("over the 64 KiB");
+        // Every id of both sides is still there.
+        for side in ["a", "b"] {
+            for n in 0..40 {
+                assert!(merged.contains(&format!("{side}{n:02}-")), "{side}{n:02}");
+            }
+        }
+        // What the message says: dayrun refuses the file as it is.
+        p.file("state/x.state", &merged);
+        let status = p.run(&["status", "--today=2026-11-30"]);
+        assert_eq!(status.code, 2, "{}", status.stderr);
+        assert!(status.stderr.contains("over 64 KiB"), "{}", status.stderr);
+    }
+}

@@ -1,7 +1,7 @@
 //! Two sides of one key's line merged (`merge-state`): the same result whichever side is
 //! "ours", no live id ever dropped, no attempt that may have landed forgotten.
 
-use super::{KeyLine, MAX_MARKS, Op, Phase};
+use super::{KeyLine, MAX_MARKS, Op, Part, Phase};
 use jiff::civil::Date;
 
 /// A key that holds two different live copies of one generation: a human must settle it.
@@ -36,11 +36,79 @@ fn order(line: &KeyLine) -> (u32, u8, Option<jiff::Timestamp>, String) {
     )
 }
 
+/// Whether a side's own copy (its `id=` and thread) is live: not taken back.
+fn live(line: &KeyLine) -> bool {
+    !matches!(line.phase, Phase::Retracted { .. })
+}
+
 /// The ids of a side that name a live copy of its own generation.
 fn own_live(line: &KeyLine) -> Option<&String> {
-    match line.phase {
-        Phase::Retracted { .. } => None,
-        _ => line.copy.id.as_ref(),
+    line.copy.id.as_ref().filter(|_| live(line))
+}
+
+/// `id` kept in `list`, once, unless it is the merged line's own `id=`. Every id either side
+/// recorded survives (no cap here: dropping one would lose a copy).
+fn keep(list: &mut Vec<String>, id: &String, own: Option<&String>) {
+    if Some(id) != own && !list.contains(id) {
+        list.push(id.clone());
+    }
+}
+
+/// A line's thread as ids, in order: its `parts=`, or its `id=` alone when it lists none (a
+/// copy that is one post is a thread of one part).
+fn thread(line: &KeyLine) -> Vec<&String> {
+    match (&line.copy.parts[..], &line.copy.id) {
+        ([], Some(id)) => vec![id],
+        (parts, _) => parts.iter().map(|p| &p.id).collect(),
+    }
+}
+
+/// One copy's threads from both sides (`merged` is the winner's line, its `id=` settled): the
+/// longer when one starts as the other does; else the winner's, every other part of the
+/// loser's a duplicate (`copies=`), and a conflict on the first part they differ at.
+fn merge_parts(
+    merged: &mut KeyLine,
+    win: &KeyLine,
+    lose: &KeyLine,
+    conflict: &mut Option<Conflict>,
+) {
+    if !live(lose) {
+        return;
+    }
+    let (w, l) = (thread(win), thread(lose));
+    if !live(win) {
+        // The winner took its copy back, a thread whole from its first part: the loser's
+        // thread from that part is that one, gone; from another part, another copy, live.
+        if l.first().copied() != win.copy.id.as_ref() {
+            for id in l {
+                keep(&mut merged.copies, id, merged.copy.id.as_ref());
+            }
+        }
+        return;
+    }
+    let same = w.iter().zip(&l).take_while(|(x, y)| x == y).count();
+    if same == w.len() {
+        // The winner's thread is where the loser's starts: the loser's went further.
+        let tail: Vec<Part> = match win.copy.parts.is_empty() {
+            true => lose.copy.parts.clone(),
+            false => lose.copy.parts.iter().skip(same).cloned().collect(),
+        };
+        merged.copy.parts.extend(tail);
+    } else if same < l.len() {
+        // Both sent a part `same`: two copies of it, and the parts after the loser's.
+        let rest: Vec<&String> = l[same..]
+            .iter()
+            .filter(|id| !w.contains(id))
+            .copied()
+            .collect();
+        for id in &rest {
+            keep(&mut merged.copies, id, merged.copy.id.as_ref());
+        }
+        if conflict.is_none() && rest.first() == Some(&l[same]) {
+            let mut ids = [w[same].clone(), l[same].clone()];
+            ids.sort();
+            *conflict = Some(Conflict { key: win.key, ids });
+        }
     }
 }
 
@@ -54,12 +122,6 @@ pub fn merge(a: &KeyLine, b: &KeyLine) -> (KeyLine, Option<Conflict>) {
     let mut merged = win.clone();
     let same_copy = win.copy.generation == lose.copy.generation;
     let mut conflict = None;
-    let add = |list: &mut Vec<String>, id: &String, merged_id: Option<&String>| {
-        // Every id either side recorded survives (no cap here: dropping one would lose a copy).
-        if Some(id) != merged_id && !list.contains(id) {
-            list.push(id.clone());
-        }
-    };
     let merged_id = merged.copy.id.clone();
     if same_copy {
         // Two different ids of one copy: the post exists twice, whatever the statuses.
@@ -68,7 +130,7 @@ pub fn merge(a: &KeyLine, b: &KeyLine) -> (KeyLine, Option<Conflict>) {
             && (own_live(lose).is_some() || own_live(win).is_some())
         {
             if own_live(lose).is_some() {
-                add(&mut merged.copies, y, merged_id.as_ref());
+                keep(&mut merged.copies, y, merged_id.as_ref());
             }
             let mut ids = [x.clone(), y.clone()];
             ids.sort();
@@ -80,20 +142,27 @@ pub fn merge(a: &KeyLine, b: &KeyLine) -> (KeyLine, Option<Conflict>) {
             merged.copy.id = Some(y.clone());
             merged.copy.url.clone_from(&lose.copy.url);
         }
+        merge_parts(&mut merged, win, lose, &mut conflict);
         for id in &lose.copies {
-            add(&mut merged.copies, id, merged.copy.id.as_ref());
+            keep(&mut merged.copies, id, merged.copy.id.as_ref());
         }
     } else {
         // An earlier generation's copies: history, kept live until a retract removes them.
         if let Some(y) = own_live(lose) {
-            add(&mut merged.older, y, merged.copy.id.as_ref());
+            keep(&mut merged.older, y, merged.copy.id.as_ref());
+        }
+        // Every part of its thread, not only the first (`id=`).
+        if live(lose) {
+            for part in &lose.copy.parts {
+                keep(&mut merged.older, &part.id, merged.copy.id.as_ref());
+            }
         }
         for id in &lose.copies {
-            add(&mut merged.older, id, merged.copy.id.as_ref());
+            keep(&mut merged.older, id, merged.copy.id.as_ref());
         }
     }
     for id in &lose.older {
-        add(&mut merged.older, id, merged.copy.id.as_ref());
+        keep(&mut merged.older, id, merged.copy.id.as_ref());
     }
     for id in &lose.foreign {
         if !merged.foreign.contains(id) {

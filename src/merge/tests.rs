@@ -118,3 +118,209 @@ fn files_merge_per_key_with_comments_and_the_format_line() {
             .contains("newer dayrun")
     );
 }
+
+/// Both merges of `a` and `b`, the same whichever side is ours: the line and the conflict.
+fn merged_with_conflict(a: &str, b: &str) -> (String, Option<[String; 2]>) {
+    let (one, c1) = life::merge(&line(a), &line(b));
+    let (two, c2) = life::merge(&line(b), &line(a));
+    assert_eq!(one, two, "the merge depends on which side is ours");
+    assert_eq!(c1, c2, "the conflict depends on which side is ours");
+    (one.record().to_line().to_string(), c1.map(|c| c.ids))
+}
+
+#[test]
+fn a_thread_that_went_further_on_the_losing_side_keeps_its_later_parts() {
+    // Issue 28 row 7: both runners resumed a killed thread; the one that sent part 2 wrote the
+    // earlier line, and the later line of the other side dropped part 2 from `parts=`.
+    let later = "2026-11-29 pending 2026-11-29T08:00:00Z id=a parts=a;ca,b;cb attempt=2";
+    let further = "2026-11-29 pending 2026-11-29T07:30:00Z id=a parts=a;ca,b;cb,c;cc attempt=1";
+    let (got, conflict) = merged_with_conflict(later, further);
+    assert_eq!(
+        got,
+        "2026-11-29 pending 2026-11-29T08:00:00Z id=a parts=a;ca,b;cb,c;cc attempt=2 sent=maybe since=2026-11-29T07:30:00Z"
+    );
+    assert_eq!(conflict, None, "one thread, sent further on one side");
+    // A retract on its way wins over the done line; the parts it has not removed yet, and
+    // those only the done line knows, stay for it to remove.
+    let retracting = "2026-11-29 pending 2026-11-29T09:00:00Z op=retract id=a parts=a";
+    let done = "2026-11-29 done 2026-11-29T07:00:00Z id=a parts=a,b,c";
+    let (got, conflict) = merged_with_conflict(retracting, done);
+    assert_eq!(
+        got,
+        "2026-11-29 pending 2026-11-29T09:00:00Z op=retract id=a parts=a,b,c"
+    );
+    assert_eq!(conflict, None);
+    // A line with no `parts=` is a thread of one part, its `id=`.
+    let single = "2026-11-29 done 2026-11-29T09:00:00Z id=a";
+    let (got, conflict) = merged_with_conflict(single, done);
+    assert_eq!(got, "2026-11-29 done 2026-11-29T09:00:00Z id=a parts=a,b,c");
+    assert_eq!(conflict, None);
+    // The side that wins with nothing sent takes the loser's copy with its thread.
+    let failed = "2026-11-29 failed 2026-11-29T09:00:00Z class=retry-safe";
+    let pending = "2026-11-29 pending 2026-11-29T08:00:00Z id=a parts=a,b attempt=1";
+    let (got, _) = merged_with_conflict(failed, pending);
+    assert_eq!(
+        line(&got)
+            .copy
+            .parts
+            .iter()
+            .map(|p| &p.id[..])
+            .collect::<Vec<_>>(),
+        ["a", "b"]
+    );
+}
+
+#[test]
+fn two_runners_that_each_sent_a_part_keep_both_and_say_so() {
+    let one = "2026-11-29 done 2026-11-29T07:05:00Z id=a parts=a,b,c";
+    let two = "2026-11-29 done 2026-11-29T07:00:00Z id=a parts=a,b,d,e";
+    let (got, conflict) = merged_with_conflict(one, two);
+    assert_eq!(
+        got,
+        "2026-11-29 done 2026-11-29T07:05:00Z id=a copies=d,e parts=a,b,c"
+    );
+    assert_eq!(conflict, Some(["c".into(), "d".into()]));
+    // Two threads of one copy from their first part: the other's every part is a duplicate.
+    let other = "2026-11-29 done 2026-11-29T07:00:00Z id=x parts=x,y";
+    let (got, conflict) = merged_with_conflict(one, other);
+    assert_eq!(
+        got,
+        "2026-11-29 done 2026-11-29T07:05:00Z id=a copies=x,y parts=a,b,c"
+    );
+    assert_eq!(conflict, Some(["a".into(), "x".into()]));
+    // The copies either side had stay too, without repeats.
+    let with_copies = "2026-11-29 done 2026-11-29T07:00:00Z id=a copies=d,q parts=a,b,d";
+    let (got, conflict) = merged_with_conflict(one, with_copies);
+    assert_eq!(
+        got,
+        "2026-11-29 done 2026-11-29T07:05:00Z id=a copies=d,q parts=a,b,c"
+    );
+    assert_eq!(conflict, Some(["c".into(), "d".into()]));
+}
+
+#[test]
+fn an_earlier_generations_thread_is_kept_whole_as_history() {
+    let next = "2026-11-29 pending 2026-11-29T04:00:00Z generation=1 attempt=1";
+    let thread = "2026-11-29 done 2026-11-29T07:00:00Z id=a copies=q parts=a,b,c";
+    let (got, conflict) = merged_with_conflict(next, thread);
+    assert_eq!(line(&got).older, ["a", "b", "c", "q"]);
+    assert_eq!(conflict, None, "history, not a duplicate");
+    assert_eq!(line(&got).live_ids(), ["a", "b", "c", "q"]);
+    // A retracted thread of an earlier generation is not live: nothing of it is kept.
+    let gone = "2026-11-29 retracted 2026-11-29T07:00:00Z id=a parts=a,b,c";
+    let (got, _) = merged_with_conflict(next, gone);
+    assert!(line(&got).older.is_empty(), "{got}");
+}
+
+#[test]
+fn a_retracted_thread_takes_its_parts_along_but_not_another_copys() {
+    // The retract took the thread back from its first part: the other side's parts of it are
+    // that thread, gone (dayrun's retracted line lists no parts: each left as it went).
+    let retracted = "2026-11-29 retracted 2026-11-29T08:00:00Z id=a";
+    let done = "2026-11-29 done 2026-11-29T07:00:00Z id=a parts=a,b,c";
+    let (got, conflict) = merged_with_conflict(retracted, done);
+    assert_eq!(got, retracted);
+    assert_eq!(conflict, None);
+    // A thread that starts elsewhere is another copy: live, every part of it kept.
+    let other = "2026-11-29 done 2026-11-29T07:00:00Z id=x parts=x,y";
+    let (got, conflict) = merged_with_conflict(retracted, other);
+    assert_eq!(
+        got,
+        "2026-11-29 retracted 2026-11-29T08:00:00Z id=a copies=x,y"
+    );
+    assert_eq!(line(&got).live_ids(), ["x", "y"]);
+    assert_eq!(conflict, Some(["a".into(), "x".into()]));
+}
+
+/// A line of a thread as dayrun writes one, or a human might: `phase`, which copy, its first
+/// part, the parts after it, and what else the line lists.
+fn thread_line() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let phase = prop_oneof![
+        Just(("done", "")),
+        Just(("pending", "")),
+        Just(("pending", " op=update")),
+        Just(("pending", " op=retract")),
+        Just(("failed", " class=retry-safe")),
+        Just(("retracted", "")),
+    ];
+    let rest = proptest::collection::vec(0u8..4, 0..4);
+    let extra = (any::<bool>(), any::<bool>());
+    (phase, 0u32..2, 6u8..9, 0u8..3, any::<bool>(), rest, extra).prop_map(
+        |((status, op), generation, hour, root, listed, rest, (copies, older))| {
+            let mut text = format!("2026-11-29 {status} 2026-11-29T{hour:02}:00:00Z{op}");
+            // Root 0: nothing sent yet (never on a retracted line). A target never gives two
+            // copies one id: each generation's ids are its own.
+            let root = match (root, status) {
+                (0, "retracted") => Some(format!("a{generation}")),
+                (0, _) => None,
+                (1, _) => Some(format!("a{generation}")),
+                _ => Some(format!("x{generation}")),
+            };
+            if let Some(root) = &root {
+                text.push_str(&format!(" id={root}"));
+            }
+            if copies {
+                text.push_str(" copies=q");
+            }
+            if older {
+                text.push_str(" older=o");
+            }
+            if generation > 0 {
+                text.push_str(&format!(" generation={generation}"));
+            }
+            if let (Some(root), true) = (root, listed) {
+                let mut parts = vec![root.clone()];
+                for n in rest {
+                    let id = format!("p{generation}{n}");
+                    if !parts.contains(&id) {
+                        parts.push(id);
+                    }
+                }
+                text.push_str(&format!(" parts={}", parts.join(",")));
+            }
+            text
+        },
+    )
+}
+
+proptest::proptest! {
+    /// Issue 28 row 7, for any two threads: the same line whichever side is ours, no live id of
+    /// either side lost (but a thread the winning retract took back from its first part), and
+    /// a line dayrun reads, its `id=` still part 0.
+    #[test]
+    fn threads_merge_the_same_either_way_and_keep_every_live_part(a in thread_line(), b in thread_line()) {
+        let (x, y) = (line(&a), line(&b));
+        let (one, c1) = life::merge(&x, &y);
+        let (two, c2) = life::merge(&y, &x);
+        proptest::prop_assert_eq!(&one, &two, "the merge depends on which side is ours");
+        proptest::prop_assert_eq!(c1, c2);
+        let live = one.live_ids();
+        let taken_back = |side: &KeyLine| {
+            matches!(one.phase, life::Phase::Retracted { .. })
+                && one.copy.generation == side.copy.generation
+                && one.copy.id.is_some()
+                && side.copy.parts.first().map(|p| &p.id).or(side.copy.id.as_ref())
+                    == one.copy.id.as_ref()
+        };
+        for side in [&x, &y] {
+            let excused: Vec<String> = match taken_back(side) {
+                true => side.copy.id.iter().chain(side.copy.parts.iter().map(|p| &p.id)).cloned().collect(),
+                false => Vec::new(),
+            };
+            for id in side.live_ids() {
+                proptest::prop_assert!(
+                    live.contains(&id) || excused.contains(&id),
+                    "{id} of {} lost: {}", side.record().to_line(), one.record().to_line()
+                );
+            }
+        }
+        let printed = one.record().to_line().to_string();
+        proptest::prop_assert!(Record::parse(&printed).is_ok(), "{printed}");
+        if let (Some(first), Some(id)) = (one.copy.parts.first(), &one.copy.id) {
+            proptest::prop_assert_eq!(&first.id, id, "{}", printed);
+        }
+        let longest = x.copy.parts.len().max(y.copy.parts.len());
+        proptest::prop_assert!(one.copy.parts.len() <= longest, "{printed}");
+    }
+}
