@@ -7,6 +7,7 @@ use crate::util::Project;
 
 mod bluesky;
 mod edges;
+mod found;
 mod mastodon;
 
 pub const TODAY: &str = "--today=2026-11-29";

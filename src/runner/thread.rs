@@ -220,7 +220,6 @@ impl TargetRun<'_> {
         wait: bool,
     ) -> Result<Next, Error> {
         let line = self.line(key).expect("the pending line");
-        let landed: Vec<String> = line.copy.parts.iter().map(|p| p.id.clone()).collect();
         let marks = [piece.mark.clone()];
         let rkey = self.part_key(key, generation, n);
         let attempts = Attempts {
@@ -240,50 +239,35 @@ impl TargetRun<'_> {
         loop {
             let seen = self.confirm(key, &attempts, deadline, false);
             let (why, failure);
-            // A part already on the line is not this one, whatever its text (a thread may say
-            // the same thing twice): found only as another copy, this part is absent.
-            let found = match &seen {
-                Seen::Found(receipts) => receipts.iter().find(|r| !landed.contains(&r.id)),
-                _ => None,
-            };
             let verdict = match &seen {
-                Seen::Found(_) if found.is_none() => Verdict::Absent,
-                Seen::Found(_) => {
-                    let receipt = found.expect("a receipt not on the line");
-                    let part = self
-                        .target
-                        .as_thread()
-                        .expect("a thread target")
-                        .part_of(receipt);
-                    match part {
-                        Ok(part) if part.usable() => {
-                            let url = receipt.url.clone();
-                            self.trace(
-                                key,
-                                "confirm",
-                                "part",
-                                &format!("part={} id={} (found: not sent again)", n + 1, part.id),
-                            );
-                            self.apply(
-                                key,
-                                &Event::PartLanded {
-                                    n,
-                                    part: &part,
-                                    url: url.as_deref(),
-                                },
-                            )?;
-                            return Ok(Next::Landed);
-                        }
-                        Ok(_) => {
-                            why = format!("part {} was found, but its id is not usable", n + 1);
-                            Verdict::CannotTell(&why)
-                        }
-                        Err(err) => {
-                            why = err.reason();
-                            Verdict::Transient(&why)
-                        }
+                Seen::Found(receipts) => match self.own_part(key, n, receipts, &line) {
+                    Ok(Some((part, url))) if part.usable() => {
+                        self.trace(
+                            key,
+                            "confirm",
+                            "part",
+                            &format!("part={} id={} (found: not sent again)", n + 1, part.id),
+                        );
+                        self.apply(
+                            key,
+                            &Event::PartLanded {
+                                n,
+                                part: &part,
+                                url: url.as_deref(),
+                            },
+                        )?;
+                        return Ok(Next::Landed);
                     }
-                }
+                    Ok(Some(_)) => {
+                        why = format!("part {} was found, but its id is not usable", n + 1);
+                        Verdict::CannotTell(&why)
+                    }
+                    Ok(None) => Verdict::Absent,
+                    Err(err) => {
+                        why = err.reason();
+                        Verdict::Transient(&why)
+                    }
+                },
                 Seen::Absent => Verdict::Absent,
                 Seen::NotYet(until) => Verdict::NotYet(*until),
                 Seen::CannotTell(text) => Verdict::CannotTell(text),
@@ -334,6 +318,37 @@ impl TargetRun<'_> {
                 }
             }
         }
+    }
+
+    /// Which of the posts a lookup found with part `n`'s text is part `n`: one not on the line
+    /// already (a thread may say the same thing twice) that replies to the part before it (part
+    /// 0: to nothing), as read from the target; with its link. `None`: none of them is (another
+    /// key's thread, another site's on the same account, may end in the same words).
+    fn own_part(
+        &mut self,
+        key: Date,
+        n: usize,
+        found: &[Receipt],
+        line: &KeyLine,
+    ) -> Result<Option<(Part, Option<String>)>, Error> {
+        let before = n.checked_sub(1).and_then(|p| line.copy.parts.get(p));
+        let landed = |id: &str| line.copy.parts.iter().any(|p| p.id == id);
+        for receipt in found.iter().filter(|r| !landed(&r.id)) {
+            let thread = self.target.as_thread().expect("a thread target");
+            let (part, parent) = thread.part_of(receipt)?;
+            if parent.as_deref() == before.map(|p| p.id.as_str()) {
+                return Ok(Some((part, receipt.url.clone())));
+            }
+            let detail = format!(
+                "part={} id={} replies to {}, not to {}: not this part",
+                n + 1,
+                receipt.id,
+                parent.as_deref().unwrap_or("nothing"),
+                before.map_or("nothing", |p| p.id.as_str()),
+            );
+            self.trace(key, "confirm", "other", &detail);
+        }
+        Ok(None)
     }
 
     /// Every part is out: the done line (its copy is part 0), and the kept parts go.
