@@ -46,32 +46,19 @@ impl TargetRun<'_> {
                 && (l.tried.maybe || !l.copy.parts.is_empty())
                 && !matches!(l.phase, Phase::Done | Phase::Retracted { .. })
         });
-        let kept = self
-            .kept_thread(key)
-            .filter(|k| k.generation == generation && resumed);
-        let prepared = match kept {
-            Some(kept) if !kept.fp.is_empty() => kept,
-            Some(kept) => Prepared {
-                fp: post.fingerprint.clone(),
-                payload: self.edit_mark(post),
-                ..kept
-            },
-            None => match self.thread_pieces(post) {
-                Ok(pieces) => Prepared {
-                    generation,
-                    pieces,
-                    fp: post.fingerprint.clone(),
-                    payload: self.edit_mark(post),
-                },
-                Err(err) => return self.not_sent(post, &err, line.as_ref()),
-            },
-        };
-        let pieces = prepared.pieces.clone();
         let landed = line
             .as_ref()
             .filter(|_| resumed)
             .map(|l| l.copy.parts.clone())
             .unwrap_or_default();
+        // Something of this copy may be out: parts on the line, or the first part not on it.
+        let outstanding = resumed && (maybe || !landed.is_empty());
+        let prepared =
+            match self.thread_split(post, line.as_ref(), generation, resumed, outstanding) {
+                Ok(prepared) => prepared,
+                Err(err) => return self.not_sent(post, &err, line.as_ref()),
+            };
+        let pieces = prepared.pieces.clone();
         if self.plan.dry_run {
             return self.say_thread(post, &pieces, &landed, maybe, why);
         }
@@ -97,7 +84,8 @@ impl TargetRun<'_> {
         if pending.written().is_none() {
             return self.tell(key, &pending, post, Instant::now(), "publish", None);
         }
-        // Before the first part goes: the parts a resumed run will send.
+        // Before the first part goes: the split on the line, and the parts a resumed run sends.
+        self.apply(key, &Event::Split(&crate::thread::hash(&pieces)))?;
         self.keep_thread(key, &prepared)?;
         let started = Instant::now();
         let mut maybe = maybe;
@@ -170,6 +158,133 @@ impl TargetRun<'_> {
                 }
             }
         }
+    }
+
+    /// The parts this run sends. A new thread's: the post split now. A resumed thread's: the
+    /// parts it was split into before its first part went (`split=` on its line names them by
+    /// their hash), kept in `state/<target>.sent/`; without that file, the post split now only
+    /// when it splits the same (on a line from before `split=`: when the parts out are the
+    /// first parts of the split now). `outstanding`: parts may be out. `Err`: nothing is sent,
+    /// the key fails as the error says (the post cannot be split, or a resumed thread's parts
+    /// cannot be known: a person decides).
+    fn thread_split(
+        &mut self,
+        post: &Post,
+        line: Option<&KeyLine>,
+        generation: u32,
+        resumed: bool,
+        outstanding: bool,
+    ) -> Result<Prepared, Error> {
+        let key = post.key;
+        let recorded = line.filter(|_| resumed).and_then(|l| l.copy.split.clone());
+        let kept = self
+            .kept_thread(key)
+            .filter(|k| k.generation == generation && resumed)
+            .filter(|k| {
+                recorded
+                    .as_ref()
+                    .is_none_or(|s| *s == crate::thread::hash(&k.pieces))
+            });
+        if let Some(kept) = kept {
+            return Ok(match kept.fp.is_empty() {
+                false => kept,
+                true => Prepared {
+                    fp: post.fingerprint.clone(),
+                    payload: self.edit_mark(post),
+                    ..kept
+                },
+            });
+        }
+        let fresh = Prepared {
+            generation,
+            pieces: self.thread_pieces(post)?,
+            fp: post.fingerprint.clone(),
+            payload: self.edit_mark(post),
+        };
+        let Some(line) = line.filter(|_| outstanding) else {
+            return Ok(fresh);
+        };
+        let hash = crate::thread::hash(&fresh.pieces);
+        let differs = match &recorded {
+            Some(split) if *split == hash => return Ok(fresh),
+            Some(split) => format!(
+                "the post now splits into {} parts that are not that split ({split} on the line, {hash} now)",
+                fresh.pieces.len()
+            ),
+            None if self.plan.dry_run => {
+                self.say(
+                    key,
+                    "part",
+                    "(its line names no split: would read the parts out back and compare them first)",
+                );
+                return Ok(fresh);
+            }
+            None => match self.first_parts_differ(line, &fresh.pieces)? {
+                None => return Ok(fresh),
+                Some(why) => why,
+            },
+        };
+        Err(self.split_lost(line, &differs))
+    }
+
+    /// On a line from before `split=` (dayrun 0.5.0): where the parts out are not the first
+    /// parts of `pieces`, if anywhere. The parts on the line are compared as the target reads
+    /// them back (`holds`); a first part that may be out unrecorded, by the mark the line keeps
+    /// of what the latest attempt sent (none kept: it cannot be told, so it differs).
+    fn first_parts_differ(
+        &mut self,
+        line: &KeyLine,
+        pieces: &[Piece],
+    ) -> Result<Option<String>, Error> {
+        let landed = &line.copy.parts;
+        let now = pieces.len();
+        if landed.len() > now {
+            return Ok(Some(format!(
+                "{} parts are out, and the post now splits into {now}",
+                landed.len()
+            )));
+        }
+        let not = |n: usize| {
+            Some(format!(
+                "part {n} out is not part {n} of the post as it splits now ({now} parts)"
+            ))
+        };
+        // Nothing on the line, part 1 may be out: the latest attempt sent it.
+        if landed.is_empty() && line.tried.marks.last() != Some(&pieces[0].mark) {
+            return Ok(not(1));
+        }
+        for (n, part) in landed.iter().enumerate() {
+            let turn = Turn {
+                key: line.key,
+                generation: line.copy.generation,
+                n,
+                piece: &pieces[n],
+                landed: &landed[..n],
+            };
+            let thread = self.target.as_thread().expect("a thread target");
+            if !thread.holds(&turn, part)? {
+                return Ok(not(n + 1));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A resumed thread whose parts cannot be known: its kept parts gone, the post split now
+    /// not what the parts out were cut from (`differs`). Sending the rest would make one
+    /// thread of two texts, so nothing is sent and a person decides (rejected: the next run
+    /// tries again once the post changes).
+    fn split_lost(&self, line: &KeyLine, differs: &str) -> Error {
+        let (key, name) = (line.key, &self.cfg.name);
+        let out = match line.copy.parts.len() {
+            0 => "its first part may be out".to_string(),
+            n => format!("{n} of its parts are out"),
+        };
+        let why = format!(
+            "a thread cut off: {out}, the parts kept for the rest ({name}.sent/{key}.thread.json in the state folder) are gone, and {differs}: nothing sent (the thread would hold two texts); to go on, restore the post's text as it was (the rest then goes out by itself), or `dayrun retract {key} --yes --target {name}` then `dayrun retry {key} --force --target {name}` (a new thread), or publish the rest by hand and `dayrun mark {key} done --target {name}`"
+        );
+        Error::failure(Class::Rejected, why).hint(
+            "`state/*.sent/` holds a thread's parts until its last part is out: keep it with the state (docs/scheduling.md)",
+        )
     }
 
     /// The parts of the post now (fresh): refused before anything is sent past the cap.
