@@ -224,7 +224,11 @@ impl TargetRun<'_> {
                 Some(why) => why,
             },
         };
-        Err(self.split_lost(line, &differs))
+        let file = match self.kept_thread(key) {
+            Some(_) => "are not the split on the line",
+            None => "are gone",
+        };
+        Err(self.split_lost(line, file, &differs))
     }
 
     /// On a line from before `split=` (dayrun 0.5.0): where the parts out are not the first
@@ -269,21 +273,21 @@ impl TargetRun<'_> {
         Ok(None)
     }
 
-    /// A resumed thread whose parts cannot be known: its kept parts gone, the post split now
-    /// not what the parts out were cut from (`differs`). Sending the rest would make one
+    /// A resumed thread whose parts cannot be known: its kept parts gone (or not the split its
+    /// line names: `file`), the post split now not what the parts out were cut from (`differs`). Sending the rest would make one
     /// thread of two texts, so nothing is sent and a person decides (rejected: the next run
     /// tries again once the post changes).
-    fn split_lost(&self, line: &KeyLine, differs: &str) -> Error {
+    fn split_lost(&self, line: &KeyLine, file: &str, differs: &str) -> Error {
         let (key, name) = (line.key, &self.cfg.name);
         let out = match line.copy.parts.len() {
             0 => "its first part may be out".to_string(),
             n => format!("{n} of its parts are out"),
         };
         let why = format!(
-            "a thread cut off: {out}, the parts kept for the rest ({name}.sent/{key}.thread.json in the state folder) are gone, and {differs}: nothing sent (the thread would hold two texts); to go on, restore the post's text as it was (the rest then goes out by itself), or `dayrun retract {key} --yes --target {name}` then `dayrun retry {key} --force --target {name}` (a new thread), or publish the rest by hand and `dayrun mark {key} done --target {name}`"
+            "a thread cut off: {out}, the parts kept for the rest ({name}.sent/{key}.thread.json in the state folder) {file}, and {differs}: nothing sent (the thread would hold two texts); to go on, restore the post's text as it was (the rest then goes out by itself), or `dayrun retract {key} --yes --target {name}` then `dayrun retry {key} --force --target {name}` (a new thread), or publish the rest by hand and `dayrun mark {key} done --target {name}`"
         );
         Error::failure(Class::Rejected, why).hint(
-            "`state/*.sent/` holds a thread's parts until its last part is out: keep it with the state (docs/scheduling.md)",
+            "`state/*.sent/` holds a thread's parts until its last part is out; committed with the state, a thread cut off goes on as it was split (docs/scheduling.md)",
         )
     }
 
