@@ -305,6 +305,9 @@ pub enum Event<'a> {
         part: &'a Part,
         url: Option<&'a str>,
     },
+    /// The parts a thread is sent as (`thread::hash`): on its pending line before the first
+    /// part goes.
+    Split(&'a str),
     /// A human command.
     Human(&'a Act),
 }
@@ -358,6 +361,7 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             before,
         } => remove::not_removed(line, *class, reason, *unsure, *before, ctx),
         Event::PartLanded { n, part, url } => parts::landed(line, *n, part, *url, ctx),
+        Event::Split(hash) => parts::split(line, hash, ctx),
         Event::Human(act) => human::act(line, act, ctx),
     }
 }

@@ -96,6 +96,14 @@ pub struct Prepared {
     pub payload: String,
 }
 
+/// A short hash of a split (`split=` on the key's line): its parts' marks, in order. A resumed
+/// thread sends only parts that hash the same, so a fresh split of an edited post is never
+/// sent after parts of the old one.
+pub fn hash(pieces: &[Piece]) -> String {
+    let marks: Vec<&str> = pieces.iter().map(|p| p.mark.as_str()).collect();
+    crate::targets::mark(&marks.join("\n"))
+}
+
 /// The part being sent or looked for: which copy of which key, its number, what it says, and
 /// the parts before it (all of them, in order).
 pub struct Turn<'a> {

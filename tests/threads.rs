@@ -7,7 +7,9 @@ use crate::util::Project;
 
 mod bluesky;
 mod edges;
+mod found;
 mod mastodon;
+mod split;
 
 pub const TODAY: &str = "--today=2026-11-29";
 pub const KEY: &str = "2026-11-29";

@@ -95,6 +95,9 @@ pub struct Copy {
     pub version: Option<String>,
     /// A thread's parts that landed, in order (`parts=`); the first is the copy (`id=`).
     pub parts: Vec<super::Part>,
+    /// A hash of the parts a thread is sent as (`split=`, `thread::hash`), written before its
+    /// first part goes: a resumed thread sends parts that hash the same, or none.
+    pub split: Option<String>,
 }
 
 /// What attempts that may have reached the target left: `sent=maybe`, when the first such
@@ -185,6 +188,7 @@ impl KeyLine {
                 "media" => line.copy.media = Some(text()),
                 "version" => line.copy.version = Some(text()),
                 "parts" => line.copy.parts = super::parts::decode(&value),
+                "split" => line.copy.split = Some(text()),
                 "older" => line.older = list::decode(&value),
                 "copies" => line.copies = list::decode(&value),
                 "foreign" => line.foreign = list::decode(&value),
@@ -280,6 +284,7 @@ impl KeyLine {
         put("media", self.copy.media.clone());
         put("version", self.copy.version.clone());
         put("parts", Some(super::parts::encode(&self.copy.parts)));
+        put("split", self.copy.split.clone());
         put(
             "attempt",
             (self.attempt > 0).then(|| self.attempt.to_string()),

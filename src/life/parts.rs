@@ -110,6 +110,20 @@ pub(super) fn landed(
     Step::write(next, Exit::Ok, "")
 }
 
+/// The split a thread is sent as (`split=`), on its pending line before the first part goes.
+pub(super) fn split(line: Option<&KeyLine>, hash: &str, ctx: &Ctx) -> Step {
+    let Some(line) = line.filter(|l| matches!(l.phase, Phase::Pending(Op::Publish))) else {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    };
+    if line.copy.split.as_deref() == Some(hash) {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    }
+    let mut next = line.clone();
+    next.copy.split = Some(hash.to_string());
+    next.at = ctx.stamp.clone();
+    Step::write(next, Exit::Ok, "")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -228,6 +228,8 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         next.copy.rkey = Some(rkey.to_string());
     }
     next.copy.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
+    // The split a thread was sent as matters only while it goes out.
+    next.copy.split = None;
     next.older.retain(|id| *id != first.id);
     next.copies = copies;
     // A copy a lookup found is what an attempt sent, not the file as it is now: it keeps that

@@ -157,3 +157,65 @@ fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
         Some("2026-11-21T08:00:00.000Z")
     );
 }
+
+#[test]
+fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dropped_when_done() {
+    use super::{Answer, Ctx, Event, How, Landed, Rules};
+    use crate::state::Record;
+    use crate::targets::Receipt;
+    let rules = Rules::default();
+    let tz = jiff::tz::TimeZone::UTC;
+    let now: jiff::Timestamp = "2026-11-29T08:00:00Z".parse().unwrap();
+    let mode = Mode::Run { backfill: false };
+    let ctx = Ctx {
+        key: "2026-11-29".parse().unwrap(),
+        now,
+        tz: &tz,
+        stamp: now.to_string(),
+        today: now.to_zoned_datetime(tz.clone()).date(),
+        rules: &rules,
+        mode: &mode,
+        named: false,
+        credential: None,
+    };
+    let text = "2026-11-29 pending 2026-11-29T07:00:00Z id=7 fp=f parts=7,8 attempt=1 sent=maybe since=2026-11-29T07:00:00Z marks=aa";
+    let pending = KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let step = super::next(Some(&pending), &Event::Split("0123456789abcdef"), &ctx);
+    let written = step.written().expect("the split on the line").clone();
+    let printed = written.record().to_line().to_string();
+    assert!(
+        printed.contains(" parts=7,8 split=0123456789abcdef attempt=1 "),
+        "{printed}"
+    );
+    let read = KeyLine::of(&Record::parse(&printed).unwrap().unwrap());
+    assert_eq!(read.copy.split.as_deref(), Some("0123456789abcdef"));
+    // The same split again writes nothing; a line that is not a pending publish is left alone.
+    let again = super::next(Some(&read), &Event::Split("0123456789abcdef"), &ctx);
+    assert!(again.written().is_none());
+    assert!(
+        super::next(None, &Event::Split("0123456789abcdef"), &ctx)
+            .written()
+            .is_none()
+    );
+    let receipts = [Receipt::id("7")];
+    let landed = Landed {
+        receipts: &receipts,
+        how: How::Published,
+        fp: "f",
+        payload: "p",
+        media: None,
+        copy: None,
+    };
+    let done = super::next(
+        Some(&read),
+        &Event::Answered {
+            answer: Answer::Landed(landed),
+            before: None,
+            sends: 0,
+        },
+        &ctx,
+    );
+    let done = done.written().expect("the done line");
+    assert_eq!(done.copy.split, None);
+    assert_eq!(done.copy.parts.len(), 2);
+}

@@ -46,32 +46,19 @@ impl TargetRun<'_> {
                 && (l.tried.maybe || !l.copy.parts.is_empty())
                 && !matches!(l.phase, Phase::Done | Phase::Retracted { .. })
         });
-        let kept = self
-            .kept_thread(key)
-            .filter(|k| k.generation == generation && resumed);
-        let prepared = match kept {
-            Some(kept) if !kept.fp.is_empty() => kept,
-            Some(kept) => Prepared {
-                fp: post.fingerprint.clone(),
-                payload: self.edit_mark(post),
-                ..kept
-            },
-            None => match self.thread_pieces(post) {
-                Ok(pieces) => Prepared {
-                    generation,
-                    pieces,
-                    fp: post.fingerprint.clone(),
-                    payload: self.edit_mark(post),
-                },
-                Err(err) => return self.not_sent(post, &err, line.as_ref()),
-            },
-        };
-        let pieces = prepared.pieces.clone();
         let landed = line
             .as_ref()
             .filter(|_| resumed)
             .map(|l| l.copy.parts.clone())
             .unwrap_or_default();
+        // Something of this copy may be out: parts on the line, or the first part not on it.
+        let outstanding = resumed && (maybe || !landed.is_empty());
+        let prepared =
+            match self.thread_split(post, line.as_ref(), generation, resumed, outstanding) {
+                Ok(prepared) => prepared,
+                Err(err) => return self.not_sent(post, &err, line.as_ref()),
+            };
+        let pieces = prepared.pieces.clone();
         if self.plan.dry_run {
             return self.say_thread(post, &pieces, &landed, maybe, why);
         }
@@ -98,7 +85,8 @@ impl TargetRun<'_> {
         if pending.written().is_none() {
             return self.tell(key, &pending, post, Instant::now(), "publish", None);
         }
-        // Before the first part goes: the parts a resumed run will send.
+        // Before the first part goes: the split on the line, and the parts a resumed run sends.
+        self.apply(key, &Event::Split(&crate::thread::hash(&pieces)))?;
         self.keep_thread(key, &prepared)?;
         let started = Instant::now();
         let mut maybe = maybe;
@@ -173,6 +161,137 @@ impl TargetRun<'_> {
         }
     }
 
+    /// The parts this run sends. A new thread's: the post split now. A resumed thread's: the
+    /// parts it was split into before its first part went (`split=` on its line names them by
+    /// their hash), kept in `state/<target>.sent/`; without that file, the post split now only
+    /// when it splits the same (on a line from before `split=`: when the parts out are the
+    /// first parts of the split now). `outstanding`: parts may be out. `Err`: nothing is sent,
+    /// the key fails as the error says (the post cannot be split, or a resumed thread's parts
+    /// cannot be known: a person decides).
+    fn thread_split(
+        &mut self,
+        post: &Post,
+        line: Option<&KeyLine>,
+        generation: u32,
+        resumed: bool,
+        outstanding: bool,
+    ) -> Result<Prepared, Error> {
+        let key = post.key;
+        let recorded = line.filter(|_| resumed).and_then(|l| l.copy.split.clone());
+        let kept = self
+            .kept_thread(key)
+            .filter(|k| k.generation == generation && resumed)
+            .filter(|k| {
+                recorded
+                    .as_ref()
+                    .is_none_or(|s| *s == crate::thread::hash(&k.pieces))
+            });
+        if let Some(kept) = kept {
+            return Ok(match kept.fp.is_empty() {
+                false => kept,
+                true => Prepared {
+                    fp: post.fingerprint.clone(),
+                    payload: self.edit_mark(post),
+                    ..kept
+                },
+            });
+        }
+        let fresh = Prepared {
+            generation,
+            pieces: self.thread_pieces(post)?,
+            fp: post.fingerprint.clone(),
+            payload: self.edit_mark(post),
+        };
+        let Some(line) = line.filter(|_| outstanding) else {
+            return Ok(fresh);
+        };
+        let hash = crate::thread::hash(&fresh.pieces);
+        let differs = match &recorded {
+            Some(split) if *split == hash => return Ok(fresh),
+            Some(split) => format!(
+                "the post now splits into {} parts that are not that split ({split} on the line, {hash} now)",
+                fresh.pieces.len()
+            ),
+            None if self.plan.dry_run => {
+                self.say(
+                    key,
+                    "part",
+                    "(its line names no split: would read the parts out back and compare them first)",
+                );
+                return Ok(fresh);
+            }
+            None => match self.first_parts_differ(line, &fresh.pieces)? {
+                None => return Ok(fresh),
+                Some(why) => why,
+            },
+        };
+        let file = match self.kept_thread(key) {
+            Some(_) => "are not the split on the line",
+            None => "are gone",
+        };
+        Err(self.split_lost(line, file, &differs))
+    }
+
+    /// On a line from before `split=` (dayrun 0.5.0): where the parts out are not the first
+    /// parts of `pieces`, if anywhere. The parts on the line are compared as the target reads
+    /// them back (`holds`); a first part that may be out unrecorded, by the mark the line keeps
+    /// of what the latest attempt sent (none kept: it cannot be told, so it differs).
+    fn first_parts_differ(
+        &mut self,
+        line: &KeyLine,
+        pieces: &[Piece],
+    ) -> Result<Option<String>, Error> {
+        let landed = &line.copy.parts;
+        let now = pieces.len();
+        if landed.len() > now {
+            return Ok(Some(format!(
+                "{} parts are out, and the post now splits into {now}",
+                landed.len()
+            )));
+        }
+        let not = |n: usize| {
+            Some(format!(
+                "part {n} out is not part {n} of the post as it splits now ({now} parts)"
+            ))
+        };
+        // Nothing on the line, part 1 may be out: the latest attempt sent it.
+        if landed.is_empty() && line.tried.marks.last() != Some(&pieces[0].mark) {
+            return Ok(not(1));
+        }
+        for (n, part) in landed.iter().enumerate() {
+            let turn = Turn {
+                key: line.key,
+                generation: line.copy.generation,
+                n,
+                piece: &pieces[n],
+                landed: &landed[..n],
+            };
+            let thread = self.target.as_thread().expect("a thread target");
+            if !thread.holds(&turn, part)? {
+                return Ok(not(n + 1));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A resumed thread whose parts cannot be known: its kept parts gone (or not the split its
+    /// line names: `file`), the post split now not what the parts out were cut from (`differs`). Sending the rest would make one
+    /// thread of two texts, so nothing is sent and a person decides (rejected: the next run
+    /// tries again once the post changes).
+    fn split_lost(&self, line: &KeyLine, file: &str, differs: &str) -> Error {
+        let (key, name) = (line.key, &self.cfg.name);
+        let out = match line.copy.parts.len() {
+            0 => "its first part may be out".to_string(),
+            n => format!("{n} of its parts are out"),
+        };
+        let why = format!(
+            "a thread cut off: {out}, the parts kept for the rest ({name}.sent/{key}.thread.json in the state folder) {file}, and {differs}: nothing sent (the thread would hold two texts); to go on, restore the post's text as it was (the rest then goes out by itself), or `dayrun retract {key} --yes --target {name}` then `dayrun retry {key} --force --target {name}` (a new thread), or publish the rest by hand and `dayrun mark {key} done --target {name}`"
+        );
+        Error::failure(Class::Rejected, why).hint(
+            "`state/*.sent/` holds a thread's parts until its last part is out; committed with the state, a thread cut off goes on as it was split (docs/scheduling.md)",
+        )
+    }
+
     /// The parts of the post now (fresh): refused before anything is sent past the cap.
     fn thread_pieces(&mut self, post: &Post) -> Result<Vec<Piece>, Error> {
         let thread = self.target.as_thread().expect("a thread target");
@@ -221,7 +340,6 @@ impl TargetRun<'_> {
         wait: bool,
     ) -> Result<Next, Error> {
         let line = self.line(key).expect("the pending line");
-        let landed: Vec<String> = line.copy.parts.iter().map(|p| p.id.clone()).collect();
         let marks = [piece.mark.clone()];
         let rkey = self.part_key(key, generation, n);
         let attempts = Attempts {
@@ -242,50 +360,35 @@ impl TargetRun<'_> {
         loop {
             let seen = self.confirm(key, &attempts, deadline, false);
             let (why, failure);
-            // A part already on the line is not this one, whatever its text (a thread may say
-            // the same thing twice): found only as another copy, this part is absent.
-            let found = match &seen {
-                Seen::Found(receipts) => receipts.iter().find(|r| !landed.contains(&r.id)),
-                _ => None,
-            };
             let verdict = match &seen {
-                Seen::Found(_) if found.is_none() => Verdict::Absent,
-                Seen::Found(_) => {
-                    let receipt = found.expect("a receipt not on the line");
-                    let part = self
-                        .target
-                        .as_thread()
-                        .expect("a thread target")
-                        .part_of(receipt);
-                    match part {
-                        Ok(part) if part.usable() => {
-                            let url = receipt.url.clone();
-                            self.trace(
-                                key,
-                                "confirm",
-                                "part",
-                                &format!("part={} id={} (found: not sent again)", n + 1, part.id),
-                            );
-                            self.apply(
-                                key,
-                                &Event::PartLanded {
-                                    n,
-                                    part: &part,
-                                    url: url.as_deref(),
-                                },
-                            )?;
-                            return Ok(Next::Landed);
-                        }
-                        Ok(_) => {
-                            why = format!("part {} was found, but its id is not usable", n + 1);
-                            Verdict::CannotTell(&why)
-                        }
-                        Err(err) => {
-                            why = err.reason();
-                            Verdict::Transient(&why)
-                        }
+                Seen::Found(receipts) => match self.own_part(key, n, receipts, &line) {
+                    Ok(Some((part, url))) if part.usable() => {
+                        self.trace(
+                            key,
+                            "confirm",
+                            "part",
+                            &format!("part={} id={} (found: not sent again)", n + 1, part.id),
+                        );
+                        self.apply(
+                            key,
+                            &Event::PartLanded {
+                                n,
+                                part: &part,
+                                url: url.as_deref(),
+                            },
+                        )?;
+                        return Ok(Next::Landed);
                     }
-                }
+                    Ok(Some(_)) => {
+                        why = format!("part {} was found, but its id is not usable", n + 1);
+                        Verdict::CannotTell(&why)
+                    }
+                    Ok(None) => Verdict::Absent,
+                    Err(err) => {
+                        why = err.reason();
+                        Verdict::Transient(&why)
+                    }
+                },
                 Seen::Absent => Verdict::Absent,
                 Seen::NotYet(until) => Verdict::NotYet(*until),
                 Seen::CannotTell(text) => Verdict::CannotTell(text),
@@ -336,6 +439,37 @@ impl TargetRun<'_> {
                 }
             }
         }
+    }
+
+    /// Which of the posts a lookup found with part `n`'s text is part `n`: one not on the line
+    /// already (a thread may say the same thing twice) that replies to the part before it (part
+    /// 0: to nothing), as read from the target; with its link. `None`: none of them is (another
+    /// key's thread, another site's on the same account, may end in the same words).
+    fn own_part(
+        &mut self,
+        key: Date,
+        n: usize,
+        found: &[Receipt],
+        line: &KeyLine,
+    ) -> Result<Option<(Part, Option<String>)>, Error> {
+        let before = n.checked_sub(1).and_then(|p| line.copy.parts.get(p));
+        let landed = |id: &str| line.copy.parts.iter().any(|p| p.id == id);
+        for receipt in found.iter().filter(|r| !landed(&r.id)) {
+            let thread = self.target.as_thread().expect("a thread target");
+            let (part, parent) = thread.part_of(receipt)?;
+            if parent.as_deref() == before.map(|p| p.id.as_str()) {
+                return Ok(Some((part, receipt.url.clone())));
+            }
+            let detail = format!(
+                "part={} id={} replies to {}, not to {}: not this part",
+                n + 1,
+                receipt.id,
+                parent.as_deref().unwrap_or("nothing"),
+                before.map_or("nothing", |p| p.id.as_str()),
+            );
+            self.trace(key, "confirm", "other", &detail);
+        }
+        Ok(None)
     }
 
     /// Every part is out: the done line (its copy is part 0), and the kept parts go.

@@ -81,8 +81,11 @@ pub trait Thread {
     /// The record key of a part, where the client names records (part 0's is the copy's).
     fn part_key(&self, key: Date, generation: u32, n: usize) -> Option<String>;
 
-    /// A part a lookup found, as replies name it (Bluesky reads its CID back).
-    fn part_of(&mut self, found: &Receipt) -> Result<crate::life::Part, Error>;
+    /// A part a lookup found, as replies name it (Bluesky reads its CID back), and the id of
+    /// the post it replies to as the server has it (`None`: it replies to nothing). A found
+    /// part is this thread's only if it replies to the part before it: another thread (another
+    /// key's, another site's on the same account) may end in the same words.
+    fn part_of(&mut self, found: &Receipt) -> Result<(crate::life::Part, Option<String>), Error>;
 
     /// Replace one published part's text in place (an edit with the same number of parts);
     /// `media`: the post's images as uploaded, which part 0 keeps (or takes on).

@@ -99,7 +99,7 @@ fn an_edit_made_while_a_thread_was_cut_off_is_still_an_edit_afterwards() {
     );
 }
 
-fn slow_project(api: &FakeMastodon, extra: &str) -> Project {
+pub(super) fn slow_project(api: &FakeMastodon, extra: &str) -> Project {
     let p = Project::new();
     let config = api
         .config(&format!("{THREAD}\n{extra}\n"))
@@ -126,7 +126,7 @@ fn kill_after_two_parts(api: &FakeMastodon, p: &Project) {
 }
 
 /// Part 3 meets a 429 whose Retry-After is past the cap: the run stops the thread there.
-fn rate_limit_part_3(api: &FakeMastodon) {
+pub(super) fn rate_limit_part_3(api: &FakeMastodon) {
     api.state
         .lock()
         .unwrap()

@@ -88,25 +88,39 @@ impl Thread for Bluesky {
         Some(tid::part_key(&self.name, key, generation, n))
     }
 
-    /// `getRecord`: the record's CID, which a lost answer did not bring.
-    fn part_of(&mut self, found: &Receipt) -> Result<Part, Error> {
+    /// `getRecord`: the record's CID, which a lost answer did not bring, and the record it
+    /// replies to (`reply.parent.uri`; no `reply`: none).
+    fn part_of(&mut self, found: &Receipt) -> Result<(Part, Option<String>), Error> {
         let rkey = self.rkey_of(&found.id)?.to_string();
-        match self.get_record(&rkey)? {
-            Some(doc) => match cid(&doc) {
-                Some(cid) => Ok(Part {
-                    id: found.id.clone(),
-                    cid: Some(cid),
-                }),
-                None => Err(Error::failure(
-                    Class::Unknown,
-                    format!("getRecord {rkey}: no usable cid"),
-                )),
-            },
-            None => Err(Error::failure(
+        let Some(doc) = self.get_record(&rkey)? else {
+            return Err(Error::failure(
                 Class::Unknown,
                 format!("record {rkey} was found, then not"),
-            )),
-        }
+            ));
+        };
+        let Some(cid) = cid(&doc) else {
+            return Err(Error::failure(
+                Class::Unknown,
+                format!("getRecord {rkey}: no usable cid"),
+            ));
+        };
+        let parent = match &doc["value"]["reply"] {
+            Value::Null => None,
+            reply => match reply["parent"]["uri"].as_str() {
+                Some(uri) => Some(uri.to_string()),
+                None => {
+                    return Err(Error::failure(
+                        Class::Unknown,
+                        format!("getRecord {rkey}: a reply without its parent's uri"),
+                    ));
+                }
+            },
+        };
+        let part = Part {
+            id: found.id.clone(),
+            cid: Some(cid),
+        };
+        Ok((part, parent))
     }
 
     /// `putRecord` under the part's key, keeping its `createdAt`, its reply references and,

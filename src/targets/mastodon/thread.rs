@@ -4,20 +4,20 @@
 //! lost is found by its source text among the account's statuses since the attempt (`Find`).
 
 use super::{Mastodon, hashtag, length, normal};
-use crate::error::Error;
+use crate::error::{Class, Error};
 use crate::life::Part;
 use crate::post::Post;
-use crate::targets::net::{encode, idempotency_key};
+use crate::targets::net::{encode, id_text, idempotency_key};
 use crate::targets::{Media, Receipt, Thread, mark};
 use crate::thread::{Long, Piece, Turn, split::Limit};
 use jiff::civil::Date;
-use serde_json::json;
+use serde_json::{Value, json};
 
 impl Thread for Mastodon {
     fn pieces(&mut self, post: &Post) -> Result<Vec<Piece>, Error> {
         let Long::Thread(shape) = self.long else {
             return Err(Error::failure(
-                crate::error::Class::Local,
+                Class::Local,
                 "long = \"cut\" sends no thread",
             ));
         };
@@ -92,11 +92,30 @@ impl Thread for Mastodon {
         None
     }
 
-    fn part_of(&mut self, found: &Receipt) -> Result<Part, Error> {
-        Ok(Part {
+    /// `GET /api/v1/statuses/{id}`: the status it replies to (`in_reply_to_id`, null for none).
+    fn part_of(&mut self, found: &Receipt) -> Result<(Part, Option<String>), Error> {
+        let url = self.url(&format!("/api/v1/statuses/{}", encode(&found.id)));
+        let reply = self.http.get(&url, &self.headers())?;
+        let reply = reply.success(|r| self.failure("read a status", r))?;
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        let parent = match doc.get("in_reply_to_id") {
+            Some(Value::Null) => None,
+            Some(id) if id_text(id).is_some() => id_text(id),
+            _ => {
+                return Err(Error::failure(
+                    Class::Unknown,
+                    format!(
+                        "status {}: the instance does not say what it replies to",
+                        found.id
+                    ),
+                ));
+            }
+        };
+        let part = Part {
             id: found.id.clone(),
             cid: None,
-        })
+        };
+        Ok((part, parent))
     }
 
     /// `PUT /api/v1/statuses/{id}` with the part's body as sent (its place in the thread stays
