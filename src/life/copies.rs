@@ -28,26 +28,32 @@ pub struct Held<'a> {
 }
 
 impl KeyLine {
-    /// Every id the line holds, each once, with its role (the first wins: a thread's part 0 is
-    /// the copy).
-    pub fn held(&self) -> Vec<Held<'_>> {
+    /// Every id the line holds with each role it has there, in the line's order (an id may
+    /// hold two: a thread's part 0 is the copy; a merge may list a part as a duplicate too).
+    fn roles(&self) -> impl Iterator<Item = Held<'_>> {
         let parts = self.copy.parts.iter().enumerate();
         let lists = [
             (&self.copies, Role::Duplicate),
             (&self.older, Role::Older),
             (&self.foreign, Role::Foreign),
         ];
-        let every = (self.copy.id.iter().map(|id| (id, Role::Copy)))
+        (self.copy.id.iter().map(|id| (id, Role::Copy)))
             .chain(parts.map(|(n, part)| (&part.id, Role::Part(n))))
             .chain(
                 lists
                     .into_iter()
                     .flat_map(|(list, role)| list.iter().map(move |id| (id, role))),
-            );
+            )
+            .map(|(id, role)| Held { id, role })
+    }
+
+    /// Every id the line holds, each once, with its first role (a thread's part 0 is the
+    /// copy).
+    pub fn held(&self) -> Vec<Held<'_>> {
         let mut all: Vec<Held> = Vec::new();
-        for (id, role) in every {
-            if !all.iter().any(|h| h.id == id) {
-                all.push(Held { id, role });
+        for held in self.roles() {
+            if !all.iter().any(|h| h.id == held.id) {
+                all.push(held);
             }
         }
         all
@@ -71,15 +77,18 @@ impl KeyLine {
     /// holds now (an edit since, by dayrun or by hand): dayrun took the id from its receipt.
     pub fn own_ids(&self) -> Vec<String> {
         let retracted = matches!(self.phase, Phase::Retracted { .. });
-        self.held()
-            .into_iter()
-            .filter(|h| match h.role {
+        let mut ids: Vec<String> = Vec::new();
+        for held in self.roles() {
+            let live = match held.role {
                 Role::Copy | Role::Part(_) => !retracted,
                 Role::Duplicate => true,
                 Role::Older | Role::Foreign => false,
-            })
-            .map(|h| h.id.to_string())
-            .collect()
+            };
+            if live && !ids.iter().any(|id| id == held.id) {
+                ids.push(held.id.to_string());
+            }
+        }
+        ids
     }
 }
 
@@ -102,8 +111,13 @@ pub fn not_ours(
     id: &str,
     other_key: &dyn Fn(&str) -> bool,
 ) -> Option<NotOurs> {
-    let role = line.and_then(|l| l.held().into_iter().find(|h| h.id == id).map(|h| h.role));
-    match role {
+    let roles: Vec<Role> = line
+        .map(|l| l.roles().filter(|h| h.id == id).map(|h| h.role).collect())
+        .unwrap_or_default();
+    let own = roles
+        .iter()
+        .find(|r| matches!(r, Role::Copy | Role::Part(_) | Role::Duplicate));
+    match own.or(roles.first()) {
         Some(Role::Copy | Role::Part(_) | Role::Duplicate) => None,
         Some(Role::Older) => Some(NotOurs::Older),
         Some(Role::Foreign) => Some(NotOurs::Foreign),
