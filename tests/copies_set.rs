@@ -26,12 +26,18 @@ fn printed(out: &Output) -> String {
 
 /// An http target `blog` on `api`, its lookup an exact query by key, `extra` added.
 fn blog(api: &PostsApi, extra: &str) -> Project {
+    listed(api, "key={key}", extra)
+}
+
+/// An http target `blog` on `api` whose `list_url` asks `?QUERY`, `extra` added, and the post
+/// of `KEY`.
+fn listed(api: &PostsApi, query: &str, extra: &str) -> Project {
     let list = api.server.url("/posts");
     let table = api
         .config("blog", &format!("settle_secs = 0\n{extra}"))
         .replace(
             &format!("list_url = \"{list}\""),
-            &format!("list_url = \"{list}?key={{key}}\""),
+            &format!("list_url = \"{list}?{query}\""),
         );
     let p = Project::new();
     p.file("dayrun.toml", table);
@@ -111,16 +117,8 @@ fn row_2_an_earlier_generations_copy_never_answers_for_a_new_one() {
 #[test]
 fn row_2_a_lookup_by_idempotency_key_asks_for_the_generations_own() {
     let api = PostsApi::start();
-    let list = api.server.url("/posts");
-    let table = api
-        .config("blog", "settle_secs = 0\nmatch_by = \"idempotency_key\"")
-        .replace(
-            &format!("list_url = \"{list}\""),
-            &format!("list_url = \"{list}?idempotency_key={{idempotency_key}}\""),
-        );
-    let p = Project::new();
-    p.file("dayrun.toml", table);
-    p.post(KEY, "Today");
+    let query = "idempotency_key={idempotency_key}";
+    let p = listed(&api, query, "match_by = \"idempotency_key\"");
     p.run_at(NOW, &["run"]).code(0);
     api.faults(&[Fault::CommitHang]);
     let out = p.run_at(LATER, &["retry", KEY, "--force", "--new"]);

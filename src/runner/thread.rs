@@ -5,6 +5,7 @@
 //! the one before it is on the line.
 
 mod edit;
+mod split;
 
 use super::TargetRun;
 use super::confirm::{LandedParts, Seen};
@@ -159,137 +160,6 @@ impl TargetRun<'_> {
                 }
             }
         }
-    }
-
-    /// The parts this run sends. A new thread's: the post split now. A resumed thread's: the
-    /// parts it was split into before its first part went (`split=` on its line names them by
-    /// their hash), kept in `state/<target>.sent/`; without that file, the post split now only
-    /// when it splits the same (on a line from before `split=`: when the parts out are the
-    /// first parts of the split now). `outstanding`: parts may be out. `Err`: nothing is sent,
-    /// the key fails as the error says (the post cannot be split, or a resumed thread's parts
-    /// cannot be known: a person decides).
-    fn thread_split(
-        &mut self,
-        post: &Post,
-        line: Option<&KeyLine>,
-        generation: u32,
-        resumed: bool,
-        outstanding: bool,
-    ) -> Result<Prepared, Error> {
-        let key = post.key;
-        let recorded = line.filter(|_| resumed).and_then(|l| l.copy.split.clone());
-        let kept = self
-            .kept_thread(key)
-            .filter(|k| k.generation == generation && resumed)
-            .filter(|k| {
-                recorded
-                    .as_ref()
-                    .is_none_or(|s| *s == crate::thread::hash(&k.pieces))
-            });
-        if let Some(kept) = kept {
-            return Ok(match kept.fp.is_empty() {
-                false => kept,
-                true => Prepared {
-                    fp: post.fingerprint.clone(),
-                    payload: self.edit_mark(post),
-                    ..kept
-                },
-            });
-        }
-        let fresh = Prepared {
-            generation,
-            pieces: self.thread_pieces(post)?,
-            fp: post.fingerprint.clone(),
-            payload: self.edit_mark(post),
-        };
-        let Some(line) = line.filter(|_| outstanding) else {
-            return Ok(fresh);
-        };
-        let hash = crate::thread::hash(&fresh.pieces);
-        let differs = match &recorded {
-            Some(split) if *split == hash => return Ok(fresh),
-            Some(split) => format!(
-                "the post now splits into {} parts that are not that split ({split} on the line, {hash} now)",
-                fresh.pieces.len()
-            ),
-            None if self.plan.dry_run => {
-                self.say(
-                    key,
-                    "part",
-                    "(its line names no split: would read the parts out back and compare them first)",
-                );
-                return Ok(fresh);
-            }
-            None => match self.first_parts_differ(line, &fresh.pieces)? {
-                None => return Ok(fresh),
-                Some(why) => why,
-            },
-        };
-        let file = match self.kept_thread(key) {
-            Some(_) => "are not the split on the line",
-            None => "are gone",
-        };
-        Err(self.split_lost(line, file, &differs))
-    }
-
-    /// On a line from before `split=` (dayrun 0.5.0): where the parts out are not the first
-    /// parts of `pieces`, if anywhere. The parts on the line are compared as the target reads
-    /// them back (`holds`); a first part that may be out unrecorded, by the mark the line keeps
-    /// of what the latest attempt sent (none kept: it cannot be told, so it differs).
-    fn first_parts_differ(
-        &mut self,
-        line: &KeyLine,
-        pieces: &[Piece],
-    ) -> Result<Option<String>, Error> {
-        let landed = &line.copy.parts;
-        let now = pieces.len();
-        if landed.len() > now {
-            return Ok(Some(format!(
-                "{} parts are out, and the post now splits into {now}",
-                landed.len()
-            )));
-        }
-        let not = |n: usize| {
-            Some(format!(
-                "part {n} out is not part {n} of the post as it splits now ({now} parts)"
-            ))
-        };
-        // Nothing on the line, part 1 may be out: the latest attempt sent it.
-        if landed.is_empty() && line.tried.marks.last() != Some(&pieces[0].mark) {
-            return Ok(not(1));
-        }
-        for (n, part) in landed.iter().enumerate() {
-            let turn = Turn {
-                key: line.key,
-                generation: line.copy.generation,
-                n,
-                piece: &pieces[n],
-                landed: &landed[..n],
-            };
-            let thread = self.target.as_thread().expect("a thread target");
-            if !thread.holds(&turn, part)? {
-                return Ok(not(n + 1));
-            }
-        }
-        Ok(None)
-    }
-
-    /// A resumed thread whose parts cannot be known: its kept parts gone (or not the split its
-    /// line names: `file`), the post split now not what the parts out were cut from (`differs`). Sending the rest would make one
-    /// thread of two texts, so nothing is sent and a person decides (rejected: the next run
-    /// tries again once the post changes).
-    fn split_lost(&self, line: &KeyLine, file: &str, differs: &str) -> Error {
-        let (key, name) = (line.key, &self.cfg.name);
-        let out = match line.copy.parts.len() {
-            0 => "its first part may be out".to_string(),
-            n => format!("{n} of its parts are out"),
-        };
-        let why = format!(
-            "a thread cut off: {out}, the parts kept for the rest ({name}.sent/{key}.thread.json in the state folder) {file}, and {differs}: nothing sent (the thread would hold two texts); to go on, restore the post's text as it was (the rest then goes out by itself), or `dayrun retract {key} --yes --target {name}` then `dayrun retry {key} --force --target {name}` (a new thread), or publish the rest by hand and `dayrun mark {key} done --target {name}`"
-        );
-        Error::failure(Class::Rejected, why).hint(
-            "`state/*.sent/` holds a thread's parts until its last part is out; committed with the state, a thread cut off goes on as it was split (docs/scheduling.md)",
-        )
     }
 
     /// The parts of the post now (fresh): refused before anything is sent past the cap.
