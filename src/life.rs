@@ -5,6 +5,7 @@
 //! (`status`, the dry run, `merge-state`) goes through here; the README's "Life of a key" is
 //! checked against `table` by a test.
 
+mod before;
 pub mod copies;
 mod decide;
 mod edit;
@@ -18,6 +19,7 @@ mod remove;
 mod send;
 pub mod table;
 
+pub use before::{Before, Sending, sending};
 pub use decide::{Decision, Lazy, Skip, Why};
 pub use exit::Exit;
 pub use human::Act;
@@ -92,6 +94,8 @@ pub struct Rules {
     pub updates: bool,
     /// The target can look a key up at all (an http target without `list_url` cannot).
     pub can_find: bool,
+    /// Pre-submit dedup is on (`dedup` is not `false`): a first attempt looks first.
+    pub dedup: bool,
     /// `dedup = "strict"`: a pre-submit lookup that cannot tell does not send.
     pub strict: bool,
 }
@@ -108,7 +112,8 @@ impl Default for Rules {
             backoff: policy.backoff,
             updates: false,
             can_find: true,
-            strict: false,
+            dedup: policy.dedup != crate::config::Dedup::Off,
+            strict: policy.dedup == crate::config::Dedup::Strict,
         }
     }
 }

@@ -34,6 +34,7 @@ pub(super) mod report;
 mod retract;
 mod survey;
 mod target_run;
+pub use target_run::rules;
 mod thread;
 mod update;
 

@@ -6,9 +6,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::{
-    self, Ctx, Decision, Event, Exit, Facts, KeyLine, Lazy, Mode, Phase, Rules, Seen,
-};
+use crate::life::{self, Ctx, Decision, Event, Exit, Facts, KeyLine, Lazy, Mode, Phase, Seen};
 use jiff::civil::Date;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -85,17 +83,8 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             ));
             exit.merge(Exit::Usage);
         }
-        let (can_find, updates) = crate::targets::capabilities(cfg);
-        let rules = Rules {
-            catchup_days: config.catchup_days,
-            escalate_after: cfg.policy.escalate_after,
-            edit_days: cfg.policy.edit_days,
-            retries: cfg.policy.retries,
-            backoff: cfg.policy.backoff,
-            updates,
-            can_find,
-            strict: cfg.policy.dedup == crate::config::Dedup::Strict,
-        };
+        let rules = crate::runner::rules(config, cfg);
+        let can_find = rules.can_find;
         let mut keys: BTreeSet<Date> = catalog.files.keys().copied().collect();
         keys.extend(state.records().map(|r| r.key));
         let mut counts: BTreeMap<&str, u64> = [

@@ -4,9 +4,8 @@
 use super::confirm::LandedParts;
 use super::report::Failed;
 use super::{Posts, TargetRun, describe};
-use crate::config::Dedup;
 use crate::error::Error;
-use crate::life::{self, Answer, Event, KeyLine, Lever, Mode, Op, Phase, Then};
+use crate::life::{self, Answer, Before, Event, KeyLine, Op, Phase, Sending, Then};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Outgoing, Receipt};
@@ -36,8 +35,11 @@ impl TargetRun<'_> {
         }
         let post = self.images_for(&read);
         let line = self.line(key);
-        let fresh_copy = fresh(line.as_ref(), new_copy);
-        let generation = line.as_ref().map_or(0, |l| l.copy.generation) + u32::from(fresh_copy);
+        let Sending {
+            before,
+            fresh: fresh_copy,
+            generation,
+        } = life::sending(line.as_ref(), look_first, new_copy, &self.ctx(key));
         let rkey = match line.as_ref().and_then(|l| l.copy.rkey.clone()) {
             Some(rkey) if !fresh_copy => Some(rkey),
             _ => self
@@ -45,7 +47,6 @@ impl TargetRun<'_> {
                 .as_names()
                 .map(|n| n.record_key(key, generation)),
         };
-        let before = self.before_send(line.as_ref(), look_first, new_copy);
         if self.target.as_thread().is_some() {
             // A thread's text may link to other targets' copies: a new thread waits for them
             // like any post (`linked`); a resumed one sends the parts it kept.
@@ -61,8 +62,7 @@ impl TargetRun<'_> {
                 },
             };
             // Before any send of a new thread with dedup on, its first part is looked for too.
-            let look = matches!(before, Before::Look | Before::Dedup);
-            return self.thread(&post, line, generation, fresh_copy, look, why);
+            return self.thread(&post, line, generation, fresh_copy, before.looks(), why);
         }
         if self.plan.dry_run {
             let look = match before == Before::Look {
@@ -348,27 +348,6 @@ impl TargetRun<'_> {
         self.judge(key, &attempts, deadline, true, false, sends, true, &parts)
     }
 
-    /// What comes before sending the key (from its life's `look_first` and `new_copy`): a
-    /// look when an earlier attempt may have landed, pre-submit dedup before the first one,
-    /// or the human's word that it is absent. The survey (`survey.rs`) asks the same.
-    pub(super) fn before_send(
-        &self,
-        line: Option<&KeyLine>,
-        look_first: bool,
-        new_copy: bool,
-    ) -> Before {
-        let maybe = line.is_some_and(|l| l.tried.maybe) && !fresh(line, new_copy);
-        let on_word = self.plan.mode == Mode::Retry(Lever::Absent);
-        match () {
-            _ if maybe && on_word => Before::OnWord,
-            _ if maybe && look_first => Before::Look,
-            _ if line.is_none() && self.cfg.policy.dedup != Dedup::Off && self.rules.can_find => {
-                Before::Dedup
-            }
-            _ => Before::Send,
-        }
-    }
-
     /// When an attempt recorded on `line` can no longer land: a pending line's attempt may
     /// run for the target's timeout; any attempt may still show up for the settle time after.
     pub(super) fn deadline(&self, line: &KeyLine) -> Timestamp {
@@ -473,24 +452,6 @@ fn parts(
         media: media.clone(),
         copy: None,
     }
-}
-
-/// What comes before a send (`TargetRun::before_send`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Before {
-    /// An earlier attempt may have landed: look, and send only if it is provably absent.
-    Look,
-    /// The first attempt: look for a copy already there (pre-submit dedup).
-    Dedup,
-    /// An earlier attempt may have landed, and a human said it did not (`retry --absent`).
-    OnWord,
-    /// Nothing: send.
-    Send,
-}
-
-/// Whether the send makes a new copy of the key: asked for, or after a retract.
-fn fresh(line: Option<&KeyLine>, new_copy: bool) -> bool {
-    new_copy || line.is_some_and(|l| matches!(l.phase, Phase::Retracted { .. }))
 }
 
 fn later(at: Timestamp, wait: Duration) -> Timestamp {

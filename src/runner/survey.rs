@@ -4,7 +4,6 @@
 //! When a lookup may be answered from it is `targets::survey`'s rule, for every target.
 
 use super::TargetRun;
-use super::deliver::Before;
 use crate::life::{self, Decision, Event, Facts, Lazy, Seen, Then};
 use jiff::civil::Date;
 
@@ -71,10 +70,9 @@ impl TargetRun<'_> {
                 look_first,
                 new_copy,
                 ..
-            }) => matches!(
-                self.before_send(line.as_ref(), look_first, new_copy),
-                Before::Look | Before::Dedup
-            ),
+            }) => life::sending(line.as_ref(), look_first, new_copy, &self.ctx(key))
+                .before
+                .looks(),
             _ => false,
         }
     }

@@ -9,8 +9,9 @@ use crate::life::{self, Act, Decision, Event, Facts, Lazy, Lever, Mode, Rules, S
 use crate::state::Status;
 use jiff::civil::Date;
 
-/// The rules of a key's life on this target, from its config and its kind.
-pub(super) fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
+/// The rules of a key's life on this target, from its config and its kind: the run, the dry
+/// run and `status` judge by these.
+pub fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
     let policy = &cfg.policy;
     let (can_find, updates) = crate::targets::capabilities(cfg);
     Rules {
@@ -21,6 +22,7 @@ pub(super) fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
         backoff: policy.backoff,
         updates,
         can_find,
+        dedup: policy.dedup != Dedup::Off,
         strict: policy.dedup == Dedup::Strict,
     }
 }
