@@ -92,18 +92,30 @@ impl TargetRun<'_> {
         let started = Instant::now();
         let mut maybe = maybe;
         let mut failures = 0;
+        // Parts sent by this run, and parts it found there: none sent means every part was
+        // out before this run sent anything.
+        let (mut sent, mut found) = (0, 0);
         loop {
             let landed = self.line(key).map(|l| l.copy.parts).unwrap_or_default();
             let n = landed.len();
             let Some(piece) = pieces.get(n) else {
-                return self.thread_done(post, &prepared, &landed, started);
+                let how = match (sent, &before) {
+                    (0, None) => life::How::AlreadyThere,
+                    (0, Some(_)) => life::How::Confirmed,
+                    _ => life::How::Published,
+                };
+                let note = parts_note(landed.len(), found);
+                return self.thread_done(post, &prepared, &landed, (how, &note), started);
             };
             if maybe {
                 // With no line before this run, nothing of this run can be in flight: the
                 // look (dedup) need not wait for a late landing.
                 let wait = before.is_some();
                 match self.look_part(key, generation, n, piece, failures, wait)? {
-                    Next::Landed => continue,
+                    Next::Landed => {
+                        found += 1;
+                        continue;
+                    }
                     Next::Send => maybe = false,
                     Next::Stop => return Ok(()),
                 }
@@ -137,6 +149,7 @@ impl TargetRun<'_> {
                 Ok((part, url)) => {
                     self.part_landed(key, n, &part, url.as_deref(), pieces.len())?;
                     failures = 0;
+                    sent += 1;
                     continue;
                 }
                 Err(err) => err,
@@ -348,6 +361,7 @@ impl TargetRun<'_> {
         post: &Post,
         prepared: &Prepared,
         landed: &[Part],
+        (how, note): (life::How, &str),
         started: Instant,
     ) -> Result<(), Error> {
         let key = post.key;
@@ -362,7 +376,7 @@ impl TargetRun<'_> {
             media: self.unattached(key, post),
             copy: None,
         };
-        let landed_copy = parts.landed(&receipts, life::How::Published, false);
+        let landed_copy = parts.landed(&receipts, how, false);
         let step = self.apply(
             key,
             &Event::Answered {
@@ -372,8 +386,7 @@ impl TargetRun<'_> {
             },
         )?;
         self.drop_thread(key);
-        let note = format!("{} parts", landed.len());
-        self.tell(key, &step, post, started, "publish", Some(&note))
+        self.tell(key, &step, post, started, "publish", Some(note))
     }
 
     /// `--dry-run`: every part with its length as the platform counts it.
@@ -458,5 +471,14 @@ impl TargetRun<'_> {
         if let Some(dir) = path.parent() {
             let _ = std::fs::remove_dir(dir);
         }
+    }
+}
+
+/// "3 parts", "1 part", "3 parts (2 found before sending)".
+fn parts_note(parts: usize, found: usize) -> String {
+    let plural = if parts == 1 { "" } else { "s" };
+    match found {
+        0 => format!("{parts} part{plural}"),
+        _ => format!("{parts} part{plural}, {found} found before sending"),
     }
 }
