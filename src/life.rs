@@ -180,6 +180,10 @@ pub struct Facts {
     /// The edit hash (`payload=`) of the post now, and as dayrun 0.3 computed it.
     pub payload: String,
     pub payload_before_images: String,
+    /// Why the post cannot go to this target until a person acts (its template fails on it,
+    /// a copy its text links to will never come by itself), if it cannot: a send of it
+    /// fails, so the key leaves a run needing a person.
+    pub blocked: Option<String>,
 }
 
 /// What happens to the line.

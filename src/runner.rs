@@ -28,6 +28,7 @@ mod confirm;
 mod deliver;
 mod keys;
 mod linked;
+pub use linked::linked_states;
 mod media;
 mod owners;
 pub(super) mod report;

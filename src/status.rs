@@ -3,7 +3,7 @@
 //! Never writes. Rows are printed as they are made, so memory does not grow with the keys.
 
 use crate::clock::Clock;
-use crate::config::Config;
+use crate::config::{Config, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::{self, Ctx, Decision, Event, Exit, Facts, KeyLine, Lazy, Mode, Phase, Seen};
@@ -35,6 +35,9 @@ struct Row<'a> {
     deleted: bool,
     /// Failed, and past the catch-up window: not sent again until a human says.
     held_back: bool,
+    /// Due, but its post cannot be made into this target's text until a person acts (its
+    /// template fails on it, a copy its text links to will never come): why.
+    blocked: Option<String>,
     /// The exit code this key leaves a run with (0, 1, 3 or 75).
     exit: i32,
 }
@@ -85,6 +88,9 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         }
         let rules = crate::runner::rules(config, cfg);
         let can_find = rules.can_find;
+        let credential = credential(config, cfg, clock, &mut exit);
+        // The lines of the targets this one's template links to, read as a run reads them.
+        let linked = crate::runner::linked_states(config, cfg, &shown)?;
         let mut keys: BTreeSet<Date> = catalog.files.keys().copied().collect();
         keys.extend(state.records().map(|r| r.key));
         let mut counts: BTreeMap<&str, u64> = [
@@ -119,6 +125,10 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         for (i, key) in keys.into_iter().enumerate() {
             let line = state.get(key).map(KeyLine::of);
             let has_post = catalog.files.contains_key(&key);
+            let ctx = Ctx {
+                credential: credential.as_deref(),
+                ..Ctx::new(key, clock, &rules, &mode)
+            };
             let get = || match has_post {
                 false => Seen::Gone,
                 true => match catalog.text(key) {
@@ -127,6 +137,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                     // The edit hashes need the images: not read here (an edit is flagged by
                     // the fingerprint below, and edits leave a run's exit code alone).
                     Ok(post) => Seen::Ready(Facts {
+                        blocked: blocked(cfg, &post, &ctx, &linked),
                         fp: post.fingerprint,
                         payload: String::new(),
                         payload_before_images: String::new(),
@@ -134,7 +145,6 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 },
             };
             let lazy = Lazy::new(&get);
-            let ctx = Ctx::new(key, clock, &rules, &mode);
             let step = life::next(line.as_ref(), &Event::Visit(&lazy), &ctx);
             exit.merge(step.exit);
             let decision = match step.then {
@@ -169,6 +179,13 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                     .and_then(|l| l.fp.as_ref())
                     .is_some_and(|fp| catalog.text(key).is_ok_and(|post| post.fingerprint != *fp));
             let held_back = decision == Decision::Hold;
+            let blocked = match (&decision, matches!(decision, Decision::Publish { .. })) {
+                (_, true) => match lazy.get() {
+                    Seen::Ready(facts) => facts.blocked.clone(),
+                    _ => None,
+                },
+                _ => None,
+            };
             // The words a run's summary uses: a deleted key is not also done, a key held
             // back is not also failed.
             words.add(match () {
@@ -211,6 +228,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 edited,
                 deleted,
                 held_back,
+                blocked,
                 exit: step.exit.code(),
             };
             if as_json {
@@ -253,6 +271,48 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
     Ok(exit.code())
 }
 
+/// The fingerprint of `cfg`'s credential, read as a run reads it (so a renewed token is seen
+/// as renewed); a setup a run would refuse is said, and exits 2 as the run does.
+fn credential(
+    config: &Config,
+    cfg: &TargetConfig,
+    clock: &Clock,
+    exit: &mut Exit,
+) -> Option<String> {
+    let ctx = crate::targets::Context {
+        config,
+        target: cfg,
+        clock,
+    };
+    match crate::targets::build(&ctx) {
+        Ok(target) => target.secrets().fingerprint(),
+        Err(err) => {
+            crate::say::err(&format!(
+                "dayrun: {}: a run would not run it: {}",
+                cfg.name,
+                crate::outside::escape(&err.located(), 4000)
+            ));
+            exit.merge(Exit::Usage);
+            None
+        }
+    }
+}
+
+/// Why `post` cannot be made into `cfg`'s text, as the run judges it (`linked`: the lines of
+/// the targets its template links to).
+fn blocked(
+    cfg: &TargetConfig,
+    post: &crate::post::Post,
+    ctx: &Ctx,
+    linked: &BTreeMap<String, crate::state::StateFile>,
+) -> Option<String> {
+    let template = cfg.template.as_ref()?;
+    let held = life::past_window(ctx.key, ctx);
+    let line_of = |name: &str| linked.get(name)?.get(ctx.key).map(KeyLine::of);
+    let upstream = crate::template::upstream(template, line_of, held);
+    crate::template::check::blocked(cfg, post, &upstream)
+}
+
 fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
     let mut text = row.status.to_string();
     if let Some(age) = row.age_secs {
@@ -271,6 +331,12 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
     }
     if row.edited {
         text.push_str(" EDITED: the post changed since it was published");
+    }
+    if let Some(why) = &row.blocked {
+        text.push_str(&format!(
+            " CANNOT BE SENT: {}; every run fails it until that is fixed",
+            crate::outside::escape(why, 2048)
+        ));
     }
     if row.status == "done" && row.id.is_none() {
         text.push_str(" (no id: edits and retracts cannot reach this copy; `dayrun mark KEY done --id ID` records it)");

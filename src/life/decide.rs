@@ -147,7 +147,11 @@ impl Why {
 /// otherwise.
 pub(super) fn visit(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Step {
     let decision = decide(line, seen, ctx);
-    let exit = implied(line, &decision, ctx);
+    let blocked = matches!(seen.get(), Seen::Ready(f) if f.blocked.is_some());
+    let exit = match decision {
+        Decision::Publish { .. } if blocked => Exit::NeedsHuman,
+        _ => implied(line, &decision, ctx),
+    };
     let change = match decision {
         Decision::Drop => Change::Drop,
         _ => Change::Keep,

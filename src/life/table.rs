@@ -128,12 +128,22 @@ pub fn events() -> Vec<(&'static str, Example)> {
             fp: "f".into(),
             payload: "p".into(),
             payload_before_images: "q".into(),
+            blocked: None,
         })
     };
     let edited = Seen::Ready(super::Facts {
         fp: "g".into(),
         payload: "p2".into(),
         payload_before_images: "q2".into(),
+        blocked: None,
+    });
+    // The target's template fails on the post, or a copy it links to will never come.
+    let blocked = Seen::Ready(super::Facts {
+        blocked: Some("the template fails on it".into()),
+        ..super::Facts::clone(match &ready() {
+            Seen::Ready(facts) => facts,
+            _ => unreachable!("ready"),
+        })
     });
     let retry = |lever| Example::Visit(Mode::Retry(lever), ready(), 0);
     vec![
@@ -147,6 +157,10 @@ pub fn events() -> Vec<(&'static str, Example)> {
         (
             "run, post broken",
             Example::Visit(run.clone(), Seen::Broken("no title".into()), 0),
+        ),
+        (
+            "run, text cannot be made",
+            Example::Visit(run.clone(), blocked, 0),
         ),
         ("run, post gone", Example::Visit(run, Seen::Gone, 0)),
         ("retry", retry(Lever::Again)),

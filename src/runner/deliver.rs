@@ -54,9 +54,15 @@ impl TargetRun<'_> {
                 && line
                     .as_ref()
                     .is_some_and(|l| l.tried.maybe || !l.copy.parts.is_empty());
-            let post = match self.plan.dry_run || resuming {
-                true => self.with_copies(post),
-                false => match self.linked(post, line.as_ref())? {
+            let post = match (self.plan.dry_run, resuming) {
+                // The preview: a stand-in for each copy still coming, as the run would have
+                // it by the time this target's turn comes.
+                (true, _) => {
+                    self.say_copies(key);
+                    self.with_stand_ins(post)
+                }
+                (false, true) => self.with_copies(post),
+                (false, false) => match self.linked(post, line.as_ref())? {
                     Some(post) => post,
                     None => return Ok(()),
                 },
@@ -65,6 +71,15 @@ impl TargetRun<'_> {
             return self.thread(&post, line, generation, fresh_copy, before.looks(), why);
         }
         if self.plan.dry_run {
+            if let Some(why) = crate::template::check::blocked(self.cfg, &post, &self.upstream(key))
+            {
+                self.say(
+                    key,
+                    "would fail",
+                    &format!("(local) ({why}) {}", describe(&post)),
+                );
+                return Ok(());
+            }
             let look = match before == Before::Look {
                 true => format!(
                     "an earlier attempt may have landed: would look on {} first, and send only if it is provably absent; ",

@@ -9,7 +9,7 @@ use crate::error::{Class, Error};
 use crate::life::{self, Answer, Event, KeyLine};
 use crate::post::Post;
 use crate::state::StateFile;
-use crate::template::{Upstream, judge};
+use crate::template::Upstream;
 use jiff::civil::Date;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -32,6 +32,15 @@ pub(super) fn others(
         }
     }
     Ok(others)
+}
+
+/// The state of each target `cfg`'s template links to, read only (for `status`).
+pub fn linked_states(
+    config: &crate::config::Config,
+    cfg: &TargetConfig,
+    shown: &Path,
+) -> Result<BTreeMap<String, StateFile>, Error> {
+    others(config, &[cfg], shown)
 }
 
 impl TargetRun<'_> {
@@ -66,20 +75,13 @@ impl TargetRun<'_> {
     }
 
     /// Where each copy the template needs stands, by target name.
-    fn upstream(&self, key: Date) -> Vec<(String, Upstream)> {
+    pub(super) fn upstream(&self, key: Date) -> Vec<(String, Upstream)> {
         let Some(template) = &self.cfg.template else {
             return Vec::new();
         };
         let held = life::past_window(key, &self.ctx(key));
-        template
-            .uses()
-            .copies
-            .iter()
-            .map(|(name, need)| {
-                let line = self.upstream.get(name).and_then(Option::as_ref);
-                (name.clone(), judge(name, line, *need, held))
-            })
-            .collect()
+        let line_of = |name: &str| self.upstream.get(name).and_then(Option::clone);
+        crate::template::upstream(template, line_of, held)
     }
 
     /// The post with the copies its template uses that are there (an update renders with
@@ -88,6 +90,19 @@ impl TargetRun<'_> {
         for (name, upstream) in self.upstream(post.key) {
             if let Upstream::There(copy) = upstream {
                 post.copies.insert(name, copy);
+            }
+        }
+        post
+    }
+
+    /// `--dry-run`: the post with the copies there, and a stand-in for each still coming (a
+    /// copy that will never come stays missing, so its render fails as the run's would).
+    pub(super) fn with_stand_ins(&self, mut post: Post) -> Post {
+        for (name, upstream) in self.upstream(post.key) {
+            match upstream {
+                Upstream::There(copy) => drop(post.copies.insert(name, copy)),
+                Upstream::Coming(_) => crate::template::check::stand_in(&mut post, &name),
+                Upstream::Never(_) => {}
             }
         }
         post

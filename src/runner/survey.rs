@@ -57,6 +57,7 @@ impl TargetRun<'_> {
             fp: line.as_ref().and_then(|l| l.fp.clone()).unwrap_or_default(),
             payload: String::new(),
             payload_before_images: String::new(),
+            blocked: None,
         };
         let get = || match has_post {
             true => Seen::Ready(ready.clone()),

@@ -61,8 +61,15 @@ impl TargetRun<'_> {
     }
 
     /// The post as the rules see it, read only when a rule asks. `template`: the mark of the
-    /// target's template, part of the post's edit hash here.
-    fn seen(posts: &Posts, key: Date, has_post: bool, template: Option<&str>) -> Seen {
+    /// target's template, part of the post's edit hash here. `blocked`: why the post cannot
+    /// be made into this target's text (`template::check::blocked`), where the visit asks.
+    fn seen(
+        posts: &Posts,
+        key: Date,
+        has_post: bool,
+        template: Option<&str>,
+        blocked: &dyn Fn(&crate::post::Post) -> Option<String>,
+    ) -> Seen {
         if !has_post {
             return Seen::Gone;
         }
@@ -73,6 +80,7 @@ impl TargetRun<'_> {
                 fp: post.fingerprint.clone(),
                 payload: super::report::payload_mark(post, template),
                 payload_before_images: super::report::payload_mark_before_images(post),
+                blocked: blocked(post),
             }),
         }
     }
@@ -83,7 +91,7 @@ impl TargetRun<'_> {
             return false;
         }
         let template = self.template_mark();
-        let get = || Self::seen(posts, key, has_post, template);
+        let get = || Self::seen(posts, key, has_post, template, &|_| None);
         let lazy = Lazy::new(&get);
         let line = self.line(key);
         let step = life::next(line.as_ref(), &Event::Visit(&lazy), &self.ctx(key));
@@ -135,7 +143,11 @@ impl TargetRun<'_> {
             self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
         }
         let template = self.template_mark();
-        let get = || Self::seen(posts, key, has_post, template);
+        // The copies the text links to, as gathered for this key (`gather`).
+        let (cfg, upstream) = (self.cfg, self.upstream(key));
+        let blocked =
+            |post: &crate::post::Post| crate::template::check::blocked(cfg, post, &upstream);
+        let get = || Self::seen(posts, key, has_post, template, &blocked);
         let lazy = Lazy::new(&get);
         let step = self.apply(key, &Event::Visit(&lazy))?;
         let life::Then::Decide(decision) = step.then else {

@@ -3,7 +3,7 @@
 //! that is not there yet is a stand-in (its real id and URL exist only once that target
 //! publishes).
 
-use super::{CopyRef, Vars, link};
+use super::{CopyRef, Upstream, Vars, link};
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
 use crate::post::Post;
@@ -29,10 +29,7 @@ pub fn preview(cfg: &TargetConfig, post: &Post) -> Result<Option<String>, Error>
     };
     let mut post = post.clone();
     for name in template.uses().copies.keys() {
-        post.copies.entry(name.clone()).or_insert_with(|| CopyRef {
-            id: format!("<{name}'s id>"),
-            url: Some(format!("<{name}'s url>")),
-        });
+        stand_in(&mut post, name);
     }
     let link = cfg
         .settings
@@ -42,4 +39,43 @@ pub fn preview(cfg: &TargetConfig, post: &Post) -> Result<Option<String>, Error>
     template
         .render(&Vars::new(&post, link.as_deref()))
         .map(Some)
+}
+
+/// A stand-in for target `name`'s copy of `post`, unless the post has that copy.
+pub fn stand_in(post: &mut Post, name: &str) {
+    post.copies
+        .entry(name.to_string())
+        .or_insert_with(|| CopyRef {
+            id: format!("<{name}'s id>"),
+            url: Some(format!("<{name}'s url>")),
+        });
+}
+
+/// Why `post` cannot be made into `cfg`'s text until a person acts, if it cannot: a copy its
+/// text links to will never come by itself (`upstream`: where each stands, as
+/// `copies::judge` says), or the template fails on the post (rendered with the copies there
+/// and a stand-in for each still coming). The run, the dry run and `status` judge a key's
+/// exit by this one answer; the run records it as a local failure when it tries.
+pub fn blocked(cfg: &TargetConfig, post: &Post, upstream: &[(String, Upstream)]) -> Option<String> {
+    cfg.template.as_ref()?;
+    let never: Vec<&str> = upstream
+        .iter()
+        .filter_map(|(_, u)| match u {
+            Upstream::Never(why) => Some(why.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !never.is_empty() {
+        return Some(format!(
+            "the text links to a copy that will not come by itself: {}",
+            never.join("; ")
+        ));
+    }
+    let mut post = post.clone();
+    for (name, upstream) in upstream {
+        if let Upstream::There(copy) = upstream {
+            post.copies.insert(name.clone(), copy.clone());
+        }
+    }
+    preview(cfg, &post).err().map(|err| err.message)
 }

@@ -93,6 +93,26 @@ pub fn judge(name: &str, line: Option<&KeyLine>, need: Need, held: bool) -> Upst
     }
 }
 
+/// Where each copy `template` links to stands for `key`, from each linked target's line
+/// (`line_of`: by target name). `held`: as in `judge`. The run and `status` ask this.
+pub fn upstream(
+    template: &super::Template,
+    line_of: impl Fn(&str) -> Option<KeyLine>,
+    held: bool,
+) -> Vec<(String, Upstream)> {
+    template
+        .uses()
+        .copies
+        .iter()
+        .map(|(name, need)| {
+            (
+                name.clone(),
+                judge(name, line_of(name).as_ref(), *need, held),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
