@@ -74,6 +74,9 @@ pub struct Wp {
     pub media_requests: usize,
     /// `GET /wp/v2/media` (searches) that reached the handler.
     pub media_searches: Vec<String>,
+    /// A slow uplink for uploads: each `POST /wp/v2/media` reaches WordPress this long after
+    /// it arrived (no lock held meanwhile, so other requests and the test go on).
+    pub media_delay: std::time::Duration,
 }
 
 /// What a `GET /wp/v2/posts` listing meets instead of WordPress's answer.
@@ -515,6 +518,10 @@ impl Wp {
 }
 
 fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
+    if req.method == "POST" && req.path().ends_with("/wp/v2/media") {
+        let delay = state.lock().unwrap().media_delay;
+        std::thread::sleep(delay);
+    }
     let mut s = state.lock().unwrap();
     // Routing as WordPress does it.
     let route = if let Some(route) = req.path().strip_prefix("/wp-json") {

@@ -12,6 +12,17 @@ use std::time::{Duration, Instant};
 /// upload, so the next run cannot find the deadline passed while the dead run's create may
 /// still commit. (Before, the line kept the attempt's start, seconds of uploads earlier: the
 /// next run proved the post absent, sent it again, and the dead run's create landed too.)
+///
+/// The times, so that no step depends on how loaded the machine is: the timeout is 5 s and the
+/// settle time 1 s, so a create may land up to 6 s after it left (7 s after the line's time,
+/// with whole-second stamps). Each of the ten uploads takes 0.8 s (a slow uplink in the fake,
+/// far inside the timeout), so the uploads take 8 s, more than those 7; the create commits 2 s
+/// after it arrived, well inside its 6. With the old line time (the attempt's start), the next
+/// run's deadline had passed before the create was even sent: it proved the post absent and sent
+/// it again. (An earlier version had a 1 s timeout, a 0.5 s uplink and a 1.8 s commit: on a
+/// loaded machine an upload could miss the timeout, or the create could leave late enough
+/// after its line to land after the deadline. The code keeps its promise; those margins were
+/// the test's.)
 #[test]
 fn a_pending_lines_time_is_before_its_uploads_so_its_deadline_comes_too_early() {
     use crate::fake_posts::Fault;
@@ -19,8 +30,8 @@ fn a_pending_lines_time_is_before_its_uploads_so_its_deadline_comes_too_early() 
     let wp = FakeWordPress::start();
     let p = Project::new();
     let config = wp
-        .config("settle_secs = 2\n")
-        .replace("timeout_secs = 0.3", "timeout_secs = 1")
+        .config("settle_secs = 1\n")
+        .replace("timeout_secs = 0.3", "timeout_secs = 5")
         .replace("confirm_polls = 2", "confirm_polls = 1");
     p.file("dayrun.toml", config);
     p.secret("secrets/wp.password", format!("{PASSWORD}\n"));
@@ -35,36 +46,26 @@ fn a_pending_lines_time_is_before_its_uploads_so_its_deadline_comes_too_early() 
     p.file(&format!("content/{KEY}.md"), text);
     {
         let mut s = wp.state.lock().unwrap();
-        // The create: PHP commits 1.8 s after it arrived. The slow uplink below holds every
-        // request (and the commit) up to 0.5 s more, so the copy lands at most 2.8 s after the
-        // create left: within timeout + settle (3 s), as the deadline promises.
+        s.media_delay = Duration::from_millis(800);
         s.faults
-            .push_back(Fault::LateCommit(Duration::from_millis(1800)));
+            .push_back(Fault::LateCommit(Duration::from_millis(2000)));
     }
     let mut child = p.command(&["run", TODAY]).spawn().unwrap();
     let start = Instant::now();
-    // A slow uplink: every request waits up to 0.5 s (well within the 1 s timeout), so the
-    // ten uploads take seconds; each succeeds at once.
-    loop {
-        let s = wp.state.lock().unwrap();
-        if s.post_requests > 0 {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "no create");
-        std::thread::sleep(Duration::from_millis(500));
-        drop(s);
-        std::thread::sleep(Duration::from_millis(2));
+    while wp.state.lock().unwrap().post_requests == 0 {
+        assert!(start.elapsed() < Duration::from_secs(120), "no create");
+        std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap(); // the run dies with its create in flight
     child.wait().unwrap();
     let uploads_took = start.elapsed();
     assert!(
-        uploads_took > Duration::from_secs(3),
+        uploads_took > Duration::from_secs(7),
         "the uploads took {uploads_took:?}"
     );
     // The next run, at once: the create may still land, so it must not be sent again.
     p.run(&["run", TODAY]);
-    std::thread::sleep(Duration::from_millis(3000)); // the dead run's create lands
+    std::thread::sleep(Duration::from_millis(2500)); // the dead run's create has landed
     let posts: Vec<String> = wp
         .posts()
         .iter()
