@@ -18,6 +18,9 @@ pub enum Step {
     /// An outage: this many mornings' `run`s while the server refuses every connection, this
     /// many minutes apart (row 3: red once it lasts past `escalate_after`).
     Outage(u32, i64),
+    /// A morning's `run`, held at its first request while `state/.lock` is removed and a
+    /// second `run` starts (it must be kept out: issue 28, row 8).
+    LockLost(Vec<Script>),
     /// A `run` SIGKILLed after this many milliseconds (if it is still running).
     Kill(Vec<Script>, u64),
     /// Time passes (minutes): keys fall due, failures age, keys leave the catch-up window.
@@ -87,6 +90,9 @@ impl fmt::Debug for Step {
                 m / 60,
                 m % 60
             ),
+            Step::LockLost(s) => {
+                write!(f, "run, its lock file removed under it [{:?}]", Scripts(s))
+            }
             Step::Kill(s, ms) => write!(f, "run killed at {ms} ms [{:?}]", Scripts(s)),
             Step::Pass(m) => write!(f, "{}h{:02} pass", m / 60, m % 60),
             Step::Edit(k) => write!(f, "edit k{k}"),
@@ -172,6 +178,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         10 => prop_oneof![3 => Just(65i64), 4 => Just(300), 2 => Just(1560), 3 => Just(4440)]
             .prop_map(Step::Pass),
         6 => (scripts(), 0u64..60).prop_map(|(s, ms)| Step::Kill(s, ms)),
+        3 => scripts().prop_map(Step::LockLost),
         6 => key().prop_map(Step::Edit),
         4 => key().prop_map(Step::Delete),
         6 => (key(), any::<bool>()).prop_map(|(key, done)| Step::Mark { key, done }),
@@ -183,18 +190,24 @@ pub fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-/// A case: the target's settle time (minutes) and the steps.
+/// A case: the target's settle time (minutes), whether keys 0 and 1 have the same text, and
+/// the steps.
 #[derive(Clone)]
 pub struct Story {
     pub settle: i64,
+    pub twins: bool,
     pub steps: Vec<Step>,
 }
 
 impl fmt::Debug for Story {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let twins = match self.twins {
+            true => ", keys 0 and 1 with the same text",
+            false => "",
+        };
         writeln!(
             f,
-            "settle_secs = {}, then {} steps:",
+            "settle_secs = {}{twins}, then {} steps:",
             self.settle * 60,
             self.steps.len()
         )?;
@@ -205,6 +218,12 @@ impl fmt::Debug for Story {
 pub fn case(max_steps: usize) -> impl Strategy<Value = Story> {
     // A settle time longer than a run waits (15 min): a lookup before then says "not yet".
     let settle = prop_oneof![3 => Just(0i64), 1 => Just(15)];
-    (settle, prop::collection::vec(step(), 1..=max_steps))
-        .prop_map(|(settle, steps)| Story { settle, steps })
+    let twins = prop::bool::weighted(0.3);
+    (settle, twins, prop::collection::vec(step(), 1..=max_steps)).prop_map(
+        |(settle, twins, steps)| Story {
+            settle,
+            twins,
+            steps,
+        },
+    )
 }
