@@ -4,7 +4,8 @@
 //! with a fault per POST and per GET of each key (each class), an outage, runs SIGKILLed part
 //! way, time passing (`DAYRUN_NOW` and `--today`), edits, deleted posts, `mark`, `retry` (and
 //! `--absent`, `--force`, `--force --new`), `retract`, and merges of two diverged copies of the
-//! state through `merge-state`, and (issue 28) runs held while their lock file is removed and a
+//! state through `merge-state` (one side's command a `retry --force --new`, in some), and (issue
+//! 28) edits while an attempt is pending, and runs held while their lock file is removed and a
 //! second run starts. One case in four has a target that settles for 15 minutes, so a lookup
 //! right after a lost answer says "not yet"; about one in three has keys 0 and 1 with the same
 //! text, and a lookup that matches by text finds either's copies. After every step, the first
@@ -263,6 +264,14 @@ impl Case {
     }
 
     fn play(&mut self, n: usize, step: &Step) -> Result<(), TestCaseError> {
+        if let Step::Seq(steps) = step {
+            for step in steps {
+                if !self.over {
+                    self.play(n, step)?;
+                }
+            }
+            return Ok(());
+        }
         self.log.push(format!("{n}: {step:?} (failed here)"));
         let (text, output) = match step {
             Step::Run(scripts) => self.run(scripts, None, false)?,
@@ -319,7 +328,9 @@ impl Case {
                 script,
             } => self.retry(*key, *lever, *wrongly, script)?,
             Step::Retract(k) => self.retract(*k)?,
-            Step::Merge(a, b) => self.merge(a, b)?,
+            Step::Seq(_) => unreachable!("played above"),
+            Step::Merge(a, b) => self.merge(a, b, None)?,
+            Step::MergeNew(k, script, b) => self.merge(&[], b, Some((*k, script)))?,
         };
         *self.log.last_mut().expect("pushed above") = format!("{n}: {step:?}{text}");
         self.check_after(&output)
@@ -726,13 +737,22 @@ impl Case {
     }
 
     /// Two machines: the state copied, a run on each, then `merge-state` into this one.
-    fn merge(&mut self, a: &[Script], b: &[Script]) -> Result<(String, String), TestCaseError> {
+    /// `new`: this side's command is `retry KEY --force --new` (its line then carries `older=`).
+    fn merge(
+        &mut self,
+        a: &[Script],
+        b: &[Script],
+        new: Option<(usize, &Script)>,
+    ) -> Result<(String, String), TestCaseError> {
         let base_text = std::fs::read_to_string(self.p.path(&format!("state/{TARGET}.state")))
             .unwrap_or_default();
         let other = world::fork(&self.p);
         let base = self.model.clone();
         // This side.
-        let (ra, out_a) = self.run(a, None, false)?;
+        let (ra, out_a) = match new {
+            Some((k, script)) => self.retry(k, Lever::ForceNew, false, script)?,
+            None => self.run(a, None, false)?,
+        };
         let side_a = self.model.clone();
         // The other side, from the same state, later, against the same fake.
         self.now += minutes(self.gap());

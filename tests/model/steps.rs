@@ -44,6 +44,11 @@ pub enum Step {
     /// The state copied to a second machine; a run on each (this side first), then
     /// `merge-state` of the two files.
     Merge(Vec<Script>, Vec<Script>),
+    /// As `Merge`, but this side's command is `retry KEY --force --new` (this script): the
+    /// merged lines carry generations (`older=`) from one side only.
+    MergeNew(usize, Script, Vec<Script>),
+    /// Steps played in a row (a drawn story: an edit while an attempt is pending).
+    Seq(Vec<Step>),
 }
 
 struct Scripts<'a>(&'a [Script]);
@@ -116,6 +121,12 @@ impl fmt::Debug for Step {
             }
             Step::Retract(k) => write!(f, "retract k{k} --yes"),
             Step::Merge(a, b) => write!(f, "merge [{:?}] with [{:?}]", Scripts(a), Scripts(b)),
+            Step::MergeNew(k, a, b) => write!(
+                f,
+                "merge [retry k{k} --force --new [{a:?}]] with [{:?}]",
+                Scripts(b)
+            ),
+            Step::Seq(steps) => f.debug_list().entries(steps).finish(),
         }
     }
 }
@@ -187,7 +198,31 @@ pub fn step() -> impl Strategy<Value = Step> {
         ),
         5 => key().prop_map(Step::Retract),
         5 => (scripts(), scripts()).prop_map(|(a, b)| Step::Merge(a, b)),
+        3 => (key(), script(), scripts()).prop_map(|(k, a, b)| Step::MergeNew(k, a, b)),
+        4 => edit_while_pending(),
     ]
+}
+
+/// Issue 28, row 6: a send whose answer is lost (and whose lookup fails, so the attempt stays
+/// pending), the post edited, then the next run, which finds the attempt's copy.
+fn edit_while_pending() -> impl Strategy<Value = Step> {
+    let lost = prop_oneof![
+        Just(Send::Commit500),
+        Just(Send::CommitClose),
+        Just(Send::Lost503)
+    ];
+    (key(), lost).prop_map(|(k, lost)| {
+        let mut first = vec![Script::calm(); KEYS.len()];
+        first[k] = Script {
+            sends: vec![lost],
+            look: Look::FailAlways,
+        };
+        Step::Seq(vec![
+            Step::Run(first),
+            Step::Edit(k),
+            Step::Run(vec![Script::calm(); KEYS.len()]),
+        ])
+    })
 }
 
 /// A case: the target's settle time (minutes), whether keys 0 and 1 have the same text, and
