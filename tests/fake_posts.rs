@@ -1,7 +1,9 @@
 //! A fake generic posts API (for `kind = "http"`): POST /posts commits, GET /posts lists, newest
 //! first. Like real APIs it can lag its list, show only the newest N, leave fields out of items,
 //! filter on `?key=` / `?idempotency_key=`, and give each POST or list request a fault (queued,
-//! or scripted per key); it counts what it committed, per key, and which ids it answered.
+//! or scripted per key); it can answer a key's query with other keys' posts of the same text
+//! (unlabelled) and hold a request until released; it counts what it committed, per key, and
+//! which ids it answered.
 
 #![allow(dead_code)]
 
@@ -127,6 +129,22 @@ pub struct ApiState {
     pub key_looks: BTreeMap<String, Script<Look>>,
     /// (key, id) of every copy whose id went back in a 201 answer, in order.
     pub answered: Vec<(String, String)>,
+    /// `?key=K` also answers the posts of the keys listed for K, without their `key` and
+    /// `idempotency_key` (a lookup that matches by text: posts with the same text are found).
+    pub alike: BTreeMap<String, Vec<String>>,
+    /// Hold the next request until released (a run held while it holds its lock).
+    pub hold: Hold,
+}
+
+/// The hold on the next request: armed, holding one, or off.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Hold {
+    #[default]
+    Off,
+    /// The next request is held.
+    Armed,
+    /// A request is held, until `Off`.
+    Holding,
 }
 
 impl ApiState {
@@ -180,18 +198,33 @@ impl ApiState {
         item
     }
 
-    /// What GET /posts shows now: visible posts, newest first, filtered by an exact query.
+    /// What GET /posts shows now: visible posts, newest first, filtered by an exact query (and
+    /// the posts `alike` the key asked for, unlabelled).
     fn list(&self, req: &Request) -> Vec<Value> {
         let (key, idem) = (req.query("key"), req.query("idempotency_key"));
+        let alike: &[String] = key
+            .as_ref()
+            .and_then(|k| self.alike.get(k))
+            .map_or(&[], Vec::as_slice);
         let items = self
             .posts
             .iter()
             .rev()
             .filter(|p| p.at.elapsed() >= self.lag)
-            .filter(|p| key.as_ref().is_none_or(|k| &p.key == k))
+            .filter(|p| key.as_ref().is_none_or(|k| &p.key == k) || alike.contains(&p.key))
             .filter(|p| idem.as_ref().is_none_or(|i| &p.idempotency_key == i))
             .take(self.newest.unwrap_or(usize::MAX));
-        items.map(|p| self.item(p)).collect()
+        items
+            .map(|p| {
+                let mut item = self.item(p);
+                if key.as_ref().is_some_and(|k| &p.key != k) {
+                    let fields = item.as_object_mut().unwrap();
+                    fields.remove("key");
+                    fields.remove("idempotency_key");
+                }
+                item
+            })
+            .collect()
     }
 }
 
@@ -308,7 +341,22 @@ impl PostsApi {
     }
 }
 
+/// Wait here while the hold is on this request.
+fn held(state: &Arc<Mutex<ApiState>>) {
+    {
+        let mut s = state.lock().unwrap();
+        if s.hold != Hold::Armed {
+            return;
+        }
+        s.hold = Hold::Holding;
+    }
+    while state.lock().unwrap().hold == Hold::Holding {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 fn handle(state: &Arc<Mutex<ApiState>>, req: &Request) -> Reply {
+    held(state);
     let mut s = state.lock().unwrap();
     if let Some(token) = &s.token
         && req.header("authorization") != Some(&format!("Bearer {token}"))

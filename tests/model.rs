@@ -4,8 +4,12 @@
 //! with a fault per POST and per GET of each key (each class), an outage, runs SIGKILLed part
 //! way, time passing (`DAYRUN_NOW` and `--today`), edits, deleted posts, `mark`, `retry` (and
 //! `--absent`, `--force`, `--force --new`), `retract`, and merges of two diverged copies of the
-//! state through `merge-state`. One case in four has a target that settles for 15 minutes, so a
-//! lookup right after a lost answer says "not yet". After every step, the first broken of:
+//! state through `merge-state` (one side's command a `retry --force --new`, in some), and (issue
+//! 28) edits while an attempt is pending, and runs held while their lock file is removed and a
+//! second run starts. One case in four has a target that settles for 15 minutes, so a lookup
+//! right after a lost answer says "not yet"; about one in three has keys 0 and 1 with the same
+//! text, and a lookup that matches by text finds either's copies. After every step, the first
+//! broken of:
 //!
 //! 1. the fake holds no second copy of a key unless a human said so (`--absent` wrongly,
 //!    `--force --new`, `mark failed` on a published key) or two diverged sides sent one each;
@@ -15,6 +19,13 @@
 //!    whose copy is still on the fake is on the key's line;
 //! 4. each command's exit code is the model's;
 //! 5. (row 11) before each run, `run --dry-run` and `status` exit with the code the state implies;
+//! 6. (issue 28) no copy answers for another key or generation: every id on a key's line is, by
+//!    the fake, a post of that key and of the line's generation (`older=`: an earlier one's),
+//!    unless a human named it (`mark --id`);
+//! 7. (issue 28, row 6) a `done` line's `fp=` is what its live copy holds, so a copy found after
+//!    an edit keeps the attempt's fingerprint and a target that updates would send the edit;
+//! 8. (issue 28, row 8) the second run started while the first holds the lock, its lock file
+//!    removed, exits 75 and decides nothing;
 //!
 //! and then each key's line (status, class, lookup, by hand, sent=maybe) and its number of
 //! copies on the fake are the model's. After a kill, each line must be one the run could have
@@ -24,7 +35,7 @@
 //! `DAYRUN_MODEL_SEED` and `DAYRUN_MODEL_SHRINK` (shrink iterations, default 300) size and replay
 //! it; a failure prints its shrunk sequence; `DAYRUN_MODEL_VERBOSE` prints every case. On the
 //! divergences still open (`spec::OPEN`, each replayed and ignored in `model/found.rs`) the model
-//! follows the code, to search past them.
+//! follows the code, or the case ends there, to search past them.
 
 use crate::fake_posts::PostsApi;
 use crate::util::{Project, bare, env_number};
@@ -36,6 +47,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use steps::{KEYS, START, Step, Story};
 use world::{Obs, TARGET};
 
+mod lock;
+mod owners;
 mod spec;
 mod steps;
 mod world;
@@ -71,6 +84,16 @@ struct Case {
     model: Vec<Key>,
     /// Ids dayrun was told, per key.
     known: Vec<BTreeSet<String>>,
+    /// Ids a human named (`mark --id`): the human's word, whoever's copy they are.
+    by_hand: BTreeSet<String>,
+    /// Keys 0 and 1 have the same text, and a lookup finds either's copies (matching by text).
+    twins: bool,
+    /// The next `run` step is held at its first request while a second run tries to start.
+    contend_next: bool,
+    /// The next command is (as `contend_next` said when it was started).
+    contend: std::cell::Cell<bool>,
+    /// The case met an open divergence the model cannot follow: it ends there.
+    over: bool,
     /// The latest version written of each post.
     versions: Vec<u32>,
     /// How many of the fake's answered ids have been counted.
@@ -87,15 +110,21 @@ fn minutes(m: i64) -> jiff::SignedDuration {
 }
 
 impl Case {
-    fn new(settle: i64) -> Case {
+    fn new(settle: i64, twins: bool) -> Case {
         let api = PostsApi::start();
         api.state.lock().unwrap().hang = std::time::Duration::from_millis(1500);
         let p = Project::new();
         p.file("dayrun.toml", world::config(&api, settle));
         let keys: Vec<String> = KEYS.iter().map(|k| k.to_string()).collect();
         let now: Timestamp = START.parse().unwrap();
-        for key in &keys {
-            p.file(&format!("content/{key}.md"), world::post_text(key, 1));
+        if twins {
+            world::twins(&api, &keys[0], &keys[1]);
+        }
+        for (k, key) in keys.iter().enumerate() {
+            p.file(
+                &format!("content/{key}.md"),
+                world::post_text(&name(twins, k, key), 1),
+            );
         }
         let model = keys
             .iter()
@@ -116,6 +145,11 @@ impl Case {
             settle,
             model,
             known: vec![BTreeSet::new(); KEYS.len()],
+            by_hand: BTreeSet::new(),
+            twins,
+            contend_next: false,
+            contend: std::cell::Cell::new(false),
+            over: false,
             versions: vec![1; KEYS.len()],
             answered: 0,
             log: Vec::new(),
@@ -147,7 +181,10 @@ impl Case {
         kill: Option<u64>,
     ) -> (Option<i32>, String) {
         world::script(&self.api, &self.keys, scripts);
-        let out = world::run(p, self.now, args, kill);
+        let out = match self.contend.take() {
+            true => self.contended(p, args),
+            false => world::run(p, self.now, args, kill),
+        };
         // Requests the command sent and stopped waiting for (killed, or timed out) are answered
         // as its scripts say, not as the next command's.
         let backlog = match out.0 {
@@ -164,6 +201,22 @@ impl Case {
             &vec![Script::calm(); self.keys.len()],
         );
         self.calls.set(self.calls.get() + 1);
+        out
+    }
+
+    /// `args` run while a second run tries to start with the lock file removed (row 8).
+    fn contended(&self, p: &Project, args: &[&str]) -> (Option<i32>, String) {
+        let (out, second) = lock::contended(&self.api, p, self.now, args);
+        let Some(second) = second else {
+            seen("lock removed: no request to hold the run at");
+            return out;
+        };
+        seen("lock removed under a run");
+        self.calls.set(self.calls.get() + 1);
+        if let Some(what) = lock::kept_out(&second) {
+            let output = format!("{}\n(the second run)\n{}", out.1, second.1);
+            self.later.borrow_mut().push((8, what, output));
+        }
         out
     }
 
@@ -211,9 +264,21 @@ impl Case {
     }
 
     fn play(&mut self, n: usize, step: &Step) -> Result<(), TestCaseError> {
+        if let Step::Seq(steps) = step {
+            for step in steps {
+                if !self.over {
+                    self.play(n, step)?;
+                }
+            }
+            return Ok(());
+        }
         self.log.push(format!("{n}: {step:?} (failed here)"));
         let (text, output) = match step {
             Step::Run(scripts) => self.run(scripts, None, false)?,
+            Step::LockLost(scripts) => {
+                self.contend_next = true;
+                self.run(scripts, None, false)?
+            }
             Step::Outage(mornings, apart) => {
                 // Every connection refused: each POST and each GET fails retry-safe.
                 let refused = Script {
@@ -238,11 +303,14 @@ impl Case {
                 (String::new(), String::new())
             }
             Step::Edit(k) => {
-                self.versions[*k] += 1;
+                // Twins keep their one text: an edit of one brings a deleted post back as it was.
+                if !(self.twins && *k < 2) {
+                    self.versions[*k] += 1;
+                }
                 let v = self.versions[*k];
                 self.p.file(
                     &format!("content/{}.md", self.keys[*k]),
-                    world::post_text(&self.keys[*k], v),
+                    world::post_text(&name(self.twins, *k, &self.keys[*k]), v),
                 );
                 self.model[*k].file = Some(v);
                 (String::new(), String::new())
@@ -260,7 +328,9 @@ impl Case {
                 script,
             } => self.retry(*key, *lever, *wrongly, script)?,
             Step::Retract(k) => self.retract(*k)?,
-            Step::Merge(a, b) => self.merge(a, b)?,
+            Step::Seq(_) => unreachable!("played above"),
+            Step::Merge(a, b) => self.merge(a, b, None)?,
+            Step::MergeNew(k, script, b) => self.merge(&[], b, Some((*k, script)))?,
         };
         *self.log.last_mut().expect("pushed above") = format!("{n}: {step:?}{text}");
         self.check_after(&output)
@@ -286,6 +356,7 @@ impl Case {
         if down {
             self.api.server.down();
         }
+        self.contend.set(std::mem::take(&mut self.contend_next));
         let world = match down {
             true => vec![Script::calm(); self.keys.len()],
             false => scripts.to_vec(),
@@ -472,6 +543,10 @@ impl Case {
                 }
             }
         }
+        broken.extend(self.whose(&lines, output));
+        if self.over {
+            return Ok(());
+        }
         if let Some((_, what, output)) = broken.into_iter().min_by_key(|(n, ..)| *n) {
             return Err(self.fail(what, &output));
         }
@@ -503,6 +578,52 @@ impl Case {
         Ok(())
     }
 
+    /// Invariants 6 and 7 on every line: whose copies its ids are, and what its copy holds.
+    /// Invariants 6 and 7 on every line: whose copies its ids are, and what its copy holds.
+    fn whose(&mut self, lines: &BTreeMap<String, Obs>, output: &str) -> Vec<(u8, String, String)> {
+        let owners = owners::owners(&self.api);
+        let mut broken = Vec::new();
+        self.took_unrecorded(lines);
+        for (key, obs) in lines {
+            if let Some(s) = owners::stranger(key, obs, &owners, &self.by_hand) {
+                let what = format!(
+                    "invariant 6: {key}'s line holds a copy not its own: {}",
+                    s.why
+                );
+                broken.push((6, what, output.to_string()));
+            }
+            if let Some(why) = owners::untrue(obs, &owners, &self.by_hand) {
+                match spec::allowed("found-copy-fingerprint") {
+                    true => seen("open found-copy-fingerprint"),
+                    false => broken.push((7, format!("invariant 7: {key}: {why}"), output.into())),
+                }
+            }
+        }
+        broken
+    }
+
+    /// Whether a twin's line (in `lines`, one side's state) holds a copy of its twin's that no
+    /// line of the twin names there: the open `twin-unrecorded-copy`, and the case ends.
+    fn took_unrecorded(&mut self, lines: &BTreeMap<String, Obs>) -> bool {
+        if !self.twins || !spec::allowed("twin-unrecorded-copy") {
+            return false;
+        }
+        let owners = owners::owners(&self.api);
+        let took = lines.iter().any(|(key, obs)| {
+            let Some(s) = owners::stranger(key, obs, &owners, &self.by_hand) else {
+                return false;
+            };
+            s.other_key.is_some_and(|k| {
+                self.index(&k) < 2 && !lines.get(&k).is_some_and(|o| o.ids().contains(&s.id))
+            })
+        });
+        if took {
+            seen("open twin-unrecorded-copy: the case ends");
+            self.over = true;
+        }
+        took
+    }
+
     fn mark(&mut self, k: usize, done: bool) -> Result<(String, String), TestCaseError> {
         self.now += minutes(self.gap());
         let key = self.keys[k].clone();
@@ -521,6 +642,7 @@ impl Case {
         spec::mark(&mut self.model[k], done, newest.is_some(), self.now);
         if let Some(id) = newest {
             self.known[k].insert(id.clone());
+            self.by_hand.insert(id.clone());
             return Ok((format!(" --id {id} → {code}"), output));
         }
         Ok((format!(" → {code}"), output))
@@ -615,13 +737,25 @@ impl Case {
     }
 
     /// Two machines: the state copied, a run on each, then `merge-state` into this one.
-    fn merge(&mut self, a: &[Script], b: &[Script]) -> Result<(String, String), TestCaseError> {
+    /// `new`: this side's command is `retry KEY --force --new` (its line then carries `older=`).
+    fn merge(
+        &mut self,
+        a: &[Script],
+        b: &[Script],
+        new: Option<(usize, &Script)>,
+    ) -> Result<(String, String), TestCaseError> {
         let base_text = std::fs::read_to_string(self.p.path(&format!("state/{TARGET}.state")))
             .unwrap_or_default();
         let other = world::fork(&self.p);
         let base = self.model.clone();
         // This side.
-        let (ra, out_a) = self.run(a, None, false)?;
+        let (ra, out_a) = match new {
+            Some((k, script)) => self.retry(k, Lever::ForceNew, false, script)?,
+            None => self.run(a, None, false)?,
+        };
+        if self.took_unrecorded(&world::lines(&self.p.root)) {
+            return Ok((format!("{ra} (open)"), out_a));
+        }
         let side_a = self.model.clone();
         // The other side, from the same state, later, against the same fake.
         self.now += minutes(self.gap());
@@ -646,6 +780,9 @@ impl Case {
         let (code, out_b) = self.call(&other, &["run", &today], b, None);
         let code = code.unwrap_or(-1);
         self.take_answered_into_known();
+        if self.took_unrecorded(&world::lines(&other.root)) {
+            return Ok((format!("{ra}, other side → {code} (open)"), out_b));
+        }
         self.stranded(code, &model_b, &out_b)?;
         self.exit_is(code, pass.exit, &format!("(the other side)\n{out_b}"))?;
         // Each side's line must be the model's before they are merged.
@@ -717,6 +854,14 @@ impl Case {
     }
 }
 
+/// The name in key `k`'s post: twins (keys 0 and 1) share one.
+fn name(twins: bool, k: usize, key: &str) -> String {
+    match twins && k < 2 {
+        true => "twins".into(),
+        false => key.into(),
+    }
+}
+
 /// The facts of a model line, as `Obs::facts` prints an observed one.
 fn facts(line: &Line) -> Option<String> {
     let failed = |class: &str, lookup: Option<&str>, by: bool| {
@@ -749,9 +894,12 @@ fn facts(line: &Line) -> Option<String> {
 
 /// Play a story; the number of commands run.
 fn play(story: &Story) -> Result<usize, TestCaseError> {
-    let mut case = Case::new(story.settle);
+    let mut case = Case::new(story.settle, story.twins);
     for (n, step) in story.steps.iter().enumerate() {
         case.play(n, step)?;
+        if case.over {
+            break;
+        }
     }
     if std::env::var_os("DAYRUN_MODEL_VERBOSE").is_some() {
         println!("--- case\n{}", case.log.join("\n"));

@@ -1,6 +1,7 @@
 //! Divergences between the code and issue 20 that the property test found, each as its shrunk
 //! (and then hand-tidied) sequence, replayed through the same model and checks. The name says
-//! what the issue asks. All eight are fixed; they stay as regression tests.
+//! what the issue asks. Fixed ones stay as regression tests; an open one is
+//! `#[ignore = "divergence: …"]` and named in `spec::OPEN` (its name is in its doc).
 
 use super::spec::{Lever, Look, Script, Send};
 use super::steps::{Step, Story};
@@ -32,10 +33,26 @@ fn replay(steps: &[Step]) {
 /// `replay` on a target whose attempts may land until `settle` minutes after them.
 #[track_caller]
 fn replay_settling(settle: i64, steps: &[Step]) {
-    let story = Story {
+    replay_story(Story {
         settle,
+        twins: false,
         steps: steps.to_vec(),
-    };
+    });
+}
+
+/// `replay` with keys 0 and 1 of the same text, the model strict on open divergences.
+#[track_caller]
+fn replay_twins(steps: &[Step]) {
+    super::spec::strict();
+    replay_story(Story {
+        settle: 0,
+        twins: true,
+        steps: steps.to_vec(),
+    });
+}
+
+#[track_caller]
+fn replay_story(story: Story) {
     if let Err(e) = super::play(&story) {
         panic!("{e}\ncase: {story:#?}");
     }
@@ -193,7 +210,12 @@ fn an_unconfirmed_key_whose_failures_began_long_ago_turns_the_timer_red() {
 /// (Was open as `own-copy-foreign`; fixed: a copy the line records as this generation's is ours.)
 #[test]
 fn a_lookup_knows_the_copy_its_own_line_names_after_an_edit() {
-    replay(&[
+    replay(&edited_put_aside_and_retried());
+}
+
+/// Published, edited, put aside by hand, retried; the retry's POST is lost (503).
+fn edited_put_aside_and_retried() -> Vec<Step> {
+    vec![
         Step::Run(calm()),
         Step::Edit(1),
         Step::Mark {
@@ -206,5 +228,48 @@ fn a_lookup_knows_the_copy_its_own_line_names_after_an_edit() {
             wrongly: false,
             script: answers(&[Send::Lost503], Look::Ok),
         },
-    ]);
+    ]
+}
+
+/// Issue 28, row 6: "a copy found by an attempt keeps that attempt's fingerprint and payload
+/// hash, so the edit goes out afterwards"; the model's invariant 7: a `done` line's `fp=` is what
+/// its copy holds. In the case above, the lookup finds p-2, the copy the line names, which holds
+/// version 1 (the retry's own POST, version 2, was lost before the server). The line records
+/// `done id=p-2 fp=` version 2's fingerprint: on a target that updates, the edit is never sent.
+/// The found copy is not the attempt's, so it should keep the fingerprint it was sent with.
+/// (Open: `found-copy-fingerprint` in `spec::OPEN`.)
+#[test]
+#[ignore = "divergence: a found copy the line names is recorded as holding the edit it never got"]
+fn a_found_copy_of_an_earlier_version_keeps_that_versions_fingerprint() {
+    super::spec::strict();
+    replay(&edited_put_aside_and_retried());
+}
+
+/// Issue 28, row 3: "an id recorded on another key's line is never this key's copy"; the
+/// model's invariant 6: no key's line holds another key's copy. Keys 0 and 1 have the same text
+/// and the lookup matches by text. Key 0's send commits and its answer is lost (500); its
+/// lookup fails, so its line says `sent=maybe` with the attempt's marks but names no id. Key 1's
+/// first lookup, in the same run, finds key 0's copy (on no line yet, holding what key 1 would
+/// send) and records it: "already there id=p-1", exit 75 for key 0 only. Key 0's next lookup
+/// then leaves p-1 out (another key's line holds it), calls its attempt absent and publishes a
+/// second copy; key 1 is never published, and `retract` of key 1 deletes key 0's post.
+/// (Open: `twin-unrecorded-copy` in `spec::OPEN`. A copy on no line that matches the marks of
+/// another key's attempt that may be out cannot be told to be this key's.)
+#[test]
+#[ignore = "divergence: a key takes a same-text copy another key's attempt may have made"]
+fn a_key_never_takes_a_copy_another_keys_pending_attempt_may_have_made() {
+    let mut first = calm();
+    first[0] = answers(&[Send::Commit500], Look::FailAlways);
+    replay_twins(&[Step::Run(first)]);
+}
+
+/// The same open divergence through two runners: each publishes from the same state, and the
+/// second runner's lookup of key 0 finds key 0's copy and key 1's (same text, on no line of
+/// that runner's state): it records key 1's copy as key 0's (a DUPLICATE), and then, that copy
+/// being another key's, calls key 1 absent and publishes it a second time.
+/// (Open: `twin-unrecorded-copy` in `spec::OPEN`.)
+#[test]
+#[ignore = "divergence: a runner takes a same-text copy that only the other runner recorded"]
+fn a_second_runner_never_takes_the_other_keys_same_text_copy() {
+    replay_twins(&[Step::Merge(calm(), calm())]);
 }

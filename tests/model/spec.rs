@@ -44,6 +44,27 @@
 use jiff::Timestamp;
 use jiff::civil::Date;
 
+/// Divergences still open in the code, each replayed in `found.rs` (ignored until the code
+/// follows the issue). The random search does not fail on these: a case that meets one ends
+/// there (the model cannot follow the code past it) or, where the model follows the code, goes
+/// on; so that the search goes on finding others.
+const OPEN: &[&str] = &["twin-unrecorded-copy", "found-copy-fingerprint"];
+
+thread_local! {
+    /// This thread replays a divergence: the model follows the issue on every one.
+    static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// From now on this thread's model follows the issue even on the open divergences.
+pub fn strict() {
+    STRICT.set(true);
+}
+
+/// Whether a case that meets `bug`, an open divergence, ends there rather than fails.
+pub fn allowed(bug: &str) -> bool {
+    !STRICT.get() && OPEN.contains(&bug)
+}
+
 /// In-run retries (`retries`), and the config's `escalate_after` and `catchup_days`.
 pub const RETRIES: usize = 2;
 pub const ESCALATE_MINUTES: i64 = 120;

@@ -18,6 +18,9 @@ pub enum Step {
     /// An outage: this many mornings' `run`s while the server refuses every connection, this
     /// many minutes apart (row 3: red once it lasts past `escalate_after`).
     Outage(u32, i64),
+    /// A morning's `run`, held at its first request while `state/.lock` is removed and a
+    /// second `run` starts (it must be kept out: issue 28, row 8).
+    LockLost(Vec<Script>),
     /// A `run` SIGKILLed after this many milliseconds (if it is still running).
     Kill(Vec<Script>, u64),
     /// Time passes (minutes): keys fall due, failures age, keys leave the catch-up window.
@@ -41,6 +44,11 @@ pub enum Step {
     /// The state copied to a second machine; a run on each (this side first), then
     /// `merge-state` of the two files.
     Merge(Vec<Script>, Vec<Script>),
+    /// As `Merge`, but this side's command is `retry KEY --force --new` (this script): the
+    /// merged lines carry generations (`older=`) from one side only.
+    MergeNew(usize, Script, Vec<Script>),
+    /// Steps played in a row (a drawn story: an edit while an attempt is pending).
+    Seq(Vec<Step>),
 }
 
 struct Scripts<'a>(&'a [Script]);
@@ -87,6 +95,9 @@ impl fmt::Debug for Step {
                 m / 60,
                 m % 60
             ),
+            Step::LockLost(s) => {
+                write!(f, "run, its lock file removed under it [{:?}]", Scripts(s))
+            }
             Step::Kill(s, ms) => write!(f, "run killed at {ms} ms [{:?}]", Scripts(s)),
             Step::Pass(m) => write!(f, "{}h{:02} pass", m / 60, m % 60),
             Step::Edit(k) => write!(f, "edit k{k}"),
@@ -110,6 +121,12 @@ impl fmt::Debug for Step {
             }
             Step::Retract(k) => write!(f, "retract k{k} --yes"),
             Step::Merge(a, b) => write!(f, "merge [{:?}] with [{:?}]", Scripts(a), Scripts(b)),
+            Step::MergeNew(k, a, b) => write!(
+                f,
+                "merge [retry k{k} --force --new [{a:?}]] with [{:?}]",
+                Scripts(b)
+            ),
+            Step::Seq(steps) => f.debug_list().entries(steps).finish(),
         }
     }
 }
@@ -172,6 +189,7 @@ pub fn step() -> impl Strategy<Value = Step> {
         10 => prop_oneof![3 => Just(65i64), 4 => Just(300), 2 => Just(1560), 3 => Just(4440)]
             .prop_map(Step::Pass),
         6 => (scripts(), 0u64..60).prop_map(|(s, ms)| Step::Kill(s, ms)),
+        3 => scripts().prop_map(Step::LockLost),
         6 => key().prop_map(Step::Edit),
         4 => key().prop_map(Step::Delete),
         6 => (key(), any::<bool>()).prop_map(|(key, done)| Step::Mark { key, done }),
@@ -180,21 +198,51 @@ pub fn step() -> impl Strategy<Value = Step> {
         ),
         5 => key().prop_map(Step::Retract),
         5 => (scripts(), scripts()).prop_map(|(a, b)| Step::Merge(a, b)),
+        3 => (key(), script(), scripts()).prop_map(|(k, a, b)| Step::MergeNew(k, a, b)),
+        4 => edit_while_pending(),
     ]
 }
 
-/// A case: the target's settle time (minutes) and the steps.
+/// Issue 28, row 6: a send whose answer is lost (and whose lookup fails, so the attempt stays
+/// pending), the post edited, then the next run, which finds the attempt's copy.
+fn edit_while_pending() -> impl Strategy<Value = Step> {
+    let lost = prop_oneof![
+        Just(Send::Commit500),
+        Just(Send::CommitClose),
+        Just(Send::Lost503)
+    ];
+    (key(), lost).prop_map(|(k, lost)| {
+        let mut first = vec![Script::calm(); KEYS.len()];
+        first[k] = Script {
+            sends: vec![lost],
+            look: Look::FailAlways,
+        };
+        Step::Seq(vec![
+            Step::Run(first),
+            Step::Edit(k),
+            Step::Run(vec![Script::calm(); KEYS.len()]),
+        ])
+    })
+}
+
+/// A case: the target's settle time (minutes), whether keys 0 and 1 have the same text, and
+/// the steps.
 #[derive(Clone)]
 pub struct Story {
     pub settle: i64,
+    pub twins: bool,
     pub steps: Vec<Step>,
 }
 
 impl fmt::Debug for Story {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let twins = match self.twins {
+            true => ", keys 0 and 1 with the same text",
+            false => "",
+        };
         writeln!(
             f,
-            "settle_secs = {}, then {} steps:",
+            "settle_secs = {}{twins}, then {} steps:",
             self.settle * 60,
             self.steps.len()
         )?;
@@ -205,6 +253,12 @@ impl fmt::Debug for Story {
 pub fn case(max_steps: usize) -> impl Strategy<Value = Story> {
     // A settle time longer than a run waits (15 min): a lookup before then says "not yet".
     let settle = prop_oneof![3 => Just(0i64), 1 => Just(15)];
-    (settle, prop::collection::vec(step(), 1..=max_steps))
-        .prop_map(|(settle, steps)| Story { settle, steps })
+    let twins = prop::bool::weighted(0.3);
+    (settle, twins, prop::collection::vec(step(), 1..=max_steps)).prop_map(
+        |(settle, twins, steps)| Story {
+            settle,
+            twins,
+            steps,
+        },
+    )
 }

@@ -33,6 +33,14 @@ pub fn post_text(key: &str, v: u32) -> String {
     format!("# Post {key}\n\nBody of {key}, version {v}.\n")
 }
 
+/// Keys `a` and `b` have the same text: the fake's lookup of either also answers the other's
+/// posts, unlabelled, as a lookup that matches by text would (issue 28, row 3).
+pub fn twins(api: &PostsApi, a: &str, b: &str) {
+    let mut s = api.state.lock().unwrap();
+    s.alike.insert(a.into(), vec![b.into()]);
+    s.alike.insert(b.into(), vec![a.into()]);
+}
+
 /// Scripts for the fake, by key.
 pub fn script(api: &PostsApi, keys: &[String], scripts: &[Script]) {
     let mut s = api.state.lock().unwrap();
@@ -98,7 +106,7 @@ impl Obs {
             .map(|(_, v)| v.as_str())
     }
 
-    fn list(&self, name: &str) -> Vec<String> {
+    pub fn list(&self, name: &str) -> Vec<String> {
         self.get(name)
             .map(|v| {
                 v.split(',')
