@@ -103,14 +103,21 @@ pub enum NotOurs {
     Foreign,
 }
 
-/// Why `receipt` cannot be this attempt's copy, if it cannot. `other_key`: whether another
-/// key's line on this target holds the id. An id this generation's own line records is always
-/// its own (even if a 0.5.0 line of another key took it too).
-pub fn not_ours(
-    line: Option<&KeyLine>,
-    id: &str,
-    other_key: &dyn Fn(&str) -> bool,
-) -> Option<NotOurs> {
+/// What the other keys' lines on this target say about the copies a lookup found, read by
+/// the runner from the state file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Elsewhere<'a> {
+    /// The ids found that another key's line holds.
+    pub held: &'a [String],
+    /// Other keys whose attempt may be out and sent a text this attempt sent too (a mark in
+    /// common): a copy on no line may be theirs.
+    pub twins: &'a [jiff::civil::Date],
+}
+
+/// Why the copy `id` cannot be this attempt's, if it cannot. `elsewhere`: another key's line
+/// holds it. An id this generation's own line records is always its own (even if a 0.5.0 line
+/// of another key took it too).
+pub fn not_ours(line: Option<&KeyLine>, id: &str, elsewhere: bool) -> Option<NotOurs> {
     let roles: Vec<Role> = line
         .map(|l| l.roles().filter(|h| h.id == id).map(|h| h.role).collect())
         .unwrap_or_default();
@@ -121,7 +128,7 @@ pub fn not_ours(
         Some(Role::Copy | Role::Part(_) | Role::Duplicate) => None,
         Some(Role::Older) => Some(NotOurs::Older),
         Some(Role::Foreign) => Some(NotOurs::Foreign),
-        None if other_key(id) => Some(NotOurs::OtherKey),
+        None if elsewhere => Some(NotOurs::OtherKey),
         None => None,
     }
 }
@@ -135,23 +142,40 @@ pub enum Sifted {
     /// lookup lists every copy it matches: the attempt's is not there.
     Absent,
     /// Every copy found is not ours, and the lookup answers one copy at most (a `confirm`
-    /// script): it says nothing of the attempt's own.
+    /// script), or a copy found may be another key's that sent the same text: it says nothing
+    /// of the attempt's own.
     CannotTell(String),
 }
 
 /// The one rule for what a lookup found: a copy answers for an attempt only when it is not
-/// another key's, not an earlier generation's, and not ruled foreign. `exhaustive`: the
-/// lookup lists every copy it matches (`Find::lists_every_match`), so with all of them left
-/// out, the attempt's copy is provably absent.
+/// another key's, not an earlier generation's, and not ruled foreign; and while another key's
+/// attempt that sent the same text may be out, only a copy this key's line already records
+/// does. `exhaustive`: the lookup lists every copy it matches (`Find::lists_every_match`), so
+/// with all of them left out, the attempt's copy is provably absent.
 pub fn sift(
     line: Option<&KeyLine>,
     found: Vec<Receipt>,
-    other_key: &dyn Fn(&str) -> bool,
+    elsewhere: Elsewhere,
     exhaustive: bool,
 ) -> Sifted {
     let (ours, left): (Vec<Receipt>, Vec<Receipt>) = found
         .into_iter()
-        .partition(|r| not_ours(line, &r.id, other_key).is_none());
+        .partition(|r| not_ours(line, &r.id, elsewhere.held.contains(&r.id)).is_none());
+    if !elsewhere.twins.is_empty() && !ours.is_empty() {
+        let own = line.map(KeyLine::own_ids).unwrap_or_default();
+        let (recorded, unknown): (Vec<Receipt>, Vec<Receipt>) =
+            ours.into_iter().partition(|r| own.contains(&r.id));
+        if !recorded.is_empty() {
+            return Sifted::Found(recorded);
+        }
+        let ids: Vec<&str> = unknown.iter().map(|r| r.id.as_str()).collect();
+        let twins: Vec<String> = elsewhere.twins.iter().map(ToString::to_string).collect();
+        return Sifted::CannotTell(format!(
+            "the lookup found {}, on no line; {} sent the same text and may be out too, so whose copy it is cannot be told: look on the target, then `dayrun mark KEY done --id ID` on the key each copy is",
+            ids.join(", "),
+            twins.join(", ")
+        ));
+    }
     match (ours.is_empty(), exhaustive) {
         (false, _) => Sifted::Found(ours),
         (true, true) => Sifted::Absent,
@@ -218,25 +242,52 @@ mod tests {
     #[test]
     fn only_this_generations_copies_or_unknown_ones_answer_for_an_attempt() {
         let line = line();
-        let other = |id: &str| id == "x" || id == "a";
+        let held = ["x".to_string(), "a".to_string()];
+        let other = Elsewhere {
+            held: &held,
+            twins: &[],
+        };
         let found = |ids: &[&str]| ids.iter().map(|id| Receipt::id(*id)).collect::<Vec<_>>();
         // Its own copy, even when a (0.5.0) line of another key took the id too.
         assert_eq!(
-            sift(Some(&line), found(&["a", "x"]), &other, true),
+            sift(Some(&line), found(&["a", "x"]), other, true),
             Sifted::Found(found(&["a"]))
         );
         assert_eq!(
-            sift(Some(&line), found(&["o", "f", "x"]), &other, true),
+            sift(Some(&line), found(&["o", "f", "x"]), other, true),
             Sifted::Absent
         );
         assert!(matches!(
-            sift(Some(&line), found(&["o"]), &other, false),
+            sift(Some(&line), found(&["o"]), other, false),
             Sifted::CannotTell(_)
         ));
         assert_eq!(
-            sift(Some(&line), found(&["new"]), &other, false),
+            sift(Some(&line), found(&["new"]), other, false),
             Sifted::Found(found(&["new"]))
         );
-        assert_eq!(sift(None, found(&["x"]), &other, true), Sifted::Absent);
+        assert_eq!(sift(None, found(&["x"]), other, true), Sifted::Absent);
+    }
+
+    #[test]
+    fn while_a_same_text_attempt_of_another_key_may_be_out_only_a_recorded_copy_answers() {
+        let line = line();
+        let twins = ["2026-11-30".parse().unwrap()];
+        let twin = Elsewhere {
+            held: &[],
+            twins: &twins,
+        };
+        let found = |ids: &[&str]| ids.iter().map(|id| Receipt::id(*id)).collect::<Vec<_>>();
+        assert!(matches!(
+            sift(Some(&line), found(&["new"]), twin, true),
+            Sifted::CannotTell(why) if why.contains("2026-11-30")
+        ));
+        assert_eq!(
+            sift(Some(&line), found(&["new", "a"]), twin, true),
+            Sifted::Found(found(&["a"]))
+        );
+        assert!(matches!(
+            sift(None, found(&["new"]), twin, true),
+            Sifted::CannotTell(_)
+        ));
     }
 }

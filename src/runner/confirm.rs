@@ -44,10 +44,23 @@ impl TargetRun<'_> {
         if matches!(answer, Ok(Lookup::Found(_) | Lookup::Foreign(_))) && self.owners.is_none() {
             self.owners = Some(super::owners::Owners::read(self.state));
         }
+        // What the other keys' lines say of the copies found.
         let owners = self.owners.as_ref();
-        let other = |id: &str| owners.is_some_and(|o| o.other_than(key, id));
+        let found = match &answer {
+            Ok(Lookup::Found(list) | Lookup::Foreign(list)) => list.as_slice(),
+            _ => &[],
+        };
+        let held: Vec<String> = (found.iter())
+            .filter(|r| owners.is_some_and(|o| o.other_than(key, &r.id)))
+            .map(|r| r.id.clone())
+            .collect();
+        let twins = owners.map_or_else(Vec::new, |o| o.twins(key, attempts.marks));
+        let elsewhere = copies::Elsewhere {
+            held: &held,
+            twins: &twins,
+        };
         let sift = |list: Vec<Receipt>, exhaustive: bool| {
-            copies::sift(line.as_ref(), list, &other, exhaustive)
+            copies::sift(line.as_ref(), list, elsewhere, exhaustive)
         };
         match answer {
             Ok(Lookup::Found(receipts)) => match sift(receipts, exhaustive) {

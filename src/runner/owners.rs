@@ -1,6 +1,8 @@
-//! Which key's line holds each id on one target: read from the state file once, the first
-//! time a lookup needs it, and kept up to date as lines are written, so that a copy another
-//! key's line holds is never taken for this key's (`life::copies::sift`).
+//! Which key's line holds each id on one target, and which keys' attempts may be out with
+//! which texts: read from the state file once, the first time a lookup needs it, and kept up
+//! to date as lines are written, so that a copy another key's line holds, or one a same-text
+//! attempt of another key may have made, is never taken for this key's
+//! (`life::copies::sift`).
 
 use crate::life::KeyLine;
 use crate::state::StateFile;
@@ -11,6 +13,8 @@ use std::collections::HashMap;
 #[derive(Debug, Default)]
 pub(super) struct Owners {
     by_id: HashMap<Box<str>, Vec<Date>>,
+    /// The marks (hashes of the texts sent) of each key whose attempt may be out.
+    maybe: HashMap<Date, Vec<String>>,
 }
 
 impl Owners {
@@ -26,6 +30,10 @@ impl Owners {
     /// Add the ids `line` holds (an id once held stays: a retracted copy of another key is
     /// still not this key's).
     pub fn note(&mut self, line: &KeyLine) {
+        match line.tried.maybe && !line.tried.marks.is_empty() {
+            true => drop(self.maybe.insert(line.key, line.tried.marks.clone())),
+            false => drop(self.maybe.remove(&line.key)),
+        }
         for held in line.held() {
             let keys = self.by_id.entry(held.id.into()).or_default();
             if !keys.contains(&line.key) {
@@ -39,5 +47,15 @@ impl Owners {
         self.by_id
             .get(id)
             .is_some_and(|keys| keys.iter().any(|k| *k != key))
+    }
+
+    /// The keys other than `key` whose attempt may be out and sent one of `marks`.
+    pub fn twins(&self, key: Date, marks: &[String]) -> Vec<Date> {
+        let mut twins: Vec<Date> = (self.maybe.iter())
+            .filter(|(k, theirs)| **k != key && theirs.iter().any(|m| marks.contains(m)))
+            .map(|(k, _)| *k)
+            .collect();
+        twins.sort();
+        twins
     }
 }

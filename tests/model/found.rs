@@ -253,10 +253,10 @@ fn a_found_copy_of_an_earlier_version_keeps_that_versions_fingerprint() {
 /// send) and records it: "already there id=p-1", exit 75 for key 0 only. Key 0's next lookup
 /// then leaves p-1 out (another key's line holds it), calls its attempt absent and publishes a
 /// second copy; key 1 is never published, and `retract` of key 1 deletes key 0's post.
-/// (Open: `twin-unrecorded-copy` in `spec::OPEN`. A copy on no line that matches the marks of
-/// another key's attempt that may be out cannot be told to be this key's.)
+/// Fixed: a copy on no line, while another key's attempt with the same marks may be out,
+/// cannot be told to be this key's (`life::copies::sift`'s twins): key 1's dedup cannot tell,
+/// warns and sends its own copy, and key 0's lookup then finds its own.
 #[test]
-#[ignore = "divergence: a key takes a same-text copy another key's attempt may have made"]
 fn a_key_never_takes_a_copy_another_keys_pending_attempt_may_have_made() {
     let mut first = calm();
     first[0] = answers(&[Send::Commit500], Look::FailAlways);
@@ -267,7 +267,9 @@ fn a_key_never_takes_a_copy_another_keys_pending_attempt_may_have_made() {
 /// second runner's lookup of key 0 finds key 0's copy and key 1's (same text, on no line of
 /// that runner's state): it records key 1's copy as key 0's (a DUPLICATE), and then, that copy
 /// being another key's, calls key 1 absent and publishes it a second time.
-/// (Open: `twin-unrecorded-copy` in `spec::OPEN`.)
+/// (Open: `twin-unrecorded-copy` in `spec::OPEN`: this runner's state has no line of the
+/// twin at all, so nothing on disk says another key may have made the copy; telling would
+/// take the twin's post text, or a lookup that matches by key.)
 #[test]
 #[ignore = "divergence: a runner takes a same-text copy that only the other runner recorded"]
 fn a_second_runner_never_takes_the_other_keys_same_text_copy() {
