@@ -317,8 +317,9 @@ pub fn fingerprint(title: &str, markdown: &str) -> String {
     hex(&hasher.finalize())
 }
 
+/// Lower-case hex, as every hash on a line is written.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 #[cfg(test)]
