@@ -422,9 +422,14 @@ pub fn reason(text: &str) -> String {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    match plain.char_indices().nth(MAX_REASON) {
-        Some((at, _)) => format!("{}…", &plain[..at]),
-        None => plain,
+    cut(plain, MAX_REASON)
+}
+
+/// `text` cut to `max` characters, with `…` where it was cut.
+fn cut(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
     }
 }
 

@@ -37,6 +37,10 @@ struct Row<'a> {
     deleted: bool,
     /// Failed, and past the catch-up window: not sent again until a human says.
     held_back: bool,
+    /// Done, and the target refused the edit the post holds now: `reason` says what was
+    /// refused and what to do. A run exits 1 until the post changes again, `retry --force`
+    /// sends it or `mark done` accepts the copy as it is.
+    edit_failed: bool,
     /// The exit code this key leaves a run with (0, 1, 3 or 75).
     exit: i32,
 }
@@ -111,6 +115,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             "edited",
             "deleted",
             "held_back",
+            "edit_failed",
         ]
         .into_iter()
         .map(|k| (k, 0))
@@ -127,23 +132,12 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             )
             .map_err(io)?;
         }
+        let template = cfg.template.as_ref().map(crate::template::Template::mark);
         for (i, key) in keys.into_iter().enumerate() {
             let line = state.get(key).map(KeyLine::of);
             let has_post = catalog.files.contains_key(&key);
-            let get = || match has_post {
-                false => Seen::Gone,
-                true => match catalog.text(key) {
-                    Err(err) => Seen::Broken(err.reason()),
-                    Ok(post) if post.draft => Seen::Draft,
-                    // The edit hashes need the images: not read here (an edit is flagged by
-                    // the fingerprint below, and edits leave a run's exit code alone).
-                    Ok(post) => Seen::Ready(Facts {
-                        fp: post.fingerprint,
-                        payload: String::new(),
-                        payload_before_images: String::new(),
-                    }),
-                },
-            };
+            let refused = line.as_ref().is_some_and(|l| l.edits.edit_failed.is_some());
+            let get = || seen(&catalog, key, has_post, refused, template);
             let lazy = Lazy::new(&get);
             let ctx = Ctx::new(key, clock, &rules, &mode);
             let step = life::next(line.as_ref(), &Event::Visit(&lazy), &ctx);
@@ -180,11 +174,13 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                     .and_then(|l| l.fp.as_ref())
                     .is_some_and(|fp| catalog.text(key).is_ok_and(|post| post.fingerprint != *fp));
             let held_back = decision == Decision::Hold;
+            let edit_failed = matches!(decision, Decision::EditFailed(_));
             // The words a run's summary uses: a deleted key is not also done, a key held
             // back is not also failed.
             words.add(match () {
                 _ if deleted => "deleted",
                 _ if held_back => "held back",
+                _ if edit_failed => "edit failed",
                 _ => status,
             });
             if edited {
@@ -197,6 +193,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 (edited, "edited"),
                 (deleted, "deleted"),
                 (held_back, "held_back"),
+                (edit_failed, "edit_failed"),
             ] {
                 if flag {
                     *counts.entry(word).or_default() += 1;
@@ -222,6 +219,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 edited,
                 deleted,
                 held_back,
+                edit_failed,
                 exit: step.exit.code(),
             };
             if as_json {
@@ -280,7 +278,9 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
     if row.held_back {
         text.push_str(" HELD BACK: it failed and is now past the catch-up window; `dayrun run --backfill` or `dayrun retry KEY` sends it, `dayrun mark KEY failed` puts it aside");
     }
-    if row.edited {
+    if row.edit_failed {
+        text.push_str(" EDIT FAILED: the target refused the edit and the copy keeps its last version; every run exits 1 until a person acts (the reason says how)");
+    } else if row.edited {
         text.push_str(" EDITED: the post changed since it was published");
     }
     if row.status == "done" && row.id.is_none() {
@@ -306,6 +306,35 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
         text.push_str(&format!(" reason={reason:?}"));
     }
     text
+}
+
+/// The post of `key` as the rules see it. The edit hashes need the images, so they are read only
+/// for a refused edit (`refused`), which stands while the post holds it; otherwise an edit is
+/// flagged by the fingerprint, and leaves a run's exit code alone.
+fn seen(
+    catalog: &Catalog,
+    key: Date,
+    has_post: bool,
+    refused: bool,
+    template: Option<&str>,
+) -> Seen {
+    if !has_post {
+        return Seen::Gone;
+    }
+    let read = match refused {
+        true => catalog.post(key),
+        false => catalog.text(key),
+    };
+    match read {
+        Err(err) => Seen::Broken(err.reason()),
+        Ok(post) if post.draft => Seen::Draft,
+        Ok(post) if refused => Seen::Ready(crate::runner::report::facts(&post, template)),
+        Ok(post) => Seen::Ready(Facts {
+            fp: post.fingerprint,
+            payload: String::new(),
+            payload_before_images: String::new(),
+        }),
+    }
 }
 
 fn human(secs: i64) -> String {

@@ -97,6 +97,12 @@ pub fn states() -> Vec<(&'static str, Option<KeyLine>)> {
             )),
         ),
         (
+            "done edit_failed=p",
+            line(&format!(
+                "done {at} reason=x id=7 fp=f published={at} payload=o edit_failed=p"
+            )),
+        ),
+        (
             "done parts=2",
             line(&format!(
                 "done {at} id=7 parts=7,8 fp=f published={at} payload=p"
@@ -138,7 +144,10 @@ pub fn events() -> Vec<(&'static str, Example)> {
     let retry = |lever| Example::Visit(Mode::Retry(lever), ready(), 0);
     vec![
         ("run", Example::Visit(run.clone(), ready(), 0)),
-        ("run, post edited", Example::Visit(run.clone(), edited, 0)),
+        (
+            "run, post edited",
+            Example::Visit(run.clone(), edited.clone(), 0),
+        ),
         ("run, a day later", Example::Visit(run.clone(), ready(), 24)),
         (
             "run, five days later",
@@ -147,6 +156,10 @@ pub fn events() -> Vec<(&'static str, Example)> {
         (
             "run, post broken",
             Example::Visit(run.clone(), Seen::Broken("no title".into()), 0),
+        ),
+        (
+            "run, post edited, ten days later",
+            Example::Visit(run.clone(), edited.clone(), 240),
         ),
         ("run, post gone", Example::Visit(run, Seen::Gone, 0)),
         ("retry", retry(Lever::Again)),
@@ -412,6 +425,9 @@ fn then(then: &Then) -> String {
             Decision::CheckEdit { forced: true } => "send the edit".into(),
             Decision::CheckEdit { forced: false } => "send the edit if changed".into(),
             Decision::Wait(_) => "wait for a human".into(),
+            Decision::EditFailed(_) => {
+                "nothing sent; wait for a human (the edit was refused)".into()
+            }
             Decision::Hold => "hold back".into(),
             Decision::Drop => "forget the line".into(),
             Decision::Broken(_) => "record the post's error".into(),

@@ -199,6 +199,11 @@ impl TargetRun<'_> {
         let line = step.written().cloned().or_else(|| self.line(key));
         let (class, reason) = match line.as_ref().map(|l| l.phase) {
             Some(Phase::Failed(class, _)) => (class, line.as_ref().and_then(|l| l.reason.clone())),
+            // A refused edit: its done line keeps the reason and the hint together; the hint
+            // goes on a line of its own here.
+            Some(Phase::Done) if err.is_some() => {
+                (err.and_then(Error::class).unwrap_or(Class::Unknown), None)
+            }
             _ => (
                 err.and_then(Error::class).unwrap_or(Class::Unknown),
                 line.as_ref().and_then(|l| l.reason.clone()),
@@ -406,6 +411,16 @@ impl TargetRun<'_> {
 /// later one that differs is an edit. Taken from the post, not from a target's request (which
 /// holds things that vary, such as WordPress's term ids), so an unchanged post costs no
 /// request at all. A post without images (and no template) hashes as dayrun 0.3 hashed it.
+/// What the rules compare of a readable post (`life::Facts`) on a target whose template has
+/// this mark: the run and `status` judge a key from the same facts.
+pub(crate) fn facts(post: &Post, template: Option<&str>) -> life::Facts {
+    life::Facts {
+        fp: post.fingerprint.clone(),
+        payload: payload_mark(post, template),
+        payload_before_images: payload_mark_before_images(post),
+    }
+}
+
 pub(super) fn payload_mark(post: &Post, template: Option<&str>) -> String {
     let mut text = words(post);
     if !post.images.is_empty() {

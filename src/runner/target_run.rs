@@ -5,7 +5,7 @@ use super::{Posts, TargetRun};
 use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::{self, Act, Decision, Event, Facts, Lazy, Lever, Mode, Rules, Seen, Skip};
+use crate::life::{self, Act, Decision, Event, Lazy, Lever, Mode, Rules, Seen, Skip};
 use crate::state::Status;
 use jiff::civil::Date;
 
@@ -23,6 +23,15 @@ pub(super) fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
         can_find,
         strict: policy.dedup == Dedup::Strict,
     }
+}
+
+/// How a key's line may be passed over without reading its post.
+enum Pass {
+    /// It may not: the key's life reads what it needs.
+    No,
+    Yes,
+    /// Unless the post's file was modified after this time (the line's).
+    Untouched(jiff::Timestamp),
 }
 
 impl TargetRun<'_> {
@@ -67,11 +76,7 @@ impl TargetRun<'_> {
         match &*posts.get(key) {
             Err(err) => Seen::Broken(err.reason()),
             Ok(post) if post.draft => Seen::Draft,
-            Ok(post) => Seen::Ready(Facts {
-                fp: post.fingerprint.clone(),
-                payload: super::report::payload_mark(post, template),
-                payload_before_images: super::report::payload_mark_before_images(post),
-            }),
+            Ok(post) => Seen::Ready(super::report::facts(post, template)),
         }
     }
 
@@ -91,47 +96,54 @@ impl TargetRun<'_> {
         )
     }
 
-    /// A done line the run can pass over without reading it: a plain run, and a target that
-    /// sends no edits or a line older than the edit window by more than a day of zone offset
-    /// (the first publish is never later than the line's own time). A no-op run over 100k
-    /// done keys reads nothing else.
+    /// A done line the run can pass over without reading its post (`pass`): nothing a visit
+    /// could do with it sends or looks anything up.
     pub(super) fn quick_done(&self, key: Date) -> bool {
+        !matches!(self.pass(key), Pass::No)
+    }
+
+    /// Whether a done line can be passed over without reading its post: in a plain run, when
+    /// the target sends no edits, the copy has no id, or the line is older than the edit
+    /// window by more than a day of zone offset (the first publish is never later than the
+    /// line's own time) — then unless the post's file changed since the line was written (an
+    /// edit after the window is said once: `Skip::LateEdit`). A refused edit is never passed
+    /// over: it stands whatever the window. A no-op run over 100k done keys reads nothing
+    /// else, and stats only the posts of copies past the window on a target that updates.
+    fn pass(&self, key: Date) -> Pass {
         let Some(record) = self.state.get(key) else {
-            return false;
+            return Pass::No;
         };
         if record.status != Status::Done || !matches!(self.plan.mode, Mode::Run { .. }) {
-            return false;
+            return Pass::No;
+        }
+        let line = record.to_line();
+        if !self.rules.updates || !line.contains(" id=") {
+            return Pass::Yes;
+        }
+        if line.contains(" edit_failed=") {
+            return Pass::No;
         }
         let at = record.at().get(..10).and_then(crate::clock::parse_key);
-        !self.rules.updates
-            || at.is_some_and(|at| {
-                crate::clock::days_between(at, self.today) > self.rules.edit_days + 1
-            })
-            || !record.to_line().contains(" id=")
+        let past = at.is_some_and(|at| {
+            crate::clock::days_between(at, self.today) > self.rules.edit_days + 1
+        });
+        match (past, record.at().parse()) {
+            (true, Ok(at)) => Pass::Untouched(at),
+            _ => Pass::No,
+        }
     }
 
     pub(super) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
-        if self.quick_done(key) {
+        let quick = match self.pass(key) {
+            Pass::Yes => true,
+            Pass::Untouched(at) => !posts.touched_after(key, at),
+            Pass::No => false,
+        };
+        if quick {
             self.count("done", key, "skip", "done");
             return Ok(());
         }
-        if let Mode::Retry(Lever::NotOurs(id)) = &self.plan.mode
-            && !self.plan.dry_run
-            && self.state.get(key).is_some()
-        {
-            // The human's word first, so the lookup that follows leaves that copy out.
-            let here = self
-                .target
-                .as_names()
-                .and_then(|n| n.copy_of(key, id))
-                .is_some_and(|(g, _)| Some(g) == self.line(key).map(|l| l.copy.generation));
-            let act = Act::NotOurs {
-                id: id.clone(),
-                here,
-            };
-            self.apply(key, &Event::Human(&act))?;
-            self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
-        }
+        self.not_ours_first(key)?;
         let template = self.template_mark();
         let get = || Self::seen(posts, key, has_post, template);
         let lazy = Lazy::new(&get);
@@ -154,6 +166,15 @@ impl TargetRun<'_> {
                 if let Some(hint) = self.hint(key, line.as_ref(), None) {
                     self.progress.out(&format!("  {}", self.shown(&hint)));
                 }
+            }
+            Decision::EditFailed(why) => {
+                settle(self);
+                self.tally.add("edit failed");
+                self.say(
+                    key,
+                    "edit failed",
+                    &format!("(rejected; the copy keeps its last version): {why}"),
+                );
             }
             Decision::Hold => {
                 settle(self);
@@ -189,6 +210,28 @@ impl TargetRun<'_> {
                 self.act(key, has_post, posts, decision)?;
             }
             _ => self.act(key, has_post, posts, decision)?,
+        }
+        Ok(())
+    }
+
+    /// `retry --not-ours ID`: the human's word first, so the lookup that follows leaves that
+    /// copy out.
+    fn not_ours_first(&mut self, key: Date) -> Result<(), Error> {
+        if let Mode::Retry(Lever::NotOurs(id)) = &self.plan.mode
+            && !self.plan.dry_run
+            && self.state.get(key).is_some()
+        {
+            let here = self
+                .target
+                .as_names()
+                .and_then(|n| n.copy_of(key, id))
+                .is_some_and(|(g, _)| Some(g) == self.line(key).map(|l| l.copy.generation));
+            let act = Act::NotOurs {
+                id: id.clone(),
+                here,
+            };
+            self.apply(key, &Event::Human(&act))?;
+            self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
         }
         Ok(())
     }
@@ -255,6 +298,16 @@ impl TargetRun<'_> {
                     ),
                 };
                 self.count("done", key, "skip", &why);
+            }
+            Skip::LateEdit => {
+                let name = &self.cfg.name;
+                let why = format!(
+                    "after the edit window ({} days from the first publish): not sent, and not said again until the post changes; `dayrun retry {key} --force --target {name}` sends it to the copy, or raise `edit_days`",
+                    self.rules.edit_days
+                );
+                self.tally.add("done");
+                self.say(key, "edited", &why);
+                self.trace(key, "edit", "late", &why);
             }
             Skip::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
             Skip::Stale => {
