@@ -202,10 +202,13 @@ impl Catalog {
 
     /// When the post's file for `key` was last modified (one `stat`, nothing read); `None`: no
     /// file, or the file system does not say.
-    pub fn modified(&self, key: Date) -> Option<std::time::SystemTime> {
+    pub fn modified(
+        &self,
+        key: Date,
+        mtimes: &mut crate::fsutil::Mtimes,
+    ) -> Option<std::time::SystemTime> {
         let files = self.files.get(&key)?;
-        let meta = std::fs::symlink_metadata(self.root.join(&files.first)).ok()?;
-        meta.modified().ok()
+        mtimes.of(&self.root.join(&files.first))
     }
 
     /// Read and derive the post for `key`, its images read and cleaned (what a target needs).
