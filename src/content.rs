@@ -200,6 +200,17 @@ impl Catalog {
         Ok(catalog)
     }
 
+    /// When the post's file for `key` was last modified (one `stat`, nothing read); `None`: no
+    /// file, or the file system does not say.
+    pub fn modified(
+        &self,
+        key: Date,
+        mtimes: &mut crate::fsutil::Mtimes,
+    ) -> Option<std::time::SystemTime> {
+        let files = self.files.get(&key)?;
+        mtimes.of(&self.root.join(&files.first))
+    }
+
     /// Read and derive the post for `key`, its images read and cleaned (what a target needs).
     pub fn post(&self, key: Date) -> Result<Post, Error> {
         let mut post = self.text(key)?;

@@ -8,8 +8,10 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 pub mod model;
+mod mtime;
 mod staged;
 
+pub use mtime::Mtimes;
 pub use staged::Staged;
 
 /// Open `path` for reading without blocking; `follow`: whether a symbolic link may lead to it

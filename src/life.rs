@@ -177,9 +177,9 @@ pub enum Seen {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Facts {
     pub fp: String,
-    /// The edit hash (`payload=`) of the post now, and as dayrun 0.3 computed it.
-    pub payload: String,
-    pub payload_before_images: String,
+    /// The edit hash (`payload=`) of the post now, where the rules compare it: on a line that
+    /// holds a refused edit (`edit_failed=`).
+    pub payload: Option<String>,
     /// Why the post cannot go to this target until a person acts (its template fails on it,
     /// a copy its text links to will never come by itself), if it cannot: a send of it
     /// fails, so the key leaves a run needing a person.
@@ -431,9 +431,14 @@ pub fn reason(text: &str) -> String {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    match plain.char_indices().nth(MAX_REASON) {
-        Some((at, _)) => format!("{}…", &plain[..at]),
-        None => plain,
+    cut(plain, MAX_REASON)
+}
+
+/// `text` cut to `max` characters, with `…` where it was cut.
+fn cut(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
     }
 }
 

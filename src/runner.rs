@@ -163,6 +163,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     }
     let posts = Posts {
         catalog: &catalog,
+        modified: RefCell::default(),
         current: RefCell::new(None),
     };
     let today = clock.today();
@@ -376,9 +377,31 @@ type Read = Rc<Result<Post, Error>>;
 struct Posts<'a> {
     catalog: &'a Catalog,
     current: RefCell<Option<(Date, Read)>>,
+    /// The modification time of the key being worked on (`Catalog::modified`), stat'd once,
+    /// and the folder it was stat'd in, kept open for the next.
+    modified: RefCell<Modified>,
+}
+
+/// The last key's modification time, and the folder of its post, open.
+#[derive(Default)]
+struct Modified {
+    of: Option<(Date, Option<std::time::SystemTime>)>,
+    mtimes: crate::fsutil::Mtimes,
 }
 
 impl Posts<'_> {
+    /// Whether the post's file was modified after `at`, in a later second (a line's time is cut
+    /// to the second). A file the system gives no time for counts as modified.
+    fn touched_after(&self, key: Date, at: jiff::Timestamp) -> bool {
+        let Modified { of, mtimes } = &mut *self.modified.borrow_mut();
+        if of.as_ref().is_none_or(|(k, _)| *k != key) {
+            *of = Some((key, self.catalog.modified(key, mtimes)));
+        }
+        let when = of.as_ref().and_then(|(_, when)| *when);
+        let when = when.and_then(|when| jiff::Timestamp::try_from(when).ok());
+        when.is_none_or(|when| when.as_second() > at.as_second())
+    }
+
     fn get(&self, key: Date) -> Rc<Result<Post, Error>> {
         let mut current = self.current.borrow_mut();
         if current.as_ref().is_none_or(|(k, _)| *k != key) {

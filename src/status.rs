@@ -38,6 +38,10 @@ struct Row<'a> {
     /// Due, but its post cannot be made into this target's text until a person acts (its
     /// template fails on it, a copy its text links to will never come): why.
     blocked: Option<String>,
+    /// Done, and the target refused the edit the post holds now: `reason` says what was
+    /// refused and what to do. A run exits 1 until the post changes again, `retry --force`
+    /// sends it or `mark done` accepts the copy as it is.
+    edit_failed: bool,
     /// The exit code this key leaves a run with (0, 1, 3 or 75).
     exit: i32,
 }
@@ -106,6 +110,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             "edited",
             "deleted",
             "held_back",
+            "edit_failed",
         ]
         .into_iter()
         .map(|k| (k, 0))
@@ -122,6 +127,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             )
             .map_err(io)?;
         }
+        let template = cfg.template.as_ref().map(crate::template::Template::mark);
         for (i, key) in keys.into_iter().enumerate() {
             let line = state.get(key).map(KeyLine::of);
             let has_post = catalog.files.contains_key(&key);
@@ -129,21 +135,12 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 credential: credential.as_deref(),
                 ..Ctx::new(key, clock, &rules, &mode)
             };
-            let get = || match has_post {
-                false => Seen::Gone,
-                true => match catalog.text(key) {
-                    Err(err) => Seen::Broken(err.reason()),
-                    Ok(post) if post.draft => Seen::Draft,
-                    // The edit hashes need the images: not read here (an edit is flagged by
-                    // the fingerprint below, and edits leave a run's exit code alone).
-                    Ok(post) => Seen::Ready(Facts {
-                        blocked: blocked(cfg, &post, &ctx, &linked),
-                        fp: post.fingerprint,
-                        payload: String::new(),
-                        payload_before_images: String::new(),
-                    }),
-                },
+            let refused = line.as_ref().is_some_and(|l| l.edits.edit_failed.is_some());
+            let facts = |post: &crate::post::Post| Facts {
+                blocked: blocked(cfg, post, &ctx, &linked),
+                ..crate::runner::report::facts(post, template, refused)
             };
+            let get = || seen(&catalog, key, has_post, refused, &facts);
             let lazy = Lazy::new(&get);
             let step = life::next(line.as_ref(), &Event::Visit(&lazy), &ctx);
             exit.merge(step.exit);
@@ -186,11 +183,13 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 },
                 _ => None,
             };
+            let edit_failed = matches!(decision, Decision::EditFailed(_));
             // The words a run's summary uses: a deleted key is not also done, a key held
             // back is not also failed.
             words.add(match () {
                 _ if deleted => "deleted",
                 _ if held_back => "held back",
+                _ if edit_failed => "edit failed",
                 _ => status,
             });
             if edited {
@@ -203,6 +202,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 (edited, "edited"),
                 (deleted, "deleted"),
                 (held_back, "held_back"),
+                (edit_failed, "edit_failed"),
             ] {
                 if flag {
                     *counts.entry(word).or_default() += 1;
@@ -229,6 +229,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 deleted,
                 held_back,
                 blocked,
+                edit_failed,
                 exit: step.exit.code(),
             };
             if as_json {
@@ -329,7 +330,9 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
     if row.held_back {
         text.push_str(" HELD BACK: it failed and is now past the catch-up window; `dayrun run --backfill` or `dayrun retry KEY` sends it, `dayrun mark KEY failed` puts it aside");
     }
-    if row.edited {
+    if row.edit_failed {
+        text.push_str(" EDIT FAILED: the target refused the edit and the copy keeps its last version; every run exits 1 until a person acts (the reason says how)");
+    } else if row.edited {
         text.push_str(" EDITED: the post changed since it was published");
     }
     if let Some(why) = &row.blocked {
@@ -361,6 +364,31 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
         text.push_str(&format!(" reason={reason:?}"));
     }
     text
+}
+
+/// The post of `key` as the rules see it (`facts`: as `runner::report::facts` makes them).
+/// The edit hash needs the images, so they are read only for a refused edit (`refused`), which
+/// stands while the post holds it; otherwise an edit is flagged by the fingerprint, and leaves
+/// a run's exit code alone.
+fn seen(
+    catalog: &Catalog,
+    key: Date,
+    has_post: bool,
+    refused: bool,
+    facts: &dyn Fn(&crate::post::Post) -> Facts,
+) -> Seen {
+    if !has_post {
+        return Seen::Gone;
+    }
+    let read = match refused {
+        true => catalog.post(key),
+        false => catalog.text(key),
+    };
+    match read {
+        Err(err) => Seen::Broken(err.reason()),
+        Ok(post) if post.draft => Seen::Draft,
+        Ok(post) => Seen::Ready(facts(&post)),
+    }
 }
 
 fn human(secs: i64) -> String {

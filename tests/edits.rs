@@ -313,4 +313,6 @@ impl Site {
     }
 }
 
+mod late;
+mod refused;
 mod scenarios;

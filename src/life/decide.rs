@@ -62,6 +62,11 @@ pub enum Decision {
     CheckEdit { forced: bool },
     /// Failed; waits for a human (or a renewed credential). The text says what to do.
     Wait(String),
+    /// Published, and the target refused the edit the post holds now: the copy keeps its last
+    /// version, nothing is sent, and the key needs a human until the post changes again,
+    /// `retry --force` sends it, or `mark done` accepts the copy as it is. The text: what was
+    /// refused and what to do.
+    EditFailed(String),
     /// Failed and retried by itself until now, but its date is past the catch-up window:
     /// held back, not sent, until a human says.
     Hold,
@@ -89,6 +94,9 @@ pub enum Skip {
     DoneAsked,
     /// `retry --force` of a done key whose copy cannot be updated in place.
     CannotUpdate,
+    /// Published, and edited after its edit window: not sent. Said once per edit (the visit
+    /// records the edit's fingerprint as `edit_late=`); later runs are quiet until it changes.
+    LateEdit,
 }
 
 impl Skip {
@@ -103,6 +111,7 @@ impl Skip {
             Skip::Aside => "put aside",
             Skip::DoneAsked => "done: --force sends it",
             Skip::CannotUpdate => "done: cannot update in place",
+            Skip::LateEdit => "done: edited after the edit window, not sent",
         }
     }
 }
@@ -152,8 +161,16 @@ pub(super) fn visit(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Step {
         Decision::Publish { .. } if blocked => Exit::NeedsHuman,
         _ => implied(line, &decision, ctx),
     };
-    let change = match decision {
-        Decision::Drop => Change::Drop,
+    let change = match (&decision, line) {
+        (Decision::Drop, _) => Change::Drop,
+        (Decision::Skip(Skip::LateEdit), Some(line)) => match seen.get() {
+            Seen::Ready(facts) => {
+                let mut said = line.clone();
+                said.edits.edit_late = Some(facts.fp.clone());
+                Change::Write(Box::new(said))
+            }
+            _ => Change::Keep,
+        },
         _ => Change::Keep,
     };
     let mut step = Step::stop(change, exit, word(&decision));
@@ -163,7 +180,9 @@ pub(super) fn visit(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Step {
 
 fn word(decision: &Decision) -> &'static str {
     match decision {
-        Decision::Skip(Skip::Done | Skip::DoneAsked | Skip::CannotUpdate) => "done",
+        Decision::Skip(Skip::Done | Skip::DoneAsked | Skip::CannotUpdate | Skip::LateEdit) => {
+            "done"
+        }
         Decision::Skip(Skip::Scheduled) => "scheduled",
         Decision::Skip(Skip::Stale) => "stale",
         Decision::Skip(Skip::Draft) => "draft",
@@ -172,6 +191,7 @@ fn word(decision: &Decision) -> &'static str {
         Decision::Hold => "held back",
         Decision::Drop => "forgotten",
         Decision::Wait(_) | Decision::Broken(_) => "failed",
+        Decision::EditFailed(_) => "edit failed",
         Decision::NothingToRetract(_) => "not published",
         _ => "",
     }
@@ -208,8 +228,7 @@ fn decide(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Decision {
             Some(Lever::ForceNew) if !seen.gone() => publish(Why::SecondCopy, false, true),
             Some(Lever::Force) => Decision::Skip(Skip::CannotUpdate),
             Some(_) => Decision::Skip(Skip::DoneAsked),
-            None if may_update(line, seen, ctx) => Decision::CheckEdit { forced: false },
-            None => Decision::Skip(Skip::Done),
+            None => done(line, seen, ctx),
         },
         Phase::Retracted { .. } => match lever {
             Some(Lever::Force | Lever::ForceNew) if !seen.gone() => {
@@ -343,18 +362,51 @@ fn publish(why: Why, look_first: bool, new_copy: bool) -> Decision {
     }
 }
 
-/// Whether edits of this done key go to its copy: the target updates, the copy's id is known,
-/// and the first publish (in the run's zone) is within `edit_days` of today.
-fn may_update(line: &KeyLine, seen: &Lazy, ctx: &Ctx) -> bool {
+/// A done key in a run: its refused edit stands while the post still holds it; else its edit
+/// goes to the copy within the edit window; an edit after the window is said once.
+fn done(line: &KeyLine, seen: &Lazy, ctx: &Ctx) -> Decision {
+    // Edits of this key go nowhere: the target does not update, or the copy's id is unknown.
     if !ctx.rules.updates || line.copy.id.is_none() {
-        return false;
+        return Decision::Skip(Skip::Done);
     }
+    let facts = || match seen.get() {
+        Seen::Ready(facts) => Some(facts),
+        _ => None,
+    };
+    if let Some(refused) = &line.edits.edit_failed
+        && facts().is_some_and(|f| f.payload.as_ref() == Some(refused))
+    {
+        return Decision::EditFailed(line.reason.clone().unwrap_or_else(|| {
+            format!(
+                "the target refused this edit, and the copy keeps its last version; save the post again once it is fixed, `dayrun retry {0} --force` sends it as it is, `dayrun mark {0} done` accepts the copy as it is",
+                line.key
+            )
+        }));
+    }
+    if within_window(line, ctx) {
+        return match facts() {
+            Some(_) => Decision::CheckEdit { forced: false },
+            None => Decision::Skip(Skip::Done),
+        };
+    }
+    // After the window, an edit is what the fingerprint says (as `status` shows EDITED).
+    let late = facts().is_some_and(|f| {
+        line.fp.as_ref().is_some_and(|fp| *fp != f.fp)
+            && line.edits.edit_late.as_ref() != Some(&f.fp)
+    });
+    match late {
+        true => Decision::Skip(Skip::LateEdit),
+        false => Decision::Skip(Skip::Done),
+    }
+}
+
+/// Whether the first publish (in the run's zone) is within `edit_days` of today.
+fn within_window(line: &KeyLine, ctx: &Ctx) -> bool {
     let published = line.edits.published.as_deref().unwrap_or(&line.at);
     published
         .parse::<jiff::Timestamp>()
         .map(|t| t.to_zoned_datetime(ctx.tz.clone()).date())
         .is_ok_and(|day| crate::clock::days_between(day, ctx.today) <= ctx.rules.edit_days)
-        && matches!(seen.get(), Seen::Ready(_))
 }
 
 /// The exit code the key leaves if nothing answers otherwise: a send that may succeed counts
@@ -367,7 +419,7 @@ pub(super) fn implied(line: Option<&KeyLine>, decision: &Decision, ctx: &Ctx) ->
     match (decision, line) {
         (Decision::Skip(_) | Decision::Drop | Decision::CheckEdit { .. }, _) => Exit::Ok,
         (Decision::Retract | Decision::NothingToRetract(_), _) => Exit::Ok,
-        (Decision::Hold, _) => Exit::NeedsHuman,
+        (Decision::Hold | Decision::EditFailed(_), _) => Exit::NeedsHuman,
         (Decision::Wait(_), Some(l)) if matches!(l.phase, Phase::Failed(Class::Auth, _)) => {
             Exit::Auth
         }

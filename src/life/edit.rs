@@ -1,8 +1,8 @@
 //! Edits after publishing: an update's answer, its read-back, and the edit hash of a copy that
 //! needs no update. An update is never turned into a create.
 
-use super::send::{Answer, Landed, Verdict};
-use super::{Change, Ctx, Exit, KeyLine, Phase, Step, Then, escalated, reason};
+use super::send::{Answer, Failure, Landed, Verdict};
+use super::{Change, Ctx, Exit, KeyLine, MAX_REASON, Phase, Step, Then, cut, escalated, reason};
 use crate::error::Class;
 use std::time::Duration;
 
@@ -19,13 +19,14 @@ pub(super) fn answered(line: Option<&KeyLine>, answer: &Answer, sends: u32, ctx:
         }
         Answer::Failed(failure) => {
             // Nothing changed on the target: the copy keeps its last version. A refused edit
-            // is not sent again until the post changes again.
+            // is not sent again until the post changes again, and stands until then (`visit`).
             let mut next = line.clone();
             next.phase = Phase::Done;
             next.reason = None;
             next.first_failure = None;
             if failure.class == Class::Rejected {
                 next.edits.edit_failed = failure.payload.map(str::to_string);
+                next.reason = Some(refusal(failure));
             }
             let exit = match failure.class {
                 _ if failure.setup => Exit::Usage,
@@ -36,6 +37,19 @@ pub(super) fn answered(line: Option<&KeyLine>, answer: &Answer, sends: u32, ctx:
             Step::write(next, exit, "failed")
         }
     }
+}
+
+/// What a refused edit leaves on its done line: what was refused, then what to do. The advice
+/// is kept whole; the refusal is cut to make room for it within `MAX_REASON`.
+fn refusal(failure: &Failure) -> String {
+    let Some(hint) = failure.hint else {
+        return reason(failure.reason);
+    };
+    let hint = reason(hint);
+    // The refusal, its `…` and "; " go before the advice.
+    let room = MAX_REASON.saturating_sub(hint.chars().count() + 3);
+    let why = cut(reason(failure.reason), room);
+    reason(&format!("{why}; {hint}"))
 }
 
 /// The update is on the copy: the done line, with the new edit hash.

@@ -55,6 +55,11 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
                 next.older.retain(|c| c != id);
                 next.copy.id = Some(id.clone());
             }
+            // The copy is accepted as it is: a refused edit is no longer one to send (a
+            // later change of the post is).
+            if let Some(refused) = next.edits.edit_failed.take() {
+                next.edits.payload = Some(refused);
+            }
             next.phase = Phase::Done;
             next.reason = Some("marked by hand".into());
             next.fp = Some(fp.clone()).filter(|f| !f.is_empty()).or(next.fp);

@@ -118,8 +118,13 @@ pub struct Edits {
     pub payload: Option<String>,
     /// How many updates landed.
     pub updated: u32,
-    /// The payload whose update was refused: not sent again until the post changes again.
+    /// The payload whose update was refused: not sent again until the post changes again,
+    /// and every run exits 1 until then (or until `retry --force` or `mark done`). The line's
+    /// `reason` says what was refused and what to do.
     pub edit_failed: Option<String>,
+    /// The fingerprint of an edit made after the edit window that a run has said it does not
+    /// send (`edit_late=`): said once per edit, not every morning.
+    pub edit_late: Option<String>,
 }
 
 /// At most this many marks are kept (the newest).
@@ -208,6 +213,7 @@ impl KeyLine {
                 "payload" => line.edits.payload = Some(text()),
                 "updated" => line.edits.updated = value.parse().unwrap_or(0),
                 "edit_failed" => line.edits.edit_failed = Some(text()),
+                "edit_late" => line.edits.edit_late = Some(text()),
                 _ => line.extra.push((name.to_string(), text())),
             }
         }
@@ -302,6 +308,7 @@ impl KeyLine {
             (self.edits.updated > 0).then(|| self.edits.updated.to_string()),
         );
         put("edit_failed", self.edits.edit_failed.clone());
+        put("edit_late", self.edits.edit_late.clone());
         let mut record = Record::new(self.key, status, self.at.clone());
         for (name, value) in fields {
             record = record.push(name, &value);

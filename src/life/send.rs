@@ -253,6 +253,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         payload: Some(payload),
         updated: 0,
         edit_failed: None,
+        edit_late: None,
     };
     let word = match landed.how {
         How::Published => "published",

@@ -97,6 +97,12 @@ pub fn states() -> Vec<(&'static str, Option<KeyLine>)> {
             )),
         ),
         (
+            "done edit_failed=p",
+            line(&format!(
+                "done {at} reason=x id=7 fp=f published={at} payload=o edit_failed=p"
+            )),
+        ),
+        (
             "done parts=2",
             line(&format!(
                 "done {at} id=7 parts=7,8 fp=f published={at} payload=p"
@@ -126,15 +132,13 @@ pub fn events() -> Vec<(&'static str, Example)> {
     let ready = || {
         Seen::Ready(super::Facts {
             fp: "f".into(),
-            payload: "p".into(),
-            payload_before_images: "q".into(),
+            payload: Some("p".into()),
             blocked: None,
         })
     };
     let edited = Seen::Ready(super::Facts {
         fp: "g".into(),
-        payload: "p2".into(),
-        payload_before_images: "q2".into(),
+        payload: Some("p2".into()),
         blocked: None,
     });
     // The target's template fails on the post, or a copy it links to will never come.
@@ -148,7 +152,10 @@ pub fn events() -> Vec<(&'static str, Example)> {
     let retry = |lever| Example::Visit(Mode::Retry(lever), ready(), 0);
     vec![
         ("run", Example::Visit(run.clone(), ready(), 0)),
-        ("run, post edited", Example::Visit(run.clone(), edited, 0)),
+        (
+            "run, post edited",
+            Example::Visit(run.clone(), edited.clone(), 0),
+        ),
         ("run, a day later", Example::Visit(run.clone(), ready(), 24)),
         (
             "run, five days later",
@@ -161,6 +168,10 @@ pub fn events() -> Vec<(&'static str, Example)> {
         (
             "run, text cannot be made",
             Example::Visit(run.clone(), blocked, 0),
+        ),
+        (
+            "run, post edited, ten days later",
+            Example::Visit(run.clone(), edited.clone(), 240),
         ),
         ("run, post gone", Example::Visit(run, Seen::Gone, 0)),
         ("retry", retry(Lever::Again)),
@@ -426,6 +437,9 @@ fn then(then: &Then) -> String {
             Decision::CheckEdit { forced: true } => "send the edit".into(),
             Decision::CheckEdit { forced: false } => "send the edit if changed".into(),
             Decision::Wait(_) => "wait for a human".into(),
+            Decision::EditFailed(_) => {
+                "nothing sent; wait for a human (the edit was refused)".into()
+            }
             Decision::Hold => "hold back".into(),
             Decision::Drop => "forget the line".into(),
             Decision::Broken(_) => "record the post's error".into(),

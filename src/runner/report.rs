@@ -199,6 +199,11 @@ impl TargetRun<'_> {
         let line = step.written().cloned().or_else(|| self.line(key));
         let (class, reason) = match line.as_ref().map(|l| l.phase) {
             Some(Phase::Failed(class, _)) => (class, line.as_ref().and_then(|l| l.reason.clone())),
+            // A refused edit: its done line keeps the reason and the hint together; the hint
+            // goes on a line of its own here.
+            Some(Phase::Done) if err.is_some() => {
+                (err.and_then(Error::class).unwrap_or(Class::Unknown), None)
+            }
             _ => (
                 err.and_then(Error::class).unwrap_or(Class::Unknown),
                 line.as_ref().and_then(|l| l.reason.clone()),
@@ -398,6 +403,18 @@ impl TargetRun<'_> {
                 &detail,
             );
         }
+    }
+}
+
+/// What the rules compare of a readable post (`life::Facts`) on a target whose template has
+/// this mark: the run and `status` judge a key from the same facts. The edit hash is made only
+/// for a line that holds a refused edit (`refused`): it needs the post's images, and nothing
+/// else in `life` compares it (an update compares its own, `update.rs`).
+pub(crate) fn facts(post: &Post, template: Option<&str>, refused: bool) -> life::Facts {
+    life::Facts {
+        fp: post.fingerprint.clone(),
+        payload: refused.then(|| payload_mark(post, template)),
+        blocked: None,
     }
 }
 

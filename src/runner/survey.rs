@@ -55,8 +55,7 @@ impl TargetRun<'_> {
         let line = self.line(key);
         let ready = Facts {
             fp: line.as_ref().and_then(|l| l.fp.clone()).unwrap_or_default(),
-            payload: String::new(),
-            payload_before_images: String::new(),
+            payload: None,
             blocked: None,
         };
         let get = || match has_post {

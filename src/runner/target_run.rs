@@ -27,6 +27,15 @@ pub fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
     }
 }
 
+/// How a key's line may be passed over without reading its post.
+enum Pass {
+    /// It may not: the key's life reads what it needs.
+    No,
+    Yes,
+    /// Unless the post's file was modified after this time (the line's).
+    Untouched(jiff::Timestamp),
+}
+
 impl TargetRun<'_> {
     /// The keys this target looks at besides the posts (every run looks at every post): keys
     /// whose line is not done and that have no post. Notes done keys whose post is gone.
@@ -60,15 +69,13 @@ impl TargetRun<'_> {
             })
     }
 
-    /// The post as the rules see it, read only when a rule asks. `template`: the mark of the
-    /// target's template, part of the post's edit hash here. `blocked`: why the post cannot
-    /// be made into this target's text (`template::check::blocked`), where the visit asks.
+    /// The post as the rules see it, read only when a rule asks; `facts`: what the rules
+    /// compare of a readable post (`report::facts`, and whether it can be sent here).
     fn seen(
         posts: &Posts,
         key: Date,
         has_post: bool,
-        template: Option<&str>,
-        blocked: &dyn Fn(&crate::post::Post) -> Option<String>,
+        facts: &dyn Fn(&crate::post::Post) -> Facts,
     ) -> Seen {
         if !has_post {
             return Seen::Gone;
@@ -76,13 +83,15 @@ impl TargetRun<'_> {
         match &*posts.get(key) {
             Err(err) => Seen::Broken(err.reason()),
             Ok(post) if post.draft => Seen::Draft,
-            Ok(post) => Seen::Ready(Facts {
-                fp: post.fingerprint.clone(),
-                payload: super::report::payload_mark(post, template),
-                payload_before_images: super::report::payload_mark_before_images(post),
-                blocked: blocked(post),
-            }),
+            Ok(post) => Seen::Ready(facts(post)),
         }
+    }
+
+    /// Whether the key's line holds a refused edit: the rules then compare the post's edit
+    /// hash with it (read only then: it needs the post's images).
+    fn refused(&self, key: Date) -> bool {
+        self.line(key)
+            .is_some_and(|l| l.edits.edit_failed.is_some())
     }
 
     /// What the key's life says to do with it now (no line changes: for the progress count).
@@ -90,8 +99,9 @@ impl TargetRun<'_> {
         if self.quick_done(key) {
             return false;
         }
-        let template = self.template_mark();
-        let get = || Self::seen(posts, key, has_post, template, &|_| None);
+        let (template, refused) = (self.template_mark(), self.refused(key));
+        let facts = |post: &crate::post::Post| super::report::facts(post, template, refused);
+        let get = || Self::seen(posts, key, has_post, &facts);
         let lazy = Lazy::new(&get);
         let line = self.line(key);
         let step = life::next(line.as_ref(), &Event::Visit(&lazy), &self.ctx(key));
@@ -101,53 +111,65 @@ impl TargetRun<'_> {
         )
     }
 
-    /// A done line the run can pass over without reading it: a plain run, and a target that
-    /// sends no edits or a line older than the edit window by more than a day of zone offset
-    /// (the first publish is never later than the line's own time). A no-op run over 100k
-    /// done keys reads nothing else.
+    /// A done line the run can pass over without reading its post (`pass`): nothing a visit
+    /// could do with it sends or looks anything up.
     pub(super) fn quick_done(&self, key: Date) -> bool {
+        !matches!(self.pass(key), Pass::No)
+    }
+
+    /// Whether a done line can be passed over without reading its post: in a plain run, when
+    /// the target sends no edits, the copy has no id, or the line is older than the edit
+    /// window by more than a day of zone offset (the first publish is never later than the
+    /// line's own time) — then unless the post's file changed since the line was written (an
+    /// edit after the window is said once: `Skip::LateEdit`). A refused edit is never passed
+    /// over: it stands whatever the window. A no-op run over 100k done keys reads nothing
+    /// else, and stats only the posts of copies past the window on a target that updates.
+    fn pass(&self, key: Date) -> Pass {
         let Some(record) = self.state.get(key) else {
-            return false;
+            return Pass::No;
         };
         if record.status != Status::Done || !matches!(self.plan.mode, Mode::Run { .. }) {
-            return false;
+            return Pass::No;
+        }
+        let line = record.to_line();
+        if !self.rules.updates || !line.contains(" id=") {
+            return Pass::Yes;
+        }
+        if line.contains(" edit_failed=") {
+            return Pass::No;
         }
         let at = record.at().get(..10).and_then(crate::clock::parse_key);
-        !self.rules.updates
-            || at.is_some_and(|at| {
-                crate::clock::days_between(at, self.today) > self.rules.edit_days + 1
-            })
-            || !record.to_line().contains(" id=")
+        let past = at.is_some_and(|at| {
+            crate::clock::days_between(at, self.today) > self.rules.edit_days + 1
+        });
+        match (past, record.at().parse()) {
+            (true, Ok(at)) => Pass::Untouched(at),
+            _ => Pass::No,
+        }
     }
 
     pub(super) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
-        if self.quick_done(key) {
+        let quick = match self.pass(key) {
+            Pass::Yes => true,
+            Pass::Untouched(at) => !posts.touched_after(key, at),
+            Pass::No => false,
+        };
+        if quick {
             self.count("done", key, "skip", "done");
             return Ok(());
         }
-        if let Mode::Retry(Lever::NotOurs(id)) = &self.plan.mode
-            && !self.plan.dry_run
-            && self.state.get(key).is_some()
-        {
-            // The human's word first, so the lookup that follows leaves that copy out.
-            let here = self
-                .target
-                .as_names()
-                .and_then(|n| n.copy_of(key, id))
-                .is_some_and(|(g, _)| Some(g) == self.line(key).map(|l| l.copy.generation));
-            let act = Act::NotOurs {
-                id: id.clone(),
-                here,
-            };
-            self.apply(key, &Event::Human(&act))?;
-            self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
-        }
+        self.not_ours_first(key)?;
         let template = self.template_mark();
         // The copies the text links to, as gathered for this key (`gather`).
         let (cfg, upstream) = (self.cfg, self.upstream(key));
         let blocked =
             |post: &crate::post::Post| crate::template::check::blocked(cfg, post, &upstream);
-        let get = || Self::seen(posts, key, has_post, template, &blocked);
+        let refused = self.refused(key);
+        let facts = |post: &crate::post::Post| Facts {
+            blocked: blocked(post),
+            ..super::report::facts(post, template, refused)
+        };
+        let get = || Self::seen(posts, key, has_post, &facts);
         let lazy = Lazy::new(&get);
         let step = self.apply(key, &Event::Visit(&lazy))?;
         let life::Then::Decide(decision) = step.then else {
@@ -168,6 +190,15 @@ impl TargetRun<'_> {
                 if let Some(hint) = self.hint(key, line.as_ref(), None) {
                     self.progress.out(&format!("  {}", self.shown(&hint)));
                 }
+            }
+            Decision::EditFailed(why) => {
+                settle(self);
+                self.tally.add("edit failed");
+                self.say(
+                    key,
+                    "edit failed",
+                    &format!("(rejected; the copy keeps its last version): {why}"),
+                );
             }
             Decision::Hold => {
                 settle(self);
@@ -203,6 +234,28 @@ impl TargetRun<'_> {
                 self.act(key, has_post, posts, decision)?;
             }
             _ => self.act(key, has_post, posts, decision)?,
+        }
+        Ok(())
+    }
+
+    /// `retry --not-ours ID`: the human's word first, so the lookup that follows leaves that
+    /// copy out.
+    fn not_ours_first(&mut self, key: Date) -> Result<(), Error> {
+        if let Mode::Retry(Lever::NotOurs(id)) = &self.plan.mode
+            && !self.plan.dry_run
+            && self.state.get(key).is_some()
+        {
+            let here = self
+                .target
+                .as_names()
+                .and_then(|n| n.copy_of(key, id))
+                .is_some_and(|(g, _)| Some(g) == self.line(key).map(|l| l.copy.generation));
+            let act = Act::NotOurs {
+                id: id.clone(),
+                here,
+            };
+            self.apply(key, &Event::Human(&act))?;
+            self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
         }
         Ok(())
     }
@@ -269,6 +322,16 @@ impl TargetRun<'_> {
                     ),
                 };
                 self.count("done", key, "skip", &why);
+            }
+            Skip::LateEdit => {
+                let name = &self.cfg.name;
+                let why = format!(
+                    "after the edit window ({} days from the first publish): not sent, and not said again until the post changes; `dayrun retry {key} --force --target {name}` sends it to the copy, or raise `edit_days`",
+                    self.rules.edit_days
+                );
+                self.tally.add("done");
+                self.say(key, "edited", &why);
+                self.trace(key, "edit", "late", &why);
             }
             Skip::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
             Skip::Stale => {

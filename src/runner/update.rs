@@ -30,7 +30,6 @@ impl TargetRun<'_> {
         };
         let new = self.edit_mark(&post);
         let old = line.edits.payload.as_deref();
-        let refused = line.edits.edit_failed.as_deref() == Some(new.as_str());
         // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
         // Upgrading); the images go with the next edit, or with `retry --force`.
         let before_images = old == Some(payload_mark_before_images(&post).as_str());
@@ -42,7 +41,8 @@ impl TargetRun<'_> {
             self.apply(key, &Event::Baseline(&new))?;
             return self.unchanged(key);
         }
-        if !forced && (old == Some(new.as_str()) || refused) {
+        // (A refused edit the post still holds never gets here: its life says `EditFailed`.)
+        if !forced && old == Some(new.as_str()) {
             return self.unchanged(key);
         }
         if self.plan.dry_run {
@@ -88,6 +88,7 @@ impl TargetRun<'_> {
                         format!("the edit cannot be sent: {}", err.reason()),
                     )
                 };
+                let err = self.edit_advice(key, err);
                 let failed = self.failed(&err, Some(&post));
                 let step = self.apply(
                     key,
@@ -102,6 +103,21 @@ impl TargetRun<'_> {
             }
         };
         self.update(&post, &out)
+    }
+
+    /// A refused edit stands until a person acts (`Decision::EditFailed`): its hint says
+    /// every way out, and is kept on the line with it. Other failures are left as they are.
+    fn edit_advice(&self, key: Date, err: Error) -> Error {
+        if err.class() != Some(Class::Rejected) {
+            return err;
+        }
+        let name = &self.cfg.name;
+        let fix = err.hint.clone().unwrap_or_else(|| {
+            format!("save the post again once it is fixed (it is sent when it changes), or `dayrun retry {key} --force --target {name}` sends it as it is")
+        });
+        err.hint(format!(
+            "{fix}; `dayrun mark {key} done --target {name}` accepts the copy as it is. Until then every run exits 1"
+        ))
     }
 
     fn unchanged(&mut self, key: Date) -> Result<(), Error> {
@@ -159,7 +175,7 @@ impl TargetRun<'_> {
                     let receipt = life::checked(&receipt).unwrap_or_else(|_| Receipt::id(&id));
                     return self.updated(post, vec![receipt], started);
                 }
-                Err(err) => err,
+                Err(err) => self.edit_advice(key, err),
             };
             let step = self.send_failed(post, &err, before.as_ref(), sends)?;
             if step.then != Then::ReadBack(std::time::Duration::ZERO) {

@@ -220,7 +220,7 @@ impl Ghost {
         });
         let version = now.map_or("VERSION (its updated_at)".to_string(), |v| v);
         Error::failure(Class::Rejected, why).hint(format!(
-            "nothing was overwritten. To keep what is on Ghost, leave it: this edit is not sent again until the post changes. To replace it with the file, put `version={version}` on the {key} line of {} and run `dayrun retry {key} --force --target {}`",
+            "nothing was overwritten. To replace what is on Ghost with the file, put `version={version}` on the {key} line of {} and run `dayrun retry {key} --force --target {}`",
             self.state_file.display(),
             self.name
         ))

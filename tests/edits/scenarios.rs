@@ -260,8 +260,11 @@ fn rejected(site: Site) {
     assert!(site.shown(&id).contains("First words"));
     assert_eq!(site.updates(), Some(1));
 
+    // The refusal stands (issue 29): every run says so and exits 1, sending nothing.
     let before = site.traffic();
-    site.run(&["run", TODAY]).code(0);
+    site.run(&["run", TODAY])
+        .code(1)
+        .stdout_has(&format!("{KEY} {} edit failed", site.name));
     assert_eq!(site.traffic(), before, "a refused edit was sent again");
 
     site.edit(THIRD);

@@ -210,7 +210,7 @@ fn merge_line(x: &str, y: &str) -> (String, Option<(String, [String; 2])>) {
 
 /// The order a state line's fields are written in (README, "The state file"); fields it does
 /// not name follow in their own order.
-const ORDER: [&str; 26] = [
+const ORDER: [&str; 27] = [
     "op",
     "class",
     "lookup",
@@ -237,6 +237,7 @@ const ORDER: [&str; 26] = [
     "payload",
     "updated",
     "edit_failed",
+    "edit_late",
 ];
 
 /// The line as dayrun writes it: its bytes break a tie between two lines of one time.
