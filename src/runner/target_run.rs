@@ -131,11 +131,10 @@ impl TargetRun<'_> {
         if record.status != Status::Done || !matches!(self.plan.mode, Mode::Run { .. }) {
             return Pass::No;
         }
-        let line = record.to_line();
-        if !self.rules.updates || !line.contains(" id=") {
+        if !self.rules.updates || !record.has("id") {
             return Pass::Yes;
         }
-        if line.contains(" edit_failed=") {
+        if record.has("edit_failed") {
             return Pass::No;
         }
         let at = record.at().get(..10).and_then(crate::clock::parse_key);

@@ -126,6 +126,33 @@ impl Record {
         self.fields().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
+    /// Whether the line has a field `name`, read without unquoting any value (a line is
+    /// checked whole when it is parsed, so every quoted value here is well formed). For the
+    /// fast path over 100k done lines: a value that holds ` id=` is not the field `id`.
+    pub fn has(&self, name: &str) -> bool {
+        let mut rest = self.line.as_bytes();
+        let mut bare = 0;
+        loop {
+            rest = rest.trim_ascii_start();
+            if rest.is_empty() {
+                return false;
+            }
+            let word_end = rest
+                .iter()
+                .position(|b| *b == b'=' || b.is_ascii_whitespace());
+            let end = word_end.unwrap_or(rest.len());
+            if bare < 3 || rest.get(end) != Some(&b'=') {
+                bare += 1;
+                rest = &rest[end..];
+                continue;
+            }
+            if &rest[..end] == name.as_bytes() {
+                return true;
+            }
+            rest = skip_value(&rest[end + 1..]);
+        }
+    }
+
     /// The line as written to the state file (no newline).
     pub fn to_line(&self) -> &str {
         &self.line
@@ -460,6 +487,23 @@ fn first_word(s: &str) -> &str {
 }
 
 /// Read a quoted value (after its opening quote); returns the value and what follows.
+/// What follows a field's value (`value` starts right after its `=`).
+fn skip_value(value: &[u8]) -> &[u8] {
+    let Some(quoted) = value.strip_prefix(b"\"") else {
+        let end = value.iter().position(u8::is_ascii_whitespace);
+        return &value[end.unwrap_or(value.len())..];
+    };
+    let mut i = 0;
+    while i < quoted.len() {
+        match quoted[i] {
+            b'\\' => i += 2,
+            b'"' => return &quoted[i + 1..],
+            _ => i += 1,
+        }
+    }
+    &[]
+}
+
 fn unquote(s: &str) -> Option<(String, &str)> {
     let mut out = String::new();
     let mut chars = s.char_indices();

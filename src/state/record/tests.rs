@@ -349,3 +349,17 @@ mod props {
         }
     }
 }
+
+#[test]
+fn has_names_a_field_not_text_inside_a_value() {
+    let line = r#"2026-11-29 failed 2026-11-29T07:00:00Z class=rejected reason="the server said \" id=7 edit_failed=x\" no" fp=f"#;
+    let record = Record::parse(line).unwrap().unwrap();
+    assert!(record.has("class") && record.has("reason") && record.has("fp"));
+    assert!(!record.has("id") && !record.has("edit_failed"));
+    let done = Record::parse("2026-11-29 done 2026-11-29T07:00:00Z id=7 url=https://x.test/7")
+        .unwrap()
+        .unwrap();
+    assert!(done.has("id") && done.has("url") && !done.has("fp"));
+    // The key, status and time are not fields.
+    assert!(!done.has("2026-11-29") && !done.has("done"));
+}
