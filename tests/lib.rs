@@ -52,6 +52,7 @@ mod merge_state;
 mod model;
 mod netbench;
 mod not_ours;
+mod outage;
 mod paper_cuts;
 mod pending_time;
 mod power_loss;

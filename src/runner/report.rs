@@ -88,28 +88,6 @@ impl TargetRun<'_> {
         payload_mark(post, self.template_mark())
     }
 
-    /// After an auth failure, a broken setup or a long rate limit, nothing more goes to this
-    /// target in this run.
-    pub(super) fn stop_for(&mut self, err: &Error) {
-        match err.class() {
-            _ if err.kind == Kind::Config => {
-                self.stopped = Some(format!("its setup is broken: {}", err.message));
-            }
-            Some(Class::Auth) => {
-                self.stopped = Some(format!("credentials rejected: {}", err.message));
-            }
-            Some(Class::RetrySafe)
-                if err
-                    .retry_after
-                    .is_some_and(|w| w > self.cfg.policy.retry_after_cap) =>
-            {
-                let wait = err.retry_after.unwrap_or_default();
-                self.stopped = Some(format!("rate limited for {} s", wait.as_secs()));
-            }
-            _ => {}
-        }
-    }
-
     /// Tell what a step of a key's life did: the printed line, the trace line, the tally.
     pub(super) fn tell(
         &mut self,

@@ -63,7 +63,11 @@ impl TargetRun<'_> {
         if self.plan.dry_run {
             return self.say_thread(post, &pieces, &landed, maybe, why);
         }
-        if self.skip_if_stopped(key) {
+        let stopped = match outstanding {
+            true => self.skip_if_stopped(key),
+            false => self.skip_unsent_if_stopped(post, line.as_ref())?,
+        };
+        if stopped {
             return Ok(());
         }
         if why != "due" {
@@ -289,7 +293,7 @@ impl TargetRun<'_> {
                 },
             )?;
             if let Seen::Refused(err) = &seen {
-                self.stop_for(err);
+                self.stop_for(key, err);
             }
             match step.then {
                 Then::Send(wait) => {
