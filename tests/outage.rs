@@ -1,5 +1,6 @@
-//! Issue 29, row 8: an outage. A server that cannot be reached is not tried key after key in
-//! one run.
+//! Issue 29, rows 7 and 8: an outage. Once it has lasted past `escalate_after`, the line a
+//! person gets says why now, since when, where (the host, never a secret) and what to do; and a
+//! server that cannot be reached is not tried key after key in one run.
 
 use crate::fake_posts::PostsApi;
 use crate::util::{Output, Project};
@@ -32,6 +33,11 @@ fn project(api: &PostsApi, extra: &str) -> Project {
     p
 }
 
+/// The server's host and port, as a person would check them.
+fn host(api: &PostsApi) -> String {
+    api.server.url("").trim_start_matches("http://").to_string()
+}
+
 fn at(p: &Project, now: &str, command: &str) -> Output {
     p.run_at(now, &[command, &format!("--today={}", &now[..10])])
 }
@@ -56,6 +62,40 @@ fn no_secret(p: &Project, outputs: &[&Output]) {
             }
         }
     }
+}
+
+#[test]
+fn row_07_an_outage_past_escalate_after_says_why_since_when_where_and_what_to_do() {
+    let api = PostsApi::start();
+    let p = project(&api, "dedup = false");
+    p.post("2026-11-29", "Today");
+    let host = host(&api);
+    api.server.down();
+
+    // The first morning: the next run retries by itself (75), and the failure names the host.
+    let first = at(&p, "2026-11-29T07:00:00Z", "run");
+    first
+        .code(75)
+        .stdout_has(&format!("2026-11-29 blog failed (retry-safe): {host}: "));
+
+    // A day later, still down: past `escalate_after` (20 h), a person must act, and is told why
+    // now, since when, where, and what to do.
+    let later = at(&p, "2026-11-30T08:00:00Z", "run");
+    later.code(1).stdout_has(&format!(
+        "2026-11-29 blog failed (retry-safe, needs you now): {host}: "
+    ));
+    let line = p.state_lines("blog")[0].clone();
+    let since = line
+        .split(' ')
+        .find_map(|f| f.strip_prefix("first_failure="))
+        .expect("the first failure is on the line");
+    assert!(since.starts_with("2026-11-29T07:00:0"), "{since}");
+    later.stdout_has(&format!(
+        "  failing since {since}, past `escalate_after` (20h): check that the server at {host} is up and reachable from here; every run retries the key by itself, and `dayrun retry 2026-11-29 --target blog` sends it at once after the fix"
+    ));
+    let status = at(&p, "2026-11-30T08:00:00Z", "status");
+    status.code(1);
+    no_secret(&p, &[&first, &later, &status]);
 }
 
 #[test]
