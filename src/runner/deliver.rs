@@ -82,12 +82,8 @@ impl TargetRun<'_> {
             self.say_text(&post);
             return Ok(());
         }
-        let stopped = match before {
-            // Nothing of it may be out: recorded as not tried when the server cannot be reached.
-            Before::Send | Before::Dedup => self.skip_unsent_if_stopped(&post, line.as_ref())?,
-            Before::Look | Before::OnWord => self.skip_if_stopped(key),
-        };
-        if stopped {
+        let unsent = matches!(before, Before::Send | Before::Dedup);
+        if self.skip_send_if_stopped(&post, line.as_ref(), unsent)? {
             return Ok(());
         }
         // A copy the text links to that is not there: the key waits (or fails), nothing sent.

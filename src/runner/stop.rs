@@ -78,20 +78,22 @@ impl TargetRun<'_> {
         true
     }
 
-    /// `skip_if_stopped`, for a post of which nothing may be out (`line`: its line before).
-    /// When the server cannot be reached, the key is recorded as a retry-safe failure of this
-    /// run, not tried, with no request and no wait: the next run sends it, and its failure
-    /// lasts, escalates and is held back like one that was tried.
-    pub(super) fn skip_unsent_if_stopped(
+    /// `skip_if_stopped`, for a post about to be sent (`line`: its line before). When the
+    /// server cannot be reached and nothing of the post may be out (`unsent`), the key is
+    /// recorded as a retry-safe failure of this run, not tried, with no request and no wait:
+    /// the next run sends it, and its failure lasts, escalates and is held back like one that
+    /// was tried.
+    pub(super) fn skip_send_if_stopped(
         &mut self,
         post: &Post,
         line: Option<&KeyLine>,
+        unsent: bool,
     ) -> Result<bool, Error> {
         let Some(Stop::Unreachable { server, .. }) = &self.stopped else {
             return Ok(self.skip_if_stopped(post.key));
         };
         // A published or retracted line is not a failure: the key is only told.
-        if line.is_some_and(|l| !matches!(l.phase, Phase::Failed(..))) {
+        if !unsent || line.is_some_and(|l| !matches!(l.phase, Phase::Failed(..))) {
             return Ok(self.skip_if_stopped(post.key));
         }
         let why = self.stopped.as_ref().map(Stop::why).unwrap_or_default();

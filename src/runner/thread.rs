@@ -63,11 +63,7 @@ impl TargetRun<'_> {
         if self.plan.dry_run {
             return self.say_thread(post, &pieces, &landed, maybe, why);
         }
-        let stopped = match outstanding {
-            true => self.skip_if_stopped(key),
-            false => self.skip_unsent_if_stopped(post, line.as_ref())?,
-        };
-        if stopped {
+        if self.skip_send_if_stopped(post, line.as_ref(), !outstanding)? {
             return Ok(());
         }
         if why != "due" {
