@@ -15,6 +15,16 @@ pub struct Clock {
     start: Option<(Timestamp, Instant)>,
 }
 
+/// A span of time as people write it, in its largest whole unit: `90s`, `45m`, `20h`, `3d`.
+pub fn span(secs: i64) -> String {
+    match secs.max(0) {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{}m", s / 60),
+        s if s < 172_800 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
 /// The variable that sets the instant a command starts at (RFC 3339), for tests of time.
 pub const NOW_VAR: &str = "DAYRUN_NOW";
 

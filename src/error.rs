@@ -64,6 +64,17 @@ pub enum Kind {
     Failure(Class),
 }
 
+/// The server a network failure is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Server {
+    /// Its host (and port, when the URL names one), redacted: never the URL's userinfo, path
+    /// or query.
+    pub host: String,
+    /// Nothing answered at all: the name did not resolve, the connection was refused or timed
+    /// out, the network is unreachable. Every request there would fail the same way now.
+    pub unreachable: bool,
+}
+
 /// A dayrun error: a kind, a message and, where known, the file, line, key and target involved.
 #[derive(Debug, Clone)]
 pub struct Error {
@@ -75,6 +86,9 @@ pub struct Error {
     pub hint: Option<String>,
     /// For rate limits: how long the server asked us to wait.
     pub retry_after: Option<Duration>,
+    /// For a network failure: the server it is about (the message names its host too). Boxed:
+    /// most errors have none, and every `Result` carries the error's size.
+    pub server: Option<Box<Server>>,
 }
 
 /// Exit codes, documented in the README.
@@ -103,6 +117,7 @@ impl Error {
             line: None,
             hint: None,
             retry_after: None,
+            server: None,
         }
     }
 
@@ -146,6 +161,16 @@ impl Error {
     pub fn retry_after(mut self, wait: Option<Duration>) -> Error {
         self.retry_after = wait;
         self
+    }
+
+    pub fn server(mut self, server: Server) -> Error {
+        self.server = Some(Box::new(server));
+        self
+    }
+
+    /// The server, when this failure shows that it cannot be reached at all.
+    pub fn unreachable(&self) -> Option<&Server> {
+        self.server.as_deref().filter(|s| s.unreachable)
     }
 
     /// The failure class, for per-key failures.

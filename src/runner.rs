@@ -33,6 +33,7 @@ mod media;
 mod owners;
 pub(super) mod report;
 mod retract;
+mod stop;
 mod survey;
 mod target_run;
 pub use target_run::rules;
@@ -428,8 +429,8 @@ struct TargetRun<'a> {
     /// for), and whether it needs what each attempt sent (`Find`).
     immediate: bool,
     keeps_payload: bool,
-    /// Set when the target must not be written to again in this run (auth, long rate limit).
-    stopped: Option<String>,
+    /// Set when the target must not be written to again in this run (`stop.rs`).
+    stopped: Option<stop::Stop>,
     last_write: Option<Instant>,
     exit: Exit,
     tally: crate::tally::Tally,

@@ -317,7 +317,7 @@ fn blocked(
 fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
     let mut text = row.status.to_string();
     if let Some(age) = row.age_secs {
-        text.push_str(&format!(" {} ago", human(age)));
+        text.push_str(&format!(" {} ago", crate::clock::span(age)));
     }
     if row.stuck {
         match can_find {
@@ -388,14 +388,5 @@ fn seen(
         Err(err) => Seen::Broken(err.reason()),
         Ok(post) if post.draft => Seen::Draft,
         Ok(post) => Seen::Ready(facts(&post)),
-    }
-}
-
-fn human(secs: i64) -> String {
-    match secs.max(0) {
-        s if s < 120 => format!("{s}s"),
-        s if s < 7200 => format!("{}m", s / 60),
-        s if s < 172_800 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
     }
 }

@@ -106,12 +106,20 @@ fn the_cron_line_mails_exactly_when_a_person_is_needed() {
     );
     assert!(p.read("blog/dayrun.log").contains("failed (retry-safe)"));
 
-    // Still down the next morning, past `escalate_after`: a person is told, by mail.
+    // Still down the next morning, past `escalate_after`: a person is told, by mail, that it
+    // is theirs now, since when, and what to do (issue 29 row 7).
     let out = cron(&p, &[("DAYRUN_NOW", &morning(24))]);
     assert_eq!(out.code, 1, "{out:?}");
     let mail = mailed(&out);
     assert!(
-        mail.contains(&format!("{tomorrow} site failed (retry-safe)")),
+        mail.contains(&format!(
+            "{tomorrow} site failed (retry-safe, needs you now): exited 75: down"
+        )),
+        "{mail}"
+    );
+    assert!(
+        mail.contains("past `escalate_after` (20h): find out why site keeps failing")
+            && mail.contains(&format!("`dayrun retry {tomorrow} --target site`")),
         "{mail}"
     );
     assert!(

@@ -53,6 +53,7 @@ mod model;
 mod netbench;
 mod not_ours;
 mod one_answer;
+mod outage;
 mod paper_cuts;
 mod pending_time;
 mod power_loss;

@@ -280,10 +280,11 @@ impl Case {
                 self.run(scripts, None, false)?
             }
             Step::Outage(mornings, apart) => {
-                // Every connection refused: each POST and each GET fails retry-safe.
+                // Every connection refused: each POST and each GET fails retry-safe, and after the
+                // first the run tries no other key (issue 29 row 8).
                 let refused = Script {
-                    sends: vec![spec::Send::Busy],
-                    look: spec::Look::FailAlways,
+                    sends: vec![spec::Send::Refused],
+                    look: spec::Look::Refused,
                 };
                 let mut said = (String::new(), String::new());
                 for morning in 0..*mornings {

@@ -86,7 +86,13 @@ impl TargetRun<'_> {
                     (_, left) => Seen::Foreign(left),
                 }
             }
-            Err(err) => classify(err),
+            Err(err) => {
+                // A server that cannot be reached is not looked at again for the other keys.
+                if err.unreachable().is_some() {
+                    self.stop_for(key, &err);
+                }
+                classify(err)
+            }
         }
     }
 
@@ -192,7 +198,7 @@ impl TargetRun<'_> {
             )?;
             self.trace_look(key, &seen, &step, first);
             if let Seen::Refused(err) = &seen {
-                self.stop_for(err);
+                self.stop_for(key, err);
             }
             match step.then {
                 Then::Look(wait) => {

@@ -97,7 +97,8 @@ impl TargetRun<'_> {
             self.say_text(&post);
             return Ok(());
         }
-        if self.skip_if_stopped(key) {
+        let unsent = matches!(before, Before::Send | Before::Dedup);
+        if self.skip_send_if_stopped(&post, line.as_ref(), unsent)? {
             return Ok(());
         }
         // A copy the text links to that is not there: the key waits (or fails), nothing sent.
@@ -400,8 +401,21 @@ impl TargetRun<'_> {
         err: &Error,
         line: Option<&KeyLine>,
     ) -> Result<(), Error> {
+        self.stop_for(post.key, err);
+        self.record_unsent(post, err, line, "failed")
+    }
+
+    /// A failure of a post of which this run sent nothing, recorded, traced (`result`) and
+    /// told; not retried within the run.
+    pub(super) fn record_unsent(
+        &mut self,
+        post: &Post,
+        err: &Error,
+        line: Option<&KeyLine>,
+        result: &str,
+    ) -> Result<(), Error> {
         let mut failed = self.failed(err, Some(post));
-        // Preparing never sends the post itself: a lost answer there left nothing of it out.
+        // Nothing of the post itself was sent: a lost answer (preparing) left nothing of it out.
         if failed.class == crate::error::Class::Unknown {
             failed.class = crate::error::Class::RetrySafe;
         }
@@ -413,8 +427,7 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.stop_for(err);
-        self.trace(post.key, "publish", "failed", &super::report::detail(err));
+        self.trace(post.key, "publish", result, &super::report::detail(err));
         self.report(post.key, &step, Some(err))
     }
 
@@ -436,7 +449,7 @@ impl TargetRun<'_> {
                 sends,
             },
         )?;
-        self.stop_for(err);
+        self.stop_for(post.key, err);
         Ok(step)
     }
 

@@ -3,7 +3,7 @@
 
 use super::TargetRun;
 use crate::clock::stamp;
-use crate::error::{Class, Error, Kind};
+use crate::error::{Class, Error, Kind, Server};
 use crate::life::{self, Event, Exit, KeyLine, Looked, Phase, Step};
 use crate::outside::escape;
 use crate::post::Post;
@@ -86,28 +86,6 @@ impl TargetRun<'_> {
     /// The edit hash of `post` on this target (`payload_mark`, with its template's).
     pub(super) fn edit_mark(&self, post: &Post) -> String {
         payload_mark(post, self.template_mark())
-    }
-
-    /// After an auth failure, a broken setup or a long rate limit, nothing more goes to this
-    /// target in this run.
-    pub(super) fn stop_for(&mut self, err: &Error) {
-        match err.class() {
-            _ if err.kind == Kind::Config => {
-                self.stopped = Some(format!("its setup is broken: {}", err.message));
-            }
-            Some(Class::Auth) => {
-                self.stopped = Some(format!("credentials rejected: {}", err.message));
-            }
-            Some(Class::RetrySafe)
-                if err
-                    .retry_after
-                    .is_some_and(|w| w > self.cfg.policy.retry_after_cap) =>
-            {
-                let wait = err.retry_after.unwrap_or_default();
-                self.stopped = Some(format!("rate limited for {} s", wait.as_secs()));
-            }
-            _ => {}
-        }
     }
 
     /// Tell what a step of a key's life did: the printed line, the trace line, the tally.
@@ -210,8 +188,14 @@ impl TargetRun<'_> {
             ),
         };
         self.tally.add("failed");
+        // A failure the next run retries by itself, but that has lasted: a person must act.
+        let escalated = step.exit == Exit::NeedsHuman
+            && line
+                .as_ref()
+                .is_some_and(|l| matches!(l.phase, Phase::Failed(Class::RetrySafe, _)));
         let class_word = match err.map(|e| e.kind) {
             Some(Kind::Config) => "setup".to_string(),
+            _ if escalated => format!("{class}, needs you now"),
             _ => class.to_string(),
         };
         let text = match err {
@@ -222,7 +206,11 @@ impl TargetRun<'_> {
         let given = err
             .and_then(|e| e.hint.clone())
             .or_else(|| step.say.clone());
-        let hint = self.hint(key, line.as_ref(), given);
+        let server = err.and_then(|e| e.server.as_deref());
+        let hint = match (escalated, line.as_ref()) {
+            (true, Some(line)) => Some(self.escalation(line, server)),
+            _ => self.hint(key, line.as_ref(), given),
+        };
         if let Some(hint) = hint {
             self.progress.out(&format!("  {}", self.shown(&hint)));
         }
@@ -264,6 +252,24 @@ impl TargetRun<'_> {
             }),
             _ => given,
         }
+    }
+
+    /// Why a failure the next run retries by itself now needs a person (it has lasted past
+    /// `escalate_after`), where it fails, and what to do.
+    fn escalation(&self, line: &KeyLine, server: Option<&Server>) -> String {
+        let (key, name) = (line.key, &self.cfg.name);
+        let since = line.first_failure.as_deref().unwrap_or(&line.at);
+        let after = crate::clock::span(self.rules.escalate_after.as_secs() as i64);
+        let check = match server {
+            Some(server) => format!(
+                "check that the server at {} is up and reachable from here",
+                server.host
+            ),
+            None => format!("find out why {name} keeps failing (the reason above) and fix it"),
+        };
+        format!(
+            "failing since {since}, past `escalate_after` ({after}): {check}; every run retries the key by itself, and `dayrun retry {key} --target {name}` sends it at once after the fix"
+        )
     }
 
     /// What a human does with a key dayrun cannot confirm.

@@ -80,7 +80,7 @@ impl TargetRun<'_> {
                                 before: before.as_ref(),
                             },
                         )?;
-                        self.stop_for(&err);
+                        self.stop_for(key, &err);
                         self.trace(key, "retract", "failed", &super::report::detail(&err));
                         return self.report(key, &step, Some(&err));
                     }

@@ -228,7 +228,9 @@ impl TargetRun<'_> {
                 settle(self);
                 self.act(key, has_post, posts, decision)?;
             }
-            _ if self.plan.dry_run => {
+            // A dry run, or a target stopped for this run: the key leaves what its line implies,
+            // and what the run then records for it (not tried) is folded in too.
+            _ if self.plan.dry_run || self.stopped.is_some() => {
                 settle(self);
                 self.act(key, has_post, posts, decision)?;
             }
@@ -392,19 +394,5 @@ impl TargetRun<'_> {
             parts.push("nothing to do".into());
         }
         crate::say::out(&format!("{}: {}", self.cfg.name, parts.join(", ")));
-    }
-
-    /// After an auth failure or a long rate limit nothing more goes to this target in this run.
-    pub(super) fn skip_if_stopped(&mut self, key: Date) -> bool {
-        let Some(why) = self.stopped.clone() else {
-            return false;
-        };
-        self.count(
-            "not attempted",
-            key,
-            "skip",
-            &format!("target stopped for this run: {why}"),
-        );
-        true
     }
 }

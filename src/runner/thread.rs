@@ -63,7 +63,7 @@ impl TargetRun<'_> {
         if self.plan.dry_run {
             return self.say_thread(post, &pieces, &landed, maybe, why);
         }
-        if self.skip_if_stopped(key) {
+        if self.skip_send_if_stopped(post, line.as_ref(), !outstanding)? {
             return Ok(());
         }
         if why != "due" {
@@ -302,7 +302,7 @@ impl TargetRun<'_> {
                 },
             )?;
             if let Seen::Refused(err) = &seen {
-                self.stop_for(err);
+                self.stop_for(key, err);
             }
             match step.then {
                 Then::Send(wait) => {

@@ -255,7 +255,7 @@ impl TargetRun<'_> {
             },
         )?;
         if let Err(err) = &answer {
-            self.stop_for(err);
+            self.stop_for(key, err);
         }
         if let Then::Send(_) = step.then {
             return Ok(true);

@@ -6,9 +6,9 @@ use super::Context;
 mod class;
 pub mod pages;
 mod upload;
-use crate::error::{Class, Error};
+use crate::error::{Class, Error, Server};
 use crate::redact::Redactor;
-use class::{describe, is_certificate, retry_after};
+use class::{describe, host, is_certificate, is_unreachable, retry_after};
 pub use class::{status_class, transport_class};
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -180,7 +180,7 @@ impl Http {
             req = req.header(name.as_str(), value.as_str());
         }
         let bytes = serde_json::to_vec(body).expect("a JSON value serialises");
-        self.reply(req.send(&bytes[..]))
+        self.reply(url, req.send(&bytes[..]))
     }
 
     /// POST with no body (an XRPC procedure without input). Transport failures come back classed.
@@ -191,7 +191,7 @@ impl Http {
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
-        self.reply(req.send_empty())
+        self.reply(url, req.send_empty())
     }
 
     /// DELETE a URL. Transport failures come back classed; any status is a `Reply`.
@@ -202,7 +202,7 @@ impl Http {
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
-        self.reply(req.call())
+        self.reply(url, req.call())
     }
 
     /// GET a URL. Transport failures come back classed; any status is a `Reply`.
@@ -217,14 +217,16 @@ impl Http {
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
-        self.reply(req.call())
+        self.reply(url, req.call())
     }
 
+    /// The answer of a request to `url`.
     fn reply(
         &self,
+        url: &str,
         result: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Reply, Error> {
-        let response = result.map_err(|e| self.transport(&e, ""))?;
+        let response = result.map_err(|e| self.transport(&e, url, ""))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
         let headers = response
@@ -239,7 +241,7 @@ impl Http {
             .with_config()
             .limit(MAX_BODY)
             .read_to_vec()
-            .map_err(|e| self.transport(&e, &format!("HTTP {status}, then ")))?;
+            .map_err(|e| self.transport(&e, url, &format!("HTTP {status}, then ")))?;
         let body = String::from_utf8(bytes)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Ok(Reply {
@@ -327,16 +329,24 @@ impl Http {
         format!(": {flat}{more}")
     }
 
-    /// A transport failure, classed, redacted; a certificate that is refused is a problem of
-    /// the target's setup (nothing was sent), never an unknown outcome.
-    fn transport(&self, err: &ureq::Error, before: &str) -> Error {
+    /// A transport failure of a request to `url`, classed, redacted, and naming the server's
+    /// host; a certificate that is refused is a problem of the target's setup (nothing was
+    /// sent), never an unknown outcome.
+    fn transport(&self, err: &ureq::Error, url: &str, before: &str) -> Error {
         let text = self.redactor.redact(&describe(err));
+        let host = self.redactor.redact(&host(url));
+        let server = Server {
+            host: host.clone(),
+            unreachable: is_unreachable(err),
+        };
         if is_certificate(err) {
-            return Error::config(format!("{before}TLS: {text}")).hint(
-                "the server's certificate was refused (nothing was sent): fix the certificate on the server, or use the URL its certificate is for",
-            );
+            return Error::config(format!("{host}: {before}TLS: {text}"))
+                .hint(
+                    "the server's certificate was refused (nothing was sent): fix the certificate on the server, or use the URL its certificate is for",
+                )
+                .server(server);
         }
-        Error::failure(transport_class(err), format!("{before}{text}"))
+        Error::failure(transport_class(err), format!("{host}: {before}{text}")).server(server)
     }
 }
 
@@ -395,6 +405,41 @@ mod tests {
             !http.excerpt(&late).contains("s3cr3t"),
             "redacted before the cut"
         );
+    }
+
+    #[test]
+    fn every_transport_failure_names_the_host_and_no_secret() {
+        use std::io::{Error as Io, ErrorKind};
+        let mut redactor = Redactor::default();
+        redactor.add("tok-SECRET-1234");
+        let http = Http::new(Duration::from_secs(1), Duration::from_secs(1), redactor);
+        let url = "https://me:pw-SECRET-5678@blog.example.com:8443/api?token=tok-SECRET-1234";
+        let cases = [
+            (ureq::Error::HostNotFound, true),
+            (ureq::Error::ConnectionFailed, true),
+            (ureq::Error::Timeout(ureq::Timeout::Connect), true),
+            (
+                ureq::Error::Io(Io::from(ErrorKind::ConnectionRefused)),
+                true,
+            ),
+            (ureq::Error::Timeout(ureq::Timeout::RecvResponse), false),
+            (
+                ureq::Error::Io(Io::other("invalid peer certificate")),
+                false,
+            ),
+        ];
+        for (err, unreachable) in cases {
+            let got = http.transport(&err, url, "");
+            assert!(
+                got.message.starts_with("blog.example.com:8443: "),
+                "{err:?}: {}",
+                got.message
+            );
+            assert!(!got.to_string().contains("SECRET"), "{got}");
+            let server = got.server.as_ref().expect("the server");
+            assert_eq!(server.host, "blog.example.com:8443");
+            assert_eq!(got.unreachable().is_some(), unreachable, "{err:?}");
+        }
     }
 
     #[test]

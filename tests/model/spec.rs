@@ -20,7 +20,11 @@
 //! - a line that proves nothing was sent goes when its post goes (row 7); a done line stays;
 //! - `merge-state` keeps the line that comes first in the README's order, every live id of both
 //!   sides, and what the other side may have sent; two ids of one copy exit 1 (row 9);
-//! - `run --dry-run` and `status` exit with what the state implies (row 11).
+//! - `run --dry-run` and `status` exit with what the state implies (row 11);
+//! - in an outage (every connection refused), the first request refused stops the target for
+//!   the rest of the run: each later key is neither sent nor looked up; one of which nothing
+//!   may be out is recorded as a retry-safe failure (not tried), the others stay as they are,
+//!   and each leaves the exit its line then implies (issue 29, row 8).
 //!
 //! Where the issue is silent, the model chose (and the code agrees):
 //! - a lookup answered 200 with a body that is not JSON cannot tell (a human's, exit 1), as a
@@ -108,6 +112,9 @@ pub enum Send {
     LostHang,
     /// 429: retry-safe.
     Busy,
+    /// The connection is refused (an outage): retry-safe, and the server cannot be reached,
+    /// so the run tries none of the later keys (issue 29 row 8).
+    Refused,
     /// 422: rejected.
     Reject,
     /// 401: auth.
@@ -135,6 +142,9 @@ pub enum Look {
     Garbage,
     /// 401: the credential is refused (the target stops for the run).
     Auth,
+    /// Every connection is refused (an outage): as `FailAlways`, and the server cannot be
+    /// reached, so the run tries none of the later keys.
+    Refused,
 }
 
 /// How the fake answers one key in one command.
@@ -291,6 +301,11 @@ pub struct Pass<'a> {
     scripts: &'a [Script],
     /// An auth failure stopped the target: later keys are not attempted.
     stopped: bool,
+    /// A request of this run found the server unreachable (connection refused) ...
+    down: bool,
+    /// ... before the key at hand: nothing more is sent or looked up. A key nothing of which
+    /// may be out is recorded as a retry-safe failure (not tried); the others stay as they are.
+    unreached: bool,
     pub exit: Exit,
     /// Every line each key had during the command (for a command killed part way).
     pub trail: Vec<Vec<Line>>,
@@ -313,6 +328,8 @@ impl<'a> Pass<'a> {
             settle: 0,
             scripts,
             stopped: false,
+            down: false,
+            unreached: false,
             exit: Exit::Ok,
             trail: vec![Vec::new(); scripts.len()],
             gets: vec![0; scripts.len()],
@@ -353,6 +370,10 @@ impl<'a> Pass<'a> {
                 Look::Ok => {}
                 Look::FailOnce if nth > 0 => {}
                 Look::FailOnce | Look::FailAlways => continue,
+                Look::Refused => {
+                    self.down = true;
+                    continue;
+                }
                 Look::Garbage => return Seen::CannotTell,
                 Look::Auth => return Seen::Refused,
             }
@@ -401,6 +422,7 @@ impl<'a> Pass<'a> {
 
     /// The run reaches key `i`.
     pub fn visit(&mut self, i: usize, key: &mut Key) {
+        self.unreached = self.down;
         let line = key.line.clone();
         let gone = key.file.is_none();
         let exit = match (line.rec, self.mode) {
@@ -479,10 +501,41 @@ impl<'a> Pass<'a> {
         Exit::Ok
     }
 
+    /// The target stopped before this key (`maybe`: something of it may be out): nothing is
+    /// sent or looked up. After refused credentials the run exits 3 whatever the key; after a
+    /// server that could not be reached, a key with nothing out is recorded as a retry-safe
+    /// failure, not tried, and every other key stays as it is and leaves what it implies.
+    fn stopped_before(&mut self, i: usize, key: &mut Key, maybe: bool) -> Option<Exit> {
+        if self.stopped {
+            return Some(Exit::Ok);
+        }
+        if !self.unreached {
+            return None;
+        }
+        if maybe || !matches!(key.line.rec, Rec::None | Rec::Failed(_)) {
+            self.notes.push((i, "not tried, as it stands"));
+            return Some(self.implied(key));
+        }
+        self.notes.push((i, "not tried, recorded"));
+        self.record(i, key, Why::RetrySafe, false);
+        Some(self.retry_safe(i, key))
+    }
+
+    /// The exit of a retry-safe failure: 75, or 1 once it has lasted or is past the window.
+    fn retry_safe(&mut self, i: usize, key: &Key) -> Exit {
+        match self.escalated(&key.line) || self.past_window(key) {
+            true => {
+                self.notes.push((i, "retry-safe escalated"));
+                Exit::Human
+            }
+            false => Exit::Later,
+        }
+    }
+
     /// The first send of a key with no line: looked up first (best effort).
     fn first(&mut self, i: usize, key: &mut Key) -> Exit {
-        if self.stopped {
-            return Exit::Ok;
+        if let Some(exit) = self.stopped_before(i, key, false) {
+            return exit;
         }
         match self.look(i, key) {
             Seen::Found(n) => self.done(i, key, Some(n)),
@@ -495,8 +548,8 @@ impl<'a> Pass<'a> {
 
     /// A key an attempt may have reached: look, and send only if it is provably absent.
     fn confirm(&mut self, i: usize, key: &mut Key) -> Exit {
-        if self.stopped {
-            return Exit::Ok;
+        if let Some(exit) = self.stopped_before(i, key, true) {
+            return exit;
         }
         match self.look(i, key) {
             Seen::Found(n) => self.done(i, key, Some(n)),
@@ -604,13 +657,13 @@ impl<'a> Pass<'a> {
 
     /// Send, with the in-run retries the rules allow. `new_copy`: the key's next copy.
     fn send(&mut self, i: usize, key: &mut Key, new_copy: bool) -> Exit {
-        if self.stopped {
-            return Exit::Ok;
-        }
         let fresh = new_copy || key.line.rec == Rec::Retracted;
         // What may be out, as known before this run's sends: a failure that provably sent
         // nothing leaves it so.
         let maybe_before = key.line.maybe && !fresh;
+        if let Some(exit) = self.stopped_before(i, key, maybe_before) {
+            return exit;
+        }
         let mut sends = 0;
         loop {
             sends += 1;
@@ -649,16 +702,15 @@ impl<'a> Pass<'a> {
             }
             let exit = match send {
                 Send::Ok => return self.done(i, key, None),
+                Send::Refused if sends <= RETRIES => {
+                    self.down = true;
+                    continue;
+                }
                 Send::Busy if sends <= RETRIES => continue,
-                Send::Busy => {
+                Send::Busy | Send::Refused => {
+                    self.down |= send == Send::Refused;
                     self.record(i, key, Why::RetrySafe, maybe_before);
-                    match self.escalated(&key.line) || self.past_window(key) {
-                        true => {
-                            self.notes.push((i, "retry-safe escalated"));
-                            Exit::Human
-                        }
-                        false => Exit::Later,
-                    }
+                    self.retry_safe(i, key)
                 }
                 Send::Reject => {
                     self.record(i, key, Why::Rejected, maybe_before);

@@ -60,6 +60,8 @@ pub fn script(api: &PostsApi, keys: &[String], scripts: &[Script]) {
             Look::FailAlways => (VecDeque::new(), fake_posts::Look::Status(500)),
             Look::Garbage => (VecDeque::new(), fake_posts::Look::Garbage),
             Look::Auth => (VecDeque::new(), fake_posts::Look::Status(401)),
+            // The server is down: nothing of its script is ever met.
+            Look::Refused => (VecDeque::new(), fake_posts::Look::Normal),
         };
         s.key_looks
             .insert(key.clone(), fake_posts::Script { first, then });
@@ -77,6 +79,8 @@ fn fault(send: Send) -> Fault {
         Send::Busy => Fault::Reject(429),
         Send::Reject => Fault::Reject(422),
         Send::Auth => Fault::Reject(401),
+        // The server is down: nothing of its script is ever met.
+        Send::Refused => Fault::Normal,
     }
 }
 

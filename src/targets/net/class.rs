@@ -37,6 +37,25 @@ pub fn transport_class(err: &ureq::Error) -> Class {
     }
 }
 
+/// Whether a transport failure shows that the server cannot be reached at all: the failures
+/// that are retry-safe because the request never left (the next request would meet the same).
+pub(super) fn is_unreachable(err: &ureq::Error) -> bool {
+    transport_class(err) == Class::RetrySafe
+}
+
+/// The host of `url`, with its port when the URL names one: what a person checks. Never the
+/// URL's userinfo, path or query (where secrets may be); the URL itself if it has no host.
+pub(super) fn host(url: &str) -> String {
+    let Ok(uri) = url.parse::<ureq::http::Uri>() else {
+        return "the target's URL".into();
+    };
+    match (uri.host(), uri.port_u16()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_string(),
+        (None, _) => "the target's URL".into(),
+    }
+}
+
 pub(super) fn describe(err: &ureq::Error) -> String {
     match err {
         ureq::Error::Timeout(t) => format!("timed out ({t:?})"),
@@ -119,6 +138,23 @@ mod tests {
         ];
         for (status, class) in table {
             assert_eq!(status_class(status), class, "HTTP {status}");
+        }
+    }
+
+    #[test]
+    fn a_host_is_named_without_userinfo_path_or_query() {
+        let cases = [
+            (
+                "https://user:pw-secret@blog.example.com/p?token=t-secret",
+                "blog.example.com",
+            ),
+            ("http://127.0.0.1:8080/posts?key=1", "127.0.0.1:8080"),
+            ("https://[::1]:8443/x", "[::1]:8443"),
+            ("not a url", "the target's URL"),
+            ("/relative/path", "the target's URL"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(host(url), want, "{url}");
         }
     }
 

@@ -20,7 +20,7 @@ impl Http {
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
-        self.reply(req.send(bytes))
+        self.reply(url, req.send(bytes))
     }
 
     /// POST a multipart form: text fields, then one file part named `file_field`.
@@ -39,7 +39,7 @@ impl Http {
         let part = Part::bytes(file.bytes)
             .file_name(file.name)
             .mime_str(file.content_type)
-            .map_err(|e| self.transport(&e, ""))?;
+            .map_err(|e| self.transport(&e, url, ""))?;
         form = form.part(file.field, part);
         let mut req = self
             .request(self.agent.post(url))
@@ -47,7 +47,7 @@ impl Http {
         for (name, value) in headers {
             req = req.header(name.as_str(), value.as_str());
         }
-        self.reply(req.send(form))
+        self.reply(url, req.send(form))
     }
 }
 

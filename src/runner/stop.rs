@@ -1,0 +1,105 @@
+//! A target stopped for the rest of a run: after a broken setup, refused credentials, a long
+//! rate limit or a server that cannot be reached, nothing more goes to it. Each key it would
+//! have tried says why; a key that nothing of reached is recorded as not tried when the server
+//! cannot be reached, so it fails, escalates and is held back as a tried key would.
+
+use super::TargetRun;
+use crate::error::{Class, Error, Kind, Server};
+use crate::life::{KeyLine, Phase};
+use crate::post::Post;
+use jiff::civil::Date;
+use std::time::Duration;
+
+/// Why nothing more goes to a target in this run.
+#[derive(Debug, Clone)]
+pub(super) enum Stop {
+    /// Its setup is broken (a refused certificate, …): the message.
+    Setup(String),
+    /// Its credentials were refused: the message.
+    Auth(String),
+    /// The server asked to wait longer than `retry_after_cap`.
+    RateLimited(Duration),
+    /// The server cannot be reached: met by `key`, with its reason (naming the host).
+    Unreachable {
+        key: Date,
+        reason: String,
+        server: Server,
+    },
+}
+
+impl Stop {
+    /// What stopped the target, in a few words.
+    fn why(&self) -> String {
+        match self {
+            Stop::Setup(message) => format!("its setup is broken: {message}"),
+            Stop::Auth(message) => format!("credentials rejected: {message}"),
+            Stop::RateLimited(wait) => format!("rate limited for {} s", wait.as_secs()),
+            Stop::Unreachable { key, reason, .. } => {
+                format!("the server could not be reached for {key} ({reason})")
+            }
+        }
+    }
+}
+
+impl TargetRun<'_> {
+    /// After a broken setup, refused credentials, a long rate limit, or a failure of `key`
+    /// that shows the server cannot be reached, nothing more goes to this target in this run.
+    /// The first reason stands.
+    pub(super) fn stop_for(&mut self, key: Date, err: &Error) {
+        if self.stopped.is_some() {
+            return;
+        }
+        let cap = self.cfg.policy.retry_after_cap;
+        self.stopped = match (err.kind, err.class(), err.retry_after) {
+            (Kind::Config, _, _) => Some(Stop::Setup(err.message.clone())),
+            (_, Some(Class::Auth), _) => Some(Stop::Auth(err.message.clone())),
+            (_, Some(Class::RetrySafe), Some(wait)) if wait > cap => Some(Stop::RateLimited(wait)),
+            _ => err.unreachable().map(|server| Stop::Unreachable {
+                key,
+                reason: self.redact(&err.reason()),
+                server: server.clone(),
+            }),
+        };
+    }
+
+    /// Whether the target is stopped for this run; if so, the key is counted and told why,
+    /// and its line stays as it is.
+    pub(super) fn skip_if_stopped(&mut self, key: Date) -> bool {
+        let Some(stop) = &self.stopped else {
+            return false;
+        };
+        let why = stop.why();
+        self.count(
+            "not attempted",
+            key,
+            "skip",
+            &format!("target stopped for this run: {why}"),
+        );
+        true
+    }
+
+    /// `skip_if_stopped`, for a post about to be sent (`line`: its line before). When the
+    /// server cannot be reached and nothing of the post may be out (`unsent`), the key is
+    /// recorded as a retry-safe failure of this run, not tried, with no request and no wait:
+    /// the next run sends it, and its failure lasts, escalates and is held back like one that
+    /// was tried.
+    pub(super) fn skip_send_if_stopped(
+        &mut self,
+        post: &Post,
+        line: Option<&KeyLine>,
+        unsent: bool,
+    ) -> Result<bool, Error> {
+        let Some(Stop::Unreachable { server, .. }) = &self.stopped else {
+            return Ok(self.skip_if_stopped(post.key));
+        };
+        // A published or retracted line is not a failure: the key is only told.
+        if !unsent || line.is_some_and(|l| !matches!(l.phase, Phase::Failed(..))) {
+            return Ok(self.skip_if_stopped(post.key));
+        }
+        let why = self.stopped.as_ref().map(Stop::why).unwrap_or_default();
+        let err = Error::failure(Class::RetrySafe, format!("not tried this run: {why}"))
+            .server(server.clone());
+        self.record_unsent(post, &err, line, "not-tried")?;
+        Ok(true)
+    }
+}
