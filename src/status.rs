@@ -14,7 +14,7 @@ use std::io::{BufWriter, Write};
 
 /// A pending key older than this is flagged: its run died or hangs.
 const STUCK_SECS: i64 = 5 * 60;
-/// The `--json` schema version (documented in the README).
+/// The `--json` schema version (documented in docs/commands.md).
 const SCHEMA: u32 = 1;
 
 /// One key on one target (schema 1).

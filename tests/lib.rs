@@ -54,6 +54,7 @@ mod netbench;
 mod not_ours;
 mod one_answer;
 mod paper_cuts;
+mod paper_cuts_two;
 mod pending_time;
 mod power_loss;
 mod readme;

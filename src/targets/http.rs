@@ -106,7 +106,7 @@ impl HttpTarget {
         };
         if settings.match_by == "title" {
             return Err(bad(
-                "match_by = \"title\" was removed in dayrun 0.2: a title cannot tell this week's \"Weekly notes\" from last week's, and a match on it lost posts; use match_by = \"key\", \"idempotency_key\" or \"fingerprint\" (see Upgrading in the README)".into(),
+                "match_by = \"title\" was removed in dayrun 0.2: a title cannot tell this week's \"Weekly notes\" from last week's, and a match on it lost posts; use match_by = \"key\", \"idempotency_key\" or \"fingerprint\" (see docs/upgrading.md)".into(),
             ));
         }
         if !FIELDS.contains(&settings.match_by.as_str()) && settings.match_by != "auto" {
