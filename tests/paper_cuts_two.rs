@@ -43,3 +43,39 @@ fn help_points_to_the_page_that_holds_the_schema() {
         assert!(!out.stdout.contains("README"), "{}", out.stdout);
     }
 }
+
+#[test]
+fn the_http_page_documents_every_setting_the_code_takes() {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.api]\nkind = \"http\"\nurl = \"https://example.com/posts\"\nnosuch = 1\n",
+    );
+    let out = p.run(&["check"]);
+    out.code(2);
+    let takes = out
+        .stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("a http target takes "))
+        .unwrap_or_else(|| panic!("the settings list: {}", out.stderr));
+    let own = takes.split(';').next().unwrap();
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/targets/http.md"
+    ))
+    .unwrap();
+    let missing: Vec<&str> = own
+        .split(", ")
+        .filter(|name| !page.contains(&format!("\n{name} =")) && !page.contains(&format!("# {name} =")))
+        .filter(|name| !["template", "template_file"].contains(name))
+        .collect();
+    assert!(missing.is_empty(), "docs/targets/http.md lacks {missing:?}");
+    // The methods the page names are the only ones taken (another was sent as POST).
+    p.file(
+        "dayrun.toml",
+        "[targets.api]\nkind = \"http\"\nurl = \"https://example.com/posts\"\ndelete_method = \"delete\"\n",
+    );
+    p.run(&["check"])
+        .code(2)
+        .stderr_has("delete_method = `delete`: use DELETE, POST, PUT, PATCH");
+}
