@@ -352,7 +352,12 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
             crate::outside::escape(&line.copies.join(", "), 2048)
         ));
     }
-    for (name, value) in [("id", &row.id), ("class", &row.class)] {
+    // A copy is shown by where a person can open it; `--json` keeps both.
+    let copy = match &row.url {
+        Some(url) => ("url", Some(url)),
+        None => ("id", row.id.as_ref()),
+    };
+    for (name, value) in [copy, ("class", row.class.as_ref())] {
         if let Some(value) = value {
             text.push_str(&format!(" {name}={}", crate::outside::escape(value, 2048)));
         }

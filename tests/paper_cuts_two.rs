@@ -3,7 +3,27 @@
 //! `status` showing an id where a URL exists, `-h`, help that points to the wrong page, and
 //! http settings the docs leave out.
 
+use crate::threads::TODAY;
 use crate::util::{Project, bare};
+
+#[test]
+fn status_shows_a_copys_url_and_keeps_the_id_in_json() {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.site]\nkind = \"folder\"\ndir = \"public\"\nurl = \"https://blog.example.com/posts\"\n",
+    );
+    p.post("2026-11-29", "Today");
+    p.run(&["run", TODAY]).code(0);
+    let out = p.run(&["status", TODAY]);
+    out.code(0)
+        .stdout_has("url=https://blog.example.com/posts/2026-11-29.html");
+    assert!(!out.stdout.contains(" id="), "the URL, not the id: {}", out.stdout);
+    let json = p.run(&["status", TODAY, "--json"]);
+    json.code(0)
+        .stdout_has(r#""id":"#)
+        .stdout_has(r#""url":"https://blog.example.com/posts/2026-11-29.html""#);
+}
 
 #[test]
 fn dash_h_is_help_everywhere_help_is() {
