@@ -247,7 +247,11 @@ fn misplaced_global(message: &str, command: &str, after: &[&str]) -> Option<Stri
 /// git's merge driver for state files and traces: merges per key (see docs/scheduling.md);
 /// writes the result into OURS; exit 1 when a key holds two different copies.
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "merge-state", help_triggers("-h", "--help", "help"))]
+#[argh(
+    subcommand,
+    name = "merge-state",
+    help_triggers("-h", "--help", "help")
+)]
 pub struct MergeStateArgs {
     /// the common ancestor's version (git's %O)
     #[argh(positional)]

@@ -3,8 +3,28 @@
 //! `status` showing an id where a URL exists, `-h`, help that points to the wrong page, and
 //! http settings the docs leave out.
 
-use crate::threads::TODAY;
+use crate::fake_mastodon::{FakeMastodon, TOKEN};
+use crate::threads::{KEY, TODAY, long_body, write_post};
 use crate::util::{Project, bare};
+
+#[test]
+fn retracting_a_thread_counts_its_parts_as_parts() {
+    let api = FakeMastodon::start(500);
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        api.config("long = \"thread\"\nvisibility = \"unlisted\"\nsettle_secs = 0"),
+    );
+    p.secret("secrets/masto.token", TOKEN);
+    write_post(&p, "Why the date is the key", &long_body());
+    p.run(&["run", TODAY]).code(0);
+    let n = api.statuses().len();
+    assert!(n >= 2, "a thread: {n}");
+    let out = p.run(&["retract", KEY, "--yes"]);
+    out.code(0)
+        .stdout_has(&format!("(a thread of {n} parts removed)"));
+    assert!(!out.stdout.contains("copies removed"), "{}", out.stdout);
+}
 
 #[test]
 fn status_shows_a_copys_url_and_keeps_the_id_in_json() {
@@ -18,7 +38,11 @@ fn status_shows_a_copys_url_and_keeps_the_id_in_json() {
     let out = p.run(&["status", TODAY]);
     out.code(0)
         .stdout_has("url=https://blog.example.com/posts/2026-11-29.html");
-    assert!(!out.stdout.contains(" id="), "the URL, not the id: {}", out.stdout);
+    assert!(
+        !out.stdout.contains(" id="),
+        "the URL, not the id: {}",
+        out.stdout
+    );
     let json = p.run(&["status", TODAY, "--json"]);
     json.code(0)
         .stdout_has(r#""id":"#)
@@ -79,14 +103,14 @@ fn the_http_page_documents_every_setting_the_code_takes() {
         .find_map(|l| l.trim().strip_prefix("a http target takes "))
         .unwrap_or_else(|| panic!("the settings list: {}", out.stderr));
     let own = takes.split(';').next().unwrap();
-    let page = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/docs/targets/http.md"
-    ))
-    .unwrap();
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/targets/http.md"))
+            .unwrap();
     let missing: Vec<&str> = own
         .split(", ")
-        .filter(|name| !page.contains(&format!("\n{name} =")) && !page.contains(&format!("# {name} =")))
+        .filter(|name| {
+            !page.contains(&format!("\n{name} =")) && !page.contains(&format!("# {name} ="))
+        })
         .filter(|name| !["template", "template_file"].contains(name))
         .collect();
     assert!(missing.is_empty(), "docs/targets/http.md lacks {missing:?}");

@@ -243,15 +243,21 @@ fn refused(settings: &Settings) -> Option<String> {
         ));
     }
     let methods = [
-        ("update_method", &settings.update_method, &["PUT", "PATCH", "POST"][..]),
-        ("delete_method", &settings.delete_method, &["DELETE", "POST", "PUT", "PATCH"]),
+        (
+            "update_method",
+            &settings.update_method,
+            &["PUT", "PATCH", "POST"][..],
+        ),
+        (
+            "delete_method",
+            &settings.delete_method,
+            &["DELETE", "POST", "PUT", "PATCH"],
+        ),
     ];
     methods
         .into_iter()
         .find(|(_, method, known)| !known.contains(&method.as_str()))
-        .map(|(name, method, known)| {
-            format!("{name} = `{method}`: use {}", known.join(", "))
-        })
+        .map(|(name, method, known)| format!("{name} = `{method}`: use {}", known.join(", ")))
 }
 
 /// The fields an item can be matched by.
