@@ -27,6 +27,23 @@ fn retracting_a_thread_counts_its_parts_as_parts() {
 }
 
 #[test]
+fn a_template_has_the_body_as_plain_text() {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.api]\nkind = \"http\"\nurl = \"https://example.com/posts\"\ntemplate = \"{{ body_text }}\"\n",
+    );
+    p.file(
+        "content/2026-11-29.md",
+        "# Plain\n\nSome *emphasis*, **strong** and `code`: see [the docs](https://example.com/docs).\n\n## A heading\n\n- one\n- two\n",
+    );
+    let out = p.run(&["run", TODAY, "--dry-run"]);
+    out.code(0).stdout_has(
+        r#"graphemes before fitting) "Some emphasis, strong and code: see the docs (https://example.com/docs).\n\nA heading\n\n- one\n\n- two""#,
+    );
+}
+
+#[test]
 fn status_shows_a_copys_url_and_keeps_the_id_in_json() {
     let p = Project::new();
     p.file(
