@@ -80,6 +80,9 @@ pub struct CheckArgs {
     /// also log in to each target and look today's post up (reads only, never writes)
     #[argh(switch)]
     pub online: bool,
+    /// take this date (YYYY-MM-DD) as today
+    #[argh(option)]
+    pub today: Option<String>,
 }
 
 /// Publish failed or unconfirmed keys again, now (a pending key is confirmed first).

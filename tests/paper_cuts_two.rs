@@ -7,6 +7,94 @@ use crate::fake_mastodon::{FakeMastodon, TOKEN};
 use crate::threads::{KEY, TODAY, long_body, write_post};
 use crate::util::{Project, bare};
 
+/// A project where every kind of problem `check` can find is there once: a target's table
+/// (an unknown setting, a missing `kind`), a credential file, a template that does not
+/// compile, a template that fails on one post, a state file, and a post.
+fn every_problem() -> Project {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        r#"
+[targets.api]
+kind = "http"
+url = "https://example.com/posts"
+nosuch = 1
+
+[targets.masto]
+kind = "mastodon"
+instance = "https://mastodon.example"
+token_file = "secrets/missing.token"
+
+[targets.typo]
+kid = "folder"
+dir = "typo"
+
+[targets.spelt]
+kind = "command"
+run = ["true"]
+template = "{{ sumary }}"
+
+[targets.second]
+kind = "command"
+run = ["true"]
+template = "{{ title }} {{ tags[1] }}"
+
+[targets.site]
+kind = "folder"
+dir = "public"
+"#,
+    );
+    p.file(
+        "state/site.state",
+        "# dayrun state format 3\ngarbage line\n",
+    );
+    p.file("content/2026-11-28.md", "no title here\n");
+    p.file(
+        "content/2026-11-29.md",
+        "---\ntags: [one]\n---\n# One tag\n\nWords.\n",
+    );
+    p
+}
+
+#[test]
+fn check_reports_every_problem_it_can_then_exits_with_the_worst() {
+    let p = every_problem();
+    let out = p.run(&["check"]);
+    out.code(2)
+        .stderr_has("[targets.api]: unknown field `nosuch`")
+        .stderr_has("secrets/missing.token")
+        .stderr_has("[targets.typo]: missing `kind` (found `kid`: a typo?)")
+        .stderr_has("unknown variable `sumary`")
+        .stderr_has("state/site.state:2:")
+        .stderr_has("content/2026-11-28.md")
+        .stderr_has("[targets.second] template, line 1, column")
+        .stdout_has("7 problem(s)");
+    // Only the posts' problems: a person is needed, the setup is fine.
+    let p = Project::new();
+    p.file("content/2026-11-28.md", "no title here\n")
+        .post("2026-11-29", "Fine");
+    p.run(&["check"])
+        .code(1)
+        .stdout_has("ok content/2026-11-29.md");
+}
+
+#[test]
+fn check_takes_today_as_run_does() {
+    let p = Project::new();
+    p.post("2026-11-28", "Yesterday")
+        .post("2026-11-29", "Today");
+    p.run(&["run", "--today=2026-11-28"]).code(0);
+    p.run(&["check", "--online", "--today", "2026-11-28"])
+        .code(0)
+        .stdout_has("online outbox: lookup works; today's post 2026-11-28 is there");
+    p.run(&["check", "--online", TODAY])
+        .code(0)
+        .stdout_has("online outbox: lookup works; today's post 2026-11-29 is not there");
+    p.run(&["check", "--today=2026-02-30"])
+        .code(2)
+        .stderr_has("--today: `2026-02-30` is not a real date");
+}
+
 #[test]
 fn retracting_a_thread_counts_its_parts_as_parts() {
     let api = FakeMastodon::start(500);

@@ -25,13 +25,15 @@ fn targets(list: &[(&str, &str, Option<&str>)]) -> Result<Vec<TargetConfig>, Err
             template: None,
         });
     }
-    attach(
-        &mut out,
-        Path::new("/p"),
-        Path::new("/p"),
-        Path::new("dayrun.toml"),
-    )?;
-    Ok(out)
+    let names: Vec<String> = out.iter().map(|t| t.name.clone()).collect();
+    let config = Path::new("dayrun.toml");
+    match attach(&mut out, Path::new("/p"), Path::new("/p"), config, &names)
+        .into_iter()
+        .next()
+    {
+        Some(err) => Err(err),
+        None => Ok(out),
+    }
 }
 
 fn one(kind: &str, template: &str) -> Result<Template, Error> {
