@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 /// Publish dated markdown posts (content/YYYY-MM-DD.md) to their targets, exactly once.
 #[derive(FromArgs, Debug)]
+#[argh(help_triggers("-h", "--help", "help"))]
 pub struct Args {
     /// print the version and exit
     #[argh(switch, short = 'V')]
@@ -34,7 +35,7 @@ pub enum Command {
 
 /// Publish every due post that is not done yet.
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "run")]
+#[argh(subcommand, name = "run", help_triggers("-h", "--help", "help"))]
 pub struct RunArgs {
     /// print every decision; write nothing, send nothing
     #[argh(switch)]
@@ -59,9 +60,9 @@ pub struct RunArgs {
 
 /// Show every key's status per target.
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "status")]
+#[argh(subcommand, name = "status", help_triggers("-h", "--help", "help"))]
 pub struct StatusArgs {
-    /// machine-readable output (schema in the README)
+    /// machine-readable output (schema in docs/commands.md)
     #[argh(switch)]
     pub json: bool,
     /// only this target
@@ -74,16 +75,19 @@ pub struct StatusArgs {
 
 /// Validate the config and every content file; no network, no writes.
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "check")]
+#[argh(subcommand, name = "check", help_triggers("-h", "--help", "help"))]
 pub struct CheckArgs {
     /// also log in to each target and look today's post up (reads only, never writes)
     #[argh(switch)]
     pub online: bool,
+    /// take this date (YYYY-MM-DD) as today
+    #[argh(option)]
+    pub today: Option<String>,
 }
 
 /// Publish failed or unconfirmed keys again, now (a pending key is confirmed first).
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "retry")]
+#[argh(subcommand, name = "retry", help_triggers("-h", "--help", "help"))]
 pub struct RetryArgs {
     /// keys to retry (YYYY-MM-DD)
     #[argh(positional)]
@@ -109,7 +113,7 @@ pub struct RetryArgs {
 
 /// Take published posts back from their targets: delete, trash or unpublish, then verify.
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "retract")]
+#[argh(subcommand, name = "retract", help_triggers("-h", "--help", "help"))]
 pub struct RetractArgs {
     /// keys to retract (YYYY-MM-DD)
     #[argh(positional)]
@@ -127,7 +131,7 @@ pub struct RetractArgs {
 
 /// Record keys' outcome by hand: `mark KEY done [--id ID]` or `mark KEY... failed`.
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "mark")]
+#[argh(subcommand, name = "mark", help_triggers("-h", "--help", "help"))]
 pub struct MarkArgs {
     /// the key(s) (YYYY-MM-DD), then done or failed
     #[argh(positional)]
@@ -142,7 +146,7 @@ pub struct MarkArgs {
 
 /// Record every due key as done without publishing: the baseline for an existing folder.
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "adopt")]
+#[argh(subcommand, name = "adopt", help_triggers("-h", "--help", "help"))]
 pub struct AdoptArgs {
     /// adopt keys up to and including this date (default: today)
     #[argh(option)]
@@ -243,10 +247,14 @@ fn misplaced_global(message: &str, command: &str, after: &[&str]) -> Option<Stri
     ))
 }
 
-/// git's merge driver for state files and traces: merges per key (see the README); writes the
-/// result into OURS; exit 1 when a key holds two different copies.
+/// git's merge driver for state files and traces: merges per key (see docs/scheduling.md);
+/// writes the result into OURS; exit 1 when a key holds two different copies.
 #[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "merge-state")]
+#[argh(
+    subcommand,
+    name = "merge-state",
+    help_triggers("-h", "--help", "help")
+)]
 pub struct MergeStateArgs {
     /// the common ancestor's version (git's %O)
     #[argh(positional)]

@@ -80,6 +80,17 @@ impl Config {
     /// a named file relative to `root`). A missing default file means defaults; a missing named
     /// file is an error. Relative paths in the file (and the defaults) start at its folder.
     pub fn load(root: &Path, config: Option<&Path>) -> Result<Config, Error> {
+        let (config, mut problems) = Config::load_all(root, config)?;
+        match problems.is_empty() {
+            true => Ok(config),
+            false => Err(problems.remove(0)),
+        }
+    }
+
+    /// `load`, for `check`: what is wrong in one target's table or template does not stop the
+    /// reading. That target is left out of the config, and its error is in the list (the
+    /// first is the one `load` answers); `Err` is a problem that leaves nothing to read.
+    pub fn load_all(root: &Path, config: Option<&Path>) -> Result<(Config, Vec<Error>), Error> {
         let root = std::path::absolute(root)
             .map_err(|e| Error::io(crate::error::Kind::Config, root, "resolve the folder", &e))?;
         if !root.is_dir() {
@@ -105,39 +116,20 @@ impl Config {
         if catchup_days < 0 {
             return Err(Error::config("`catchup_days` must be 0 or more").at(shown));
         }
-        let mut lines = source.text.as_deref().map(target_lines).unwrap_or_default();
-        let mut targets = Vec::new();
-        for (name, table) in file.targets {
-            let (line, key_lines) = lines.remove(&name).unwrap_or_default();
-            let target = TargetConfig {
-                name,
-                kind: String::new(),
-                policy: Policy::default(),
-                settings: table,
-                source: source.path.clone(),
-                line,
-                key_lines,
-                template: None,
-            };
-            targets.push(target.typed(shown)?);
-        }
-        if targets.is_empty() {
-            targets.push(TargetConfig::outbox(&source.path));
-        }
         let base = source
             .path
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
-        // Templates are read from the config's folder; the targets go in dependency order.
-        crate::template::attach(&mut targets, &base, &root, shown)?;
+        let (targets, mut problems) = read_targets(&source, file.targets, &base, &root);
         let content = base.join(file.content.unwrap_or_else(|| "content".into()));
         let state = base.join(file.state.unwrap_or_else(|| "state".into()));
         if let Some(links) = &file.links_file {
             let config = source.text.is_some().then_some(source.path.as_path());
-            crate::links::check_place(&base.join(links), links, &state, &content, config)
-                .map_err(|e| e.at(shown))?;
+            let placed =
+                crate::links::check_place(&base.join(links), links, &state, &content, config);
+            problems.extend(placed.err().map(|e| e.at(shown)));
         }
-        Ok(Config {
+        let config = Config {
             links_file: file.links_file.map(|f| base.join(f)),
             content,
             state,
@@ -147,7 +139,8 @@ impl Config {
             timezone,
             catchup_days,
             targets,
-        })
+        };
+        Ok((config, problems))
     }
 
     /// A path written in the config file, resolved as the file means it: relative paths start
@@ -259,6 +252,49 @@ impl TargetConfig {
             })
             .map(|(key, _)| key.clone())
     }
+}
+
+/// Every `[targets.NAME]` table typed, its template compiled, in dependency order; with the
+/// error of each table that could not be (that target left out). No table: the default target.
+fn read_targets(
+    source: &Source,
+    tables: BTreeMap<String, toml::Table>,
+    base: &Path,
+    root: &Path,
+) -> (Vec<TargetConfig>, Vec<Error>) {
+    let shown = &source.shown;
+    if tables.is_empty() {
+        return (vec![TargetConfig::outbox(&source.path)], Vec::new());
+    }
+    let names: Vec<String> = tables.keys().cloned().collect();
+    let mut lines = source.text.as_deref().map(target_lines).unwrap_or_default();
+    let (mut targets, mut problems) = (Vec::new(), Vec::new());
+    for (name, table) in tables {
+        let (line, key_lines) = lines.remove(&name).unwrap_or_default();
+        let target = TargetConfig {
+            name,
+            kind: String::new(),
+            policy: Policy::default(),
+            settings: table,
+            source: source.path.clone(),
+            line,
+            key_lines,
+            template: None,
+        };
+        match target.typed(shown) {
+            Ok(target) => targets.push(target),
+            Err(err) => problems.push(err),
+        }
+    }
+    // Templates are read from the config's folder; the targets go in dependency order.
+    problems.extend(crate::template::attach(
+        &mut targets,
+        base,
+        root,
+        shown,
+        &names,
+    ));
+    (targets, problems)
 }
 
 /// Find and read the config file. A missing default file is no error: `text` is `None`.

@@ -59,38 +59,13 @@ fn dispatch(args: Args) -> Result<i32, Error> {
         return merge::run(&a.base, &a.ours, &a.theirs, a.path.as_deref());
     }
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
-    let config = Config::load(&root, args.config.as_deref())?;
-    // Neither a config nor posts: most likely the wrong folder, not an empty project.
-    if config.file.is_none() && !config.content.exists() {
-        return Err(Error::config(format!(
-            "no dayrun.toml and no content/ folder in {}: is this the project folder?",
-            config.root.display()
-        ))
-        .hint("run dayrun in the folder that holds dayrun.toml (or content/), or name it: `dayrun -C ~/blog run`"));
+    // `check` says every problem of the config it can; the other commands stop at the first.
+    let (config, mut problems) = Config::load_all(&root, args.config.as_deref())?;
+    if !matches!(args.command, Command::Check(_)) && !problems.is_empty() {
+        return Err(problems.remove(0));
     }
-    if config.file.is_none() && shows_setup(&args.command) {
-        say::err(&format!(
-            "dayrun: note: no dayrun.toml in {}: using the defaults (content/, state/, one folder target `outbox`)",
-            config.root.display()
-        ));
-    }
-    let now = match std::env::var(clock::NOW_VAR) {
-        Ok(text) => Some(text.parse::<jiff::Timestamp>().map_err(|_| {
-            Error::usage(format!(
-                "{}=`{text}` is not an RFC 3339 time with an offset",
-                clock::NOW_VAR
-            ))
-        })?),
-        Err(_) => None,
-    };
-    let clock = |today: &Option<String>| -> Result<Clock, Error> {
-        let today = today.as_deref().map(|s| key(s, "--today")).transpose()?;
-        let clock = Clock::new(config.timezone.clone(), today);
-        Ok(match now {
-            Some(now) => clock.starting_at(now),
-            None => clock,
-        })
-    };
+    check_folder(&config, &args.command)?;
+    let clock = |today: &Option<String>| clock(&config, today);
     Ok(match args.command {
         Command::Run(a) => {
             if let Some(log) = &a.log {
@@ -140,13 +115,51 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             runner::run(&config, &clock(&None)?, &plan)
         }
         Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,
-        Command::Check(a) => check::run(&config, &clock(&None)?, a.online)?,
+        Command::Check(a) => check::run(&config, &clock(&a.today)?, a.online, problems)?,
         Command::Mark(a) => mark::run(&config, &clock(&None)?, &a)?,
         Command::Adopt(a) => {
             let until = a.until.as_deref().map(|s| key(s, "--until")).transpose()?;
             adopt::run(&config, &clock(&None)?, until, &a.target)?
         }
         Command::MergeState(_) => unreachable!("handled before the config is read"),
+    })
+}
+
+/// Neither a config nor posts is most likely the wrong folder, not an empty project; no config
+/// but posts is a note for a person (not for a timer's log): the defaults apply.
+fn check_folder(config: &Config, command: &Command) -> Result<(), Error> {
+    if config.file.is_none() && !config.content.exists() {
+        return Err(Error::config(format!(
+            "no dayrun.toml and no content/ folder in {}: is this the project folder?",
+            config.root.display()
+        ))
+        .hint("run dayrun in the folder that holds dayrun.toml (or content/), or name it: `dayrun -C ~/blog run`"));
+    }
+    if config.file.is_none() && shows_setup(command) {
+        say::err(&format!(
+            "dayrun: note: no dayrun.toml in {}: using the defaults (content/, state/, one folder target `outbox`)",
+            config.root.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The command's clock: `--today` if given, started at `DAYRUN_NOW` if set (tests, drills).
+fn clock(config: &Config, today: &Option<String>) -> Result<Clock, Error> {
+    let now = match std::env::var(clock::NOW_VAR) {
+        Ok(text) => Some(text.parse::<jiff::Timestamp>().map_err(|_| {
+            Error::usage(format!(
+                "{}=`{text}` is not an RFC 3339 time with an offset",
+                clock::NOW_VAR
+            ))
+        })?),
+        Err(_) => None,
+    };
+    let today = today.as_deref().map(|s| key(s, "--today")).transpose()?;
+    let clock = Clock::new(config.timezone.clone(), today);
+    Ok(match now {
+        Some(now) => clock.starting_at(now),
+        None => clock,
     })
 }
 

@@ -26,6 +26,7 @@ pub use human::Act;
 pub use line::{Copy, Edits, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field};
 pub use merge::{Conflict, merge};
 pub use parts::{MAX_PARTS, Part};
+pub use remove::removed_note;
 pub use send::{Answer, Failure, How, Landed, Verdict};
 
 use crate::error::Class;

@@ -14,7 +14,7 @@ use std::io::{BufWriter, Write};
 
 /// A pending key older than this is flagged: its run died or hangs.
 const STUCK_SECS: i64 = 5 * 60;
-/// The `--json` schema version (documented in the README).
+/// The `--json` schema version (documented in docs/commands.md).
 const SCHEMA: u32 = 1;
 
 /// One key on one target (schema 1).
@@ -355,7 +355,12 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
             crate::outside::escape(&line.copies.join(", "), 2048)
         ));
     }
-    for (name, value) in [("id", &row.id), ("class", &row.class)] {
+    // A copy is shown by where a person can open it; `--json` keeps both.
+    let copy = match &row.url {
+        Some(url) => ("url", Some(url)),
+        None => ("id", row.id.as_ref()),
+    };
+    for (name, value) in [copy, ("class", row.class.as_ref())] {
         if let Some(value) = value {
             text.push_str(&format!(" {name}={}", crate::outside::escape(value, 2048)));
         }

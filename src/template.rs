@@ -103,7 +103,7 @@ impl Template {
             .get_template(NAME)
             .expect("the environment holds the template");
         let mut out = Bounded(Vec::new());
-        let rendered = template.render_captured_to(vars.value(), &mut out);
+        let rendered = template.render_captured_to(vars.value(self.0.uses.body_text), &mut out);
         if let Err(err) = rendered {
             let mut error = self.error(&err);
             if err.kind() == minijinja::ErrorKind::WriteFailure {

@@ -55,6 +55,7 @@ mod not_ours;
 mod one_answer;
 mod outage;
 mod paper_cuts;
+mod paper_cuts_two;
 mod pending_time;
 mod power_loss;
 mod readme;

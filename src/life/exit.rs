@@ -32,6 +32,18 @@ impl Exit {
         }
     }
 
+    /// The finding a process exit code stands for (an error's `code()`); a code dayrun does
+    /// not give is taken as needing a human.
+    pub fn of(code: i32) -> Exit {
+        match code {
+            code::OK => Exit::Ok,
+            code::TEMPFAIL => Exit::RetryLater,
+            code::AUTH => Exit::Auth,
+            code::USAGE => Exit::Usage,
+            _ => Exit::NeedsHuman,
+        }
+    }
+
     /// Fold another finding in: the more urgent wins.
     pub fn merge(&mut self, other: Exit) {
         *self = (*self).max(other);
@@ -59,5 +71,8 @@ mod tests {
         run.merge(Exit::NeedsHuman);
         run.merge(Exit::RetryLater);
         assert_eq!(run, Exit::NeedsHuman);
+        for exit in order {
+            assert_eq!(Exit::of(exit.code()), exit);
+        }
     }
 }

@@ -29,6 +29,32 @@ pub fn next_id(line: &KeyLine) -> Option<String> {
         })
 }
 
+/// What a retract that removed `removed` from `line` (as it was before) adds to its
+/// `retracted` line: a thread's parts counted as parts, other copies as copies; nothing
+/// when it removed one.
+pub fn removed_note(line: &KeyLine, removed: &[String]) -> String {
+    if removed.len() < 2 {
+        return String::new();
+    }
+    let thread = line.copy.parts.len();
+    let part = |id: &String| thread > 1 && line.copy.parts.iter().any(|p| &p.id == id);
+    let parts = removed.iter().filter(|id| part(id)).count();
+    let copies = removed.len() - parts;
+    let mut said = Vec::new();
+    match parts {
+        0 => {}
+        n if n == thread => said.push(format!("a thread of {n} parts")),
+        n => said.push(format!("{n} of the thread's {thread} parts")),
+    }
+    match (copies, parts > 0) {
+        (0, _) => {}
+        (1, true) => said.push("1 other copy".into()),
+        (n, true) => said.push(format!("{n} other copies")),
+        (n, false) => said.push(format!("{n} copies")),
+    }
+    format!(" ({} removed)", said.join(" and "))
+}
+
 /// The retract starts: the pending line, durable before the first removal.
 pub(super) fn start(line: Option<&KeyLine>, ctx: &Ctx) -> Step {
     let Some(line) = line else {

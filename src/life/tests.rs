@@ -219,3 +219,30 @@ fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dro
     assert_eq!(done.copy.split, None);
     assert_eq!(done.copy.parts.len(), 2);
 }
+
+#[test]
+fn a_retract_counts_a_threads_parts_as_parts_and_copies_as_copies() {
+    use super::remove::removed_note;
+    use crate::state::Record;
+    let line = |text: &str| KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let thread = line("2026-11-20 done 2026-11-20T08:00:00+00:00 id=a parts=a,b,c copies=d");
+    let cases: [(&[&str], &str); 5] = [
+        (&["a"], ""),
+        (&["c", "b", "a"], " (a thread of 3 parts removed)"),
+        (
+            &["d", "c", "b", "a"],
+            " (a thread of 3 parts and 1 other copy removed)",
+        ),
+        (&["c", "b"], " (2 of the thread's 3 parts removed)"),
+        (&["d", "x"], " (2 copies removed)"),
+    ];
+    for (removed, want) in cases {
+        assert_eq!(removed_note(&thread, &ids(removed)), want, "{removed:?}");
+    }
+    let copies = line("2026-11-20 done 2026-11-20T08:00:00+00:00 id=a copies=d older=e");
+    assert_eq!(
+        removed_note(&copies, &ids(&["d", "e", "a"])),
+        " (3 copies removed)"
+    );
+}

@@ -35,7 +35,7 @@ impl TargetRun<'_> {
         let before = (!resume).then(|| line.clone());
         let mut step = self.apply(key, &Event::Retracting)?;
         let post = posts_of(posts, key);
-        let mut removed = 0;
+        let mut removed: Vec<String> = Vec::new();
         while let Then::Remove(id) = step.then.clone() {
             // A retract an earlier run left half way looks first: a copy already gone needs
             // no second removal.
@@ -89,7 +89,7 @@ impl TargetRun<'_> {
             let Some(verified) = verified else {
                 return Ok(());
             };
-            removed += 1;
+            removed.push(id.clone());
             self.removed.insert(key);
             step = self.apply(key, &Event::Removed { id: &id, verified })?;
             if step.word != "retracted" {
@@ -97,13 +97,13 @@ impl TargetRun<'_> {
             }
         }
         if step.word == "retracted" {
-            let line = self.line(key);
-            let id = line
+            let now = self.line(key);
+            let id = now
                 .as_ref()
                 .and_then(|l| l.copy.id.clone())
                 .unwrap_or_default();
             let verified = !matches!(
-                line.map(|l| l.phase),
+                now.map(|l| l.phase),
                 Some(Phase::Retracted { verified: false })
             );
             let note = match verified {
@@ -113,10 +113,7 @@ impl TargetRun<'_> {
                     self.cfg.name
                 ),
             };
-            let more = match removed {
-                0 | 1 => String::new(),
-                n => format!(" ({n} copies removed)"),
-            };
+            let more = crate::life::removed_note(&line, &removed);
             self.trace(key, "retract", "done", &format!("id={id}{note}{more}"));
             self.count(
                 "retracted",

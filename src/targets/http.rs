@@ -104,16 +104,8 @@ impl HttpTarget {
             Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
                 .at(ctx.config.show(&ctx.target.source))
         };
-        if settings.match_by == "title" {
-            return Err(bad(
-                "match_by = \"title\" was removed in dayrun 0.2: a title cannot tell this week's \"Weekly notes\" from last week's, and a match on it lost posts; use match_by = \"key\", \"idempotency_key\" or \"fingerprint\" (see Upgrading in the README)".into(),
-            ));
-        }
-        if !FIELDS.contains(&settings.match_by.as_str()) && settings.match_by != "auto" {
-            return Err(bad(format!(
-                "match_by = `{}`: use auto, key, idempotency_key or fingerprint",
-                settings.match_by
-            )));
+        if let Some(msg) = refused(&settings) {
+            return Err(bad(msg));
         }
         let (timeout, connect) =
             timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
@@ -236,6 +228,36 @@ impl HttpTarget {
 /// RFC 9110 token characters, the only ones a header name may hold.
 fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// What is wrong with these settings' words, if anything: a `match_by` there is no such field
+/// for, or a method dayrun does not send.
+fn refused(settings: &Settings) -> Option<String> {
+    if settings.match_by == "title" {
+        return Some("match_by = \"title\" was removed in dayrun 0.2: a title cannot tell this week's \"Weekly notes\" from last week's, and a match on it lost posts; use match_by = \"key\", \"idempotency_key\" or \"fingerprint\" (see docs/upgrading.md)".into());
+    }
+    if !FIELDS.contains(&settings.match_by.as_str()) && settings.match_by != "auto" {
+        return Some(format!(
+            "match_by = `{}`: use auto, key, idempotency_key or fingerprint",
+            settings.match_by
+        ));
+    }
+    let methods = [
+        (
+            "update_method",
+            &settings.update_method,
+            &["PUT", "PATCH", "POST"][..],
+        ),
+        (
+            "delete_method",
+            &settings.delete_method,
+            &["DELETE", "POST", "PUT", "PATCH"],
+        ),
+    ];
+    methods
+        .into_iter()
+        .find(|(_, method, known)| !known.contains(&method.as_str()))
+        .map(|(name, method, known)| format!("{name} = `{method}`: use {}", known.join(", ")))
 }
 
 /// The fields an item can be matched by.

@@ -1,5 +1,5 @@
-//! The JSON document http and command targets get (schema in the README), and where it says
-//! a post's images are.
+//! The JSON document http and command targets get (schema in docs/targets/http.md), and where
+//! it says a post's images are.
 
 use super::{Context, Media, Outgoing, mark};
 use crate::error::Error;
@@ -7,8 +7,8 @@ use crate::images::Image;
 use crate::post::Post;
 use jiff::civil::Date;
 
-/// The JSON document that describes a post to http and command targets (schema in the README).
-/// `images` says where each image can be found (`ImageLinks`).
+/// The JSON document that describes a post to http and command targets (schema in
+/// docs/targets/http.md). `images` says where each image can be found (`ImageLinks`).
 pub fn payload(post: &Post, images: &ImageLinks) -> serde_json::Value {
     let images: Vec<serde_json::Value> = post
         .images

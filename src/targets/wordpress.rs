@@ -177,7 +177,7 @@ impl WordPress {
                 self.user
             ),
             _ => format!(
-                "WordPress did not accept the login of user `{}`: renew the Application Password (Users → Profile → Application Passwords) and put it in {}; if it is right, your host may strip the Authorization header, or the site is plain HTTP (see the README)",
+                "WordPress did not accept the login of user `{}`: renew the Application Password (Users → Profile → Application Passwords) and put it in {}; if it is right, your host may strip the Authorization header, or the site is plain HTTP (see docs/targets/wordpress.md)",
                 self.user,
                 self.password.file.display()
             ),

@@ -23,6 +23,7 @@ pub enum Fitted {
 #[derive(Clone, Copy)]
 enum Field {
     Body,
+    BodyText,
     Summary,
 }
 
@@ -37,7 +38,12 @@ impl Template {
             return Ok(Fitted::Fits(text));
         }
         let uses = self.uses();
-        for (field, used) in [(Field::Body, uses.body), (Field::Summary, uses.summary)] {
+        let fields = [
+            (Field::Body, uses.body),
+            (Field::BodyText, uses.body_text),
+            (Field::Summary, uses.summary),
+        ];
+        for (field, used) in fields {
             if used && let Some(text) = self.shrink(&mut vars, field, fits)? {
                 return Ok(Fitted::Fits(text));
             }
@@ -85,10 +91,12 @@ impl Template {
     ) -> Result<Option<String>, Error> {
         let full = match field {
             Field::Body => vars.body.to_string(),
+            Field::BodyText => vars.body_text().into_owned(),
             Field::Summary => vars.summary.to_string(),
         };
         let set = |vars: &mut Vars, text: String| match field {
             Field::Body => vars.body = Cow::Owned(text),
+            Field::BodyText => vars.body_text = Some(Cow::Owned(text)),
             Field::Summary => vars.summary = Cow::Owned(text),
         };
         set(vars, String::new());

@@ -17,18 +17,29 @@ const RECURSION: usize = 64;
 /// Take `template` / `template_file` out of every target's table, compile them, and put the
 /// targets in dependency order (`order::sort`). `base`: the config's folder, where template
 /// files are read from; `root`: what paths are shown relative to; `config`: the config file as
-/// shown.
+/// shown; `names`: every target the config names (a copy of one left out for its own error is
+/// no error here). A target whose template is wrong is left out, and its error returned with
+/// the others, in the targets' order; then a cycle's.
 pub fn attach(
     targets: &mut Vec<TargetConfig>,
     base: &Path,
     root: &Path,
     config: &Path,
-) -> Result<(), Error> {
-    let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
-    for cfg in targets.iter_mut() {
-        cfg.template = load(cfg, base, root, config, &names)?;
-    }
-    super::order::sort(targets, config)
+    names: &[String],
+) -> Vec<Error> {
+    let mut problems = Vec::new();
+    targets.retain_mut(|cfg| match load(cfg, base, root, config, names) {
+        Ok(template) => {
+            cfg.template = template;
+            true
+        }
+        Err(err) => {
+            problems.push(err);
+            false
+        }
+    });
+    problems.extend(super::order::sort(targets, config).err());
+    problems
 }
 
 fn load(

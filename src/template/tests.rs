@@ -25,13 +25,15 @@ fn targets(list: &[(&str, &str, Option<&str>)]) -> Result<Vec<TargetConfig>, Err
             template: None,
         });
     }
-    attach(
-        &mut out,
-        Path::new("/p"),
-        Path::new("/p"),
-        Path::new("dayrun.toml"),
-    )?;
-    Ok(out)
+    let names: Vec<String> = out.iter().map(|t| t.name.clone()).collect();
+    let config = Path::new("dayrun.toml");
+    match attach(&mut out, Path::new("/p"), Path::new("/p"), config, &names)
+        .into_iter()
+        .next()
+    {
+        Some(err) => Err(err),
+        None => Ok(out),
+    }
 }
 
 fn one(kind: &str, template: &str) -> Result<Template, Error> {
@@ -106,7 +108,7 @@ fn an_unknown_variable_is_a_config_error_naming_template_line_and_column() {
     assert_eq!(err.kind, crate::error::Kind::Config);
     assert_eq!(
         err.located(),
-        "dayrun.toml:13: [targets.t] template, line 2, column 6: unknown variable `titel` (did you mean `title`?); a template knows title, summary, body, tags, hashtags, key, date, link (with a `link` setting), copies.NAME.url and copies.NAME.id"
+        "dayrun.toml:13: [targets.t] template, line 2, column 6: unknown variable `titel` (did you mean `title`?); a template knows title, summary, body, body_text, tags, hashtags, key, date, link (with a `link` setting), copies.NAME.url and copies.NAME.id"
     );
     // Inside a branch never taken, too: the check is on the text, not on one render.
     let err = one("http", "{% if false %}{{ nope }}{% endif %}").unwrap_err();
@@ -257,6 +259,21 @@ fn fitting_shrinks_body_then_summary_then_tags_never_the_rest() {
     // The title and the copy's URL never shrink.
     match t.fit(Vars::new(&p, None), &short(20)).unwrap() {
         Fitted::Over(text) => assert_eq!(text, "Grüße\n\n\n\n\n\n\nhttps://blog.test/1"),
+        fitted => panic!("{fitted:?}"),
+    }
+}
+
+#[test]
+fn body_text_is_the_body_without_markup_and_shrinks_like_the_body() {
+    let t = one("bluesky", "{{ title }}: {{ body_text }}").unwrap();
+    let mut p = post();
+    p.markdown = "Some **bold** [words](https://x.test/w).\n\n![a cat](cat.jpg)\n\n".into();
+    let text = t.render(&Vars::new(&p, None)).unwrap();
+    assert_eq!(text, "Grüße: Some bold words (https://x.test/w).");
+    p.markdown = "*word* ".repeat(100);
+    let short = |text: &str| text.chars().count() <= 40;
+    match t.fit(Vars::new(&p, None), &short).unwrap() {
+        Fitted::Fits(text) => assert_eq!(text, "Grüße: word word word word word word…"),
         fitted => panic!("{fitted:?}"),
     }
 }

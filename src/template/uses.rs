@@ -6,8 +6,15 @@ use super::copies::template_name;
 use std::collections::BTreeMap;
 
 /// The post's fields a template may use.
-pub const POST_VARS: [&str; 7] = [
-    "title", "summary", "body", "tags", "hashtags", "key", "date",
+pub const POST_VARS: [&str; 8] = [
+    "title",
+    "summary",
+    "body",
+    "body_text",
+    "tags",
+    "hashtags",
+    "key",
+    "date",
 ];
 /// minijinja's global functions, and the loop variable inside `{% for %}`.
 const GLOBALS: [&str; 4] = ["range", "dict", "namespace", "loop"];
@@ -16,6 +23,8 @@ const GLOBALS: [&str; 4] = ["range", "dict", "namespace", "loop"];
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Uses {
     pub body: bool,
+    /// `body_text`: the body as plain text.
+    pub body_text: bool,
     pub summary: bool,
     /// `tags` or `hashtags`.
     pub tags: bool,
@@ -51,6 +60,7 @@ pub(super) fn analyse(
         let fail = |msg: String| Err((place(), msg));
         match root {
             "body" => uses.body = true,
+            "body_text" => uses.body_text = true,
             "summary" => uses.summary = true,
             "tags" | "hashtags" => uses.tags = true,
             _ if POST_VARS.contains(&root) || GLOBALS.contains(&root) => {}

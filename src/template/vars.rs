@@ -14,6 +14,9 @@ pub struct Vars<'a> {
     /// The target's `link` setting filled in (`{key}`, `{slug}`), when it has one.
     pub link: Option<&'a str>,
     pub(super) body: Cow<'a, str>,
+    /// The body as plain text, once `fit` cuts it; `None`: the whole body's, made for a render
+    /// whose template uses it.
+    pub(super) body_text: Option<Cow<'a, str>>,
     pub(super) summary: Cow<'a, str>,
     /// How many of the post's tags are kept (from the first).
     pub(super) tags: usize,
@@ -26,13 +29,24 @@ impl<'a> Vars<'a> {
             post,
             link,
             body: Cow::Borrowed(&post.markdown),
+            body_text: None,
             summary: Cow::Borrowed(&post.summary),
             tags: post.tags.len(),
         }
     }
 
-    /// The context of a render: every value a template may name (see `uses::POST_VARS`).
-    pub(super) fn value(&self) -> Value {
+    /// The body as plain text (`thread::plain`: no markup, a link as its text and URL, images
+    /// left out), as cut by `fit` if it was.
+    pub(super) fn body_text(&self) -> Cow<'_, str> {
+        match &self.body_text {
+            Some(text) => Cow::Borrowed(text.as_ref()),
+            None => Cow::Owned(crate::thread::plain::plain(&self.post.markdown)),
+        }
+    }
+
+    /// The context of a render: every value a template may name (see `uses::POST_VARS`);
+    /// `body_text` only when the template uses it (`plain`), as it takes a pass over the body.
+    pub(super) fn value(&self, plain: bool) -> Value {
         let post = self.post;
         let tags: Vec<&String> = post.tags.iter().take(self.tags).collect();
         let mut hashtags: Vec<String> = tags
@@ -68,6 +82,9 @@ impl<'a> Vars<'a> {
         ]);
         if let Some(link) = self.link {
             all.insert("link".into(), Value::from(link));
+        }
+        if plain {
+            all.insert("body_text".into(), Value::from(self.body_text().as_ref()));
         }
         Value::from(all)
     }
