@@ -1,7 +1,9 @@
 //! Divergences between the code and issue 20 that the property test found, each as its shrunk
 //! (and then hand-tidied) sequence, replayed through the same model and checks. The name says
 //! what the issue asks. Fixed ones stay as regression tests; an open one is
-//! `#[ignore = "divergence: …"]` and named in `spec::OPEN` (its name is in its doc).
+//! `#[ignore = "divergence: …"]`, named in `spec::OPEN` (its name is in its doc), and its test's
+//! name begins with `open_`: `.ci/run` skips those by that prefix, so CI stays a record of what
+//! holds while `cargo test` lists each open divergence as ignored.
 
 use super::spec::{Lever, Look, Script, Send};
 use super::steps::{Step, Story};
@@ -240,7 +242,7 @@ fn edited_put_aside_and_retried() -> Vec<Step> {
 /// (Open: `found-copy-fingerprint` in `spec::OPEN`.)
 #[test]
 #[ignore = "divergence: a found copy the line names is recorded as holding the edit it never got"]
-fn a_found_copy_of_an_earlier_version_keeps_that_versions_fingerprint() {
+fn open_a_found_copy_of_an_earlier_version_keeps_that_versions_fingerprint() {
     super::spec::strict();
     replay(&edited_put_aside_and_retried());
 }
@@ -272,6 +274,6 @@ fn a_key_never_takes_a_copy_another_keys_pending_attempt_may_have_made() {
 /// take the twin's post text, or a lookup that matches by key.)
 #[test]
 #[ignore = "divergence: a runner takes a same-text copy that only the other runner recorded"]
-fn a_second_runner_never_takes_the_other_keys_same_text_copy() {
+fn open_a_second_runner_never_takes_the_other_keys_same_text_copy() {
     replay_twins(&[Step::Merge(calm(), calm())]);
 }
