@@ -112,7 +112,9 @@ impl Config {
                     .hint("use an IANA name such as `Europe/Berlin` or `UTC`")
             })?,
         };
-        let catchup_days = file.catchup_days.unwrap_or(3);
+        let catchup_days = file
+            .catchup_days
+            .unwrap_or(crate::life::defaults::CATCHUP_DAYS);
         if catchup_days < 0 {
             return Err(Error::config("`catchup_days` must be 0 or more").at(shown));
         }

@@ -5,8 +5,8 @@ use super::{Posts, TargetRun};
 use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
+use crate::life::Status;
 use crate::life::{self, Act, Decision, Event, Facts, Lazy, Lever, Mode, Rules, Seen, Skip};
-use crate::state::Status;
 use jiff::civil::Date;
 
 /// The rules of a key's life on this target, from its config and its kind: the run, the dry

@@ -3,6 +3,7 @@
 use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
+use crate::life::Receipt;
 use jiff::Timestamp;
 use jiff::civil::Date;
 pub use media::Media;
@@ -28,27 +29,6 @@ pub mod secret;
 pub mod survey;
 pub mod target;
 pub mod wordpress;
-
-/// What the target answered: the id to record (and a link, where it gives one).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Receipt {
-    pub id: String,
-    pub url: Option<String>,
-    /// Anything the human should know about how it was sent (e.g. tags that were cleaned).
-    pub note: Option<String>,
-    /// The copy's version as written (Ghost's `updated_at`), for targets that refuse an update
-    /// made against another version; kept on the line and handed back in `Outgoing::version`.
-    pub version: Option<String>,
-}
-
-impl Receipt {
-    pub fn id(id: impl Into<String>) -> Receipt {
-        Receipt {
-            id: id.into(),
-            ..Receipt::default()
-        }
-    }
-}
 
 /// What a lookup on the target found. Absent is a claim the target must be able to prove: its
 /// lookup covers every place the post could be (an exact query, or a listing that reaches back

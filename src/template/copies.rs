@@ -118,7 +118,7 @@ mod tests {
     use super::*;
 
     fn line(text: &str) -> KeyLine {
-        let record = crate::state::Record::parse(text).unwrap().unwrap();
+        let record = crate::life::Record::parse(text).unwrap().unwrap();
         KeyLine::of(&record)
     }
 
