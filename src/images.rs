@@ -229,7 +229,7 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             .collect::<Vec<_>>()
             .join("/");
         let shown = project_path(&full, project);
-        let sha256 = crate::post::hex(&Sha256::digest(&cleaned.bytes));
+        let sha256 = crate::text::hex(&Sha256::digest(&cleaned.bytes));
         if let Some(i) = images.iter().position(|i| i.sha256 == sha256) {
             images[i].also_named(r);
             seen.push((full, i));

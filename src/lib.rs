@@ -31,6 +31,7 @@ pub mod targets;
 pub mod template;
 #[cfg(test)]
 mod test_alloc;
+pub mod text;
 pub mod thread;
 pub mod trace;
 

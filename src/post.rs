@@ -2,6 +2,7 @@
 
 use crate::error::{Class, Error};
 use crate::images::{Image, ImageRef};
+use crate::text::hex;
 use jiff::civil::Date;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
@@ -315,11 +316,6 @@ pub fn fingerprint(title: &str, markdown: &str) -> String {
         hasher.update(b"\n");
     }
     hex(&hasher.finalize())
-}
-
-/// Lower-case hex, as every hash on a line is written.
-pub fn hex(bytes: &[u8]) -> String {
-    hex::encode(bytes)
 }
 
 #[cfg(test)]

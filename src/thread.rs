@@ -101,7 +101,7 @@ pub struct Prepared {
 /// sent after parts of the old one.
 pub fn hash(pieces: &[Piece]) -> String {
     let marks: Vec<&str> = pieces.iter().map(|p| p.mark.as_str()).collect();
-    crate::targets::mark(&marks.join("\n"))
+    crate::text::mark(&marks.join("\n"))
 }
 
 /// The part being sent or looked for: which copy of which key, its number, what it says, and

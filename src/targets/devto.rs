@@ -3,7 +3,7 @@
 mod articles;
 
 use super::net::pages::Walked;
-use super::net::{Http, Reply, encode, id_text, slug, timeouts};
+use super::net::{Http, Reply, encode, id_text, timeouts};
 use super::secret::Secret;
 use super::{
     Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
@@ -11,6 +11,7 @@ use super::{
 };
 use crate::error::{Class, Error};
 use crate::post::Post;
+use crate::text::slug;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! key. Ghost has no idempotency key: the key in the slug says where a copy would be, and the
 //! words of its title and HTML say whether the copy there is this post.
 
-use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::{
     Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
@@ -11,6 +11,7 @@ use super::{
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
 use crate::post::Post;
+use crate::text::slug;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -22,7 +22,7 @@ mod text;
 mod thread;
 mod timeline;
 
-pub use text::{Limits, fit, hashtag, length, normal};
+pub use text::{Limits, fit, length, normal};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

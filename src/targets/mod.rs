@@ -4,12 +4,12 @@ use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
 use crate::life::Receipt;
+use crate::text::mark;
 use jiff::Timestamp;
 use jiff::civil::Date;
 pub use media::Media;
 pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
-use sha2::{Digest, Sha256};
 pub use target::{Batch, Find, Keep, Names, Retract, Secrets, Target, Thread, Update, Upload};
 
 pub mod bluesky;
@@ -142,12 +142,6 @@ pub fn idempotency_key(target: &str, key: Date, generation: u32) -> String {
         0 => net::idempotency_key(target, &key.to_string()),
         n => net::idempotency_key(target, &format!("{key}#{n}")),
     }
-}
-
-/// A short hash of something sent (a status text, a body, a fingerprint): 16 hex digits, kept on
-/// the state line so that a later lookup compares with what was sent, not with the file now.
-pub fn mark(text: &str) -> String {
-    crate::post::hex(&Sha256::digest(text.as_bytes())[..8])
 }
 
 /// Everything a target may need besides its own settings.

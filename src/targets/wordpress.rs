@@ -1,7 +1,7 @@
 //! `kind = "wordpress"`: a self-hosted WordPress site through its REST API, with an Application
 //! Password. WordPress has no idempotency key: the deterministic slug is what confirms a post.
 
-use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
@@ -12,6 +12,7 @@ use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::redact::{Redactor, base64};
+use crate::text::slug;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -149,7 +149,7 @@ fn compile(
         .build()
         .expect("the default delimiters");
     env.set_syntax(syntax);
-    let mark = crate::targets::mark(&source);
+    let mark = crate::text::mark(&source);
     if let Err(err) = env.add_template_owned(NAME, source.clone()) {
         return Err(located(&place, &source, &err, false));
     }

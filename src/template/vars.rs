@@ -51,7 +51,7 @@ impl<'a> Vars<'a> {
         let tags: Vec<&String> = post.tags.iter().take(self.tags).collect();
         let mut hashtags: Vec<String> = tags
             .iter()
-            .filter_map(|t| crate::targets::mastodon::hashtag(t))
+            .filter_map(|t| crate::text::hashtag(t))
             .map(|t| format!("#{t}"))
             .collect();
         hashtags.dedup();
@@ -94,5 +94,5 @@ impl<'a> Vars<'a> {
 pub fn link(pattern: &str, post: &Post) -> String {
     pattern
         .replace("{key}", &post.key.to_string())
-        .replace("{slug}", &crate::targets::net::slug(&post.title, 80))
+        .replace("{slug}", &crate::text::slug(&post.title, 80))
 }
