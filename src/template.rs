@@ -12,7 +12,7 @@ mod order;
 mod uses;
 mod vars;
 
-pub use copies::{Copies, CopyRef, Upstream, judge, template_name, upstream};
+pub use copies::{Upstream, judge, template_name, upstream};
 pub use fit::Fitted;
 pub use load::attach;
 pub use uses::{Need, Uses};

@@ -1,7 +1,14 @@
-//! Text helpers that posts, templates, threads and several targets share: lower-case hex, the
-//! short mark of a text kept on a line, URL slugs and hashtags. Imports nothing of ours.
+//! Text helpers that posts, images, templates, threads and several targets share: the Markdown
+//! options, lower-case hex, the short mark of a text kept on a line, URL slugs and hashtags. Imports nothing of ours.
 
+use pulldown_cmark::Options;
 use sha2::{Digest, Sha256};
+
+/// The Markdown extensions every reader of a post's body parses with (tables, footnotes,
+/// strikethrough), so they all see the same document.
+pub fn markdown_options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH
+}
 
 /// Lower-case hex, as every hash on a line is written.
 pub fn hex(bytes: &[u8]) -> String {

@@ -3,9 +3,10 @@
 //! that is not there yet is a stand-in (its real id and URL exist only once that target
 //! publishes).
 
-use super::{CopyRef, Upstream, Vars, link};
+use super::{Upstream, Vars, link};
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
+use crate::post::CopyRef;
 use crate::post::Post;
 
 /// The errors of rendering every template for `post`, one per target that fails.

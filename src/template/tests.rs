@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::TargetConfig;
-use crate::post::sample;
+use crate::post::{CopyRef, sample};
 use std::path::Path;
 
 /// Targets of these kinds and templates (`None`: no template), from one config at line 1+.

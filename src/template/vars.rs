@@ -35,12 +35,12 @@ impl<'a> Vars<'a> {
         }
     }
 
-    /// The body as plain text (`thread::plain`: no markup, a link as its text and URL, images
+    /// The body as plain text (`post::plain`: no markup, a link as its text and URL, images
     /// left out), as cut by `fit` if it was.
     pub(super) fn body_text(&self) -> Cow<'_, str> {
         match &self.body_text {
             Some(text) => Cow::Borrowed(text.as_ref()),
-            None => Cow::Owned(crate::thread::plain::plain(&self.post.markdown)),
+            None => Cow::Owned(crate::post::plain::plain(&self.post.markdown)),
         }
     }
 
