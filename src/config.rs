@@ -1,5 +1,6 @@
 //! The plain `Config`: command-line flags merged over `dayrun.toml` merged over defaults.
 
+mod links_file;
 mod policy;
 
 use crate::error::Error;
@@ -128,7 +129,7 @@ impl Config {
         if let Some(links) = &file.links_file {
             let config = source.text.is_some().then_some(source.path.as_path());
             let placed =
-                crate::links::check_place(&base.join(links), links, &state, &content, config);
+                links_file::check_place(&base.join(links), links, &state, &content, config);
             problems.extend(placed.err().map(|e| e.at(shown)));
         }
         let config = Config {
