@@ -161,7 +161,7 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
 pub fn kind_of(config: &Config, cfg: &TargetConfig) -> Result<&'static kinds::Kind, Error> {
     kinds::find(&cfg.kind).ok_or_else(|| {
         let known: Vec<&str> = kinds::names().collect();
-        let guess = crate::config::closest(&cfg.kind, kinds::names())
+        let guess = crate::text::closest(&cfg.kind, kinds::names())
             .map(|k| format!(" (did you mean `{k}`?)"))
             .unwrap_or_default();
         Error::config(format!(
@@ -212,7 +212,7 @@ pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
             own.extend(["template", "template_file"]);
         }
         let guess =
-            crate::config::closest(key, own.iter().copied().chain(crate::config::POLICY_KEYS))
+            crate::text::closest(key, own.iter().copied().chain(crate::config::POLICY_KEYS))
                 .map(|k| format!(" (did you mean `{k}`?)"))
                 .unwrap_or_default();
         let own = match own.is_empty() {
