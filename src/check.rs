@@ -114,7 +114,7 @@ fn setup<'a>(
 fn check_post(config: &Config, catalog: &Catalog, post: &Post, found: &mut Found) {
     let mut errors = catalog.image_errors(post);
     if !post.draft {
-        errors.extend(crate::template::check::render_all(config, post));
+        errors.extend(crate::targets::preview::render_all(config, post));
     }
     for err in &errors {
         found.post(err);

@@ -4,7 +4,6 @@
 //! is read, `order` puts the targets a template links to first, and `copies` says whether such
 //! a copy is there, coming, or never coming.
 
-pub mod check;
 mod copies;
 mod fit;
 mod load;

@@ -72,7 +72,8 @@ impl TargetRun<'_> {
             return self.thread(&post, line, generation, fresh_copy, before.looks(), why);
         }
         if self.plan.dry_run {
-            if let Some(why) = crate::template::check::blocked(self.cfg, &post, &self.upstream(key))
+            if let Some(why) =
+                crate::targets::preview::blocked(self.cfg, &post, &self.upstream(key))
             {
                 self.say(
                     key,

@@ -162,7 +162,7 @@ impl TargetRun<'_> {
         // The copies the text links to, as gathered for this key (`gather`).
         let (cfg, upstream) = (self.cfg, self.upstream(key));
         let blocked =
-            |post: &crate::post::Post| crate::template::check::blocked(cfg, post, &upstream);
+            |post: &crate::post::Post| crate::targets::preview::blocked(cfg, post, &upstream);
         let refused = self.refused(key);
         let facts = |post: &crate::post::Post| Facts {
             blocked: blocked(post),

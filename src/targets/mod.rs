@@ -25,6 +25,7 @@ pub mod mastodon;
 pub mod media;
 pub mod net;
 pub mod payload;
+pub mod preview;
 pub mod secret;
 pub mod survey;
 pub mod target;
