@@ -1,7 +1,9 @@
 //! The plain `Config`: command-line flags merged over `dayrun.toml` merged over defaults.
 
 mod links_file;
+mod order;
 mod policy;
+pub(crate) mod templates;
 
 use crate::error::Error;
 use crate::text::closest;
@@ -54,8 +56,19 @@ pub struct TargetConfig {
     pub line: Option<usize>,
     /// The line of each of the table's keys in `source`, for error messages.
     pub key_lines: BTreeMap<String, usize>,
-    /// `template` / `template_file`, compiled (`crate::template`).
+    /// `template` / `template_file`, compiled (`templates`).
     pub template: Option<crate::template::Template>,
+}
+
+/// What reading a config needs to know of one kind of target. The registry of kinds
+/// (`targets::kinds`) sits above config, so the command hands these in
+/// (`targets::kinds::known`).
+#[derive(Debug, Clone, Copy)]
+pub struct KnownKind {
+    /// What `kind = "…"` says.
+    pub name: &'static str,
+    /// A target of this kind takes a template (`template`, `template_file`).
+    pub templated: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -81,8 +94,9 @@ impl Config {
     /// Build the config for project folder `root`, reading `config` (default `root/dayrun.toml`,
     /// a named file relative to `root`). A missing default file means defaults; a missing named
     /// file is an error. Relative paths in the file (and the defaults) start at its folder.
-    pub fn load(root: &Path, config: Option<&Path>) -> Result<Config, Error> {
-        let (config, mut problems) = Config::load_all(root, config)?;
+    /// `kinds`: every kind of target there is.
+    pub fn load(root: &Path, config: Option<&Path>, kinds: &[KnownKind]) -> Result<Config, Error> {
+        let (config, mut problems) = Config::load_all(root, config, kinds)?;
         match problems.is_empty() {
             true => Ok(config),
             false => Err(problems.remove(0)),
@@ -92,7 +106,11 @@ impl Config {
     /// `load`, for `check`: what is wrong in one target's table or template does not stop the
     /// reading. That target is left out of the config, and its error is in the list (the
     /// first is the one `load` answers); `Err` is a problem that leaves nothing to read.
-    pub fn load_all(root: &Path, config: Option<&Path>) -> Result<(Config, Vec<Error>), Error> {
+    pub fn load_all(
+        root: &Path,
+        config: Option<&Path>,
+        kinds: &[KnownKind],
+    ) -> Result<(Config, Vec<Error>), Error> {
         let root = std::path::absolute(root)
             .map_err(|e| Error::io(crate::error::Kind::Config, root, "resolve the folder", &e))?;
         if !root.is_dir() {
@@ -124,7 +142,7 @@ impl Config {
             .path
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
-        let (targets, mut problems) = read_targets(&source, file.targets, &base, &root);
+        let (targets, mut problems) = read_targets(&source, file.targets, &base, &root, kinds);
         let content = base.join(file.content.unwrap_or_else(|| "content".into()));
         let state = base.join(file.state.unwrap_or_else(|| "state".into()));
         if let Some(links) = &file.links_file {
@@ -200,7 +218,7 @@ impl TargetConfig {
     }
 
     /// Check the name, and take `kind` and the delivery keys out of the table.
-    fn typed(mut self, shown: &Path) -> Result<TargetConfig, Error> {
+    fn typed(mut self, shown: &Path, kinds: &[KnownKind]) -> Result<TargetConfig, Error> {
         let name = self.name.clone();
         let bad = |msg: String, line: Option<usize>| {
             Error::config(format!("[targets.{name}]: {msg}"))
@@ -224,7 +242,7 @@ impl TargetConfig {
                 return Err(bad("`kind` must be a string".into(), self.line_of("kind")));
             }
             None => {
-                let typo = self.kind_typo();
+                let typo = self.kind_typo(kinds);
                 let found = typo
                     .as_ref()
                     .map(|key| format!(" (found `{key}`: a typo?)"))
@@ -232,9 +250,7 @@ impl TargetConfig {
                 let line = typo.as_deref().map_or(self.line, |key| self.line_of(key));
                 return Err(bad(format!("missing `kind`{found}"), line).hint(format!(
                     "`kind` is one of: {}",
-                    crate::targets::kinds::names()
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    kinds.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
                 )));
             }
         };
@@ -244,7 +260,7 @@ impl TargetConfig {
     }
 
     /// A key that was probably meant as `kind`: spelled like it, or holding a kind's name.
-    fn kind_typo(&self) -> Option<String> {
+    fn kind_typo(&self, kinds: &[KnownKind]) -> Option<String> {
         self.settings
             .iter()
             .filter(|(key, _)| !POLICY_KEYS.contains(&key.as_str()))
@@ -252,7 +268,7 @@ impl TargetConfig {
                 closest(key, ["kind"]).is_some()
                     || value
                         .as_str()
-                        .is_some_and(|v| crate::targets::kinds::find(v).is_some())
+                        .is_some_and(|v| kinds.iter().any(|k| k.name == v))
             })
             .map(|(key, _)| key.clone())
     }
@@ -265,6 +281,7 @@ fn read_targets(
     tables: BTreeMap<String, toml::Table>,
     base: &Path,
     root: &Path,
+    kinds: &[KnownKind],
 ) -> (Vec<TargetConfig>, Vec<Error>) {
     let shown = &source.shown;
     if tables.is_empty() {
@@ -285,18 +302,19 @@ fn read_targets(
             key_lines,
             template: None,
         };
-        match target.typed(shown) {
+        match target.typed(shown, kinds) {
             Ok(target) => targets.push(target),
             Err(err) => problems.push(err),
         }
     }
     // Templates are read from the config's folder; the targets go in dependency order.
-    problems.extend(crate::template::attach(
+    problems.extend(templates::attach(
         &mut targets,
         base,
         root,
         shown,
         &names,
+        kinds,
     ));
     (targets, problems)
 }

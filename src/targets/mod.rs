@@ -208,7 +208,7 @@ pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
             return err(message.to_string(), target.line);
         };
         let mut own: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        // Read by `template::attach`, not by the kind's settings.
+        // Read by `config::templates`, not by the kind's settings.
         if kinds::find(&target.kind).is_some_and(|k| k.template.is_some()) {
             own.extend(["template", "template_file"]);
         }
