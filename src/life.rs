@@ -122,7 +122,7 @@ pub mod defaults {
 }
 
 impl Default for Rules {
-    /// The defaults of a target table (`catchup_days` 3, `escalate_after` 20 h, `dedup = true`, …).
+    /// A target table's defaults (`catchup_days` 3, `escalate_after` 20 h, `dedup = true`, …).
     fn default() -> Rules {
         Rules {
             catchup_days: defaults::CATCHUP_DAYS,

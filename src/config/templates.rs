@@ -14,8 +14,8 @@ const MAX_FILE: u64 = 256 * 1024;
 /// targets in dependency order (`order::sort`). `base`: the config's folder, where template
 /// files are read from; `root`: what paths are shown relative to; `config`: the config file as
 /// shown; `names`: every target the config names (a copy of one left out for its own error is
-/// no error here); `kinds`: which kinds take a template. A target whose template is wrong is left out, and its error returned with
-/// the others, in the targets' order; then a cycle's.
+/// no error here); `kinds`: which kinds take a template. A target whose template is wrong is
+/// left out, and its error returned with the others, in the targets' order; then a cycle's.
 pub(crate) fn attach(
     targets: &mut Vec<TargetConfig>,
     base: &Path,
