@@ -5,11 +5,12 @@
 use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
-    Secrets, Target, Update, Upload,
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
+    Update, Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::text::slug;
 use jiff::civil::Date;
@@ -174,7 +175,7 @@ impl Ghost {
                 .split_whitespace()
                 .collect::<String>()
         };
-        super::mark(&format!("ghost\n{}\n{}", text(title), text(html)))
+        crate::text::mark(&format!("ghost\n{}\n{}", text(title), text(html)))
     }
 
     /// The receipt in an answer holding one post: its id, link and `updated_at`.

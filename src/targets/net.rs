@@ -274,7 +274,7 @@ impl Http {
         reply: &Reply,
         id_pointer: &str,
         url_pointer: &str,
-    ) -> Result<super::Receipt, Error> {
+    ) -> Result<crate::life::Receipt, Error> {
         let doc: serde_json::Value = serde_json::from_str(&reply.body).unwrap_or_default();
         let id = id_at(&doc, id_pointer).ok_or_else(|| {
             Error::failure(
@@ -286,7 +286,7 @@ impl Http {
                 ),
             )
         })?;
-        Ok(super::Receipt {
+        Ok(crate::life::Receipt {
             version: None,
             id,
             url: crate::outside::web_url(id_at(&doc, url_pointer).as_deref()),

@@ -6,10 +6,12 @@
 use super::{Mastodon, length, normal};
 use crate::error::{Class, Error};
 use crate::life::Part;
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::targets::net::{encode, id_text, idempotency_key};
-use crate::targets::{Media, Receipt, Thread, mark};
+use crate::targets::{Media, Thread};
 use crate::text::hashtag;
+use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
 use jiff::civil::Date;
 use serde_json::{Value, json};
