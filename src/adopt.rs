@@ -24,7 +24,10 @@ pub fn run(
         until => until.unwrap_or(today),
     };
     let catalog = Catalog::scan(&config.content, &config.root)?;
-    let (_guard, mut states) = locked_states(config, clock, targets)?;
+    let selected = config.select(targets)?;
+    let names = selected.iter().map(|t| t.name.as_str());
+    let shown = config.show(&config.state);
+    let (_guard, mut states) = locked_states(&config.state, &shown, clock, names)?;
     let rules = Rules {
         catchup_days: config.catchup_days,
         ..Rules::default()

@@ -114,7 +114,7 @@ fn setup<'a>(
 fn check_post(config: &Config, catalog: &Catalog, post: &Post, found: &mut Found) {
     let mut errors = catalog.image_errors(post);
     if !post.draft {
-        errors.extend(crate::template::check::render_all(config, post));
+        errors.extend(crate::targets::preview::render_all(config, post));
     }
     for err in &errors {
         found.post(err);
@@ -153,7 +153,10 @@ fn look_up_today(
         || serde_json::json!({"key": today.to_string()}),
         |p| targets::payload(p, &targets::ImageLinks::default()),
     );
-    let marks: Vec<String> = post.iter().map(|p| targets::mark(&p.fingerprint)).collect();
+    let marks: Vec<String> = post
+        .iter()
+        .map(|p| crate::text::mark(&p.fingerprint))
+        .collect();
     let attempts = Attempts::none_yet(today, &marks, &sent);
     for (cfg, target) in built.iter_mut() {
         let looked = target.as_find().map(|f| f.find(&attempts));

@@ -1,8 +1,12 @@
 //! The plain `Config`: command-line flags merged over `dayrun.toml` merged over defaults.
 
+mod links_file;
+mod order;
 mod policy;
+pub(crate) mod templates;
 
 use crate::error::Error;
+use crate::text::closest;
 use jiff::tz::TimeZone;
 use policy::take_policy;
 pub use policy::{Dedup, POLICY_KEYS, Policy, seconds};
@@ -52,8 +56,19 @@ pub struct TargetConfig {
     pub line: Option<usize>,
     /// The line of each of the table's keys in `source`, for error messages.
     pub key_lines: BTreeMap<String, usize>,
-    /// `template` / `template_file`, compiled (`crate::template`).
+    /// `template` / `template_file`, compiled (`templates`).
     pub template: Option<crate::template::Template>,
+}
+
+/// What reading a config needs to know of one kind of target. The registry of kinds
+/// (`targets::kinds`) sits above config, so the command hands these in
+/// (`targets::kinds::known`).
+#[derive(Debug, Clone, Copy)]
+pub struct KnownKind {
+    /// What `kind = "…"` says.
+    pub name: &'static str,
+    /// A target of this kind takes a template (`template`, `template_file`).
+    pub templated: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -79,8 +94,9 @@ impl Config {
     /// Build the config for project folder `root`, reading `config` (default `root/dayrun.toml`,
     /// a named file relative to `root`). A missing default file means defaults; a missing named
     /// file is an error. Relative paths in the file (and the defaults) start at its folder.
-    pub fn load(root: &Path, config: Option<&Path>) -> Result<Config, Error> {
-        let (config, mut problems) = Config::load_all(root, config)?;
+    /// `kinds`: every kind of target there is.
+    pub fn load(root: &Path, config: Option<&Path>, kinds: &[KnownKind]) -> Result<Config, Error> {
+        let (config, mut problems) = Config::load_all(root, config, kinds)?;
         match problems.is_empty() {
             true => Ok(config),
             false => Err(problems.remove(0)),
@@ -90,7 +106,11 @@ impl Config {
     /// `load`, for `check`: what is wrong in one target's table or template does not stop the
     /// reading. That target is left out of the config, and its error is in the list (the
     /// first is the one `load` answers); `Err` is a problem that leaves nothing to read.
-    pub fn load_all(root: &Path, config: Option<&Path>) -> Result<(Config, Vec<Error>), Error> {
+    pub fn load_all(
+        root: &Path,
+        config: Option<&Path>,
+        kinds: &[KnownKind],
+    ) -> Result<(Config, Vec<Error>), Error> {
         let root = std::path::absolute(root)
             .map_err(|e| Error::io(crate::error::Kind::Config, root, "resolve the folder", &e))?;
         if !root.is_dir() {
@@ -112,7 +132,9 @@ impl Config {
                     .hint("use an IANA name such as `Europe/Berlin` or `UTC`")
             })?,
         };
-        let catchup_days = file.catchup_days.unwrap_or(3);
+        let catchup_days = file
+            .catchup_days
+            .unwrap_or(crate::life::defaults::CATCHUP_DAYS);
         if catchup_days < 0 {
             return Err(Error::config("`catchup_days` must be 0 or more").at(shown));
         }
@@ -120,13 +142,13 @@ impl Config {
             .path
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
-        let (targets, mut problems) = read_targets(&source, file.targets, &base, &root);
+        let (targets, mut problems) = read_targets(&source, file.targets, &base, &root, kinds);
         let content = base.join(file.content.unwrap_or_else(|| "content".into()));
         let state = base.join(file.state.unwrap_or_else(|| "state".into()));
         if let Some(links) = &file.links_file {
             let config = source.text.is_some().then_some(source.path.as_path());
             let placed =
-                crate::links::check_place(&base.join(links), links, &state, &content, config);
+                links_file::check_place(&base.join(links), links, &state, &content, config);
             problems.extend(placed.err().map(|e| e.at(shown)));
         }
         let config = Config {
@@ -196,7 +218,7 @@ impl TargetConfig {
     }
 
     /// Check the name, and take `kind` and the delivery keys out of the table.
-    fn typed(mut self, shown: &Path) -> Result<TargetConfig, Error> {
+    fn typed(mut self, shown: &Path, kinds: &[KnownKind]) -> Result<TargetConfig, Error> {
         let name = self.name.clone();
         let bad = |msg: String, line: Option<usize>| {
             Error::config(format!("[targets.{name}]: {msg}"))
@@ -220,7 +242,7 @@ impl TargetConfig {
                 return Err(bad("`kind` must be a string".into(), self.line_of("kind")));
             }
             None => {
-                let typo = self.kind_typo();
+                let typo = self.kind_typo(kinds);
                 let found = typo
                     .as_ref()
                     .map(|key| format!(" (found `{key}`: a typo?)"))
@@ -228,9 +250,7 @@ impl TargetConfig {
                 let line = typo.as_deref().map_or(self.line, |key| self.line_of(key));
                 return Err(bad(format!("missing `kind`{found}"), line).hint(format!(
                     "`kind` is one of: {}",
-                    crate::targets::kinds::names()
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    kinds.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
                 )));
             }
         };
@@ -240,7 +260,7 @@ impl TargetConfig {
     }
 
     /// A key that was probably meant as `kind`: spelled like it, or holding a kind's name.
-    fn kind_typo(&self) -> Option<String> {
+    fn kind_typo(&self, kinds: &[KnownKind]) -> Option<String> {
         self.settings
             .iter()
             .filter(|(key, _)| !POLICY_KEYS.contains(&key.as_str()))
@@ -248,7 +268,7 @@ impl TargetConfig {
                 closest(key, ["kind"]).is_some()
                     || value
                         .as_str()
-                        .is_some_and(|v| crate::targets::kinds::find(v).is_some())
+                        .is_some_and(|v| kinds.iter().any(|k| k.name == v))
             })
             .map(|(key, _)| key.clone())
     }
@@ -261,6 +281,7 @@ fn read_targets(
     tables: BTreeMap<String, toml::Table>,
     base: &Path,
     root: &Path,
+    kinds: &[KnownKind],
 ) -> (Vec<TargetConfig>, Vec<Error>) {
     let shown = &source.shown;
     if tables.is_empty() {
@@ -281,18 +302,19 @@ fn read_targets(
             key_lines,
             template: None,
         };
-        match target.typed(shown) {
+        match target.typed(shown, kinds) {
             Ok(target) => targets.push(target),
             Err(err) => problems.push(err),
         }
     }
     // Templates are read from the config's folder; the targets go in dependency order.
-    problems.extend(crate::template::attach(
+    problems.extend(templates::attach(
         &mut targets,
         base,
         root,
         shown,
         &names,
+        kinds,
     ));
     (targets, problems)
 }
@@ -401,39 +423,6 @@ fn target_lines(text: &str) -> BTreeMap<String, (Option<usize>, BTreeMap<String,
         );
     }
     out
-}
-
-/// The known word `word` is most likely a misspelling of (at most one or two edits away).
-pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = if word.chars().count() <= 4 { 1 } else { 2 };
-    known
-        .into_iter()
-        .map(|k| (edits(word, k), k))
-        .filter(|(n, _)| *n <= limit)
-        .min_by_key(|(n, _)| *n)
-        .map(|(_, k)| k)
-}
-
-/// Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`.
-fn edits(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    d[0] = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 #[cfg(test)]

@@ -215,7 +215,13 @@ impl Catalog {
     pub fn post(&self, key: Date) -> Result<Post, Error> {
         let mut post = self.text(key)?;
         let path = &self.files[&key].first;
-        crate::images::load(&mut post, &self.root.join(path), &self.root, &self.project)?;
+        post.images = crate::images::load(
+            &post.image_refs,
+            &post.path,
+            &self.root.join(path),
+            &self.root,
+            &self.project,
+        )?;
         Ok(post)
     }
 
@@ -229,9 +235,8 @@ impl Catalog {
         post.image_refs
             .iter()
             .filter_map(|r| {
-                let mut one = post.clone();
-                one.image_refs = vec![r.clone()];
-                crate::images::load(&mut one, &file, &self.root, &self.project).err()
+                let one = std::slice::from_ref(r);
+                crate::images::load(one, &post.path, &file, &self.root, &self.project).err()
             })
             .collect()
     }

@@ -2,7 +2,6 @@
 //! cleaned (orientation applied, metadata gone) before any target sees a byte of them.
 
 use crate::error::{Class, Error};
-use crate::post::Post;
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
@@ -108,7 +107,9 @@ pub fn refs(markdown: &str, first_line: usize) -> Vec<ImageRef> {
     let mut found = Vec::new();
     let mut inside: Option<ImageRef> = None;
     let line_of = |at: usize| first_line + markdown[..at].matches('\n').count();
-    for (event, range) in Parser::new_ext(markdown, crate::post::options()).into_offset_iter() {
+    for (event, range) in
+        Parser::new_ext(markdown, crate::text::markdown_options()).into_offset_iter()
+    {
         match (&mut inside, event) {
             (None, Event::Start(Tag::Image { dest_url, .. })) => {
                 inside = Some(ImageRef {
@@ -142,26 +143,29 @@ pub fn is_local(dest: &str) -> bool {
     !dest.is_empty() && !scheme && !dest.starts_with("//") && !dest.starts_with('#')
 }
 
-/// Read, check and clean every image `post` names. `file` is the post's file, `root` the
-/// content folder and `project` the folder paths are shown relative to. Errors are `local`,
-/// at the post's file and the line naming the image.
-pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result<(), Error> {
-    if post.image_refs.is_empty() {
-        return Ok(());
+/// Read, check and clean every image a post names (its `image_refs`), the cover first. `post`
+/// is the post's path as shown, `file` the post's file, `root` the content folder and `project`
+/// the folder paths are shown relative to. Errors are `local`, at the post's file and the line
+/// naming the image.
+pub fn load(
+    image_refs: &[ImageRef],
+    post: &Path,
+    file: &Path,
+    root: &Path,
+    project: &Path,
+) -> Result<Vec<Image>, Error> {
+    if image_refs.is_empty() {
+        return Ok(Vec::new());
     }
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let folder = file.parent().unwrap_or(Path::new("."));
-    let mut refs = post.image_refs.clone();
+    let mut refs = image_refs.to_vec();
     refs.sort_by_key(|r| !r.cover); // the cover first, then the body's order (a stable sort)
     let mut images: Vec<Image> = Vec::new();
     // Each file read, and the image it became (two files with the same bytes are one image).
     let mut seen: Vec<(PathBuf, usize)> = Vec::new();
     for r in &refs {
-        let err = |msg: String| {
-            Error::failure(Class::Local, msg)
-                .at(&post.path)
-                .line(r.line)
-        };
+        let err = |msg: String| Error::failure(Class::Local, msg).at(post).line(r.line);
         if r.alt.chars().count() > MAX_ALT_CHARS {
             return Err(err(format!(
                 "the alt text of image `{}` is {} characters; at most {MAX_ALT_CHARS} are allowed",
@@ -229,7 +233,7 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
             .collect::<Vec<_>>()
             .join("/");
         let shown = project_path(&full, project);
-        let sha256 = crate::post::hex(&Sha256::digest(&cleaned.bytes));
+        let sha256 = crate::text::hex(&Sha256::digest(&cleaned.bytes));
         if let Some(i) = images.iter().position(|i| i.sha256 == sha256) {
             images[i].also_named(r);
             seen.push((full, i));
@@ -250,8 +254,7 @@ pub fn load(post: &mut Post, file: &Path, root: &Path, project: &Path) -> Result
         });
         seen.push((full, images.len() - 1));
     }
-    post.images = images;
-    Ok(())
+    Ok(images)
 }
 
 /// The file a destination names, inside the content folder `root` (canonical).

@@ -31,6 +31,7 @@ pub mod targets;
 pub mod template;
 #[cfg(test)]
 mod test_alloc;
+pub mod text;
 pub mod thread;
 pub mod trace;
 
@@ -60,7 +61,8 @@ fn dispatch(args: Args) -> Result<i32, Error> {
     }
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
     // `check` says every problem of the config it can; the other commands stop at the first.
-    let (config, mut problems) = Config::load_all(&root, args.config.as_deref())?;
+    let (config, mut problems) =
+        Config::load_all(&root, args.config.as_deref(), &targets::kinds::known())?;
     if !matches!(args.command, Command::Check(_)) && !problems.is_empty() {
         return Err(problems.remove(0));
     }

@@ -15,6 +15,8 @@ mod line;
 pub mod list;
 mod merge;
 mod parts;
+mod receipt;
+mod record;
 mod remove;
 mod send;
 pub mod table;
@@ -26,11 +28,12 @@ pub use human::Act;
 pub use line::{Copy, Edits, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field};
 pub use merge::{Conflict, merge};
 pub use parts::{MAX_PARTS, Part};
+pub use receipt::Receipt;
+pub use record::{Record, Status};
 pub use remove::removed_note;
 pub use send::{Answer, Failure, How, Landed, Verdict};
 
 use crate::error::Class;
-use crate::targets::Receipt;
 use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::Duration;
@@ -101,20 +104,36 @@ pub struct Rules {
     pub strict: bool,
 }
 
+/// A target table's defaults for the delivery keys a key's life reads; `config` starts from
+/// them, so the two cannot disagree.
+pub mod defaults {
+    use std::time::Duration;
+
+    /// `catchup_days`.
+    pub const CATCHUP_DAYS: i64 = 3;
+    /// `escalate_after`: red by the second morning of a daily timer.
+    pub const ESCALATE_AFTER: Duration = Duration::from_secs(20 * 3600);
+    /// `edit_days`.
+    pub const EDIT_DAYS: i64 = 7;
+    /// `retries`.
+    pub const RETRIES: u32 = 2;
+    /// `backoff_secs`.
+    pub const BACKOFF: Duration = Duration::from_secs(2);
+}
+
 impl Default for Rules {
-    /// The defaults of a target table (`catchup_days` 3, `escalate_after` 20 h, …).
+    /// A target table's defaults (`catchup_days` 3, `escalate_after` 20 h, `dedup = true`, …).
     fn default() -> Rules {
-        let policy = crate::config::Policy::default();
         Rules {
-            catchup_days: 3,
-            escalate_after: policy.escalate_after,
-            edit_days: policy.edit_days,
-            retries: policy.retries,
-            backoff: policy.backoff,
+            catchup_days: defaults::CATCHUP_DAYS,
+            escalate_after: defaults::ESCALATE_AFTER,
+            edit_days: defaults::EDIT_DAYS,
+            retries: defaults::RETRIES,
+            backoff: defaults::BACKOFF,
             updates: false,
             can_find: true,
-            dedup: policy.dedup != crate::config::Dedup::Off,
-            strict: policy.dedup == crate::config::Dedup::Strict,
+            dedup: true,
+            strict: false,
         }
     }
 }

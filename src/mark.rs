@@ -42,7 +42,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
                 "mark: --id names one copy: mark one key at a time",
             ));
         }
-        let receipt = crate::targets::Receipt::id(id.clone());
+        let receipt = crate::life::Receipt::id(id.clone());
         life::checked(&receipt).map_err(|why| Error::usage(format!("mark --id: {why}")))?;
     }
     let selected = config.select(&args.target)?;
@@ -54,7 +54,9 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
         )));
     }
     let catalog = Catalog::scan(&config.content, &config.root).ok();
-    let (_guard, mut states) = locked_states(config, clock, &args.target)?;
+    let names = selected.iter().map(|t| t.name.as_str());
+    let shown = config.show(&config.state);
+    let (_guard, mut states) = locked_states(&config.state, &shown, clock, names)?;
     for &key in &keys {
         let fp = fingerprint(config, catalog.as_ref(), key);
         let act = match done {
@@ -136,7 +138,7 @@ fn fingerprint(config: &Config, catalog: Option<&Catalog>, key: Date) -> String 
 }
 
 /// What the state line says, without its key and time: its status and fields.
-fn recorded(record: &crate::state::Record) -> String {
+fn recorded(record: &crate::life::Record) -> String {
     let line = record.to_line();
     let mut words = line.splitn(4, ' ');
     let (_key, status, _at) = (words.next(), words.next(), words.next());

@@ -2,8 +2,9 @@
 //! never per line, the same whichever side is "ours") and traces (a union sorted by time).
 
 use crate::error::{Error, Kind};
+use crate::life::Record;
 use crate::life::{self, Conflict, KeyLine};
-use crate::state::{FORMAT, MAX_LINE, Record};
+use crate::state::{FORMAT, MAX_LINE};
 use jiff::civil::Date;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

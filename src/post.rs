@@ -2,15 +2,28 @@
 
 use crate::error::{Class, Error};
 use crate::images::{Image, ImageRef};
+use crate::text::{hex, markdown_options};
 use jiff::civil::Date;
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod front_matter;
+pub mod plain;
 mod yaml;
 
 use front_matter::{FrontMatter, split_front_matter};
+
+/// Another target's copy of a key, as a template sees it (`copies.NAME.id`, `.url`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyRef {
+    pub id: String,
+    pub url: Option<String>,
+}
+
+/// The copies a post's text links to, by target name.
+pub type Copies = BTreeMap<String, CopyRef>;
 
 /// Posts larger than this are refused (a sign of a wrong file, not a post).
 pub const MAX_BYTES: u64 = 5 * 1024 * 1024;
@@ -49,8 +62,8 @@ pub struct Post {
     /// are not sent, but they are still part of what the post says (its edit hash).
     pub left_out: Vec<Image>,
     /// The copies of this key on other targets that a target's template links to: set by the
-    /// runner for the target at hand (`template::Copies`), empty as read.
-    pub copies: crate::template::Copies,
+    /// runner for the target at hand (`Copies`), empty as read.
+    pub copies: Copies,
 }
 
 /// A post with these words, for tests of what targets make of them.
@@ -199,14 +212,10 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
     })
 }
 
-pub(crate) fn options() -> Options {
-    Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH
-}
-
 /// The first level-1 heading as plain text, and its byte range in `body`.
 fn first_h1(body: &str) -> Option<(String, std::ops::Range<usize>)> {
     let mut inside: Option<(String, std::ops::Range<usize>)> = None;
-    for (event, range) in Parser::new_ext(body, options()).into_offset_iter() {
+    for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
         match (&mut inside, event) {
             (
                 None,
@@ -233,7 +242,7 @@ fn first_h1(body: &str) -> Option<(String, std::ops::Range<usize>)> {
 fn first_paragraph(markdown: &str) -> String {
     let mut text = String::new();
     let mut depth = 0usize;
-    for event in Parser::new_ext(markdown, options()) {
+    for event in Parser::new_ext(markdown, markdown_options()) {
         match event {
             Event::Start(Tag::Paragraph) => depth += 1,
             Event::End(TagEnd::Paragraph) if depth > 0 => {
@@ -252,7 +261,7 @@ fn first_paragraph(markdown: &str) -> String {
 
 fn render(markdown: &str) -> String {
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
-    pulldown_cmark::html::push_html(&mut html, Parser::new_ext(markdown, options()));
+    pulldown_cmark::html::push_html(&mut html, Parser::new_ext(markdown, markdown_options()));
     html
 }
 
@@ -315,11 +324,6 @@ pub fn fingerprint(title: &str, markdown: &str) -> String {
         hasher.update(b"\n");
     }
     hex(&hasher.finalize())
-}
-
-/// Lower-case hex, as every hash on a line is written.
-pub fn hex(bytes: &[u8]) -> String {
-    hex::encode(bytes)
 }
 
 #[cfg(test)]

@@ -311,7 +311,7 @@ fn blocked(
     let held = life::past_window(ctx.key, ctx);
     let line_of = |name: &str| linked.get(name)?.get(ctx.key).map(KeyLine::of);
     let upstream = crate::template::upstream(template, line_of, held);
-    crate::template::check::blocked(cfg, post, &upstream)
+    crate::targets::preview::blocked(cfg, post, &upstream)
 }
 
 fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {

@@ -1,20 +1,18 @@
 //! Per-target text templates (`template = "…"` or `template_file = "…"`), rendered by minijinja
 //! with strict undefined values, bounded in instructions and output. A target calls `render`
-//! (or `fit`, for a text with a limit); `load` compiles every target's template when the config
-//! is read, `order` puts the targets a template links to first, and `copies` says whether such
-//! a copy is there, coming, or never coming.
+//! (or `fit`, for a text with a limit); `compile` makes one when the config is read (`config`
+//! finds the text and puts the targets a template links to first), and `copies` says whether
+//! such a copy is there, coming, or never coming.
 
-pub mod check;
 mod copies;
 mod fit;
 mod load;
-mod order;
 mod uses;
 mod vars;
 
-pub use copies::{Copies, CopyRef, Upstream, judge, template_name, upstream};
+pub use copies::{Upstream, judge, template_name, upstream};
 pub use fit::Fitted;
-pub use load::attach;
+pub use load::compile;
 pub use uses::{Need, Uses};
 pub use vars::{Vars, link};
 
@@ -45,14 +43,14 @@ struct Inner {
 
 /// Where a template was written, for its errors.
 #[derive(Debug, Clone)]
-struct Place {
+pub struct Place {
     /// `[targets.sky] template` or `[targets.sky] template_file`.
-    what: String,
+    pub what: String,
     /// The file an error points at: the template file, or the config for an inline template.
-    path: PathBuf,
+    pub path: PathBuf,
     /// The line an error points at for an inline template (its key's); `None`: a file, whose
     /// own lines are the template's.
-    key_line: Option<usize>,
+    pub key_line: Option<usize>,
 }
 
 impl std::fmt::Debug for Template {

@@ -2,7 +2,6 @@
 //! link, the body as plain text, hashtags) split into parts that each fit, every part a side
 //! effect of its own, recorded on the key's line as it lands (`life::Part`).
 
-pub mod plain;
 pub mod split;
 
 use crate::error::{Class, Error};
@@ -101,7 +100,7 @@ pub struct Prepared {
 /// sent after parts of the old one.
 pub fn hash(pieces: &[Piece]) -> String {
     let marks: Vec<&str> = pieces.iter().map(|p| p.mark.as_str()).collect();
-    crate::targets::mark(&marks.join("\n"))
+    crate::text::mark(&marks.join("\n"))
 }
 
 /// The part being sent or looked for: which copy of which key, its number, what it says, and
@@ -123,7 +122,7 @@ pub fn text(post: &Post, link: Option<&str>, tags: &[String]) -> (String, usize)
         text.push_str(link);
     }
     let head = text.len();
-    let body = plain::plain(&post.markdown);
+    let body = crate::post::plain::plain(&post.markdown);
     if !body.is_empty() {
         text.push_str("\n\n");
         text.push_str(&body);

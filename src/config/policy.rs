@@ -1,6 +1,7 @@
 //! A target's delivery policy: how hard to try, how long to wait and what to look up, from the
 //! keys every target table takes (`retries`, `settle_secs`, `on_edit`, …).
 
+use crate::life::defaults;
 use std::time::Duration;
 
 /// How hard to try and how long to wait, per target.
@@ -50,8 +51,8 @@ pub enum Dedup {
 impl Default for Policy {
     fn default() -> Policy {
         Policy {
-            retries: 2,
-            backoff: Duration::from_secs(2),
+            retries: defaults::RETRIES,
+            backoff: defaults::BACKOFF,
             retry_after_cap: Duration::from_secs(60),
             confirm_polls: 3,
             confirm_delay: Duration::from_secs(5),
@@ -59,8 +60,8 @@ impl Default for Policy {
             dedup: Dedup::BestEffort,
             settle: None,
             on_edit: None,
-            edit_days: 7,
-            escalate_after: Duration::from_secs(20 * 3600),
+            edit_days: defaults::EDIT_DAYS,
+            escalate_after: defaults::ESCALATE_AFTER,
         }
     }
 }

@@ -5,20 +5,21 @@ use pulldown_cmark::{CowStr, Event, Parser, Tag};
 
 /// The post's markdown rendered to HTML, each image destination `to` maps replaced.
 pub fn html(markdown: &str, to: impl Fn(&str) -> Option<String>) -> String {
-    let events = Parser::new_ext(markdown, crate::post::options()).map(|event| match event {
-        Event::Start(Tag::Image {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => Event::Start(Tag::Image {
-            link_type,
-            dest_url: to(&dest_url).map_or(dest_url, CowStr::from),
-            title,
-            id,
-        }),
-        other => other,
-    });
+    let events =
+        Parser::new_ext(markdown, crate::text::markdown_options()).map(|event| match event {
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => Event::Start(Tag::Image {
+                link_type,
+                dest_url: to(&dest_url).map_or(dest_url, CowStr::from),
+                title,
+                id,
+            }),
+            other => other,
+        });
     let mut out = String::with_capacity(markdown.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut out, events);
     out
@@ -27,7 +28,7 @@ pub fn html(markdown: &str, to: impl Fn(&str) -> Option<String>) -> String {
 /// The markdown with each image destination `to` maps replaced where it is written (inline
 /// `![alt](dest)` and reference definitions `[ref]: dest`); everything else is left as it is.
 pub fn markdown(markdown: &str, to: impl Fn(&str) -> Option<String>) -> String {
-    let parser = Parser::new_ext(markdown, crate::post::options());
+    let parser = Parser::new_ext(markdown, crate::text::markdown_options());
     // (start, end, replacement) of each destination to replace, in the source.
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (_, def) in parser.reference_definitions().iter() {

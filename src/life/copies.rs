@@ -2,8 +2,8 @@
 //! and thread parts, its duplicates, earlier generations' copies, and copies ruled not ours),
 //! what each is to the key, and the one rule that sifts what a lookup found for an attempt.
 
+use super::Receipt;
 use super::{KeyLine, Phase};
-use crate::targets::Receipt;
 
 /// What an id on a key's line is to the key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //! hand survive every rewrite.
 
 use super::list;
+use super::{Record, Status};
 use crate::error::Class;
-use crate::state::{Record, Status};
 use jiff::Timestamp;
 use jiff::civil::Date;
 

@@ -1,12 +1,12 @@
 //! Publishing a key: the pending line before the send, what each answer and each lookup makes
 //! of the line, and whether to send or look again within the run.
 
+use super::Receipt;
 use super::{
     Change, Ctx, Exit, KeyLine, Looked, MAX_GENERATION, MAX_IDS, MAX_MARKS, Op, Phase, Step, Then,
     escalated, past_window, reason,
 };
 use crate::error::Class;
-use crate::targets::Receipt;
 use jiff::Timestamp;
 use std::time::Duration;
 

@@ -2,13 +2,13 @@
 //! event that can meet it, and what follows. `docs/life-of-a-key.md` holds these tables (the
 //! spec, read by people) and a test checks it against them, so neither can drift.
 
+use super::Receipt;
+use super::Record;
 use super::{
     Act, Answer, Change, Ctx, Decision, Event, Exit, Failure, How, KeyLine, Landed, Lazy, Lever,
     Looked, Mode, Op, Phase, Rules, Seen, Step, Then, Verdict,
 };
 use crate::error::Class;
-use crate::state::Record;
-use crate::targets::Receipt;
 use jiff::Timestamp;
 use jiff::civil::Date;
 

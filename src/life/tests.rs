@@ -130,8 +130,8 @@ fn a_post_that_is_not_out_never_lets_a_run_exit_0_while_it_waits() {
 
 #[test]
 fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
-    use crate::state::Record;
-    use crate::targets::Receipt;
+    use crate::life::Receipt;
+    use crate::life::Record;
     let text = "2026-11-20 done 2026-11-20T08:00:00+00:00 id=abc version=2026-11-20T08:00:00.000Z";
     let line = KeyLine::of(&Record::parse(text).unwrap().unwrap());
     assert_eq!(
@@ -161,8 +161,8 @@ fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
 #[test]
 fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dropped_when_done() {
     use super::{Answer, Ctx, Event, How, Landed, Rules};
-    use crate::state::Record;
-    use crate::targets::Receipt;
+    use crate::life::Receipt;
+    use crate::life::Record;
     let rules = Rules::default();
     let tz = jiff::tz::TimeZone::UTC;
     let now: jiff::Timestamp = "2026-11-29T08:00:00Z".parse().unwrap();
@@ -223,7 +223,7 @@ fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dro
 #[test]
 fn a_retract_counts_a_threads_parts_as_parts_and_copies_as_copies() {
     use super::remove::removed_note;
-    use crate::state::Record;
+    use crate::life::Record;
     let line = |text: &str| KeyLine::of(&Record::parse(text).unwrap().unwrap());
     let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let thread = line("2026-11-20 done 2026-11-20T08:00:00+00:00 id=a parts=a,b,c copies=d");

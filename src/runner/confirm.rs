@@ -4,10 +4,11 @@
 
 use super::TargetRun;
 use crate::error::{Class, Error, Kind};
+use crate::life::Receipt;
 use crate::life::copies::{self, Sifted};
 use crate::life::{self, Event, KeyLine, Step, Then};
 use crate::signals;
-use crate::targets::{Attempts, Lookup, Receipt};
+use crate::targets::{Attempts, Lookup};
 use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::Duration;

@@ -5,10 +5,11 @@ use super::confirm::LandedParts;
 use super::report::Failed;
 use super::{Posts, TargetRun, describe};
 use crate::error::Error;
+use crate::life::Receipt;
 use crate::life::{self, Answer, Before, Event, KeyLine, Op, Phase, Sending, Then};
 use crate::post::Post;
 use crate::signals;
-use crate::targets::{Attempts, Outgoing, Receipt};
+use crate::targets::{Attempts, Outgoing};
 use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::{Duration, Instant};
@@ -71,7 +72,8 @@ impl TargetRun<'_> {
             return self.thread(&post, line, generation, fresh_copy, before.looks(), why);
         }
         if self.plan.dry_run {
-            if let Some(why) = crate::template::check::blocked(self.cfg, &post, &self.upstream(key))
+            if let Some(why) =
+                crate::targets::preview::blocked(self.cfg, &post, &self.upstream(key))
             {
                 self.say(
                     key,

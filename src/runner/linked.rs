@@ -101,7 +101,7 @@ impl TargetRun<'_> {
         for (name, upstream) in self.upstream(post.key) {
             match upstream {
                 Upstream::There(copy) => drop(post.copies.insert(name, copy)),
-                Upstream::Coming(_) => crate::template::check::stand_in(&mut post, &name),
+                Upstream::Coming(_) => crate::targets::preview::stand_in(&mut post, &name),
                 Upstream::Never(_) => {}
             }
         }
@@ -130,7 +130,7 @@ impl TargetRun<'_> {
     /// `--dry-run`: the text the template makes for `post`, and how long it is.
     pub(super) fn say_text(&self, post: &Post) {
         let post = self.with_copies(post.clone());
-        match crate::template::check::preview(self.cfg, &post) {
+        match crate::targets::preview::preview(self.cfg, &post) {
             Ok(None) => {}
             Ok(Some(text)) => {
                 let graphemes =

@@ -7,7 +7,7 @@ use crate::error::{Class, Error, Kind, Server};
 use crate::life::{self, Event, Exit, KeyLine, Looked, Phase, Step};
 use crate::outside::escape;
 use crate::post::Post;
-use crate::targets::mark;
+use crate::text::mark;
 use jiff::civil::Date;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};

@@ -5,8 +5,8 @@ use super::{Posts, TargetRun};
 use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
+use crate::life::Status;
 use crate::life::{self, Act, Decision, Event, Facts, Lazy, Lever, Mode, Rules, Seen, Skip};
-use crate::state::Status;
 use jiff::civil::Date;
 
 /// The rules of a key's life on this target, from its config and its kind: the run, the dry
@@ -162,7 +162,7 @@ impl TargetRun<'_> {
         // The copies the text links to, as gathered for this key (`gather`).
         let (cfg, upstream) = (self.cfg, self.upstream(key));
         let blocked =
-            |post: &crate::post::Post| crate::template::check::blocked(cfg, post, &upstream);
+            |post: &crate::post::Post| crate::targets::preview::blocked(cfg, post, &upstream);
         let refused = self.refused(key);
         let facts = |post: &crate::post::Post| Facts {
             blocked: blocked(post),

@@ -7,10 +7,11 @@ use super::confirm::LandedParts;
 use super::report::{payload_mark, payload_mark_before_images};
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
+use crate::life::Receipt;
 use crate::life::{self, Answer, Event, Op, Then, Verdict};
 use crate::post::Post;
 use crate::signals;
-use crate::targets::{Lookup, Media, Outgoing, Receipt};
+use crate::targets::{Lookup, Media, Outgoing};
 use jiff::civil::Date;
 use std::time::Instant;
 

@@ -9,8 +9,9 @@
 //! the journal after the last completed fsync is what a power cut may lose or cut, so a line
 //! that is lost or cut (NUL bytes) is always followed by nothing that was synced (see `load`).
 
-use super::{Record, StateFile};
+use super::StateFile;
 use crate::error::Error;
+use crate::life::Record;
 
 impl StateFile {
     /// Append several records with one fsync: durable, all of them, before returning.

@@ -1,9 +1,10 @@
 //! Reading a state file and replaying its journal over it, line by line, in bounded memory:
 //! a malformed line is an error naming file and line (or, for a reader, said and left out).
 
-use super::{FORMAT, FORMAT_LINE, MAX_LINE, Record, Slot, Span, StateFile};
+use super::{FORMAT, FORMAT_LINE, MAX_LINE, Slot, Span, StateFile};
 use crate::error::{Error, Kind};
 use crate::fsutil;
+use crate::life::Record;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read as _};

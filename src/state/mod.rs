@@ -6,10 +6,10 @@
 //! fsync, rename, folder fsync) at the start and end of each run.
 
 use crate::clock::Clock;
-use crate::config::Config;
 use crate::error::Error;
 use crate::error::Kind;
 use crate::fsutil;
+use crate::life::Record;
 use crate::lock::{self, RunLock};
 use jiff::civil::Date;
 use std::collections::BTreeMap;
@@ -19,9 +19,6 @@ use std::path::{Path, PathBuf};
 
 mod group;
 mod load;
-mod record;
-
-pub use record::{Record, Status};
 
 /// The longest line a state file or journal may hold; a longer one is an error, found at once.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -298,18 +295,18 @@ impl StateFile {
     }
 }
 
-/// Take the lock and load (and fold) the selected targets' state files.
-pub fn locked_states(
-    config: &Config,
+/// Take the lock on the state folder `dir` (`shown` as the human reads it) and load (and fold)
+/// the named targets' state files.
+pub fn locked_states<'a>(
+    dir: &Path,
+    shown: &Path,
     clock: &Clock,
-    names: &[String],
+    names: impl IntoIterator<Item = &'a str>,
 ) -> Result<(RunLock, Vec<StateFile>), Error> {
-    let selected = config.select(names)?;
-    let shown = config.show(&config.state);
-    let guard = lock::acquire(&config.state, &shown, clock)?;
+    let guard = lock::acquire(dir, shown, clock)?;
     let mut states = Vec::new();
-    for cfg in selected {
-        let mut state = StateFile::load(&config.state, &cfg.name, &shown)?;
+    for name in names {
+        let mut state = StateFile::load(dir, name, shown)?;
         state.compact()?;
         states.push(state);
     }

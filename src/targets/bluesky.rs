@@ -4,11 +4,13 @@
 use super::net::{Http, Reply, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
-    Secrets, Target, Update, Upload, mark,
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
+    Update, Upload,
 };
 use crate::error::{Class, Error};
+use crate::life::Receipt;
 use crate::post::Post;
+use crate::text::mark;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};

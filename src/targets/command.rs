@@ -2,12 +2,13 @@
 //! exit-code contract that classes its failures.
 
 use super::{
-    Attempts, Batch, Context, Find, ImageLinks, Keep, Lookup, Media, Names, Outgoing, Receipt,
-    Retract, Secrets, Target, Update, Upload, copy_name, outgoing, payload, payload_key,
+    Attempts, Batch, Context, Find, ImageLinks, Keep, Lookup, Media, Names, Outgoing, Retract,
+    Secrets, Target, Update, Upload, copy_name, outgoing, payload, payload_key,
 };
 use crate::config::seconds;
 use crate::error::{Class, Error};
 use crate::images::Image;
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::redact::Redactor;
 use crate::signals;

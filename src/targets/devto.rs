@@ -3,14 +3,17 @@
 mod articles;
 
 use super::net::pages::Walked;
-use super::net::{Http, Reply, encode, id_text, slug, timeouts};
+use super::net::{Http, Reply, encode, id_text, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
-    Target, Update, Upload, mark,
+    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Retract, Secrets, Target,
+    Update, Upload,
 };
 use crate::error::{Class, Error};
+use crate::life::Receipt;
 use crate::post::Post;
+use crate::text::mark;
+use crate::text::slug;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::json;

@@ -2,15 +2,17 @@
 //! each image of the post beside them as `<key>-<sha16>.<ext>`.
 
 use super::{
-    Attempts, Batch, Context, Find, Lookup, Names, Outgoing, Receipt, Retract, Secrets, Target,
-    Update, Upload, mark,
+    Attempts, Batch, Context, Find, Lookup, Names, Outgoing, Retract, Secrets, Target, Update,
+    Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::fsutil::{Staged, write_atomic_all};
 use crate::images::Image;
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::redact::Redactor;
+use crate::text::mark;
 use jiff::civil::Date;
 use serde::Deserialize;
 use std::borrow::Cow;

@@ -2,15 +2,17 @@
 //! key. Ghost has no idempotency key: the key in the slug says where a copy would be, and the
 //! words of its title and HTML say whether the copy there is this post.
 
-use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
-    Secrets, Target, Update, Upload,
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
+    Update, Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
+use crate::life::Receipt;
 use crate::post::Post;
+use crate::text::slug;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -173,7 +175,7 @@ impl Ghost {
                 .split_whitespace()
                 .collect::<String>()
         };
-        super::mark(&format!("ghost\n{}\n{}", text(title), text(html)))
+        crate::text::mark(&format!("ghost\n{}\n{}", text(title), text(html)))
     }
 
     /// The receipt in an answer holding one post: its id, link and `updated_at`.

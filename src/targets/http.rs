@@ -7,10 +7,11 @@ use super::items;
 use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Receipt, Retract, Secrets,
-    Target, Update, Upload, outgoing, payload_key,
+    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Retract, Secrets, Target,
+    Update, Upload, outgoing, payload_key,
 };
 use crate::error::Error;
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::redact::Redactor;
 use serde::Deserialize;

@@ -3,7 +3,7 @@
 //! one file with its `KIND`, and one line in `KINDS`.
 
 use super::{Context, Target};
-use crate::config::TargetConfig;
+use crate::config::{KnownKind, TargetConfig};
 use crate::error::Error;
 
 /// One kind of target.
@@ -40,6 +40,17 @@ pub const KINDS: &[Kind] = &[
 /// The kind named `name`.
 pub fn find(name: &str) -> Option<&'static Kind> {
     KINDS.iter().find(|k| k.name == name)
+}
+
+/// What reading the config needs of every kind, in the registry's order (`Config::load`).
+pub fn known() -> Vec<KnownKind> {
+    KINDS
+        .iter()
+        .map(|k| KnownKind {
+            name: k.name,
+            templated: k.template.is_some(),
+        })
+        .collect()
 }
 
 /// Every kind's name, for messages and suggestions.

@@ -5,11 +5,13 @@ use super::net::{Http, Reply, encode, id_text, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
-    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
-    Secrets, Target, Update, Upload, mark,
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
+    Update, Upload,
 };
 use crate::error::{Class, Error};
+use crate::life::Receipt;
 use crate::post::Post;
+use crate::text::mark;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -22,7 +24,7 @@ mod text;
 mod thread;
 mod timeline;
 
-pub use text::{Limits, fit, hashtag, length, normal};
+pub use text::{Limits, fit, length, normal};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

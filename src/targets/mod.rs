@@ -3,12 +3,13 @@
 use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
+use crate::life::Receipt;
+use crate::text::mark;
 use jiff::Timestamp;
 use jiff::civil::Date;
 pub use media::Media;
 pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
-use sha2::{Digest, Sha256};
 pub use target::{Batch, Find, Keep, Names, Retract, Secrets, Target, Thread, Update, Upload};
 
 pub mod bluesky;
@@ -24,31 +25,11 @@ pub mod mastodon;
 pub mod media;
 pub mod net;
 pub mod payload;
+pub mod preview;
 pub mod secret;
 pub mod survey;
 pub mod target;
 pub mod wordpress;
-
-/// What the target answered: the id to record (and a link, where it gives one).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Receipt {
-    pub id: String,
-    pub url: Option<String>,
-    /// Anything the human should know about how it was sent (e.g. tags that were cleaned).
-    pub note: Option<String>,
-    /// The copy's version as written (Ghost's `updated_at`), for targets that refuse an update
-    /// made against another version; kept on the line and handed back in `Outgoing::version`.
-    pub version: Option<String>,
-}
-
-impl Receipt {
-    pub fn id(id: impl Into<String>) -> Receipt {
-        Receipt {
-            id: id.into(),
-            ..Receipt::default()
-        }
-    }
-}
 
 /// What a lookup on the target found. Absent is a claim the target must be able to prove: its
 /// lookup covers every place the post could be (an exact query, or a listing that reaches back
@@ -164,12 +145,6 @@ pub fn idempotency_key(target: &str, key: Date, generation: u32) -> String {
     }
 }
 
-/// A short hash of something sent (a status text, a body, a fingerprint): 16 hex digits, kept on
-/// the state line so that a later lookup compares with what was sent, not with the file now.
-pub fn mark(text: &str) -> String {
-    crate::post::hex(&Sha256::digest(text.as_bytes())[..8])
-}
-
 /// Everything a target may need besides its own settings.
 pub struct Context<'a> {
     pub config: &'a Config,
@@ -187,7 +162,7 @@ pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
 pub fn kind_of(config: &Config, cfg: &TargetConfig) -> Result<&'static kinds::Kind, Error> {
     kinds::find(&cfg.kind).ok_or_else(|| {
         let known: Vec<&str> = kinds::names().collect();
-        let guess = crate::config::closest(&cfg.kind, kinds::names())
+        let guess = crate::text::closest(&cfg.kind, kinds::names())
             .map(|k| format!(" (did you mean `{k}`?)"))
             .unwrap_or_default();
         Error::config(format!(
@@ -233,12 +208,12 @@ pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
             return err(message.to_string(), target.line);
         };
         let mut own: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        // Read by `template::attach`, not by the kind's settings.
+        // Read by `config::templates`, not by the kind's settings.
         if kinds::find(&target.kind).is_some_and(|k| k.template.is_some()) {
             own.extend(["template", "template_file"]);
         }
         let guess =
-            crate::config::closest(key, own.iter().copied().chain(crate::config::POLICY_KEYS))
+            crate::text::closest(key, own.iter().copied().chain(crate::config::POLICY_KEYS))
                 .map(|k| format!(" (did you mean `{k}`?)"))
                 .unwrap_or_default();
         let own = match own.is_empty() {

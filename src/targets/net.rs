@@ -42,24 +42,6 @@ pub fn timeouts(
     ))
 }
 
-/// A URL-safe slug: ASCII letters and digits, `-` between words, at most `max` bytes.
-pub fn slug(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    let mut out = out.trim_end_matches('-').to_string();
-    if out.len() > max {
-        out.truncate(max);
-        out = out.trim_end_matches('-').to_string();
-    }
-    out
-}
-
 /// An HTTP client for one target: the run's one agent, this target's per-phase timeouts, and
 /// the secrets it must never echo (every text it returns from outside is redacted).
 pub struct Http {
@@ -292,7 +274,7 @@ impl Http {
         reply: &Reply,
         id_pointer: &str,
         url_pointer: &str,
-    ) -> Result<super::Receipt, Error> {
+    ) -> Result<crate::life::Receipt, Error> {
         let doc: serde_json::Value = serde_json::from_str(&reply.body).unwrap_or_default();
         let id = id_at(&doc, id_pointer).ok_or_else(|| {
             Error::failure(
@@ -304,7 +286,7 @@ impl Http {
                 ),
             )
         })?;
-        Ok(super::Receipt {
+        Ok(crate::life::Receipt {
             version: None,
             id,
             url: crate::outside::web_url(id_at(&doc, url_pointer).as_deref()),
@@ -380,7 +362,7 @@ pub fn id_text(value: &serde_json::Value) -> Option<String> {
 
 /// `Idempotency-Key`: the same for every attempt of one key on one target.
 pub fn idempotency_key(target: &str, key: &str) -> String {
-    crate::post::hex(&Sha256::digest(format!("{target}\n{key}").as_bytes()))
+    crate::text::hex(&Sha256::digest(format!("{target}\n{key}").as_bytes()))
 }
 
 #[cfg(test)]
@@ -440,16 +422,6 @@ mod tests {
             assert_eq!(server.host, "blog.example.com:8443");
             assert_eq!(got.unreachable().is_some(), unreachable, "{err:?}");
         }
-    }
-
-    #[test]
-    fn slugs_are_ascii_and_bounded() {
-        assert_eq!(
-            slug("Why the Date is *the* Key!", 60),
-            "why-the-date-is-the-key"
-        );
-        assert_eq!(slug("日記", 60), "");
-        assert_eq!(slug("a b c d e f", 5), "a-b-c");
     }
 
     #[test]

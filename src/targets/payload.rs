@@ -1,10 +1,11 @@
 //! The JSON document http and command targets get (schema in docs/targets/http.md), and where
 //! it says a post's images are.
 
-use super::{Context, Media, Outgoing, mark};
+use super::{Context, Media, Outgoing};
 use crate::error::Error;
 use crate::images::Image;
 use crate::post::Post;
+use crate::text::mark;
 use jiff::civil::Date;
 
 /// The JSON document that describes a post to http and command targets (schema in

@@ -63,7 +63,7 @@ impl Secret {
         Ok(Secret {
             value,
             file: shown,
-            fingerprint: crate::post::hex(&digest[..8]),
+            fingerprint: crate::text::hex(&digest[..8]),
         })
     }
 

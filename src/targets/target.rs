@@ -3,9 +3,10 @@
 //! hands out when it has it. Nothing here has a default that fails at run time: a target that
 //! lacks a capability says so when asked for it, with what would give it one.
 
-use super::{Attempts, Lookup, Media, Outgoing, Receipt};
+use super::{Attempts, Lookup, Media, Outgoing};
 use crate::error::Error;
 use crate::images::Image;
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::redact::Redactor;
 use jiff::Timestamp;

@@ -1,17 +1,19 @@
 //! `kind = "wordpress"`: a self-hosted WordPress site through its REST API, with an Application
 //! Password. WordPress has no idempotency key: the deterministic slug is what confirms a post.
 
-use super::net::{Http, Reply, encode, slug, status_class, timeouts};
+use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
-    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Receipt, Retract,
-    Secrets, Target, Update, Upload,
+    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
+    Update, Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error};
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::redact::{Redactor, base64};
+use crate::text::slug;
 use jiff::civil::Date;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -189,7 +191,7 @@ impl WordPress {
     /// spacing aside, which WordPress's filter may change for a user without `unfiltered_html`).
     pub(super) fn mark(title: &str, content: &str) -> String {
         let words = |html: &str| super::compare::html_text(html);
-        super::mark(&format!("wordpress\n{}\n{}", words(title), words(content)))
+        crate::text::mark(&format!("wordpress\n{}\n{}", words(title), words(content)))
     }
 
     /// The slug that names this post on the site: the key, then the title.

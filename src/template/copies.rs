@@ -6,17 +6,7 @@
 use super::Need;
 use crate::error::Class;
 use crate::life::{KeyLine, Looked, Op, Phase};
-use std::collections::BTreeMap;
-
-/// Another target's copy of a key, as a template sees it (`copies.NAME.id`, `.url`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CopyRef {
-    pub id: String,
-    pub url: Option<String>,
-}
-
-/// The copies a post's text links to, by target name.
-pub type Copies = BTreeMap<String, CopyRef>;
+use crate::post::CopyRef;
 
 /// How a template names target `name`: `-` is `_` (`copies.my_site.url` for `my-site`), since
 /// `-` in a template is a minus.
@@ -118,7 +108,7 @@ mod tests {
     use super::*;
 
     fn line(text: &str) -> KeyLine {
-        let record = crate::state::Record::parse(text).unwrap().unwrap();
+        let record = crate::life::Record::parse(text).unwrap().unwrap();
         KeyLine::of(&record)
     }
 

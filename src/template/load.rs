@@ -1,137 +1,20 @@
-//! Reading and compiling every target's template when the config is read: the text inline or
-//! from a file beside the config, only for kinds that take one, checked for what it uses.
+//! Compiling a target's template when the config is read (`config` takes the text out of the
+//! target's table and calls `compile`): checked for what it uses.
 
 use super::{FUEL, Inner, NAME, Place, Template, at, located, position, uses};
-use crate::config::TargetConfig;
 use crate::error::Error;
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
-use std::path::Path;
 use std::sync::Arc;
 
-/// The longest template file read.
-const MAX_FILE: u64 = 256 * 1024;
 /// Nesting a render may reach (a template has no macros or includes; this bounds the rest).
 const RECURSION: usize = 64;
 
-/// Take `template` / `template_file` out of every target's table, compile them, and put the
-/// targets in dependency order (`order::sort`). `base`: the config's folder, where template
-/// files are read from; `root`: what paths are shown relative to; `config`: the config file as
-/// shown; `names`: every target the config names (a copy of one left out for its own error is
-/// no error here). A target whose template is wrong is left out, and its error returned with
-/// the others, in the targets' order; then a cycle's.
-pub fn attach(
-    targets: &mut Vec<TargetConfig>,
-    base: &Path,
-    root: &Path,
-    config: &Path,
-    names: &[String],
-) -> Vec<Error> {
-    let mut problems = Vec::new();
-    targets.retain_mut(|cfg| match load(cfg, base, root, config, names) {
-        Ok(template) => {
-            cfg.template = template;
-            true
-        }
-        Err(err) => {
-            problems.push(err);
-            false
-        }
-    });
-    problems.extend(super::order::sort(targets, config).err());
-    problems
-}
-
-fn load(
-    cfg: &mut TargetConfig,
-    base: &Path,
-    root: &Path,
-    config: &Path,
-    names: &[String],
-) -> Result<Option<Template>, Error> {
-    let inline = cfg.settings.remove("template");
-    let file = cfg.settings.remove("template_file");
-    let name = cfg.name.clone();
-    let bad = |key: &str, msg: String| {
-        Error::config(format!("[targets.{name}]: {msg}"))
-            .at(config)
-            .at_line(cfg.line_of(key))
-    };
-    let key = match (&inline, &file) {
-        (None, None) => return Ok(None),
-        (Some(_), Some(_)) => {
-            return Err(bad(
-                "template_file",
-                "set `template` or `template_file`, not both".into(),
-            ));
-        }
-        (Some(_), None) => "template",
-        (None, Some(_)) => "template_file",
-    };
-    if let Some(kind) = crate::targets::kinds::find(&cfg.kind)
-        && kind.template.is_none()
-    {
-        let takers: Vec<&str> = crate::targets::kinds::KINDS
-            .iter()
-            .filter(|k| k.template.is_some())
-            .map(|k| k.name)
-            .collect();
-        return Err(bad(
-            key,
-            format!(
-                "a {} target takes no template (these do: {})",
-                kind.name,
-                takers.join(", ")
-            ),
-        ));
-    }
-    let (source, place) = match (inline, file) {
-        (Some(toml::Value::String(text)), _) => (
-            text,
-            Place {
-                what: format!("[targets.{name}] template"),
-                path: config.to_path_buf(),
-                key_line: cfg.line_of("template"),
-            },
-        ),
-        (_, Some(toml::Value::String(file))) => {
-            let path = base.join(&file);
-            let shown = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-            let text = crate::fsutil::read_regular(&path, MAX_FILE, true)
-                .and_then(|bytes| {
-                    String::from_utf8(bytes).map_err(|_| {
-                        std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text")
-                    })
-                })
-                .map_err(|e| {
-                    let e = match e.kind() {
-                        std::io::ErrorKind::FileTooLarge => std::io::Error::other(format!(
-                            "more than the {} KiB a template may have",
-                            MAX_FILE / 1024
-                        )),
-                        _ => e,
-                    };
-                    bad(
-                        "template_file",
-                        format!("cannot read the template {}: {e}", shown.display()),
-                    )
-                })?;
-            let place = Place {
-                what: format!("[targets.{name}] template_file"),
-                path: shown,
-                key_line: None,
-            };
-            (text, place)
-        }
-        _ => return Err(bad(key, format!("`{key}` must be a string"))),
-    };
-    let link = cfg.settings.get("link").is_some_and(toml::Value::is_str);
-    compile(source, place, &name, names, link).map(Some)
-}
-
 /// Compile `source`: strict undefined values, no escaping (the text is not HTML), bounded
-/// fuel and nesting, and block tags on lines of their own leave no blank line.
-fn compile(
+/// fuel and nesting, and block tags on lines of their own leave no blank line. `place`: where
+/// it was written; `own`: its target's name; `names`: every target the config names; `link`:
+/// the target sets `link`.
+pub fn compile(
     source: String,
     place: Place,
     own: &str,
@@ -149,7 +32,7 @@ fn compile(
         .build()
         .expect("the default delimiters");
     env.set_syntax(syntax);
-    let mark = crate::targets::mark(&source);
+    let mark = crate::text::mark(&source);
     if let Err(err) = env.add_template_owned(NAME, source.clone()) {
         return Err(located(&place, &source, &err, false));
     }

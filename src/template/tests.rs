@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::TargetConfig;
-use crate::post::sample;
+use crate::post::{CopyRef, sample};
 use std::path::Path;
 
 /// Targets of these kinds and templates (`None`: no template), from one config at line 1+.
@@ -27,9 +27,17 @@ fn targets(list: &[(&str, &str, Option<&str>)]) -> Result<Vec<TargetConfig>, Err
     }
     let names: Vec<String> = out.iter().map(|t| t.name.clone()).collect();
     let config = Path::new("dayrun.toml");
-    match attach(&mut out, Path::new("/p"), Path::new("/p"), config, &names)
-        .into_iter()
-        .next()
+    let kinds = crate::targets::kinds::known();
+    match crate::config::templates::attach(
+        &mut out,
+        Path::new("/p"),
+        Path::new("/p"),
+        config,
+        &names,
+        &kinds,
+    )
+    .into_iter()
+    .next()
     {
         Some(err) => Err(err),
         None => Ok(out),

@@ -78,7 +78,7 @@ pub(super) fn analyse(
             }
             _ => {
                 let known = POST_VARS.iter().copied().chain(["link", "copies"]);
-                let guess = crate::config::closest(root, known)
+                let guess = crate::text::closest(root, known)
                     .map(|k| format!(" (did you mean `{k}`?)"))
                     .unwrap_or_default();
                 return fail(format!(

@@ -35,12 +35,12 @@ impl<'a> Vars<'a> {
         }
     }
 
-    /// The body as plain text (`thread::plain`: no markup, a link as its text and URL, images
+    /// The body as plain text (`post::plain`: no markup, a link as its text and URL, images
     /// left out), as cut by `fit` if it was.
     pub(super) fn body_text(&self) -> Cow<'_, str> {
         match &self.body_text {
             Some(text) => Cow::Borrowed(text.as_ref()),
-            None => Cow::Owned(crate::thread::plain::plain(&self.post.markdown)),
+            None => Cow::Owned(crate::post::plain::plain(&self.post.markdown)),
         }
     }
 
@@ -51,7 +51,7 @@ impl<'a> Vars<'a> {
         let tags: Vec<&String> = post.tags.iter().take(self.tags).collect();
         let mut hashtags: Vec<String> = tags
             .iter()
-            .filter_map(|t| crate::targets::mastodon::hashtag(t))
+            .filter_map(|t| crate::text::hashtag(t))
             .map(|t| format!("#{t}"))
             .collect();
         hashtags.dedup();
@@ -94,5 +94,5 @@ impl<'a> Vars<'a> {
 pub fn link(pattern: &str, post: &Post) -> String {
     pattern
         .replace("{key}", &post.key.to_string())
-        .replace("{slug}", &crate::targets::net::slug(&post.title, 80))
+        .replace("{slug}", &crate::text::slug(&post.title, 80))
 }

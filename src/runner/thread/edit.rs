@@ -2,9 +2,10 @@
 //! parts (else refused, nothing changed), and the read-back of each part after an update.
 
 use crate::error::{Class, Error};
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::runner::TargetRun;
-use crate::targets::{Media, Receipt};
+use crate::targets::Media;
 use crate::thread::Turn;
 
 impl TargetRun<'_> {

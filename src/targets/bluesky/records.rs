@@ -10,9 +10,9 @@
 
 use super::{Bluesky, COLLECTION, tid};
 use crate::error::Error;
-use crate::targets::mark;
 use crate::targets::net::pages::{Flow, Walked, walk};
 use crate::targets::survey::{Survey, stretches};
+use crate::text::mark;
 use jiff::Timestamp;
 use jiff::civil::Date;
 use serde_json::Value;

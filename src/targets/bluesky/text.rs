@@ -27,7 +27,7 @@ pub fn fits(text: &str) -> bool {
 /// Hashtag text as Mastodon's (letters, digits and `_`), within what a tag facet holds (64
 /// graphemes, 640 bytes).
 fn hashtag(tag: &str) -> Option<String> {
-    crate::targets::mastodon::hashtag(tag)
+    crate::text::hashtag(tag)
         .filter(|clean| clean.graphemes(true).count() <= 64 && clean.len() <= 640)
 }
 

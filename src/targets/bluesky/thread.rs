@@ -6,8 +6,10 @@
 use super::{Bluesky, MAX_BYTES, MAX_GRAPHEMES, text, tid};
 use crate::error::{Class, Error};
 use crate::life::Part;
+use crate::life::Receipt;
 use crate::post::Post;
-use crate::targets::{Media, Receipt, Thread, mark};
+use crate::targets::{Media, Thread};
+use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
 use jiff::civil::Date;
 use serde_json::{Value, json};

@@ -1,7 +1,7 @@
 //! What a script's run comes to: how it ended, and the receipt it printed.
 
 use crate::error::{Class, Error};
-use crate::targets::Receipt;
+use crate::life::Receipt;
 use std::time::Duration;
 
 /// Longest id or url a script may answer with.

@@ -4,11 +4,13 @@
 
 use super::{Devto, MAX_PAGES, PER_PAGE, squash};
 use crate::error::Error;
+use crate::life::Receipt;
 use crate::outside::web_url;
 use crate::targets::net::id_text;
 use crate::targets::net::pages::{Flow, Walked, walk};
 use crate::targets::survey::Survey;
-use crate::targets::{Attempts, Lookup, Receipt, items, mark};
+use crate::targets::{Attempts, Lookup, items};
+use crate::text::mark;
 use jiff::Timestamp;
 
 /// An article as the listing shows it: what a lookup compares.

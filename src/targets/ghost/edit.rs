@@ -3,9 +3,10 @@
 
 use super::{Ghost, error_type};
 use crate::error::{Class, Error};
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::targets::net::{encode, status_class};
-use crate::targets::{Lookup, Outgoing, Receipt, Retract, Update};
+use crate::targets::{Lookup, Outgoing, Retract, Update};
 use jiff::civil::Date;
 use serde_json::{Value, json};
 

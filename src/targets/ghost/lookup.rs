@@ -4,9 +4,10 @@
 
 use super::Ghost;
 use crate::error::Error;
+use crate::life::Receipt;
 use crate::outside::web_url;
 use crate::targets::net::{encode, status_class};
-use crate::targets::{Attempts, Lookup, Receipt, items};
+use crate::targets::{Attempts, Lookup, items};
 use serde::Deserialize;
 
 /// Days either side of a key that its post can carry as its date (dayrun's zone, UTC-12..+14).

@@ -3,6 +3,7 @@
 
 use crate::error::{Class, Error};
 use crate::post::Post;
+use crate::text::hashtag;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// What the instance allows; read once per run.
@@ -22,15 +23,6 @@ impl Default for Limits {
             max_media: 4,
         }
     }
-}
-
-/// Hashtag text: letters, digits and `_` only; `None` when nothing is left.
-pub fn hashtag(tag: &str) -> Option<String> {
-    let clean: String = tag
-        .chars()
-        .filter(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    (!clean.is_empty()).then_some(clean)
 }
 
 /// How Mastodon counts a status: every URL as `url_characters`, everything else in grapheme

@@ -3,12 +3,15 @@
 //! the one before it, each sent with an Idempotency-Key of its own; a part whose answer was
 //! lost is found by its source text among the account's statuses since the attempt (`Find`).
 
-use super::{Mastodon, hashtag, length, normal};
+use super::{Mastodon, length, normal};
 use crate::error::{Class, Error};
 use crate::life::Part;
+use crate::life::Receipt;
 use crate::post::Post;
 use crate::targets::net::{encode, id_text, idempotency_key};
-use crate::targets::{Media, Receipt, Thread, mark};
+use crate::targets::{Media, Thread};
+use crate::text::hashtag;
+use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
 use jiff::civil::Date;
 use serde_json::{Value, json};

@@ -5,11 +5,13 @@
 
 use super::{Mastodon, normal};
 use crate::error::Error;
+use crate::life::Receipt;
 use crate::outside::web_url;
 use crate::targets::net::pages::{Flow, Walked, walk};
 use crate::targets::net::{encode, id_text};
 use crate::targets::survey::Survey;
-use crate::targets::{Attempts, Lookup, Receipt, items, mark};
+use crate::targets::{Attempts, Lookup, items};
+use crate::text::mark;
 use jiff::civil::Date;
 use jiff::{SignedDuration, Timestamp};
 

@@ -4,11 +4,12 @@
 
 use super::WordPress;
 use crate::error::Error;
+use crate::life::Receipt;
 use crate::outside::web_url;
 use crate::targets::net::id_text;
 use crate::targets::net::pages::{Flow, Walked, walk};
 use crate::targets::survey::{Survey, stretches};
-use crate::targets::{Attempts, Receipt, items};
+use crate::targets::{Attempts, items};
 use jiff::Timestamp;
 use jiff::civil::{Date, DateTime};
 

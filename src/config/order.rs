@@ -2,7 +2,7 @@
 //! comes after that target (computed once, when the config is read), else the config's order
 //! (by name). A cycle is a config error naming it.
 
-use crate::config::TargetConfig;
+use super::TargetConfig;
 use crate::error::Error;
 use std::path::Path;
 

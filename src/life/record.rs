@@ -272,7 +272,7 @@ fn check_fields(mut words: Words<'_>) -> Result<(), String> {
         if seen[..count.min(8)].contains(&name) || more.as_ref().is_some_and(|m| m.contains(name)) {
             return Err(format!("field `{name}` appears twice"));
         }
-        crate::life::check_field(name, &value)?;
+        super::check_field(name, &value)?;
         match seen.get_mut(count) {
             Some(slot) => *slot = name,
             None => {

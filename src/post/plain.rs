@@ -17,7 +17,7 @@ pub fn plain(markdown: &str) -> String {
             out.push_str("\n\n");
         }
     };
-    for event in Parser::new_ext(markdown, crate::post::options()) {
+    for event in Parser::new_ext(markdown, crate::text::markdown_options()) {
         match event {
             Event::Start(Tag::Image { .. }) => image += 1,
             Event::End(TagEnd::Image) => image = image.saturating_sub(1),
