@@ -57,6 +57,12 @@ impl Redactor {
         let spaceless: String = secret.split_whitespace().collect();
         for text in [secret, spaceless.as_str()] {
             self.form(text.as_bytes());
+            // Escaped forms as written, beside the decoded views: a view decodes left to
+            // right, so a `%` or `\` at the end of one copy of the secret can swallow the start
+            // of the escaped copy that follows it (`…aaa%` then `0%21…` reads `%A0`).
+            for escaped in escaped_forms(text) {
+                self.form(escaped.as_bytes());
+            }
             let standard = base64(text.as_bytes());
             self.form(standard.as_bytes());
             self.form(standard.trim_end_matches('=').as_bytes());
@@ -222,6 +228,53 @@ fn mask(text: &str, mut ranges: Vec<(usize, usize)>) -> String {
 
 /// The characters of the base64 of `bytes`, written after `prefix` (0 to 2) other bytes, that
 /// depend on `bytes` alone: the same wherever they stand at that alignment in a longer text.
+/// `text` percent-encoded as encoders write it (all but letters and digits, or all but RFC
+/// 3986's unreserved characters; upper- or lower-case hex; a space as `%20` or `+`) and
+/// JSON-escaped (with `/` as `\/` or as is).
+fn escaped_forms(text: &str) -> Vec<String> {
+    use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+    const UNRESERVED: &percent_encoding::AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    let mut forms = Vec::new();
+    for set in [NON_ALPHANUMERIC, UNRESERVED] {
+        let upper = utf8_percent_encode(text, set).to_string();
+        let lower = lower_hex(&upper);
+        for form in [upper, lower] {
+            forms.push(form.replace("%20", "+"));
+            forms.push(form);
+        }
+    }
+    let json = serde_json::to_string(text).unwrap_or_default();
+    let json = json.trim_matches('"').to_string();
+    forms.push(json.replace('/', "\\/"));
+    forms.push(json);
+    forms.retain(|f| f != text);
+    forms.dedup();
+    forms
+}
+
+/// A percent-encoded text with the two hex digits after each `%` in lower case.
+fn lower_hex(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut hex = 0;
+    for c in encoded.chars() {
+        match c {
+            '%' => hex = 2,
+            _ if hex > 0 => {
+                hex -= 1;
+                out.push(c.to_ascii_lowercase());
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn aligned(bytes: &[u8], prefix: usize) -> String {
     let mut padded = vec![0u8; prefix];
     padded.extend_from_slice(bytes);

@@ -237,3 +237,22 @@ fn a_token_made_per_request_is_masked_whole_by_its_start() {
     assert_eq!(r.redact(text), "auth: Ghost ***, then ***");
     assert_eq!(r.redact("nothing here"), "nothing here");
 }
+
+#[test]
+fn an_escaped_copy_right_after_a_raw_one_is_masked_too() {
+    // The raw copy's trailing `%` and the escaped copy's first `0` read as `%A0` when decoded.
+    let mut r = Redactor::default();
+    r.add("0!0a aaa%");
+    for text in [
+        "0!0a aaa%A0%210a%20aaa%25",
+        "0!0a aaa%A0%210a+aaa%25",
+        "x0%210a%20aaa%25",
+    ] {
+        let out = r.redact(text);
+        assert!(!out.contains("0%210a"), "{text} -> {out}");
+    }
+    let mut r = Redactor::default();
+    r.add("pass\\word/x1");
+    let out = r.redact("pass\\word/x1npass\\\\word\\/x1");
+    assert!(!out.contains("word\\/x1"), "{out}");
+}
