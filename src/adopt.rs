@@ -52,7 +52,7 @@ pub fn run(
             let step = life::next(
                 line.as_ref(),
                 &Event::Human(&act),
-                &Ctx::new(key, clock, &rules, &mode),
+                &Ctx::at(key, &clock.now(), clock.tz(), clock.today(), &rules, &mode),
             );
             if let Change::Write(line) = step.line {
                 // No side effect: made durable all at once by the fold below.

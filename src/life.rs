@@ -158,20 +158,22 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    /// `key` judged now, by `clock` (today as the clock says, or as `--today` pinned it).
-    pub fn new(
+    /// `key` judged at `now` (in zone `tz`, as the caller's clock read it) on `today` (the
+    /// clock's, or as `--today` pinned it). `life` reads no clock: the moment comes in.
+    pub fn at(
         key: Date,
-        clock: &'a crate::clock::Clock,
+        now: &jiff::ZonedDateTime,
+        tz: &'a jiff::tz::TimeZone,
+        today: Date,
         rules: &'a Rules,
         mode: &'a Mode,
     ) -> Ctx<'a> {
-        let now = clock.now();
         Ctx {
             key,
             now: now.timestamp(),
-            tz: clock.tz(),
-            stamp: crate::clock::stamp(&now),
-            today: clock.today(),
+            tz,
+            stamp: crate::clock::stamp(now),
+            today,
             rules,
             mode,
             named: false,

@@ -73,7 +73,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
                 ..Rules::default()
             };
             let mode = Mode::Run { backfill: false };
-            let ctx = life::Ctx::new(key, clock, &rules, &mode);
+            let ctx = life::Ctx::at(key, &clock.now(), clock.tz(), clock.today(), &rules, &mode);
             let step = life::next(line.as_ref(), &Event::Human(&act), &ctx);
             let was = line.as_ref().map_or("none", |l| l.record().status.as_str());
             let Change::Write(new) = &step.line else {

@@ -133,7 +133,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             let has_post = catalog.files.contains_key(&key);
             let ctx = Ctx {
                 credential: credential.as_deref(),
-                ..Ctx::new(key, clock, &rules, &mode)
+                ..Ctx::at(key, &clock.now(), clock.tz(), today, &rules, &mode)
             };
             let refused = line.as_ref().is_some_and(|l| l.edits.edit_failed.is_some());
             let facts = |post: &crate::post::Post| Facts {

@@ -22,7 +22,7 @@ pub(super) fn ctx_for<'a>(
         today,
         named: plan.keys.contains(&key),
         credential,
-        ..Ctx::new(key, clock, rules, &plan.mode)
+        ..Ctx::at(key, &clock.now(), clock.tz(), today, rules, &plan.mode)
     }
 }
 
