@@ -226,8 +226,6 @@ fn mask(text: &str, mut ranges: Vec<(usize, usize)>) -> String {
     out
 }
 
-/// The characters of the base64 of `bytes`, written after `prefix` (0 to 2) other bytes, that
-/// depend on `bytes` alone: the same wherever they stand at that alignment in a longer text.
 /// `text` percent-encoded as encoders write it (all but letters and digits, or all but RFC
 /// 3986's unreserved characters; upper- or lower-case hex; a space as `%20` or `+`) and
 /// JSON-escaped (with `/` as `\/` or as is).
@@ -275,6 +273,8 @@ fn lower_hex(encoded: &str) -> String {
     out
 }
 
+/// The characters of the base64 of `bytes`, written after `prefix` (0 to 2) other bytes, that
+/// depend on `bytes` alone: the same wherever they stand at that alignment in a longer text.
 fn aligned(bytes: &[u8], prefix: usize) -> String {
     let mut padded = vec![0u8; prefix];
     padded.extend_from_slice(bytes);

@@ -136,11 +136,14 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 ..Ctx::at(key, &clock.now(), clock.tz(), today, &rules, &mode)
             };
             let refused = line.as_ref().is_some_and(|l| l.edits.edit_failed.is_some());
+            // A key a run may send is read as the run reads it, images and all (a bad image
+            // fails the run's read); a done one by its text, unless it holds a refused edit.
+            let whole = refused || line.as_ref().is_none_or(|l| l.phase != Phase::Done);
             let facts = |post: &crate::post::Post| Facts {
                 blocked: blocked(cfg, post, &ctx, &linked),
                 ..crate::runner::report::facts(post, template, refused)
             };
-            let get = || seen(&catalog, key, has_post, refused, &facts);
+            let get = || seen(&catalog, key, has_post, whole, &facts);
             let lazy = Lazy::new(&get);
             let step = life::next(line.as_ref(), &Event::Visit(&lazy), &ctx);
             exit.merge(step.exit);
@@ -372,20 +375,19 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
 }
 
 /// The post of `key` as the rules see it (`facts`: as `runner::report::facts` makes them).
-/// The edit hash needs the images, so they are read only for a refused edit (`refused`), which
-/// stands while the post holds it; otherwise an edit is flagged by the fingerprint, and leaves
-/// a run's exit code alone.
+/// `whole`: read with its images, as a run reads a post it may send (and the edit hash of a
+/// refused edit needs them); otherwise by its text alone.
 fn seen(
     catalog: &Catalog,
     key: Date,
     has_post: bool,
-    refused: bool,
+    whole: bool,
     facts: &dyn Fn(&crate::post::Post) -> Facts,
 ) -> Seen {
     if !has_post {
         return Seen::Gone;
     }
-    let read = match refused {
+    let read = match whole {
         true => catalog.post(key),
         false => catalog.text(key),
     };

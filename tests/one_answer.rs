@@ -167,3 +167,16 @@ fn a_bluesky_thread_found_before_sending_says_already_there() {
     found_again(&p, &api);
     assert!(api.records().len() > 1);
 }
+
+/// Found by review: a due post whose image is missing fails the run's read (exit 1); `status`
+/// read the post without its images and said 0.
+#[test]
+fn a_due_post_with_a_missing_image_exits_alike() {
+    let p = project(SITE);
+    p.file(
+        &format!("content/{KEY}.md"),
+        format!("{POST}\n![A picture](images/gone.png)\n"),
+    );
+    let got = assert_alike(&p, 1);
+    got[0].1.stdout_has("due");
+}

@@ -162,3 +162,34 @@ fn row_08_a_target_that_refuses_connections_is_not_tried_key_after_key() {
     }
     no_secret(&p, &[&out, &next]);
 }
+
+/// Found by review: a key left untried by an outage is still a first send, so it is looked for
+/// before it is sent; a copy another runner made meanwhile is found, not duplicated.
+#[test]
+fn a_key_left_untried_by_an_outage_is_looked_for_before_it_is_sent() {
+    let api = PostsApi::start();
+    let p = project(&api, "");
+    let keys = ["2026-11-28", "2026-11-29"];
+    for key in keys {
+        p.post(key, &format!("Post {key}"));
+    }
+    api.server.down();
+    at(&p, "2026-11-29T07:00:00Z", "run").code(75);
+    let untried = p.state_lines("blog")[1].clone();
+    assert!(untried.contains("not tried this run"), "{untried}");
+    // Meanwhile another runner published the second key.
+    api.server.up();
+    let fp = untried
+        .split(" fp=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    api.seed_copy(keys[1], fp, std::time::Duration::from_secs(60));
+    at(&p, "2026-11-29T08:00:00Z", "run")
+        .code(0)
+        .stdout_has(&format!("{} blog already there", keys[1]));
+    assert_eq!(api.commits_of(keys[1]), 1);
+    assert_eq!(api.commits_of(keys[0]), 1);
+}

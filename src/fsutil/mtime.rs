@@ -16,7 +16,8 @@ pub struct Mtimes {
 }
 
 impl Mtimes {
-    /// When the file at `path` was last modified (a symbolic link's own time, not followed);
+    /// When the file at `path` was last modified (through a symbolic link, as the catalog
+    /// reads posts: the time of the file it names);
     /// `None` when it cannot be told (no such file, a time before 1970).
     pub fn of(&mut self, path: &Path) -> Option<SystemTime> {
         let (parent, name) = (path.parent()?, path.file_name()?);
@@ -37,20 +38,13 @@ impl Mtimes {
     }
 }
 
-/// The modification time (seconds, nanoseconds) of `name` in `folder`, not following a link.
+/// The modification time (seconds, nanoseconds) of `name` in `folder`, following a link.
 #[allow(unsafe_code)]
 fn fstatat(folder: &File, name: &CString) -> Option<(i64, i64)> {
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: `name` is a NUL-terminated string and `stat` a buffer of the right type, which
     // the call fills when it returns 0; the descriptor is open for the whole call.
-    let done = unsafe {
-        libc::fstatat(
-            folder.as_raw_fd(),
-            name.as_ptr(),
-            stat.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
+    let done = unsafe { libc::fstatat(folder.as_raw_fd(), name.as_ptr(), stat.as_mut_ptr(), 0) };
     if done != 0 {
         return None;
     }

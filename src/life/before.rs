@@ -45,7 +45,7 @@ pub fn sending(line: Option<&KeyLine>, look_first: bool, new_copy: bool, ctx: &C
     let before = match () {
         _ if maybe && *ctx.mode == Mode::Retry(Lever::Absent) => Before::OnWord,
         _ if maybe && look_first => Before::Look,
-        _ if line.is_none() && ctx.rules.dedup && ctx.rules.can_find => Before::Dedup,
+        _ if first(line) && ctx.rules.dedup && ctx.rules.can_find => Before::Dedup,
         _ => Before::Send,
     };
     Sending {
@@ -53,6 +53,14 @@ pub fn sending(line: Option<&KeyLine>, look_first: bool, new_copy: bool, ctx: &C
         fresh,
         generation,
     }
+}
+
+/// Whether a send is still the key's first as far as the target can know: no line, or a
+/// failed line of no attempt that proves nothing was ever sent (a key left untried by an
+/// outage, a post that could not be prepared). Such a send is looked for first where dedup is on: a copy
+/// made meanwhile by another runner, a person or an earlier state is found, not duplicated.
+fn first(line: Option<&KeyLine>) -> bool {
+    line.is_none_or(|l| l.attempt == 0 && l.proves_nothing_sent())
 }
 
 #[cfg(test)]
@@ -124,6 +132,13 @@ mod tests {
         assert_eq!(
             ask(failed.as_ref(), false, false, &rules, RUN).before,
             Before::Send
+        );
+        // A key left untried by an outage (no attempt, nothing sent) is still a first send.
+        let mut untried = failed.clone().unwrap();
+        untried.attempt = 0;
+        assert_eq!(
+            ask(Some(&untried), false, false, &rules, RUN).before,
+            Before::Dedup
         );
         rules.can_find = false;
         assert_eq!(ask(None, false, false, &rules, RUN).before, Before::Send);

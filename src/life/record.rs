@@ -486,7 +486,6 @@ fn first_word(s: &str) -> &str {
     s.split_whitespace().next().unwrap_or(s)
 }
 
-/// Read a quoted value (after its opening quote); returns the value and what follows.
 /// What follows a field's value (`value` starts right after its `=`).
 fn skip_value(value: &[u8]) -> &[u8] {
     let Some(quoted) = value.strip_prefix(b"\"") else {
@@ -504,6 +503,7 @@ fn skip_value(value: &[u8]) -> &[u8] {
     &[]
 }
 
+/// Read a quoted value (after its opening quote); returns the value and what follows.
 fn unquote(s: &str) -> Option<(String, &str)> {
     let mut out = String::new();
     let mut chars = s.char_indices();

@@ -75,9 +75,16 @@ impl TargetRun<'_> {
             }
             Ok(Lookup::CannotTell(why)) => Seen::CannotTell(why),
             Ok(Lookup::Foreign(receipts)) => {
-                let left = match sift(receipts, true) {
+                // Copies whose content no attempt sent: the same-text rule (twins) is not
+                // theirs to answer; whatever sift cannot tell stays so.
+                let foreign = copies::Elsewhere {
+                    twins: &[],
+                    ..elsewhere
+                };
+                let left = match copies::sift(line.as_ref(), receipts, foreign, true) {
                     Sifted::Found(left) => left,
-                    _ => Vec::new(),
+                    Sifted::Absent => Vec::new(),
+                    Sifted::CannotTell(why) => return Seen::CannotTell(why),
                 };
                 let (recorded, left): (Vec<_>, Vec<_>) =
                     left.into_iter().partition(|r| own.contains(&r.id));

@@ -100,7 +100,10 @@ pub struct HttpTarget {
 }
 
 impl HttpTarget {
-    pub fn new(ctx: &Context, settings: Settings) -> Result<HttpTarget, Error> {
+    pub fn new(ctx: &Context, mut settings: Settings) -> Result<HttpTarget, Error> {
+        // A method is a method in any case (`"patch"` is PATCH), as it was before it was checked.
+        settings.update_method.make_ascii_uppercase();
+        settings.delete_method.make_ascii_uppercase();
         let bad = |msg: String| {
             Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
                 .at(ctx.config.show(&ctx.target.source))

@@ -16,7 +16,8 @@ pub struct Kind {
     /// Build a target of this kind from its table (reads credential files, sends nothing).
     pub build: fn(&Context) -> Result<Box<dyn Target>, Error>,
     /// Whether a target with this table can look keys up (a built one hands out `as_find`
-    /// exactly then). `status` judges keys from the table alone, without building.
+    /// exactly then): the rules of a key's life (`runner::rules`) read it from the table, for
+    /// the run and `status` alike.
     pub can_find: fn(&TargetConfig) -> bool,
     /// Whether edits go to the published copy unless `on_edit` says otherwise: kinds that
     /// edit in place without telling anyone (a folder, a blog) do; a timeline does not.
