@@ -1,39 +1,24 @@
-//! dayrun: publish dated markdown posts to their targets, exactly once, from a timer.
+//! dayrun: publish dated markdown posts to their targets, exactly once, from a timer. This crate
+//! is the top of the workspace: the command line, the commands, and the runner that carries out
+//! what `life` decides; the crates beneath it (`docs/development.md`) are re-exported here.
 
 pub mod adopt;
 pub mod check;
 pub mod cli;
-pub mod clock;
-pub mod config;
-pub mod content;
-#[cfg(test)]
-mod doc_region;
-pub mod error;
-pub mod fsutil;
-pub mod images;
-pub mod life;
 pub mod links;
-pub mod lock;
 pub mod mark;
-pub mod merge;
-pub mod outside;
-pub mod post;
 pub mod progress;
-pub mod redact;
 pub mod retract;
 pub mod runner;
-pub mod say;
-pub mod signals;
-pub mod state;
 pub mod status;
 pub mod tally;
-pub mod targets;
-pub mod template;
-#[cfg(test)]
-mod test_alloc;
-pub mod text;
-pub mod thread;
-pub mod trace;
+
+pub use base::{clock, error, fsutil, redact, say, signals, text, trace};
+pub use config;
+pub use ::content::{content, images, post, template, thread};
+pub use life::{self, outside};
+pub use store::{lock, merge, state};
+pub use targets;
 
 use cli::{Args, Command};
 use clock::Clock;

@@ -1,0 +1,13 @@
+//! What dayrun publishes: the catalog of dated posts, each post read and derived, its images,
+//! the templates and the thread split.
+
+pub mod content;
+pub mod images;
+pub mod post;
+pub mod template;
+#[cfg(test)]
+mod test_alloc;
+pub mod thread;
+
+use base::{clock, error, fsutil, text};
+use life::outside;

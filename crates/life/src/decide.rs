@@ -1,0 +1,446 @@
+//! The visit: what a run does with a key when it reaches it, and the exit code the key leaves
+//! if nothing answers otherwise (the dry run and `status` give exactly this).
+
+use super::{Change, Ctx, Exit, KeyLine, Lever, Looked, Mode, Op, Phase, Seen, Step, Then};
+use super::{escalated, past_window};
+use crate::Class;
+use std::cell::OnceCell;
+
+/// The post of the key, read only when a rule needs it (a no-op run reads no done post).
+pub struct Lazy<'a> {
+    get: &'a dyn Fn() -> Seen,
+    cell: OnceCell<Seen>,
+}
+
+impl<'a> Lazy<'a> {
+    pub fn new(get: &'a dyn Fn() -> Seen) -> Lazy<'a> {
+        Lazy {
+            get,
+            cell: OnceCell::new(),
+        }
+    }
+
+    pub fn get(&self) -> &Seen {
+        self.cell.get_or_init(self.get)
+    }
+
+    /// Whether the post's file is gone.
+    fn gone(&self) -> bool {
+        *self.get() == Seen::Gone
+    }
+}
+
+impl std::fmt::Debug for Lazy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.cell.get() {
+            Some(seen) => write!(f, "{seen:?}"),
+            None => f.write_str("(not read)"),
+        }
+    }
+}
+
+/// What to do with one key on one target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Nothing to do.
+    Skip(Skip),
+    /// Send the post. `look_first`: an earlier attempt may have landed, so look and send only
+    /// if it is provably absent. `new_copy`: as the key's next copy.
+    Publish {
+        why: Why,
+        look_first: bool,
+        new_copy: bool,
+    },
+    /// A pending publish from an earlier run: look, and send only if absent.
+    Confirm,
+    /// A pending update from an earlier run: read the copy back, send it again if needed.
+    FinishUpdate,
+    /// A pending retract from an earlier run: finish it.
+    FinishRetract,
+    /// Published and within its edit window: send the edit if the post changed (`forced`:
+    /// `retry --force`, sent even if nothing changed).
+    CheckEdit { forced: bool },
+    /// Failed; waits for a human (or a renewed credential). The text says what to do.
+    Wait(String),
+    /// Published, and the target refused the edit the post holds now: the copy keeps its last
+    /// version, nothing is sent, and the key needs a human until the post changes again,
+    /// `retry --force` sends it, or `mark done` accepts the copy as it is. The text: what was
+    /// refused and what to do.
+    EditFailed(String),
+    /// Failed and retried by itself until now, but its date is past the catch-up window:
+    /// held back, not sent, until a human says.
+    Hold,
+    /// The post is gone and the line proves nothing was ever sent: the line goes.
+    Drop,
+    /// The post's file is bad: the reason.
+    Broken(String),
+    /// `retract`: remove every live copy.
+    Retract,
+    /// `retract`: nothing here to remove; the text says why.
+    NothingToRetract(String),
+}
+
+/// Why nothing is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    Done,
+    Scheduled,
+    Stale,
+    Draft,
+    Retracted,
+    /// Put aside by hand (`mark KEY failed`).
+    Aside,
+    /// `retry` of a done key without `--force`.
+    DoneAsked,
+    /// `retry --force` of a done key whose copy cannot be updated in place.
+    CannotUpdate,
+    /// Published, and edited after its edit window: not sent. Said once per edit (the visit
+    /// records the edit's fingerprint as `edit_late=`); later runs are quiet until it changes.
+    LateEdit,
+}
+
+impl Skip {
+    /// In a few words, for the tables.
+    pub fn word(self) -> &'static str {
+        match self {
+            Skip::Done => "done",
+            Skip::Scheduled => "scheduled",
+            Skip::Stale => "stale",
+            Skip::Draft => "draft",
+            Skip::Retracted => "retracted",
+            Skip::Aside => "put aside",
+            Skip::DoneAsked => "done: --force sends it",
+            Skip::CannotUpdate => "done: cannot update in place",
+            Skip::LateEdit => "done: edited after the edit window, not sent",
+        }
+    }
+}
+
+/// Why a post is sent, shown with the action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    Due,
+    RetrySafe,
+    LookedAbsent,
+    LookAgain,
+    Fixed,
+    Changed,
+    Renewed,
+    Asked,
+    AbsentOnWord,
+    NotOurs,
+    SecondCopy,
+    AfterRetract,
+}
+
+impl Why {
+    pub fn text(self) -> &'static str {
+        match self {
+            Why::Due => "due",
+            Why::RetrySafe => "retry-safe failure earlier",
+            Why::LookedAbsent => "the last lookup found it absent",
+            Why::LookAgain => "the last lookup failed; looking again",
+            Why::Fixed => "re-read after a content error",
+            Why::Changed => "content changed since it failed",
+            Why::Renewed => "credential changed since it failed",
+            Why::Asked => "retry asked",
+            Why::AbsentOnWord => "retry --absent",
+            Why::NotOurs => "retry --not-ours",
+            Why::SecondCopy => "forced: a second copy",
+            Why::AfterRetract => "the retracted copy is gone; publishing a new one",
+        }
+    }
+}
+
+/// The visit as a step: the decision, and the exit code the key leaves if nothing answers
+/// otherwise.
+pub(super) fn visit(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Step {
+    let decision = decide(line, seen, ctx);
+    let blocked = matches!(seen.get(), Seen::Ready(f) if f.blocked.is_some());
+    let exit = match decision {
+        Decision::Publish { .. } if blocked => Exit::NeedsHuman,
+        _ => implied(line, &decision, ctx),
+    };
+    let change = match (&decision, line) {
+        (Decision::Drop, _) => Change::Drop,
+        (Decision::Skip(Skip::LateEdit), Some(line)) => match seen.get() {
+            Seen::Ready(facts) => {
+                let mut said = line.clone();
+                said.edits.edit_late = Some(facts.fp.clone());
+                Change::Write(Box::new(said))
+            }
+            _ => Change::Keep,
+        },
+        _ => Change::Keep,
+    };
+    let mut step = Step::stop(change, exit, word(&decision));
+    step.then = Then::Decide(decision);
+    step
+}
+
+fn word(decision: &Decision) -> &'static str {
+    match decision {
+        Decision::Skip(Skip::Done | Skip::DoneAsked | Skip::CannotUpdate | Skip::LateEdit) => {
+            "done"
+        }
+        Decision::Skip(Skip::Scheduled) => "scheduled",
+        Decision::Skip(Skip::Stale) => "stale",
+        Decision::Skip(Skip::Draft) => "draft",
+        Decision::Skip(Skip::Retracted) => "retracted",
+        Decision::Skip(Skip::Aside) => "put aside",
+        Decision::Hold => "held back",
+        Decision::Drop => "forgotten",
+        Decision::Wait(_) | Decision::Broken(_) => "failed",
+        Decision::EditFailed(_) => "edit failed",
+        Decision::NothingToRetract(_) => "not published",
+        _ => "",
+    }
+}
+
+fn decide(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Decision {
+    if *ctx.mode == Mode::Retract {
+        return retract(line);
+    }
+    let Some(line) = line else {
+        return match seen.get() {
+            Seen::Draft => Decision::Skip(Skip::Draft),
+            _ if ctx.today < ctx.key => Decision::Skip(Skip::Scheduled),
+            Seen::Gone => Decision::Drop,
+            Seen::Broken(why) => Decision::Broken(why.clone()),
+            Seen::Ready(_) if past_window(ctx.key, ctx) => Decision::Skip(Skip::Stale),
+            Seen::Ready(_) => publish(Why::Due, false, false),
+        };
+    };
+    let lever = match ctx.mode {
+        Mode::Retry(lever) => Some(lever),
+        _ => None,
+    };
+    let maybe = line.tried.maybe;
+    match line.phase {
+        Phase::Pending(Op::Publish) => Decision::Confirm,
+        Phase::Pending(Op::Update) => Decision::FinishUpdate,
+        Phase::Pending(Op::Retract) => Decision::FinishRetract,
+        _ if line.proves_nothing_sent() && seen.gone() => Decision::Drop,
+        Phase::Done => match lever {
+            Some(Lever::Force) if ctx.rules.updates && line.copy.id.is_some() => {
+                Decision::CheckEdit { forced: true }
+            }
+            Some(Lever::ForceNew) if !seen.gone() => publish(Why::SecondCopy, false, true),
+            Some(Lever::Force) => Decision::Skip(Skip::CannotUpdate),
+            Some(_) => Decision::Skip(Skip::DoneAsked),
+            None => done(line, seen, ctx),
+        },
+        Phase::Retracted { .. } => match lever {
+            Some(Lever::Force | Lever::ForceNew) if !seen.gone() => {
+                publish(Why::AfterRetract, false, false)
+            }
+            _ => Decision::Skip(Skip::Retracted),
+        },
+        Phase::Failed(class, looked) => {
+            if let Some(lever) = lever {
+                return match lever {
+                    _ if maybe && seen.gone() => Decision::Confirm,
+                    _ if seen.gone() && line.proves_nothing_sent() => Decision::Drop,
+                    _ if seen.gone() => Decision::Wait(format!(
+                        "nothing to send: the post's file is gone; `dayrun retract {}` removes its copies",
+                        line.key
+                    )),
+                    Lever::Absent => publish(Why::AbsentOnWord, false, false),
+                    Lever::NotOurs(_) => publish(Why::NotOurs, maybe, false),
+                    Lever::New | Lever::ForceNew if !maybe => publish(Why::Asked, false, true),
+                    _ => publish(Why::Asked, maybe, false),
+                };
+            }
+            failed(line, class, looked, seen, ctx)
+        }
+    }
+}
+
+/// A failed key in a run (no human lever).
+fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) -> Decision {
+    let maybe = line.tried.maybe;
+    let key = line.key;
+    let transient = matches!(
+        (class, looked),
+        (Class::RetrySafe, _) | (Class::Unknown, Looked::Absent | Looked::Error)
+    );
+    let seen = seen.get();
+    // Put aside by hand: quiet until the post changes (or a person retries it).
+    if line.by_hand {
+        return match seen {
+            Seen::Ready(f) if line.fp.as_ref().is_some_and(|fp| *fp != f.fp) => {
+                publish(Why::Changed, maybe, false)
+            }
+            _ => Decision::Skip(Skip::Aside),
+        };
+    }
+    match seen {
+        // The file is gone, but an attempt may be out: look; a copy found is recorded.
+        Seen::Gone if maybe && ctx.rules.can_find && transient => return Decision::Confirm,
+        // Nothing of it can be out, but the line names live copies: it says what to do.
+        Seen::Gone if !maybe && !line.live_ids().is_empty() => {
+            return Decision::Wait(line.reason.clone().unwrap_or_else(|| {
+                format!(
+                    "the post's file is gone and copies are still live: `dayrun retract {key} --yes` takes them back, or `dayrun mark {key} done --id ID` keeps one"
+                )
+            }));
+        }
+        Seen::Gone => {
+            return Decision::Wait(format!(
+                "the post's file is gone and an attempt may be out; look on the target: `dayrun mark {key} done --id ID` if it is there, `dayrun mark {key} failed` if not"
+            ));
+        }
+        Seen::Draft => return Decision::Skip(Skip::Draft),
+        Seen::Broken(why) => return Decision::Broken(why.clone()),
+        Seen::Ready(_) => {}
+    }
+    if transient && past_window(key, ctx) {
+        return Decision::Hold;
+    }
+    // A line that names no fingerprint cannot tell an edit: it is not one.
+    let changed = matches!(seen, Seen::Ready(f) if line.fp.as_ref().is_some_and(|fp| *fp != f.fp));
+    match (class, looked) {
+        (Class::RetrySafe, _) => publish(Why::RetrySafe, maybe, false),
+        (Class::Unknown, Looked::Absent) => publish(Why::LookedAbsent, true, false),
+        (Class::Unknown, Looked::Error) => publish(Why::LookAgain, true, false),
+        (Class::Local, _) => publish(Why::Fixed, maybe, false),
+        (Class::Unknown, Looked::Nothing) => Decision::Wait(
+            line.reason
+                .clone()
+                .unwrap_or_else(|| "outcome unknown, and the lookup could not tell".into()),
+        ),
+        (Class::Rejected | Class::Auth, _) if changed => publish(Why::Changed, maybe, false),
+        (Class::Auth, _) if ctx.credential.is_some() && ctx.credential != line.cred.as_deref() => {
+            publish(Why::Renewed, maybe, false)
+        }
+        (_, _) if line.by_hand => Decision::Skip(Skip::Aside),
+        (Class::Auth | Class::Rejected, _) => Decision::Wait(format!(
+            "failed ({class}: {})",
+            line.reason.as_deref().unwrap_or("no reason recorded")
+        )),
+    }
+}
+
+fn retract(line: Option<&KeyLine>) -> Decision {
+    let Some(line) = line else {
+        return Decision::NothingToRetract("not published (no record here)".into());
+    };
+    match line.phase {
+        Phase::Pending(Op::Retract) => return Decision::FinishRetract,
+        Phase::Pending(Op::Publish) => {
+            return Decision::Wait(format!(
+                "an attempt is pending and its outcome unknown: `dayrun run` looks it up first, or `dayrun mark {} done --id ID`",
+                line.key
+            ));
+        }
+        Phase::Failed(..) if line.tried.maybe => {
+            return Decision::Wait(format!(
+                "an attempt may have landed and dayrun has no id for it: look on the target, `dayrun mark {} done --id ID` if it is there, then retract",
+                line.key
+            ));
+        }
+        _ => {}
+    }
+    if !line.live_ids().is_empty() {
+        return Decision::Retract;
+    }
+    Decision::NothingToRetract(match line.phase {
+        Phase::Done => format!(
+            "no id recorded for this post, so it cannot be found to remove; remove it by hand, then `dayrun mark {} done --id ID` records the id for next time",
+            line.key
+        ),
+        Phase::Retracted { .. } => "already retracted".into(),
+        _ => "not published (failed)".into(),
+    })
+}
+
+fn publish(why: Why, look_first: bool, new_copy: bool) -> Decision {
+    Decision::Publish {
+        why,
+        look_first,
+        new_copy,
+    }
+}
+
+/// A done key in a run: its refused edit stands while the post still holds it; else its edit
+/// goes to the copy within the edit window; an edit after the window is said once.
+fn done(line: &KeyLine, seen: &Lazy, ctx: &Ctx) -> Decision {
+    // Edits of this key go nowhere: the target does not update, or the copy's id is unknown.
+    if !ctx.rules.updates || line.copy.id.is_none() {
+        return Decision::Skip(Skip::Done);
+    }
+    let facts = || match seen.get() {
+        Seen::Ready(facts) => Some(facts),
+        _ => None,
+    };
+    if let Some(refused) = &line.edits.edit_failed
+        && facts().is_some_and(|f| f.payload.as_ref() == Some(refused))
+    {
+        return Decision::EditFailed(line.reason.clone().unwrap_or_else(|| {
+            format!(
+                "the target refused this edit, and the copy keeps its last version; save the post again once it is fixed, `dayrun retry {0} --force` sends it as it is, `dayrun mark {0} done` accepts the copy as it is",
+                line.key
+            )
+        }));
+    }
+    if within_window(line, ctx) {
+        return match facts() {
+            Some(_) => Decision::CheckEdit { forced: false },
+            None => Decision::Skip(Skip::Done),
+        };
+    }
+    // After the window, an edit is what the fingerprint says (as `status` shows EDITED).
+    let late = facts().is_some_and(|f| {
+        line.fp.as_ref().is_some_and(|fp| *fp != f.fp)
+            && line.edits.edit_late.as_ref() != Some(&f.fp)
+    });
+    match late {
+        true => Decision::Skip(Skip::LateEdit),
+        false => Decision::Skip(Skip::Done),
+    }
+}
+
+/// Whether the first publish (in the run's zone) is within `edit_days` of today.
+fn within_window(line: &KeyLine, ctx: &Ctx) -> bool {
+    let published = line.edits.published.as_deref().unwrap_or(&line.at);
+    published
+        .parse::<jiff::Timestamp>()
+        .map(|t| t.to_zoned_datetime(ctx.tz.clone()).date())
+        .is_ok_and(|day| crate::day::days_between(day, ctx.today) <= ctx.rules.edit_days)
+}
+
+/// The exit code the key leaves if nothing answers otherwise: a send that may succeed counts
+/// as if it will (a due key never tried is 0); what waits counts as waiting.
+pub(super) fn implied(line: Option<&KeyLine>, decision: &Decision, ctx: &Ctx) -> Exit {
+    let waiting = |line: &KeyLine| match escalated(line, ctx) {
+        true => Exit::NeedsHuman,
+        false => Exit::RetryLater,
+    };
+    match (decision, line) {
+        (Decision::Skip(_) | Decision::Drop | Decision::CheckEdit { .. }, _) => Exit::Ok,
+        (Decision::Retract | Decision::NothingToRetract(_), _) => Exit::Ok,
+        (Decision::Hold | Decision::EditFailed(_), _) => Exit::NeedsHuman,
+        (Decision::Wait(_), Some(l)) if matches!(l.phase, Phase::Failed(Class::Auth, _)) => {
+            Exit::Auth
+        }
+        (Decision::Wait(_), _) => Exit::NeedsHuman,
+        (Decision::Broken(_), Some(l)) if l.attempted() => Exit::NeedsHuman,
+        (Decision::Broken(_), _) => match past_window(ctx.key, ctx) {
+            true => Exit::Ok,
+            false => Exit::NeedsHuman,
+        },
+        // A target that cannot look: an unknown outcome is a human's at once.
+        (Decision::Confirm, Some(_)) if !ctx.rules.can_find => Exit::NeedsHuman,
+        (Decision::Confirm | Decision::FinishUpdate | Decision::FinishRetract, Some(l)) => {
+            waiting(l)
+        }
+        (
+            Decision::Publish {
+                why: Why::RetrySafe | Why::LookedAbsent | Why::LookAgain,
+                ..
+            },
+            Some(l),
+        ) => waiting(l),
+        _ => Exit::Ok,
+    }
+}

@@ -1,0 +1,126 @@
+//! Edits after publishing: an update's answer, its read-back, and the edit hash of a copy that
+//! needs no update. An update is never turned into a create.
+
+use super::send::{Answer, Failure, Landed, Verdict};
+use super::{Change, Ctx, Exit, KeyLine, MAX_REASON, Phase, Step, Then, cut, escalated, reason};
+use crate::Class;
+use std::time::Duration;
+
+/// An update answered (or could not be prepared: `line` is then the done line itself).
+pub(super) fn answered(line: Option<&KeyLine>, answer: &Answer, sends: u32, ctx: &Ctx) -> Step {
+    let Some(line) = line else {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    };
+    match answer {
+        Answer::Landed(landed) => updated(line, landed, ctx),
+        Answer::Failed(failure) if failure.class == Class::Unknown && !failure.setup => {
+            let _ = sends;
+            Step::stop(Change::Keep, Exit::Ok, "").then(Then::ReadBack(Duration::ZERO))
+        }
+        Answer::Failed(failure) => {
+            // Nothing changed on the target: the copy keeps its last version. A refused edit
+            // is not sent again until the post changes again, and stands until then (`visit`).
+            let mut next = line.clone();
+            next.phase = Phase::Done;
+            next.reason = None;
+            next.first_failure = None;
+            if failure.class == Class::Rejected {
+                next.edits.edit_failed = failure.payload.map(str::to_string);
+                next.reason = Some(refusal(failure));
+            }
+            let exit = match failure.class {
+                _ if failure.setup => Exit::Usage,
+                Class::Auth => Exit::Auth,
+                Class::RetrySafe => Exit::RetryLater,
+                _ => Exit::NeedsHuman,
+            };
+            Step::write(next, exit, "failed")
+        }
+    }
+}
+
+/// What a refused edit leaves on its done line: what was refused, then what to do. The advice
+/// is kept whole; the refusal is cut to make room for it within `MAX_REASON`.
+fn refusal(failure: &Failure) -> String {
+    let Some(hint) = failure.hint else {
+        return reason(failure.reason);
+    };
+    let hint = reason(hint);
+    // The refusal, its `…` and "; " go before the advice.
+    let room = MAX_REASON.saturating_sub(hint.chars().count() + 3);
+    let why = cut(reason(failure.reason), room);
+    reason(&format!("{why}; {hint}"))
+}
+
+/// The update is on the copy: the done line, with the new edit hash.
+fn updated(line: &KeyLine, landed: &Landed, ctx: &Ctx) -> Step {
+    let mut next = line.clone();
+    next.phase = Phase::Done;
+    next.at = ctx.stamp.clone();
+    next.fp = Some(landed.fp.to_string());
+    next.edits.payload = Some(landed.payload.to_string());
+    next.edits.updated += 1;
+    next.edits.edit_failed = None;
+    if let Some(first) = landed.receipts.first() {
+        if let Some(url) = &first.url {
+            next.copy.url = Some(url.clone());
+        }
+        next.copy.version = first.version.clone();
+    }
+    next.copy.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
+    next.reason = None;
+    next.first_failure = None;
+    Step::write(next, Exit::Ok, "updated")
+}
+
+/// The copy read back after an update whose answer was lost (or from an earlier run).
+pub(super) fn read_back(line: Option<&KeyLine>, verdict: &Verdict, sends: u32, ctx: &Ctx) -> Step {
+    let Some(line) = line else {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    };
+    let unsure = |why: &str| {
+        let mut next = line.clone();
+        next.first_failure.get_or_insert_with(|| ctx.stamp.clone());
+        next.reason = Some(reason(&format!(
+            "the edit's outcome is unknown ({why}); the next run reads the copy back and sends it again if needed"
+        )));
+        let exit = match escalated(&next, ctx) {
+            true => Exit::NeedsHuman,
+            false => Exit::RetryLater,
+        };
+        let text = next.reason.clone().unwrap_or_default();
+        Step::write(next, exit, "unconfirmed").say(text)
+    };
+    match verdict {
+        Verdict::Found(landed) => updated(line, landed, ctx),
+        // Resending an update is harmless; it is never turned into a create.
+        Verdict::Absent if sends <= ctx.rules.retries => {
+            Step::stop(Change::Keep, Exit::Ok, "").then(Then::Send(Duration::ZERO))
+        }
+        Verdict::Absent | Verdict::NotYet(_) => unsure("the copy does not hold the edit yet"),
+        Verdict::CannotTell(why) | Verdict::Transient(why) => unsure(why),
+        Verdict::Foreign(_) => unsure("the copy holds something else"),
+        Verdict::Refused(failure) => {
+            let mut next = line.clone();
+            next.reason = Some(reason(failure.reason));
+            let exit = match failure.class {
+                Class::Auth => Exit::Auth,
+                _ if failure.setup => Exit::Usage,
+                _ => Exit::NeedsHuman,
+            };
+            Step::write(next, exit, "failed")
+        }
+    }
+}
+
+/// A published copy whose edit hash is recorded without sending anything.
+pub(super) fn baseline(line: Option<&KeyLine>, payload: &str) -> Step {
+    match line {
+        Some(line) if line.phase == Phase::Done => {
+            let mut next = line.clone();
+            next.edits.payload = Some(payload.to_string());
+            Step::write(next, Exit::Ok, "done")
+        }
+        _ => Step::stop(Change::Keep, Exit::Ok, "done"),
+    }
+}

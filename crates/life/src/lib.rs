@@ -1,0 +1,472 @@
+//! A key's life on one target, in one place: its typed line (`line.rs`), the events that move it,
+//! and `next`, the one pure function from (line, event, the target's rules, now) to (the line to
+//! write, what to do next, the exit code it leaves). Every command that writes a line (run,
+//! retry, batch, uploads, updates, retract, mark, adopt) and every reader that judges one
+//! (`status`, the dry run, `merge-state`) goes through here; the README's "Life of a key" is
+//! checked against `table` by a test.
+
+mod before;
+mod class;
+pub mod copies;
+pub mod day;
+mod decide;
+mod edit;
+mod exit;
+mod human;
+mod line;
+pub mod list;
+mod merge;
+pub mod outside;
+mod parts;
+mod receipt;
+mod record;
+mod remove;
+mod send;
+#[cfg(test)]
+mod table;
+
+pub use before::{Before, Sending, sending};
+pub use class::{Class, code};
+pub use decide::{Decision, Lazy, Skip, Why};
+pub use exit::Exit;
+pub use human::Act;
+pub use line::{Copy, Edits, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field};
+pub use merge::{Conflict, merge};
+pub use parts::{MAX_PARTS, Part};
+pub use receipt::Receipt;
+pub use record::{Record, Status};
+pub use remove::removed_note;
+pub use send::{Answer, Failure, How, Landed, Verdict};
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+use std::time::Duration;
+
+/// At most this many live copies of earlier generations are kept on a line: a new copy past it
+/// is refused (retract some first), so no id is ever dropped to make room. Duplicates a lookup
+/// finds and copies ruled foreign are kept up to `MAX_IDS / 2` each. With ids of at most
+/// `MAX_ID` bytes, a URL, 16 KiB of uploads, a reason of `MAX_REASON` characters and a thread of
+/// `MAX_PARTS` parts of `parts::MAX_PART` bytes, a line stays below 62 KiB at the very worst,
+/// under the state file's 64 KiB limit.
+pub const MAX_IDS: usize = 8;
+/// The longest id or URL kept from outside (a server, a script, `mark --id`).
+pub const MAX_ID: usize = 2048;
+/// The longest reason kept on a line (the trace and the terminal show the same).
+pub const MAX_REASON: usize = 1000;
+/// Generations past this are refused (`retry --new`): retract copies first.
+pub const MAX_GENERATION: u32 = 64;
+
+/// What the run was asked to do, one mode at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// `run`: publish what is due; `backfill`: keys older than `catchup_days` too.
+    Run { backfill: bool },
+    /// `retry KEY…`: a human asks for these keys now.
+    Retry(Lever),
+    /// `retract KEY…`: take the copies back.
+    Retract,
+}
+
+/// How a human asks for a key again (`retry` and its flags).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lever {
+    /// `retry`: look first where an attempt may have landed; send only if absent.
+    Again,
+    /// `retry --absent`: the human looked and the post is not there: send without looking.
+    Absent,
+    /// `retry --new`: a failed key that nothing reached is sent as the key's next copy.
+    New,
+    /// `retry --force`: a done key is sent again, in place where the target updates.
+    Force,
+    /// `retry --force --new`: a done key gets a second copy, on purpose.
+    ForceNew,
+    /// `retry --not-ours ID`: the copy ID at this key's place is not this post; publish beside
+    /// it (recorded as `foreign=`, so the question is not asked again).
+    NotOurs(String),
+}
+
+/// The target's rules, from its config and its kind.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    /// Due keys older than this many days are stale (never sent) or held back (sent and failed).
+    pub catchup_days: i64,
+    /// A failure that lasts this long turns the timer red (`escalate_after`, default 20 h).
+    pub escalate_after: Duration,
+    /// Edits are sent for this many days after the first publish.
+    pub edit_days: i64,
+    /// Extra sends, and extra looks after a failed lookup, within one run.
+    pub retries: u32,
+    /// The first backoff; it doubles.
+    pub backoff: Duration,
+    /// Edits go to the published copy (`on_edit`, or the kind's default).
+    pub updates: bool,
+    /// The target can look a key up at all (an http target without `list_url` cannot).
+    pub can_find: bool,
+    /// Pre-submit dedup is on (`dedup` is not `false`): a first attempt looks first.
+    pub dedup: bool,
+    /// `dedup = "strict"`: a pre-submit lookup that cannot tell does not send.
+    pub strict: bool,
+}
+
+/// A target table's defaults for the delivery keys a key's life reads; `config` starts from
+/// them, so the two cannot disagree.
+pub mod defaults {
+    use std::time::Duration;
+
+    /// `catchup_days`.
+    pub const CATCHUP_DAYS: i64 = 3;
+    /// `escalate_after`: red by the second morning of a daily timer.
+    pub const ESCALATE_AFTER: Duration = Duration::from_secs(20 * 3600);
+    /// `edit_days`.
+    pub const EDIT_DAYS: i64 = 7;
+    /// `retries`.
+    pub const RETRIES: u32 = 2;
+    /// `backoff_secs`.
+    pub const BACKOFF: Duration = Duration::from_secs(2);
+}
+
+impl Default for Rules {
+    /// A target table's defaults (`catchup_days` 3, `escalate_after` 20 h, `dedup = true`, …).
+    fn default() -> Rules {
+        Rules {
+            catchup_days: defaults::CATCHUP_DAYS,
+            escalate_after: defaults::ESCALATE_AFTER,
+            edit_days: defaults::EDIT_DAYS,
+            retries: defaults::RETRIES,
+            backoff: defaults::BACKOFF,
+            updates: false,
+            can_find: true,
+            dedup: true,
+            strict: false,
+        }
+    }
+}
+
+/// The moment a key is judged in.
+#[derive(Debug, Clone)]
+pub struct Ctx<'a> {
+    /// The key judged.
+    pub key: Date,
+    pub now: Timestamp,
+    pub tz: &'a jiff::tz::TimeZone,
+    /// `now` as a line writes it.
+    pub stamp: String,
+    pub today: Date,
+    pub rules: &'a Rules,
+    pub mode: &'a Mode,
+    /// The key was named on the command line (`--key`, or `retry`'s keys): never stale.
+    pub named: bool,
+    /// A non-secret fingerprint of the credential in use (an auth failure retries once it
+    /// changes).
+    pub credential: Option<&'a str>,
+}
+
+impl<'a> Ctx<'a> {
+    /// `key` judged at `now` (in zone `tz`, as the caller's clock read it) on `today` (the
+    /// clock's, or as `--today` pinned it). `life` reads no clock: the moment comes in.
+    pub fn at(
+        key: Date,
+        now: &jiff::ZonedDateTime,
+        tz: &'a jiff::tz::TimeZone,
+        today: Date,
+        rules: &'a Rules,
+        mode: &'a Mode,
+    ) -> Ctx<'a> {
+        Ctx {
+            key,
+            now: now.timestamp(),
+            tz,
+            stamp: crate::day::stamp(now),
+            today,
+            rules,
+            mode,
+            named: false,
+            credential: None,
+        }
+    }
+}
+
+/// The post of a key as the run finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// No file.
+    Gone,
+    /// The file cannot be read or derived: the reason.
+    Broken(String),
+    /// `draft: true`.
+    Draft,
+    /// Ready to send.
+    Ready(Facts),
+}
+
+/// What of a readable post the rules compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facts {
+    pub fp: String,
+    /// The edit hash (`payload=`) of the post now, where the rules compare it: on a line that
+    /// holds a refused edit (`edit_failed=`).
+    pub payload: Option<String>,
+    /// Why the post cannot go to this target until a person acts (its template fails on it,
+    /// a copy its text links to will never come by itself), if it cannot: a send of it
+    /// fails, so the key leaves a run needing a person.
+    pub blocked: Option<String>,
+}
+
+/// What happens to the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Keep,
+    Write(Box<KeyLine>),
+    /// The line goes (it proves nothing was ever sent, and its post is gone).
+    Drop,
+}
+
+/// What the runner does next with the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Then {
+    /// Nothing more this run.
+    Stop,
+    /// The visit's decision.
+    Decide(Decision),
+    /// Send (again) after waiting this long; the pending line is written first.
+    Send(Duration),
+    /// Look (again) after waiting this long.
+    Look(Duration),
+    /// Read the updated copy back, or send the update again, after waiting this long.
+    ReadBack(Duration),
+    /// Remove this live copy next.
+    Remove(String),
+}
+
+/// The result of one event: the line, what comes next, the exit code it leaves, and the word
+/// the summary counts it under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub line: Change,
+    pub then: Then,
+    pub exit: Exit,
+    pub word: &'static str,
+    /// What to tell the human (printed with the key, traced), if anything.
+    pub say: Option<String>,
+}
+
+impl Step {
+    fn stop(line: Change, exit: Exit, word: &'static str) -> Step {
+        Step {
+            line,
+            then: Then::Stop,
+            exit,
+            word,
+            say: None,
+        }
+    }
+
+    fn write(line: KeyLine, exit: Exit, word: &'static str) -> Step {
+        Step::stop(Change::Write(Box::new(line)), exit, word)
+    }
+
+    fn then(mut self, then: Then) -> Step {
+        self.then = then;
+        self
+    }
+
+    fn say(mut self, text: impl Into<String>) -> Step {
+        self.say = Some(text.into());
+        self
+    }
+
+    /// The line written by this step, if any.
+    pub fn written(&self) -> Option<&KeyLine> {
+        match &self.line {
+            Change::Write(line) => Some(line),
+            _ => None,
+        }
+    }
+}
+
+/// Everything that moves a key.
+#[derive(Debug, Clone)]
+pub enum Event<'a> {
+    /// The run reaches the key: what to do with it (the post is read only if a rule needs it).
+    Visit(&'a Lazy<'a>),
+    /// A send starts (`op` publish or update): the pending line, durable before the request.
+    /// `marks`: what this attempt sends; `payload`: its edit hash (a copy a lookup finds later
+    /// is this attempt's, whatever the file says by then); `rkey`: the record key for a new
+    /// copy, if the target names records; `new_copy`: the human asked for the key's next copy.
+    Attempt {
+        op: Op,
+        fp: &'a str,
+        marks: &'a [String],
+        payload: Option<&'a str>,
+        new_copy: bool,
+        rkey: Option<&'a str>,
+    },
+    /// An upload's answer arrived: the uploads so far, on the pending line at once.
+    Uploaded(&'a str),
+    /// A send answered. `before`: the line as it was before this attempt (a failure that
+    /// provably sent nothing leaves it as it was); `sends`: sends made for the key this run.
+    Answered {
+        answer: Answer<'a>,
+        before: Option<&'a KeyLine>,
+        sends: u32,
+    },
+    /// A lookup answered. `first`: before any attempt (pre-submit dedup); `looks`: failed looks
+    /// this run; `sends`: sends this run; `sendable`: a post is there to send if absent.
+    Looked {
+        verdict: Verdict<'a>,
+        first: bool,
+        looks: u32,
+        sends: u32,
+        sendable: bool,
+    },
+    /// An unchanged published copy: its edit hash recorded without sending (a line from
+    /// before payloads were kept, or one dayrun 0.3 hashed without images).
+    Baseline(&'a str),
+    /// A retract starts: every live copy goes, one at a time.
+    Retracting,
+    /// A copy was removed (`gone`: a lookup showed it gone; else the target accepted it).
+    Removed { id: &'a str, verified: bool },
+    /// A removal failed (nothing was removed) or the copy is still there (`unsure`: its
+    /// outcome is unknown). `before`: the line before the retract started.
+    NotRemoved {
+        class: Class,
+        reason: &'a str,
+        unsure: bool,
+        before: Option<&'a KeyLine>,
+    },
+    /// Part `n` of a thread landed (`url`: the link of part 0): on the pending line at once.
+    PartLanded {
+        n: usize,
+        part: &'a Part,
+        url: Option<&'a str>,
+    },
+    /// The parts a thread is sent as (`thread::hash`): on its pending line before the first
+    /// part goes.
+    Split(&'a str),
+    /// A human command.
+    Human(&'a Act),
+}
+
+/// The one transition function. Pure: the runner does what `then` says, and feeds the answer
+/// back as the next event.
+pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
+    match event {
+        Event::Visit(seen) => decide::visit(line, seen, ctx),
+        Event::Attempt {
+            op,
+            fp,
+            marks,
+            payload,
+            new_copy,
+            rkey,
+        } => {
+            let sent = send::Sent {
+                fp,
+                marks,
+                payload: *payload,
+            };
+            send::attempt(line, *op, &sent, *new_copy, *rkey, ctx)
+        }
+        Event::Uploaded(media) => send::uploaded(line, media, ctx),
+        Event::Answered {
+            answer,
+            before,
+            sends,
+        } => match line.map(|l| l.phase) {
+            Some(Phase::Pending(Op::Update)) => edit::answered(line, answer, *sends, ctx),
+            _ => send::answered(line, answer, *before, *sends, ctx),
+        },
+        Event::Looked {
+            verdict,
+            first,
+            looks,
+            sends,
+            sendable,
+        } => match line.map(|l| l.phase) {
+            Some(Phase::Pending(Op::Update)) => edit::read_back(line, verdict, *sends, ctx),
+            _ => send::looked(line, verdict, *first, *looks, *sends, *sendable, ctx),
+        },
+        Event::Baseline(payload) => edit::baseline(line, payload),
+        Event::Retracting => remove::start(line, ctx),
+        Event::Removed { id, verified } => remove::removed(line, id, *verified, ctx),
+        Event::NotRemoved {
+            class,
+            reason,
+            unsure,
+            before,
+        } => remove::not_removed(line, *class, reason, *unsure, *before, ctx),
+        Event::PartLanded { n, part, url } => parts::landed(line, *n, part, *url, ctx),
+        Event::Split(hash) => parts::split(line, hash, ctx),
+        Event::Human(act) => human::act(line, act, ctx),
+    }
+}
+
+/// Whether a failure that began at the line's `first_failure` (else the line's own time) has
+/// lasted past `escalate_after`.
+pub fn escalated(line: &KeyLine, ctx: &Ctx) -> bool {
+    let began = line.first_failure_time().or_else(|| line.time());
+    began.is_some_and(|t| {
+        ctx.now
+            .duration_since(t)
+            .try_into()
+            .is_ok_and(|d: Duration| d > ctx.rules.escalate_after)
+    })
+}
+
+/// Whether the key's date is older than the catch-up window and nobody asked for it.
+pub fn past_window(key: Date, ctx: &Ctx) -> bool {
+    let backfill = matches!(ctx.mode, Mode::Run { backfill: true } | Mode::Retry(_));
+    crate::day::days_between(key, ctx.today) > ctx.rules.catchup_days && !backfill && !ctx.named
+}
+
+/// A receipt from outside, as a line may keep it: an id of at most `MAX_ID` bytes with no
+/// control character, and a URL only when it is http(s). `Err`: the id is unusable, so the
+/// outcome is unknown (the key is looked up, never written blind).
+pub fn checked(receipt: &Receipt) -> Result<Receipt, String> {
+    let id = &receipt.id;
+    if id.is_empty() || id.len() > MAX_ID || id.chars().any(char::is_control) {
+        let shown = crate::outside::escape(id, 60);
+        return Err(format!(
+            "the receipt id is not usable ({} bytes{}: {shown})",
+            id.len(),
+            match id.chars().any(char::is_control) {
+                true => ", with control characters",
+                false => "",
+            }
+        ));
+    }
+    // A link: http(s), or a path on the site (`/posts/x.json`); never `javascript:` and the like.
+    let url = crate::outside::web_url(receipt.url.as_deref()).filter(|u| u.len() <= MAX_ID);
+    // A version is a short token (Ghost: a timestamp): anything else is not kept, and the
+    // target then has no version to send back.
+    let version = receipt.version.clone().filter(|v| {
+        !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_graphic() && c != '"')
+    });
+    Ok(Receipt {
+        id: id.clone(),
+        url,
+        note: receipt.note.clone(),
+        version,
+    })
+}
+
+/// A reason kept on a line: one attempt's words, control characters as spaces (a reason is for
+/// people, and escapes would grow the line), cut to `MAX_REASON` characters.
+pub fn reason(text: &str) -> String {
+    let plain: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    cut(plain, MAX_REASON)
+}
+
+/// `text` cut to `max` characters, with `…` where it was cut.
+fn cut(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests;

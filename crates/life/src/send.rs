@@ -1,0 +1,550 @@
+//! Publishing a key: the pending line before the send, what each answer and each lookup makes
+//! of the line, and whether to send or look again within the run.
+
+use super::Receipt;
+use super::{
+    Change, Ctx, Exit, KeyLine, Looked, MAX_GENERATION, MAX_IDS, MAX_MARKS, Op, Phase, Step, Then,
+    escalated, past_window, reason,
+};
+use crate::Class;
+use jiff::Timestamp;
+use std::time::Duration;
+
+/// What a send answered.
+#[derive(Debug, Clone)]
+pub enum Answer<'a> {
+    /// Published (or, for an update, applied): the receipts and what the line keeps of them.
+    Landed(Landed<'a>),
+    /// It failed, in this class.
+    Failed(Failure<'a>),
+}
+
+/// A copy that is there: the receipts (the first is recorded; more are duplicates), how it was
+/// learnt, and what the done line keeps.
+#[derive(Debug, Clone)]
+pub struct Landed<'a> {
+    pub receipts: &'a [Receipt],
+    pub how: How,
+    /// The post's fingerprint and edit hash now.
+    pub fp: &'a str,
+    pub payload: &'a str,
+    /// The uploads the copy uses (the others were traced as unattached).
+    pub media: Option<&'a str>,
+    /// The copy the target recognises in the id (its generation and record key), for a copy
+    /// found with no line behind it.
+    pub copy: Option<(u32, &'a str)>,
+}
+
+/// How a copy came to be known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum How {
+    Published,
+    Confirmed,
+    /// Found before the first send (pre-submit dedup).
+    AlreadyThere,
+}
+
+/// A failed send.
+#[derive(Debug, Clone)]
+pub struct Failure<'a> {
+    pub class: Class,
+    pub reason: &'a str,
+    /// The refused credential's fingerprint (auth).
+    pub cred: Option<&'a str>,
+    pub fp: Option<&'a str>,
+    /// The edit hash of the post an update failed for (a refused edit is not sent again
+    /// until the post changes again).
+    pub payload: Option<&'a str>,
+    /// The target's setup refused the request before sending (a certificate): recorded
+    /// retry-safe, and the run exits 2.
+    pub setup: bool,
+    /// How long the server asked to wait before a retry (within the cap); `None`: the backoff.
+    pub wait: Option<Duration>,
+    /// The target stops for this run (auth, a rate limit longer than the cap): no retry now.
+    pub stop: bool,
+    /// What to do about it, when the target knows (a lookup refused for good says it).
+    pub hint: Option<&'a str>,
+}
+
+/// What a lookup said.
+#[derive(Debug, Clone)]
+pub enum Verdict<'a> {
+    /// This post is there (its content is what an attempt sent).
+    Found(Landed<'a>),
+    /// Provably not there, and no attempt can still land.
+    Absent,
+    /// Not there yet, but an attempt could still land until then.
+    NotYet(Timestamp),
+    /// The lookup cannot say, by its nature (no exact lookup, a list cut short).
+    CannotTell(&'a str),
+    /// The lookup failed (a 503, a timeout): look again, later if need be.
+    Transient(&'a str),
+    /// Copies at this key's place whose content is not what was sent: not provably ours.
+    Foreign(&'a [Receipt]),
+    /// The lookup was refused for good (auth, a broken setup).
+    Refused(Failure<'a>),
+}
+
+/// What an attempt sends: the post's fingerprint, the marks a lookup compares, and the edit
+/// hash of the copy it makes.
+pub(super) struct Sent<'a> {
+    pub fp: &'a str,
+    pub marks: &'a [String],
+    pub payload: Option<&'a str>,
+}
+
+/// A send starts: the pending line, from the line before it. Everything on the line carries
+/// over; a new copy moves the live ids of the old one to `older`.
+pub(super) fn attempt(
+    line: Option<&KeyLine>,
+    op: Op,
+    sent: &Sent,
+    new_copy: bool,
+    rkey: Option<&str>,
+    ctx: &Ctx,
+) -> Step {
+    let (fp, marks) = (sent.fp, sent.marks);
+    let mut next = line
+        .cloned()
+        .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Pending(op)));
+    let before = next.phase;
+    let retracted = matches!(before, Phase::Retracted { .. });
+    if new_copy || retracted {
+        if next.copy.generation >= MAX_GENERATION {
+            return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
+                "this key has had {MAX_GENERATION} copies; retract some before making another"
+            ));
+        }
+        let live: Vec<String> = next
+            .live_ids()
+            .into_iter()
+            .filter(|id| !next.older.contains(id))
+            .collect();
+        if next.older.len() + live.len() > MAX_IDS {
+            return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
+                "this key already has {} live copies; retract them before making another",
+                next.older.len() + live.len()
+            ));
+        }
+        next.older.extend(live);
+        next.copy = super::Copy {
+            generation: next.copy.generation + 1,
+            ..super::Copy::default()
+        };
+        next.copies.clear();
+        next.tried = super::Tried::default();
+        next.edits = super::Edits::default();
+        next.attempt = 0;
+        next.dedup = false;
+    }
+    if op == Op::Publish && next.copy.rkey.is_none() {
+        next.copy.rkey = rkey.map(str::to_string);
+    }
+    next.phase = Phase::Pending(op);
+    next.at = ctx.stamp.clone();
+    next.fp = Some(fp.to_string());
+    next.reason = None;
+    next.by_hand = false;
+    next.cred = None;
+    if op == Op::Publish {
+        next.attempt += 1;
+        next.tried.maybe = true;
+        next.tried.since.get_or_insert_with(|| ctx.stamp.clone());
+        next.tried.marks.retain(|m| !marks.contains(m));
+        next.tried.marks.extend(marks.iter().cloned());
+        let extra = next.tried.marks.len().saturating_sub(MAX_MARKS);
+        next.tried.marks.drain(..extra);
+        if let Some(payload) = sent.payload {
+            next.edits.payload = Some(payload.to_string());
+        }
+    }
+    Step::write(next, Exit::Ok, "").then(Then::Send(Duration::ZERO))
+}
+
+/// An upload's answer, on the pending line at once. The line takes the upload's time: the
+/// send goes out after it, and an attempt's deadline counts from the line's time (a run
+/// killed during a create after minutes of uploads must not find its deadline already past).
+pub(super) fn uploaded(line: Option<&KeyLine>, media: &str, ctx: &Ctx) -> Step {
+    let Some(line) = line else {
+        return Step::stop(Change::Keep, Exit::Ok, "");
+    };
+    let mut next = line.clone();
+    if matches!(next.phase, Phase::Pending(_)) {
+        next.at = ctx.stamp.clone();
+    }
+    next.copy.media = Some(media.to_string()).filter(|m| !m.is_empty());
+    Step::write(next, Exit::Ok, "")
+}
+
+/// A send answered.
+pub(super) fn answered(
+    line: Option<&KeyLine>,
+    answer: &Answer,
+    before: Option<&KeyLine>,
+    sends: u32,
+    ctx: &Ctx,
+) -> Step {
+    match answer {
+        Answer::Landed(landed) => done(line, landed, ctx),
+        Answer::Failed(failure) => failed(line, failure, before, sends, ctx),
+    }
+}
+
+/// The copy is there: the done line.
+pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
+    let mut next = line
+        .cloned()
+        .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
+    let first = &landed.receipts[0];
+    // Duplicates the line already names stay (no id is ever dropped); a lookup's extra copies
+    // join them.
+    let mut copies: Vec<String> = next
+        .copies
+        .iter()
+        .filter(|id| **id != first.id)
+        .cloned()
+        .collect();
+    for id in landed.receipts[1..].iter().map(|r| r.id.clone()) {
+        if id != first.id && !copies.contains(&id) && copies.len() < MAX_IDS / 2 {
+            copies.push(id);
+        }
+    }
+    // An id the line held for this copy that the answer does not name stays, as a duplicate:
+    // no id is ever dropped.
+    if let Some(old) = next.copy.id.take()
+        && old != first.id
+        && !copies.contains(&old)
+        && !matches!(next.phase, Phase::Retracted { .. })
+    {
+        copies.push(old);
+    }
+    next.phase = Phase::Done;
+    next.at = ctx.stamp.clone();
+    next.copy.id = Some(first.id.clone());
+    next.copy.url = first.url.clone();
+    next.copy.version = first.version.clone();
+    if let Some((generation, rkey)) = landed.copy {
+        next.copy.generation = generation;
+        next.copy.rkey = Some(rkey.to_string());
+    }
+    next.copy.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
+    // The split a thread was sent as matters only while it goes out.
+    next.copy.split = None;
+    next.older.retain(|id| *id != first.id);
+    next.copies = copies;
+    // A copy a lookup found is what an attempt sent, not the file as it is now: it keeps that
+    // attempt's fingerprint and edit hash, so an edit made meanwhile goes out afterwards.
+    let attempt = match landed.how {
+        How::Confirmed if next.tried.maybe => next.fp.clone().zip(next.edits.payload.clone()),
+        _ => None,
+    };
+    let (fp, payload) =
+        attempt.unwrap_or_else(|| (landed.fp.to_string(), landed.payload.to_string()));
+    next.fp = Some(fp);
+    next.reason = None;
+    next.by_hand = false;
+    next.cred = None;
+    next.dedup = landed.how == How::AlreadyThere;
+    next.tried = super::Tried::default();
+    next.attempt = 0;
+    next.first_failure = None;
+    next.edits = super::Edits {
+        published: Some(ctx.stamp.clone()),
+        payload: Some(payload),
+        updated: 0,
+        edit_failed: None,
+        edit_late: None,
+    };
+    let word = match landed.how {
+        How::Published => "published",
+        How::Confirmed => "confirmed",
+        How::AlreadyThere => "already there",
+    };
+    match next.copies.is_empty() {
+        true => Step::write(next, Exit::Ok, word),
+        false => {
+            let all: Vec<&str> = landed.receipts.iter().map(|r| r.id.as_str()).collect();
+            let text = format!(
+                "DUPLICATE: the target holds {} copies of this post (ids {}); recorded id={} and sent nothing; delete the extra copies on the target by hand",
+                landed.receipts.len(),
+                all.join(", "),
+                first.id
+            );
+            Step::write(next, Exit::NeedsHuman, word).say(text)
+        }
+    }
+}
+
+/// A failed send: retried within the run while that is safe and allowed, else recorded.
+fn failed(
+    line: Option<&KeyLine>,
+    failure: &Failure,
+    before: Option<&KeyLine>,
+    sends: u32,
+    ctx: &Ctx,
+) -> Step {
+    let retries_left = sends <= ctx.rules.retries && !failure.stop && !failure.setup;
+    let class = match failure.setup {
+        true => Class::RetrySafe,
+        false => failure.class,
+    };
+    match class {
+        Class::RetrySafe if retries_left => {
+            let wait = failure.wait.unwrap_or_else(|| backoff(ctx, sends));
+            return Step::stop(Change::Keep, Exit::Ok, "")
+                .then(Then::Send(wait))
+                .say(format!("{}; sending again", failure.reason));
+        }
+        // The outcome is unknown: look before anything else. The pending line says why.
+        Class::Unknown => {
+            let Some(line) = line else {
+                return Step::stop(Change::Keep, Exit::Ok, "").then(Then::Look(Duration::ZERO));
+            };
+            let mut next = line.clone();
+            next.reason = Some(reason(failure.reason));
+            next.first_failure.get_or_insert_with(|| ctx.stamp.clone());
+            return Step::write(next, Exit::Ok, "").then(Then::Look(Duration::ZERO));
+        }
+        _ => {}
+    }
+    let exit_of = |next: &KeyLine| match (class, failure.setup) {
+        (_, true) => Exit::Usage,
+        (Class::Auth, _) => Exit::Auth,
+        (Class::RetrySafe, _) if past_window(ctx.key, ctx) => Exit::NeedsHuman,
+        (Class::RetrySafe, _) if escalated(next, ctx) => Exit::NeedsHuman,
+        (Class::RetrySafe, _) => Exit::RetryLater,
+        _ => Exit::NeedsHuman,
+    };
+    // Nothing was attempted (the post could not be prepared) and the key is published or
+    // retracted: its line stays as it is; the failure is told.
+    if line.is_some_and(|l| matches!(l.phase, Phase::Done | Phase::Retracted { .. })) {
+        return Step::stop(Change::Keep, exit_of(line.expect("a line")), "failed");
+    }
+    // Provably nothing was sent by this run's attempts: the pending line with this failure,
+    // and what may have landed is what was known before them (`before`).
+    let mut next = record_failure(line, line, class, Looked::Nothing, failure.reason, ctx);
+    if line.is_some_and(|l| matches!(l.phase, Phase::Pending(Op::Publish))) {
+        let same = before.filter(|b| b.copy.generation == next.copy.generation);
+        next.tried = same.map(|b| b.tried.clone()).unwrap_or_default();
+        // The attempt's edit hash goes with it: nothing of this attempt is out.
+        next.edits = same.map(|b| b.edits.clone()).unwrap_or_default();
+    }
+    next.cred = failure.cred.map(str::to_string);
+    if let Some(fp) = failure.fp {
+        next.fp = Some(fp.to_string());
+    }
+    let exit = exit_of(&next);
+    Step::write(next, exit, "failed")
+}
+
+/// The failed line: `base`'s fields (the line before the attempt, or the pending line when the
+/// attempt may have landed), the attempt count of `attempt`'s line, this failure, and the start
+/// of the run of failures it belongs to.
+fn record_failure(
+    base: Option<&KeyLine>,
+    attempt: Option<&KeyLine>,
+    class: Class,
+    looked: Looked,
+    why: &str,
+    ctx: &Ctx,
+) -> KeyLine {
+    let mut next = base
+        .cloned()
+        .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Failed(class, looked)));
+    // The key's first failure stands until it goes out or a person decides (`mark`).
+    let first = [base, attempt]
+        .into_iter()
+        .flatten()
+        .find_map(|l| l.first_failure.clone());
+    if let Some(attempt) = attempt {
+        next.attempt = next.attempt.max(attempt.attempt);
+        next.copy.media = attempt.copy.media.clone().or(next.copy.media);
+        if next.copy.rkey.is_none() {
+            next.copy.rkey = attempt.copy.rkey.clone();
+        }
+    }
+    next.phase = Phase::Failed(class, looked);
+    next.at = ctx.stamp.clone();
+    next.reason = Some(reason(why));
+    next.by_hand = false;
+    next.cred = None;
+    next.first_failure = Some(first.unwrap_or_else(|| ctx.stamp.clone()));
+    next
+}
+
+/// A lookup answered: after an unknown outcome (this run's or an earlier one's), before the
+/// first send, or for a key that may have been sent before.
+pub(super) fn looked(
+    line: Option<&KeyLine>,
+    verdict: &Verdict,
+    first: bool,
+    looks: u32,
+    sends: u32,
+    sendable: bool,
+    ctx: &Ctx,
+) -> Step {
+    let keep = || Step::stop(Change::Keep, Exit::Ok, "");
+    match verdict {
+        Verdict::Found(landed) => done(line, landed, ctx),
+        Verdict::Absent | Verdict::NotYet(_) if first => keep().then(Then::Send(Duration::ZERO)),
+        Verdict::Absent if !sendable => gone_absent(line, ctx),
+        Verdict::Absent if past_window(ctx.key, ctx) => {
+            let text =
+                "looked up: not on the target; held back (its date is past the catch-up window)";
+            let next = record_failure(line, line, Class::Unknown, Looked::Absent, text, ctx);
+            Step::write(next, Exit::NeedsHuman, "held back")
+        }
+        Verdict::Absent if sends == 0 => keep().then(Then::Send(Duration::ZERO)),
+        Verdict::Absent if sends <= ctx.rules.retries => {
+            keep().then(Then::Send(backoff(ctx, sends)))
+        }
+        Verdict::Absent => {
+            let text = format!(
+                "looked up after {sends} attempt(s): not on the target; the next run looks again before sending"
+            );
+            let next = record_failure(line, line, Class::Unknown, Looked::Absent, &text, ctx);
+            let exit = waiting(&next, ctx);
+            Step::write(next, exit, "failed")
+        }
+        Verdict::NotYet(until) => {
+            let text = format!(
+                "the outcome is unknown and the target cannot prove the post absent before {until}; the next run looks again"
+            );
+            // A wait that comes on top of failures older than `escalate_after` is still red.
+            let exit = match line.is_some_and(|l| escalated(l, ctx)) {
+                true => Exit::NeedsHuman,
+                false => Exit::RetryLater,
+            };
+            keep().exit(exit, "unconfirmed").say(text)
+        }
+        Verdict::Transient(_) if looks <= ctx.rules.retries => {
+            keep().then(Then::Look(backoff(ctx, looks.max(1))))
+        }
+        Verdict::Transient(why) if first && !ctx.rules.strict => {
+            keep().then(Then::Send(Duration::ZERO)).say(format!(
+                "could not look for an existing copy ({why}); sending"
+            ))
+        }
+        Verdict::Transient(why) => {
+            let text = format!("the lookup failed ({why}); the next run looks again");
+            let mut next = record_failure(line, line, Class::Unknown, Looked::Error, &text, ctx);
+            if escalated(&next, ctx) {
+                let since = next.first_failure.clone().unwrap_or_default();
+                next.phase = Phase::Failed(Class::Unknown, Looked::Nothing);
+                next.reason = Some(reason(&format!(
+                    "the lookup has failed since {since} ({why}): dayrun cannot tell whether the post is out"
+                )));
+                return Step::write(next, Exit::NeedsHuman, "failed");
+            }
+            Step::write(next, Exit::RetryLater, "failed")
+        }
+        Verdict::CannotTell(why) if first && !ctx.rules.strict => {
+            keep().then(Then::Send(Duration::ZERO)).say(format!(
+                "could not look for an existing copy ({why}); sending"
+            ))
+        }
+        Verdict::CannotTell(why) => {
+            let text = match (first, line.filter(|l| l.tried.maybe)) {
+                (true, _) => format!(
+                    "not sent: dedup = \"strict\" and the target cannot tell whether the post is already there ({why})"
+                ),
+                (false, Some(l)) => format!(
+                    "outcome unknown ({}), and the lookup cannot tell ({why}); not sent again",
+                    attempt_said(l)
+                ),
+                (false, None) => format!("the lookup cannot tell ({why}); not sent"),
+            };
+            let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
+            Step::write(next, Exit::NeedsHuman, "failed")
+        }
+        Verdict::Foreign(receipts) => {
+            let ids: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();
+            let text = format!(
+                "a copy at this key's place is not this post (id {}): its content is not what any attempt sent; not sent",
+                ids.join(", ")
+            );
+            let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
+            Step::write(next, Exit::NeedsHuman, "failed")
+        }
+        Verdict::Refused(failure) => {
+            let class = match failure.setup {
+                true => Class::RetrySafe,
+                false => failure.class,
+            };
+            let mut next = record_failure(line, line, class, Looked::Nothing, failure.reason, ctx);
+            next.cred = failure.cred.map(str::to_string);
+            let exit = match (class, failure.setup) {
+                (_, true) => Exit::Usage,
+                (Class::Auth, _) => Exit::Auth,
+                _ => Exit::NeedsHuman,
+            };
+            let step = Step::write(next, exit, "failed");
+            match failure.hint {
+                Some(hint) => step.say(hint),
+                None => step,
+            }
+        }
+    }
+}
+
+/// The lookup proves this attempt absent and the post's file is gone: nothing is left to send.
+/// A line that names no live copy goes; one that still names copies (an earlier generation's,
+/// a thread's parts, a duplicate) stays, since it is how `retract` finds them, and a person
+/// decides what becomes of them.
+fn gone_absent(line: Option<&KeyLine>, ctx: &Ctx) -> Step {
+    let live = line.map(KeyLine::live_ids).unwrap_or_default();
+    if live.is_empty() {
+        return Step::stop(Change::Drop, Exit::Ok, "forgotten").say(
+            "the lookup proves the post absent and its file is gone: nothing is out, nothing to send; the line goes",
+        );
+    }
+    let key = ctx.key;
+    let since = line
+        .and_then(|l| l.tried.since.clone())
+        .unwrap_or_else(|| ctx.stamp.clone());
+    let text = format!(
+        "the post's file is gone, and the lookup proves the attempt begun {since} absent: nothing is sent. Copies of this key are still live (ids {}): `dayrun retract {key} --yes` takes them back, or `dayrun mark {key} done --id ID` keeps one as the key's copy",
+        live.join(", ")
+    );
+    let mut next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
+    next.tried = super::Tried::default();
+    Step::write(next, Exit::NeedsHuman, "failed").say(text)
+}
+
+/// What the last attempt of a key that may have landed said: its pending line's reason, or
+/// what is known of it. Never an earlier lookup's words (reasons do not nest).
+fn attempt_said(line: &KeyLine) -> String {
+    match (line.phase, &line.reason) {
+        (Phase::Pending(Op::Publish), Some(reason)) => reason.clone(),
+        (Phase::Pending(Op::Publish), None) => {
+            format!("the attempt of {} was interrupted", line.at)
+        }
+        _ => match &line.tried.since {
+            Some(since) => format!("an attempt since {since} may have landed"),
+            None => "an earlier attempt may have landed".into(),
+        },
+    }
+}
+
+/// The exit of a key the next run retries by itself: 75, or 1 once that has lasted.
+fn waiting(line: &KeyLine, ctx: &Ctx) -> Exit {
+    match escalated(line, ctx) || past_window(line.key, ctx) {
+        true => Exit::NeedsHuman,
+        false => Exit::RetryLater,
+    }
+}
+
+/// The wait before the next send or look of this run: `backoff`, doubling.
+pub(super) fn backoff(ctx: &Ctx, nth: u32) -> Duration {
+    ctx.rules
+        .backoff
+        .saturating_mul(1 << nth.saturating_sub(1).min(10))
+}
+
+impl Step {
+    fn exit(mut self, exit: Exit, word: &'static str) -> Step {
+        self.exit = exit;
+        self.word = word;
+        self
+    }
+}

@@ -1,0 +1,248 @@
+//! The table is the spec: `docs/life-of-a-key.md` lists every (state, event) pair with what it
+//! leads to, and must be what `next` does; and what no pair may ever do, checked over all.
+
+use super::table::{self, Example};
+use super::{Change, Decision, Exit, KeyLine, Lever, Mode, Phase, Then};
+use testkit::region;
+
+const DOC: &str = "docs/life-of-a-key.md";
+const BEGIN: &str = "<!-- the table: made by `life::table::markdown`, checked by a test -->\n";
+const END: &str = "<!-- end of the table -->";
+
+#[test]
+fn the_docs_table_is_what_the_code_does_for_every_state_and_event() {
+    let want = table::markdown();
+    let have = region(DOC, BEGIN, END, &want);
+    assert!(
+        have == want,
+        "{DOC} and `life::next` disagree; if the change is meant, run `DAYRUN_BLESS=1 cargo test --lib life` and review the diff\n--- docs\n{have}\n--- code\n{want}"
+    );
+    // Every pair is there.
+    let rows = want
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| event"))
+        .count();
+    assert_eq!(rows, table::states().len() * table::events().len());
+}
+
+#[test]
+fn the_readme_summary_is_what_a_run_does_with_each_state() {
+    let want = table::summary();
+    let have = region(
+        "README.md",
+        "<!-- the life of a key: made by `life::table::summary`, checked by a test -->\n",
+        "<!-- end of the life of a key -->",
+        &want,
+    );
+    assert_eq!(
+        have, want,
+        "README.md: run `DAYRUN_BLESS=1 cargo test --lib life`"
+    );
+}
+
+/// Every (state, event) pair.
+fn pairs() -> Vec<(String, Option<KeyLine>, String, Example, super::Step)> {
+    let mut all = Vec::new();
+    for (state, line) in table::states() {
+        for (event, example) in table::events() {
+            let step = table::outcome(line.as_ref(), &example);
+            all.push((
+                state.to_string(),
+                line.clone(),
+                event.to_string(),
+                example,
+                step,
+            ));
+        }
+    }
+    all
+}
+
+#[test]
+fn no_event_drops_a_live_id_but_a_removal_or_a_human() {
+    for (state, line, event, example, step) in pairs() {
+        let Some(line) = line else { continue };
+        let after = match &step.line {
+            Change::Write(new) => new.live_ids(),
+            Change::Keep => line.live_ids(),
+            Change::Drop => Vec::new(),
+        };
+        let allowed = matches!(
+            example,
+            Example::Removed | Example::Human(super::Act::NotOurs { .. })
+        ) || matches!(step.line, Change::Write(ref l) if matches!(l.phase, Phase::Retracted { .. }));
+        for id in line.live_ids() {
+            assert!(
+                after.contains(&id) || allowed,
+                "{state} + {event}: id {id} dropped ({:?})",
+                step.line
+            );
+        }
+    }
+}
+
+#[test]
+fn what_may_have_landed_is_never_sent_again_without_a_look_or_a_humans_word() {
+    for (state, line, event, example, step) in pairs() {
+        let Some(line) = line else { continue };
+        if !line.tried.maybe {
+            continue;
+        }
+        let on_word = matches!(&example, Example::Visit(Mode::Retry(Lever::Absent), ..));
+        // (A send that starts was decided before: by a look, or a human.)
+        let proved = matches!(&example, Example::Looked("absent") | Example::Attempt);
+        match &step.then {
+            Then::Send(_) => assert!(proved, "{state} + {event}: sends without a look"),
+            Then::Decide(Decision::Publish {
+                look_first: false,
+                new_copy: false,
+                ..
+            }) => assert!(on_word, "{state} + {event}: publishes without a look"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_post_that_is_not_out_never_lets_a_run_exit_0_while_it_waits() {
+    // A failed key with an attempt on record (not put aside by hand), met by a plain run that
+    // does not send it: the run exits non-zero, whatever the key's age.
+    for (state, line, event, example, step) in pairs() {
+        let Some(line) = line else { continue };
+        let waits = matches!(line.phase, Phase::Failed(..) | Phase::Pending(_))
+            && line.attempted()
+            && !line.by_hand;
+        let plain = matches!(&example, Example::Visit(Mode::Run { .. }, seen, _) if *seen != super::Seen::Gone);
+        let acts = matches!(
+            &step.then,
+            Then::Decide(Decision::Publish { why, .. })
+                if !matches!(why, super::Why::RetrySafe | super::Why::LookedAbsent | super::Why::LookAgain)
+        );
+        if waits && plain && !acts {
+            assert_ne!(
+                step.exit,
+                Exit::Ok,
+                "{state} + {event}: exits 0 while the post is not out"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
+    use crate::Receipt;
+    use crate::Record;
+    let text = "2026-11-20 done 2026-11-20T08:00:00+00:00 id=abc version=2026-11-20T08:00:00.000Z";
+    let line = KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    assert_eq!(
+        line.copy.version.as_deref(),
+        Some("2026-11-20T08:00:00.000Z")
+    );
+    assert!(
+        line.record()
+            .to_line()
+            .contains(" version=2026-11-20T08:00:00.000Z")
+    );
+    let hostile = Receipt {
+        version: Some("2026 \"x\"".into()),
+        ..Receipt::id("abc")
+    };
+    assert_eq!(super::checked(&hostile).unwrap().version, None);
+    let fine = Receipt {
+        version: Some("2026-11-21T08:00:00.000Z".into()),
+        ..Receipt::id("abc")
+    };
+    assert_eq!(
+        super::checked(&fine).unwrap().version.as_deref(),
+        Some("2026-11-21T08:00:00.000Z")
+    );
+}
+
+#[test]
+fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dropped_when_done() {
+    use super::{Answer, Ctx, Event, How, Landed, Rules};
+    use crate::Receipt;
+    use crate::Record;
+    let rules = Rules::default();
+    let tz = jiff::tz::TimeZone::UTC;
+    let now: jiff::Timestamp = "2026-11-29T08:00:00Z".parse().unwrap();
+    let mode = Mode::Run { backfill: false };
+    let ctx = Ctx {
+        key: "2026-11-29".parse().unwrap(),
+        now,
+        tz: &tz,
+        stamp: now.to_string(),
+        today: now.to_zoned_datetime(tz.clone()).date(),
+        rules: &rules,
+        mode: &mode,
+        named: false,
+        credential: None,
+    };
+    let text = "2026-11-29 pending 2026-11-29T07:00:00Z id=7 fp=f parts=7,8 attempt=1 sent=maybe since=2026-11-29T07:00:00Z marks=aa";
+    let pending = KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let step = super::next(Some(&pending), &Event::Split("0123456789abcdef"), &ctx);
+    let written = step.written().expect("the split on the line").clone();
+    let printed = written.record().to_line().to_string();
+    assert!(
+        printed.contains(" parts=7,8 split=0123456789abcdef attempt=1 "),
+        "{printed}"
+    );
+    let read = KeyLine::of(&Record::parse(&printed).unwrap().unwrap());
+    assert_eq!(read.copy.split.as_deref(), Some("0123456789abcdef"));
+    // The same split again writes nothing; a line that is not a pending publish is left alone.
+    let again = super::next(Some(&read), &Event::Split("0123456789abcdef"), &ctx);
+    assert!(again.written().is_none());
+    assert!(
+        super::next(None, &Event::Split("0123456789abcdef"), &ctx)
+            .written()
+            .is_none()
+    );
+    let receipts = [Receipt::id("7")];
+    let landed = Landed {
+        receipts: &receipts,
+        how: How::Published,
+        fp: "f",
+        payload: "p",
+        media: None,
+        copy: None,
+    };
+    let done = super::next(
+        Some(&read),
+        &Event::Answered {
+            answer: Answer::Landed(landed),
+            before: None,
+            sends: 0,
+        },
+        &ctx,
+    );
+    let done = done.written().expect("the done line");
+    assert_eq!(done.copy.split, None);
+    assert_eq!(done.copy.parts.len(), 2);
+}
+
+#[test]
+fn a_retract_counts_a_threads_parts_as_parts_and_copies_as_copies() {
+    use super::remove::removed_note;
+    use crate::Record;
+    let line = |text: &str| KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let thread = line("2026-11-20 done 2026-11-20T08:00:00+00:00 id=a parts=a,b,c copies=d");
+    let cases: [(&[&str], &str); 5] = [
+        (&["a"], ""),
+        (&["c", "b", "a"], " (a thread of 3 parts removed)"),
+        (
+            &["d", "c", "b", "a"],
+            " (a thread of 3 parts and 1 other copy removed)",
+        ),
+        (&["c", "b"], " (2 of the thread's 3 parts removed)"),
+        (&["d", "x"], " (2 copies removed)"),
+    ];
+    for (removed, want) in cases {
+        assert_eq!(removed_note(&thread, &ids(removed)), want, "{removed:?}");
+    }
+    let copies = line("2026-11-20 done 2026-11-20T08:00:00+00:00 id=a copies=d older=e");
+    assert_eq!(
+        removed_note(&copies, &ids(&["d", "e", "a"])),
+        " (3 copies removed)"
+    );
+}

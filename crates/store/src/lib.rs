@@ -1,0 +1,8 @@
+//! dayrun's state: a target's state file and its journal, the run's lock, and `merge-state`.
+
+pub mod lock;
+pub mod merge;
+pub mod state;
+
+use base::{clock, error, fsutil};
+use life::outside;

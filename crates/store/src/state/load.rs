@@ -1,0 +1,242 @@
+//! Reading a state file and replaying its journal over it, line by line, in bounded memory:
+//! a malformed line is an error naming file and line (or, for a reader, said and left out).
+
+use super::{FORMAT, FORMAT_LINE, MAX_LINE, Slot, Span, StateFile};
+use crate::error::{Error, Kind};
+use crate::fsutil;
+use life::Record;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read as _};
+use std::path::Path;
+
+/// What one read of a line found.
+enum Line {
+    End,
+    /// A line of this many bytes (with its newline, if it had one) is in the buffer.
+    Read(usize),
+    TooLong,
+}
+
+/// Read one line into `buf` (cleared first), never more than `MAX_LINE` bytes of it (the
+/// newline is found with the standard library's `memchr`, not byte by byte).
+fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    let read = reader
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', buf)?;
+    Ok(match read {
+        0 => Line::End,
+        n if n > MAX_LINE && buf.last() != Some(&b'\n') => Line::TooLong,
+        n => Line::Read(n),
+    })
+}
+
+impl StateFile {
+    pub(super) fn read(
+        dir: &Path,
+        target: &str,
+        shown_dir: &Path,
+        mut tolerate: Option<&mut Vec<Error>>,
+    ) -> Result<StateFile, Error> {
+        let path = StateFile::path_for(dir, target);
+        let journal_path = dir.join(format!("{target}.journal"));
+        let shown = shown_dir.join(format!("{target}.state"));
+        let shown_journal = shown_dir.join(format!("{target}.journal"));
+        let mut state = StateFile {
+            target: target.to_string(),
+            path,
+            journal_path,
+            records: BTreeMap::new(),
+            comments: BTreeMap::new(),
+            tail: None,
+            dirty: false,
+            journal_exists: false,
+            journal: None,
+            unsynced: false,
+            torn: None,
+        };
+        let mut buf = Vec::new();
+        let mut comments: Option<Span> = None;
+        let mut offset = 0u64;
+        let mut number = 0;
+        let mut reader = open(&state.path, &shown)?;
+        // The lines read so far while they are in key order (see below). Sized once from the
+        // file (about one line per 64 bytes, capped; pages past what is read are never
+        // touched): grown by doubling, a 100k-key file's vector is copied as it grows, and the
+        // copies add to the run's peak memory.
+        let guess = reader
+            .as_ref()
+            .and_then(|r| r.get_ref().metadata().ok())
+            .map_or(0, |m| (m.len() / 64).min(1 << 20) as usize);
+        let mut sorted: Option<Vec<(Slot, Record)>> = Some(Vec::with_capacity(guess));
+        // A malformed line stops the load, or (for a reader) is left out and said.
+        macro_rules! refuse {
+            ($err:expr) => {{
+                let err = $err;
+                match tolerate.as_mut() {
+                    Some(problems) => {
+                        problems.push(err);
+                        continue;
+                    }
+                    None => return Err(err),
+                }
+            }};
+        }
+        while let Some(reader) = reader.as_mut() {
+            let bad = |msg: String, number: usize| {
+                Error::state(msg)
+                    .at(&shown)
+                    .line(number)
+                    .hint("fix or delete that line by hand; nothing was changed")
+            };
+            let read = read_line(reader, &mut buf)
+                .map_err(|e| Error::io(Kind::State, &shown, "read", &e))?;
+            number += 1;
+            let len = match read {
+                Line::End => break,
+                Line::TooLong => {
+                    let _ = reader.skip_until(b'\n');
+                    refuse!(bad(format!("line is over {} KiB", MAX_LINE / 1024), number));
+                }
+                Line::Read(len) => len as u64,
+            };
+            let Ok(line) = std::str::from_utf8(&buf) else {
+                refuse!(bad("not UTF-8 text".into(), number));
+            };
+            if number == 1
+                && let Some(format) = line.trim_end().strip_prefix(FORMAT_LINE)
+            {
+                match format.parse::<u32>() {
+                    Ok(n) if n <= FORMAT => {
+                        offset += len;
+                        continue;
+                    }
+                    _ => {
+                        return Err(Error::state(format!(
+                            "written by a newer dayrun (format {format}; this dayrun reads up to {FORMAT})"
+                        ))
+                        .at(&shown)
+                        .hint("upgrade dayrun; nothing was changed"));
+                    }
+                }
+            }
+            let parsed = match Record::parse(line) {
+                Ok(parsed) => parsed,
+                Err(e) => refuse!(bad(e, number)),
+            };
+            match parsed {
+                None => {
+                    let span = comments.get_or_insert(Span {
+                        start: offset,
+                        len: 0,
+                    });
+                    span.len += len;
+                }
+                Some(record) => {
+                    let key = record.key;
+                    let slot = Slot::from(key);
+                    // A file dayrun wrote is sorted: its lines are gathered in order and the map
+                    // is built from them at once (full nodes, no search per line; a key above
+                    // the one before cannot be a duplicate). A line out of order (an edit by
+                    // hand) turns the lines so far into the map, and each line after is looked
+                    // up in it.
+                    match &mut sorted {
+                        Some(lines) if lines.last().is_none_or(|(last, _)| *last < slot) => {
+                            lines.push((slot, record));
+                        }
+                        _ => {
+                            if let Some(lines) = sorted.take() {
+                                state.records = lines.into_iter().collect();
+                            }
+                            match state.records.entry(slot) {
+                                std::collections::btree_map::Entry::Occupied(_) => {
+                                    refuse!(bad(format!("{key} appears twice"), number));
+                                }
+                                std::collections::btree_map::Entry::Vacant(slot) => {
+                                    slot.insert(record);
+                                }
+                            }
+                        }
+                    }
+                    if let Some(span) = comments.take() {
+                        state.comments.insert(slot, span);
+                    }
+                }
+            }
+            offset += len;
+        }
+        if let Some(lines) = sorted {
+            state.records = lines.into_iter().collect();
+        }
+        state.tail = comments;
+
+        let mut reader = open(&state.journal_path, &shown_journal)?;
+        state.journal_exists = reader.is_some();
+        let mut number = 0;
+        while let Some(reader) = reader.as_mut() {
+            number += 1;
+            let bad = |msg: String| {
+                Error::state(msg)
+                    .at(&shown_journal)
+                    .line(number)
+                    .hint("the journal is damaged before its end; repair that line by hand or move the file away")
+            };
+            let read = read_line(reader, &mut buf)
+                .map_err(|e| Error::io(Kind::State, &shown_journal, "read", &e))?;
+            match read {
+                Line::End => break,
+                Line::TooLong => {
+                    let _ = reader.skip_until(b'\n');
+                    refuse!(bad(format!("line is over {} KiB", MAX_LINE / 1024)));
+                }
+                Line::Read(_) => {}
+            }
+            if buf.last() != Some(&b'\n') || buf.contains(&0) {
+                // A record cut by a crash: the last one, or a line with NUL bytes, which a power
+                // cut leaves where a page written after the last fsync was lost. Nothing after
+                // such a line was synced either (an fsync makes all that came before durable),
+                // so no side effect relied on it: the rest of the journal goes too.
+                let rest = std::io::copy(reader, &mut std::io::sink()).unwrap_or(0);
+                let torn = buf.iter().filter(|b| **b != 0).count();
+                state.torn = match rest {
+                    0 if torn == 0 => None,
+                    0 => Some(format!(
+                        "{}: dropped a torn last record ({} bytes) left by an interrupted run",
+                        shown_journal.display(),
+                        buf.len()
+                    )),
+                    rest => Some(format!(
+                        "{}: dropped the records from line {number} on ({} bytes with NUL bytes, left by a power cut after the last sync)",
+                        shown_journal.display(),
+                        buf.len() as u64 + rest
+                    )),
+                };
+                break;
+            }
+            let Ok(line) = std::str::from_utf8(&buf) else {
+                refuse!(bad("not UTF-8 text".into()));
+            };
+            match Record::parse(line) {
+                Ok(Some(record)) => {
+                    state.records.insert(Slot::from(record.key), record);
+                    state.dirty = true;
+                }
+                Ok(None) => {}
+                Err(e) => refuse!(bad(e)),
+            }
+        }
+        Ok(state)
+    }
+}
+
+/// Open a state file or journal for reading, line by line; a missing one is `None`.
+fn open(path: &Path, shown: &Path) -> Result<Option<BufReader<File>>, Error> {
+    match fsutil::open_regular(path, false) {
+        // 64 KiB at a time: a 100k-key file in 200 reads instead of 1600.
+        Ok(file) => Ok(Some(BufReader::with_capacity(64 * 1024, file))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(Kind::State, shown, "read", &e)),
+    }
+}

@@ -1,0 +1,489 @@
+//! `kind = "command"`: the user's own publish script, by argv (never a shell string), with an
+//! exit-code contract that classes its failures.
+
+use super::{
+    Attempts, Batch, Context, Find, ImageLinks, Keep, Lookup, Media, Names, Outgoing, Retract,
+    Secrets, Target, Update, Upload, copy_name, outgoing, payload, payload_key,
+};
+use config::seconds;
+use crate::error::{Class, Error};
+use crate::images::Image;
+use life::Receipt;
+use crate::post::Post;
+use crate::redact::Redactor;
+use crate::signals;
+use jiff::Timestamp;
+use jiff::civil::Date;
+use outcome::{Finished, how, receipt};
+use serde::Deserialize;
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+mod edit;
+mod outcome;
+
+/// Exit codes of the script contract (sysexits.h values).
+pub const EXIT_RETRY_SAFE: i32 = 75;
+pub const EXIT_AUTH: i32 = 77;
+pub const EXIT_REJECTED: i32 = 65;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The publish command, as an argv array.
+    run: Vec<String>,
+    /// Optional lookup command: exit 0 + id = published, 1 = not published, other = cannot tell.
+    confirm: Option<Vec<String>>,
+    /// Optional command that takes a post back (`dayrun retract`), with `DAYRUN_ID` set.
+    retract: Option<Vec<String>>,
+    /// Optional command that sends an edit to the published copy, with `DAYRUN_ID` set.
+    update: Option<Vec<String>>,
+    /// Kill the command's process group after this long (default 60 s): outcome unknown.
+    timeout_secs: Option<toml::Value>,
+    /// Where the post's images are public: each image's `url` in the payload is this plus
+    /// its path in the content folder.
+    image_base_url: Option<String>,
+    /// Pass the command only these environment variables (plus PATH, HOME, LANG, LC_*, TZ and
+    /// DAYRUN_*). Unset: it inherits dayrun's environment.
+    env: Option<Vec<String>>,
+}
+
+pub struct CommandTarget {
+    name: String,
+    /// `image_base_url`, and the folder of the images' cleaned copies the script reads.
+    images: ImageLinks,
+    root: PathBuf,
+    run: Vec<String>,
+    confirm: Option<Vec<String>>,
+    retract: Option<Vec<String>>,
+    update: Option<Vec<String>>,
+    timeout: Duration,
+    env: Option<Vec<String>>,
+    /// The values of dayrun's environment variables whose names say they are secrets.
+    redactor: Redactor,
+    /// The payload's `text` (`template`).
+    template: Option<crate::template::Template>,
+}
+
+/// Most a script's stdout or stderr is read (more is dropped).
+const MAX_OUTPUT: u64 = 1 << 20;
+/// Variables passed to a script even with `env = [...]`.
+const ALWAYS: [&str; 4] = ["PATH", "HOME", "LANG", "TZ"];
+
+/// Whether an environment variable's name says it holds a secret (never dayrun's own).
+fn secret_name(name: &str) -> bool {
+    let name = name.to_ascii_uppercase();
+    !name.starts_with("DAYRUN_")
+        && (["TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "_KEY_"]
+            .iter()
+            .any(|part| name.contains(part))
+            || name.ends_with("_KEY"))
+}
+
+impl CommandTarget {
+    /// A setting a capability needs (`update`, `retract`): there, or what to set.
+    fn argv_of(&self, set: bool, setting: &str, so: &str) -> Result<(), Error> {
+        match set {
+            true => Ok(()),
+            false => Err(Error::config(format!(
+                "[targets.{}]: set `{setting} = [\"./scripts/{setting}.sh\"]` so that {so}",
+                self.name
+            ))),
+        }
+    }
+
+    pub fn new(ctx: &Context, settings: Settings) -> Result<CommandTarget, Error> {
+        let bad = |msg: String| {
+            Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
+                .at(ctx.config.show(&ctx.target.source))
+        };
+        for (what, argv) in [
+            ("run", Some(&settings.run)),
+            ("confirm", settings.confirm.as_ref()),
+            ("retract", settings.retract.as_ref()),
+            ("update", settings.update.as_ref()),
+        ] {
+            let Some(argv) = argv else { continue };
+            let Some(program) = argv.first() else {
+                return Err(bad(format!(
+                    "`{what}` must name a program: [\"./scripts/publish.sh\"]"
+                )));
+            };
+            if let Err(why) = runnable(&ctx.config.from_file(Path::new(program)), program) {
+                return Err(bad(format!("`{what}`: {program} {why}")));
+            }
+        }
+        let timeout = match &settings.timeout_secs {
+            None => Duration::from_secs(60),
+            Some(v) => seconds(v)
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| bad("`timeout_secs` must be a number of seconds".into()))?,
+        };
+        let mut redactor = Redactor::default();
+        for (name, value) in std::env::vars_os() {
+            if let (Some(name), Some(value)) = (name.to_str(), value.to_str())
+                && secret_name(name)
+            {
+                redactor.add(value);
+            }
+        }
+        redactor.register();
+        let images = ImageLinks {
+            files: Some(ctx.config.state.join(format!("{}.images", ctx.target.name))),
+            ..ImageLinks::new(ctx, settings.image_base_url.clone())?
+        };
+        Ok(CommandTarget {
+            template: ctx.target.template.clone(),
+            images,
+            env: settings.env,
+            retract: settings.retract,
+            update: settings.update,
+            redactor,
+            name: ctx.target.name.clone(),
+            root: ctx.config.base.clone(),
+            run: settings.run,
+            confirm: settings.confirm,
+            timeout,
+        })
+    }
+
+    /// Run `argv` with `input` on stdin, in its own process group. A stop signal dayrun gets
+    /// meanwhile is passed on to that group, and the script is still waited for (up to its
+    /// timeout), so that what it did is recorded and no child outlives the run.
+    fn exec(
+        &self,
+        argv: &[String],
+        key: Date,
+        input: &serde_json::Value,
+        attempt_at: Option<Timestamp>,
+        id: Option<&str>,
+        idempotency_key: Option<String>,
+    ) -> Result<Finished, std::io::Error> {
+        let idempotency_key = idempotency_key
+            .unwrap_or_else(|| super::net::idempotency_key(&self.name, &key.to_string()));
+        let key = key.to_string();
+        let mut command = Command::new(&argv[0]);
+        if let Some(names) = &self.env {
+            command.env_clear();
+            for (name, value) in std::env::vars_os() {
+                let text = name.to_string_lossy();
+                if ALWAYS.contains(&text.as_ref())
+                    || text.starts_with("LC_")
+                    || text.starts_with("DAYRUN_")
+                    || names.iter().any(|n| *n == text)
+                {
+                    command.env(name, value);
+                }
+            }
+        }
+        command
+            .args(&argv[1..])
+            .current_dir(&self.root)
+            .env("DAYRUN_KEY", &key)
+            .env("DAYRUN_TARGET", &self.name)
+            .env("DAYRUN_IDEMPOTENCY_KEY", idempotency_key)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(at) = attempt_at {
+            command.env("DAYRUN_ATTEMPT_AT", at.to_string());
+        }
+        if let Some(id) = id {
+            command.env("DAYRUN_ID", id);
+        }
+        let mut child = command.spawn()?;
+        let input = serde_json::to_vec(input).expect("a JSON value serialises");
+        let mut stdin = child.stdin.take().expect("piped");
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input); // a script that does not read its input is fine
+        });
+        // The readers keep what they read in shared buffers, so that the output is there when
+        // the script exits even if a child it left behind still holds a pipe.
+        let readers = [
+            Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>,
+            Box::new(child.stderr.take().expect("piped")),
+        ]
+        .map(|pipe| {
+            let buffer = Arc::new(Mutex::new(Vec::new()));
+            let shared = buffer.clone();
+            let reader = std::thread::spawn(move || {
+                let mut pipe = pipe.take(MAX_OUTPUT);
+                let mut chunk = [0u8; 8192];
+                while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                    shared
+                        .lock()
+                        .expect("not poisoned")
+                        .extend_from_slice(&chunk[..n]);
+                }
+            });
+            (buffer, reader)
+        });
+        let deadline = Instant::now() + self.timeout;
+        let mut forwarded = false;
+        let (status, timed_out) = loop {
+            if let Some(status) = child.try_wait()? {
+                break (status, false);
+            }
+            if Instant::now() >= deadline {
+                signal_group(&child, libc::SIGKILL);
+                break (child.wait()?, true);
+            }
+            if let (Some(signal), false) = (signals::received(), forwarded) {
+                signal_group(&child, signal);
+                forwarded = true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        // Children the script left behind may hold the pipes open: give them a moment, then
+        // end them, and take what was read.
+        let until = Instant::now() + Duration::from_secs(2);
+        while readers.iter().any(|(_, r)| !r.is_finished()) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if readers.iter().any(|(_, r)| !r.is_finished()) {
+            signal_group(&child, libc::SIGKILL);
+        }
+        let [stdout, stderr] = readers.map(|(buffer, _)| {
+            let bytes = buffer.lock().expect("not poisoned");
+            self.redactor.redact(&String::from_utf8_lossy(&bytes))
+        });
+        Ok(Finished {
+            code: status.code(),
+            signal: status.signal(),
+            timed_out,
+            stdout,
+            stderr,
+        })
+    }
+}
+
+/// Whether `program` (at `path` when it names a file) can be started: it exists and may be
+/// executed. A bare name is looked up in PATH when it is run.
+fn runnable(path: &Path, program: &str) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    if !program.contains('/') {
+        // A bare name is looked up on PATH, as it will be when the script runs: a program
+        // found only in an interactive shell's PATH is not found under cron's.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let found = std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(program))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        });
+        return match found {
+            true => Ok(()),
+            false => Err(format!(
+                "is not on PATH ({}): name it by its full path (cron runs with PATH=/usr/bin:/bin)",
+                path.to_string_lossy()
+            )),
+        };
+    }
+    match std::fs::metadata(path) {
+        Err(_) => Err("does not exist".into()),
+        Ok(meta) if !meta.is_file() => Err("is not a file".into()),
+        Ok(meta) if meta.permissions().mode() & 0o111 == 0 => {
+            Err(format!("is not executable: run `chmod +x {program}`"))
+        }
+        Ok(_) => Ok(()),
+    }
+}
+
+/// A script that cannot be started is the target's setup, not the post: nothing was sent, the
+/// target stops for this run and the run exits 2.
+fn cannot_start(program: &str, err: &std::io::Error) -> Error {
+    let hint = match err.kind() {
+        std::io::ErrorKind::PermissionDenied => format!("make it executable: `chmod +x {program}`"),
+        std::io::ErrorKind::NotFound => format!("check the path {program}, or install it"),
+        _ => format!("check that {program} can be run"),
+    };
+    Error::config(format!("cannot start {program}: {err}")).hint(hint)
+}
+
+#[allow(unsafe_code)]
+fn signal_group(child: &Child, signal: i32) {
+    let pgid = child.id() as libc::pid_t;
+    // SAFETY: kill(2) with a negative pid signals the process group we created with
+    // process_group(0); it touches no memory of ours.
+    unsafe {
+        libc::kill(-pgid, signal);
+    }
+}
+
+/// `kind = "command"` in the registry (`targets::kinds`).
+pub const KIND: super::kinds::Kind = super::kinds::Kind {
+    name: "command",
+    publishes_to: "your own script, with the post on stdin",
+    needs: "the script",
+    build: |ctx| Ok(Box::new(CommandTarget::new(ctx, super::settings(ctx)?)?)),
+    can_find: |cfg| cfg.settings.contains_key("confirm"),
+    updates: |cfg| cfg.settings.contains_key("update"),
+    template: Some("the payload's `text`"),
+};
+
+impl Target for CommandTarget {
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
+        super::payload::with_text(outgoing(post, &self.images), post, self.template.as_ref())
+    }
+
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let finished = self
+            .exec(
+                &self.run,
+                post.key,
+                &out.body,
+                None,
+                None,
+                Some(out.idempotency_key(&self.name, post.key)),
+            )
+            .map_err(|e| cannot_start(&self.run[0], &e))?;
+        let why = how(&finished, self.timeout);
+        match (finished.timed_out, finished.code) {
+            (false, Some(0)) => receipt(&finished.stdout, &post.key.to_string()),
+            (false, Some(EXIT_RETRY_SAFE)) => Err(Error::failure(Class::RetrySafe, why)),
+            (false, Some(EXIT_AUTH)) => Err(Error::failure(Class::Auth, why)
+                .hint(format!("{} says its credentials were refused (exit 77): renew them where the script reads them", self.run[0]))),
+            (false, Some(EXIT_REJECTED)) => Err(Error::failure(Class::Rejected, why)),
+            _ => Err(Error::failure(Class::Unknown, why)),
+        }
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Once the script's process group is gone, nothing of it can still land.
+    fn settle(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn image_plan(&self, _: &Post, image: &Image, _: &Media) -> String {
+        let url = self
+            .images
+            .url(image)
+            .map(|u| format!(", url {u}"))
+            .unwrap_or_default();
+        format!("listed in the payload (a cleaned copy for the script{url})")
+    }
+
+    fn where_to_look(&self, key: Date) -> String {
+        format!("the post for {key} wherever {} publishes it", self.run[0])
+    }
+
+    /// The script's environment secrets, and every secret of the run.
+    fn secrets(&self) -> Secrets<'_> {
+        Secrets {
+            redactor: &self.redactor,
+            credential: None,
+        }
+    }
+
+    /// A lookup needs a `confirm` command.
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        match self.confirm {
+            Some(_) => Some(self),
+            None => None,
+        }
+    }
+
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        self.argv_of(self.update.is_some(), "update", "edits can be sent")?;
+        Ok(self)
+    }
+
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        self.argv_of(self.retract.is_some(), "retract", "posts can be retracted")?;
+        Ok(self)
+    }
+
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        Some(self)
+    }
+
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
+
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        None
+    }
+}
+
+impl Find for CommandTarget {
+    /// The `confirm` command gets what the attempt it confirms sent, and when it started.
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let Some(confirm) = self.confirm.clone() else {
+            return Ok(Lookup::CannotTell("no confirm command".into()));
+        };
+        let finished = self
+            .exec(
+                &confirm,
+                attempts.key,
+                attempts.sent,
+                attempts.last,
+                None,
+                Some(attempts.idempotency_key(&self.name)),
+            )
+            .map_err(|e| cannot_start(&confirm[0], &e))?;
+        Ok(match (finished.timed_out, finished.code) {
+            (false, Some(0)) => {
+                Lookup::Found(vec![receipt(&finished.stdout, &attempts.key.to_string())?])
+            }
+            (false, Some(1)) => Lookup::Absent,
+            _ => Lookup::CannotTell(format!("confirm {}", how(&finished, self.timeout))),
+        })
+    }
+
+    /// Nothing to read ahead: what your `confirm` script looks at is its own business.
+    fn survey(&mut self, _: &[Date], _: Timestamp) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
+
+    fn keeps_payload(&self) -> bool {
+        true
+    }
+
+    fn immediate(&self) -> bool {
+        false
+    }
+
+    /// Your script prints one id: another key's says nothing of this attempt's copy.
+    fn lists_every_match(&self) -> bool {
+        false
+    }
+}
+
+impl Upload for CommandTarget {
+    /// The script gets each image as a cleaned copy (no location or camera metadata) in
+    /// `state/<target>.images/`, written before it runs; a copy already there is the same bytes.
+    fn upload(&mut self, post: &Post, _: &mut Media, _: &mut Keep) -> Result<(), Error> {
+        let Some(dir) = &self.images.files else {
+            return Ok(());
+        };
+        let local = |e: std::io::Error| {
+            Error::failure(
+                Class::Local,
+                format!("cannot write the images' copies in {}: {e}", dir.display()),
+            )
+        };
+        std::fs::create_dir_all(dir).map_err(local)?;
+        for image in &post.images {
+            let file = dir.join(copy_name(image));
+            if !file.is_file() {
+                crate::fsutil::write_atomic_all(&[(&file, &image.bytes)]).map_err(local)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
+        None
+    }
+}

@@ -1,0 +1,115 @@
+//! The registry of target kinds: one entry per platform, which config parsing, its error
+//! suggestions, `build`, `status` and the README's targets table all read. A new platform is
+//! one file with its `KIND`, and one line in `KINDS`.
+
+use super::{Context, Target};
+use config::{KnownKind, TargetConfig};
+use crate::error::Error;
+
+/// One kind of target.
+pub struct Kind {
+    /// What `kind = "…"` says.
+    pub name: &'static str,
+    /// For the README's table: where a post goes, and what the user must provide.
+    pub publishes_to: &'static str,
+    pub needs: &'static str,
+    /// Build a target of this kind from its table (reads credential files, sends nothing).
+    pub build: fn(&Context) -> Result<Box<dyn Target>, Error>,
+    /// Whether a target with this table can look keys up (a built one hands out `as_find`
+    /// exactly then): the rules of a key's life (`runner::rules`) read it from the table, for
+    /// the run and `status` alike.
+    pub can_find: fn(&TargetConfig) -> bool,
+    /// Whether edits go to the published copy unless `on_edit` says otherwise: kinds that
+    /// edit in place without telling anyone (a folder, a blog) do; a timeline does not.
+    pub updates: fn(&TargetConfig) -> bool,
+    /// What a template (`template`, `template_file`) sets here; `None`: the kind takes none.
+    pub template: Option<&'static str>,
+}
+
+/// Every kind, in the order the README lists them.
+pub const KINDS: &[Kind] = &[
+    super::folder::KIND,
+    super::http::KIND,
+    super::command::KIND,
+    super::wordpress::KIND,
+    super::devto::KIND,
+    super::mastodon::KIND,
+    super::bluesky::KIND,
+    super::ghost::KIND,
+];
+
+/// The kind named `name`.
+pub fn find(name: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+/// What reading the config needs of every kind, in the registry's order (`Config::load`).
+pub fn known() -> Vec<KnownKind> {
+    KINDS
+        .iter()
+        .map(|k| KnownKind {
+            name: k.name,
+            templated: k.template.is_some(),
+        })
+        .collect()
+}
+
+/// Every kind's name, for messages and suggestions.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    KINDS.iter().map(|k| k.name)
+}
+
+/// For kinds that always can: `can_find: always`.
+pub fn always(_: &TargetConfig) -> bool {
+    true
+}
+
+/// For kinds that never do: `updates: never`.
+pub fn never(_: &TargetConfig) -> bool {
+    false
+}
+
+/// The README's targets table, made from the registry.
+pub fn markdown() -> String {
+    let mut out = String::from("| kind | publishes to | needs | page |\n|---|---|---|---|\n");
+    for kind in KINDS {
+        out.push_str(&format!(
+            "| `{0}` | {1} | {2} | [{0}](docs/targets/{0}.md) |\n",
+            kind.name, kind.publishes_to, kind.needs
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_readme_lists_every_kind_and_each_has_its_page() {
+        let want = markdown();
+        let have = testkit::region(
+            "README.md",
+            "<!-- the targets: made by `targets::kinds::markdown`, checked by a test -->\n",
+            "<!-- end of the targets -->",
+            &want,
+        );
+        assert_eq!(
+            have, want,
+            "README.md: run `DAYRUN_BLESS=1 cargo test --lib kinds` and review the diff"
+        );
+        for kind in KINDS {
+            let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("docs/targets/{}.md", kind.name));
+            assert!(page.is_file(), "{} has no page", page.display());
+        }
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<&str> = names().collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), KINDS.len());
+    }
+}

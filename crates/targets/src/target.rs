@@ -1,0 +1,217 @@
+//! The target trait: what every target does, and the capabilities only some have (look up,
+//! update, retract, upload media, batch, name records), each a trait of its own that a target
+//! hands out when it has it. Nothing here has a default that fails at run time: a target that
+//! lacks a capability says so when asked for it, with what would give it one.
+
+use super::{Attempts, Lookup, Media, Outgoing};
+use crate::error::Error;
+use crate::images::Image;
+use life::Receipt;
+use crate::post::Post;
+use crate::redact::Redactor;
+use jiff::Timestamp;
+use jiff::civil::Date;
+use std::path::Path;
+use std::time::Duration;
+
+/// A place posts are published to. Errors carry their failure class (`Error::class`).
+pub trait Target {
+    /// Build what would be sent for the post now. Fails (classed) before anything is sent.
+    fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error>;
+
+    /// Send it once. Retrying and confirming are the runner's job, not the target's.
+    fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error>;
+
+    /// What publishing does with `image` (`--dry-run`): "upload 1.2 MB", "copy as …".
+    fn image_plan(&self, post: &Post, image: &Image, media: &Media) -> String;
+
+    /// How long one request (or script) may run before dayrun gives up on it.
+    fn timeout(&self) -> Duration;
+
+    /// How long after dayrun gave up on a request the target may still make it visible (PHP
+    /// still running, a list that lags); `settle_secs` overrides it.
+    fn settle(&self) -> Duration;
+
+    /// Where a human should look for the key, for the advice printed when dayrun cannot tell.
+    fn where_to_look(&self, key: Date) -> String;
+
+    /// The target's secrets: what it masks, and the credential it sends.
+    fn secrets(&self) -> Secrets<'_>;
+
+    /// Its lookup, when it has one (an http target without `list_url` has none).
+    fn as_find(&mut self) -> Option<&mut dyn Find>;
+
+    /// Updating a published copy in place; `Err` says what the target lacks (a setting).
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error>;
+
+    /// Taking a published copy back; `Err` says what the target lacks (a setting).
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error>;
+
+    /// Uploading images before the post, when the target takes them that way.
+    fn as_upload(&mut self) -> Option<&mut dyn Upload>;
+
+    /// Grouping publishes (`runner/batch.rs`), when its lookup is exact and immediate and a
+    /// publish is files written with `stage`.
+    fn as_batch(&mut self) -> Option<&mut dyn Batch>;
+
+    /// Naming its own records, for a target where the client chooses each record's key.
+    fn as_names(&self) -> Option<&dyn Names>;
+
+    /// Sending a long post as a thread of parts (`long = "thread"`); `None` when it sends one
+    /// post (the default `long = "cut"`, or a kind without threads).
+    fn as_thread(&mut self) -> Option<&mut dyn Thread>;
+}
+
+/// A long post as a thread of self-replies, one part at a time: the runner records each part
+/// on the key's line as it lands, and looks a part up (with `Find`, its mark and record key)
+/// before it sends one that may already be out.
+pub trait Thread {
+    /// The parts of the post now, each within the platform's limits; fails (rejected) before
+    /// anything is sent when it needs more than `max_parts`.
+    fn pieces(&mut self, post: &Post) -> Result<Vec<crate::thread::Piece>, Error>;
+
+    /// Send one part, replying to the one before it; images (`media`) go with part 0. Its id
+    /// (and CID) and, for part 0, its link.
+    fn send_part(
+        &mut self,
+        post: &Post,
+        turn: &crate::thread::Turn,
+        media: &Media,
+    ) -> Result<(life::Part, Option<String>), Error>;
+
+    /// The record key of a part, where the client names records (part 0's is the copy's).
+    fn part_key(&self, key: Date, generation: u32, n: usize) -> Option<String>;
+
+    /// A part a lookup found, as replies name it (Bluesky reads its CID back), and the id of
+    /// the post it replies to as the server has it (`None`: it replies to nothing). A found
+    /// part is this thread's only if it replies to the part before it: another thread (another
+    /// key's, another site's on the same account) may end in the same words.
+    fn part_of(&mut self, found: &Receipt) -> Result<(life::Part, Option<String>), Error>;
+
+    /// Replace one published part's text in place (an edit with the same number of parts);
+    /// `media`: the post's images as uploaded, which part 0 keeps (or takes on).
+    fn update_part(
+        &mut self,
+        post: &Post,
+        turn: &crate::thread::Turn,
+        part: &life::Part,
+        media: &Media,
+    ) -> Result<(), Error>;
+
+    /// Whether the published part holds `turn`'s text (an update's read-back).
+    fn holds(
+        &mut self,
+        turn: &crate::thread::Turn,
+        part: &life::Part,
+    ) -> Result<bool, Error>;
+}
+
+/// Looking a key up on the target.
+pub trait Find {
+    /// Look the key up. `Err` is a failed lookup (transient, or auth: the target stops).
+    fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error>;
+
+    /// Read once what the lookups of a pass over `keys` (ascending, two or more) will need, so
+    /// that `find` answers them from it where it provably reaches (`survey::Survey` decides
+    /// when it may). `now`: the run's clock before the first request. Returns what was read
+    /// and how far it reaches, for the trace; `None`: a target whose lookup is exact and cheap
+    /// reads nothing (and leaves no trace). `Err`: the listing failed, every lookup stays live.
+    fn survey(&mut self, keys: &[Date], now: Timestamp) -> Result<Option<String>, Error>;
+
+    /// Whether `find` sees a finished publish at once (a folder does; a web API may lag), so
+    /// confirmation needs one look and no waiting.
+    fn immediate(&self) -> bool;
+
+    /// Whether lookups need the exact document an attempt sent, kept in `state/<target>.sent/`.
+    fn keeps_payload(&self) -> bool;
+
+    /// Whether `find` answers every copy it matches (a listing, an exact query), so that when
+    /// each is another key's or an earlier generation's, this attempt's copy is provably not
+    /// there. A lookup that answers one copy at most (a `confirm` script) says `false`.
+    fn lists_every_match(&self) -> bool {
+        true
+    }
+}
+
+/// Replacing a published copy.
+pub trait Update {
+    /// Replace the published copy `id` with what `out` holds, in place (never a second copy).
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error>;
+
+    /// Read the copy `id` back: `Found` when it holds what `out` holds (the update landed),
+    /// `Absent` when it holds something else (an older version), or cannot tell.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error>;
+}
+
+/// Taking a published copy back (`dayrun retract`).
+pub trait Retract {
+    /// Remove the copy `id`. Errors are classed as for `publish`.
+    fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error>;
+
+    /// After a retract: whether the copy `id` is still there (`Found`) or gone (`Absent`).
+    fn still_there(&mut self, key: Date, id: &str) -> Result<Lookup, Error>;
+}
+
+/// Uploading a post's images before the post.
+pub trait Upload {
+    /// Upload the images of `post` that `media` does not hold yet. Each answer goes into
+    /// `media` and is handed to `keep` at once (the runner writes it on the key's pending line)
+    /// before the next upload starts, so that a resend reuses it. Errors are classed as for
+    /// `publish`; an upload whose outcome is unknown is `unknown`.
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error>;
+
+    /// The most images one post can carry here, and who says so (for the warning about the
+    /// rest); `None`: no limit. `ask`: the target may ask the server (never in a dry run).
+    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)>;
+}
+
+/// Grouping publishes: files staged for many keys, made durable together.
+pub trait Batch {
+    /// Write what `publish` would, into `files`, without making anything durable or visible;
+    /// the batch does that for all its keys together.
+    fn stage(
+        &mut self,
+        post: &Post,
+        out: &Outgoing,
+        files: &mut crate::fsutil::Staged,
+    ) -> Result<Receipt, Error>;
+}
+
+/// Record keys chosen by the client, one per copy, so that a resend can never make a second.
+pub trait Names {
+    /// The record key of copy `generation` of `key`: the same for every attempt.
+    fn record_key(&self, key: Date, generation: u32) -> String;
+
+    /// Which copy a found `id` is (its generation and record key), so that a copy found after
+    /// a lost state file is recorded as the copy it is. `None`: not a key it would derive.
+    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)>;
+}
+
+/// Where a target hands each upload's answer: the media so far, and a line for the trace.
+pub type Keep<'a> = dyn FnMut(&Media, &str) -> Result<(), Error> + 'a;
+
+/// A target's secrets: the redactor that masks them (and every secret loaded in the run), and
+/// the credential it sends, if any.
+pub struct Secrets<'a> {
+    pub redactor: &'a Redactor,
+    pub credential: Option<&'a super::secret::Secret>,
+}
+
+impl Secrets<'_> {
+    /// Mask every form of the run's secrets in a text from outside (a server's body, a
+    /// script's output) before it is stored or printed.
+    pub fn redact(&self, text: &str) -> String {
+        self.redactor.redact(text)
+    }
+
+    /// Where the credential lives, for the advice after an auth failure ("renew X").
+    pub fn file(&self) -> Option<&Path> {
+        self.credential.map(|c| c.file.as_path())
+    }
+
+    /// A non-secret fingerprint of the credential in use, so that an auth failure is
+    /// re-attempted by itself once the credential file is renewed.
+    pub fn fingerprint(&self) -> Option<String> {
+        self.credential.map(|c| c.fingerprint.clone())
+    }
+}
