@@ -13,9 +13,9 @@ pub mod runner;
 pub mod status;
 pub mod tally;
 
+pub use ::content::{content, images, post, template, thread};
 pub use base::{clock, error, fsutil, redact, say, signals, text, trace};
 pub use config;
-pub use ::content::{content, images, post, template, thread};
 pub use life::{self, outside};
 pub use store::{lock, merge, state};
 pub use targets;

@@ -28,6 +28,7 @@ mod confirm;
 mod deliver;
 mod keys;
 mod linked;
+pub use apply::visit;
 pub use linked::linked_states;
 mod media;
 mod owners;

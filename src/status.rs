@@ -6,7 +6,7 @@ use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::{self, Ctx, Decision, Event, Exit, Facts, KeyLine, Lazy, Mode, Phase, Seen};
+use crate::life::{self, Ctx, Decision, Event, Exit, Facts, KeyLine, Mode, Phase, Seen};
 use jiff::civil::Date;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -144,8 +144,16 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                 ..crate::runner::report::facts(post, template, refused)
             };
             let get = || seen(&catalog, key, has_post, whole, &facts);
-            let lazy = Lazy::new(&get);
-            let step = life::next(line.as_ref(), &Event::Visit(&lazy), &ctx);
+            let next = |seen: Option<&Seen>| {
+                Ok::<_, std::convert::Infallible>(life::next(
+                    line.as_ref(),
+                    &Event::Visit(seen),
+                    &ctx,
+                ))
+            };
+            let Ok((step, seen)) = crate::runner::visit(next, get);
+            // The post as the visit read it, or read now (a rule that did not need it).
+            let seen = || seen.clone().unwrap_or_else(get);
             exit.merge(step.exit);
             let decision = match step.then {
                 life::Then::Decide(decision) => decision,
@@ -154,13 +162,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             let status = match (&line, &decision) {
                 (Some(l), _) => l.record().status.as_str(),
                 (None, Decision::Skip(life::Skip::Scheduled)) => "scheduled",
-                (None, _)
-                    if *drafts
-                        .entry(key)
-                        .or_insert_with(|| lazy.get() == &Seen::Draft) =>
-                {
-                    "draft"
-                }
+                (None, _) if *drafts.entry(key).or_insert_with(|| seen() == Seen::Draft) => "draft",
                 (None, Decision::Skip(life::Skip::Stale)) => "stale",
                 (None, _) => "due",
             };
@@ -180,7 +182,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
                     .is_some_and(|fp| catalog.text(key).is_ok_and(|post| post.fingerprint != *fp));
             let held_back = decision == Decision::Hold;
             let blocked = match (&decision, matches!(decision, Decision::Publish { .. })) {
-                (_, true) => match lazy.get() {
+                (_, true) => match seen() {
                     Seen::Ready(facts) => facts.blocked.clone(),
                     _ => None,
                 },

@@ -5,7 +5,7 @@
 use super::{Plan, TargetRun};
 use crate::clock::Clock;
 use crate::error::Error;
-use crate::life::{self, Change, Ctx, Event, KeyLine, Rules, Step};
+use crate::life::{self, Change, Ctx, Event, KeyLine, Rules, Seen, Step, Then};
 use jiff::civil::Date;
 
 /// The moment `key` is judged in, from the run's parts (borrowed apart from the target, so an
@@ -24,6 +24,23 @@ pub(super) fn ctx_for<'a>(
         credential,
         ..Ctx::at(key, &clock.now(), clock.tz(), today, rules, &plan.mode)
     }
+}
+
+/// A visit as `life` asks for it: without the post first, and once more with it, read by
+/// `read`, when a rule needs it (`Then::Read`). `next` feeds the visit to the key's life (or
+/// applies it); what was read comes back too.
+pub fn visit<E>(
+    mut next: impl FnMut(Option<&Seen>) -> Result<Step, E>,
+    read: impl FnOnce() -> Seen,
+) -> Result<(Step, Option<Seen>), E> {
+    let step = next(None)?;
+    if step.then != Then::Read {
+        return Ok((step, None));
+    }
+    let seen = read();
+    let step = next(Some(&seen))?;
+    debug_assert!(step.then != Then::Read, "a visit with the post decides");
+    Ok((step, Some(seen)))
 }
 
 impl TargetRun<'_> {

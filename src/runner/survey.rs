@@ -4,7 +4,7 @@
 //! When a lookup may be answered from it is `targets::survey`'s rule, for every target.
 
 use super::TargetRun;
-use crate::life::{self, Decision, Event, Facts, Lazy, Seen, Then};
+use crate::life::{self, Decision, Event, Facts, Seen, Then};
 use jiff::civil::Date;
 
 impl TargetRun<'_> {
@@ -62,8 +62,11 @@ impl TargetRun<'_> {
             true => Seen::Ready(ready.clone()),
             false => Seen::Gone,
         };
-        let lazy = Lazy::new(&get);
-        let step = life::next(line.as_ref(), &Event::Visit(&lazy), &self.ctx(key));
+        let ctx = self.ctx(key);
+        let next = |seen: Option<&Seen>| {
+            Ok::<_, std::convert::Infallible>(life::next(line.as_ref(), &Event::Visit(seen), &ctx))
+        };
+        let Ok((step, _)) = super::apply::visit(next, get);
         match step.then {
             Then::Decide(Decision::Confirm) => true,
             Then::Decide(Decision::Publish {

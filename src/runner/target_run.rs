@@ -6,7 +6,7 @@ use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::Status;
-use crate::life::{self, Act, Decision, Event, Facts, Lazy, Lever, Mode, Rules, Seen, Skip};
+use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Rules, Seen, Skip};
 use jiff::civil::Date;
 
 /// The rules of a key's life on this target, from its config and its kind: the run, the dry
@@ -102,9 +102,12 @@ impl TargetRun<'_> {
         let (template, refused) = (self.template_mark(), self.refused(key));
         let facts = |post: &crate::post::Post| super::report::facts(post, template, refused);
         let get = || Self::seen(posts, key, has_post, &facts);
-        let lazy = Lazy::new(&get);
         let line = self.line(key);
-        let step = life::next(line.as_ref(), &Event::Visit(&lazy), &self.ctx(key));
+        let ctx = self.ctx(key);
+        let next = |seen: Option<&Seen>| {
+            Ok::<_, std::convert::Infallible>(life::next(line.as_ref(), &Event::Visit(seen), &ctx))
+        };
+        let Ok((step, _)) = super::apply::visit(next, get);
         matches!(
             step.then,
             life::Then::Decide(Decision::Publish { .. } | Decision::Confirm)
@@ -169,8 +172,7 @@ impl TargetRun<'_> {
             ..super::report::facts(post, template, refused)
         };
         let get = || Self::seen(posts, key, has_post, &facts);
-        let lazy = Lazy::new(&get);
-        let step = self.apply(key, &Event::Visit(&lazy))?;
+        let (step, _) = super::apply::visit(|seen| self.apply(key, &Event::Visit(seen)), get)?;
         let life::Then::Decide(decision) = step.then else {
             unreachable!("a visit decides")
         };

@@ -73,5 +73,3 @@ impl Clock {
         &self.tz
     }
 }
-
-

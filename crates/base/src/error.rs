@@ -48,7 +48,6 @@ pub struct Error {
     pub server: Option<Box<Server>>,
 }
 
-
 impl Error {
     /// The same failure in another class (a platform's own reading of a status).
     pub fn reclass(self, class: Class) -> Error {

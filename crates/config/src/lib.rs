@@ -5,10 +5,10 @@ mod order;
 mod policy;
 pub mod templates;
 
-use base::{error, fsutil, text};
-use content::template;
 use crate::error::Error;
 use crate::text::closest;
+use base::{error, fsutil, text};
+use content::template;
 use jiff::tz::TimeZone;
 use policy::take_policy;
 pub use policy::{Dedup, POLICY_KEYS, Policy, seconds};
@@ -134,9 +134,7 @@ impl Config {
                     .hint("use an IANA name such as `Europe/Berlin` or `UTC`")
             })?,
         };
-        let catchup_days = file
-            .catchup_days
-            .unwrap_or(life::defaults::CATCHUP_DAYS);
+        let catchup_days = file.catchup_days.unwrap_or(life::defaults::CATCHUP_DAYS);
         if catchup_days < 0 {
             return Err(Error::config("`catchup_days` must be 0 or more").at(shown));
         }

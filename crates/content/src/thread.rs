@@ -5,9 +5,9 @@
 pub mod split;
 
 use crate::error::{Class, Error};
-use life::{MAX_PARTS, Part};
 use crate::post::Post;
 use jiff::civil::Date;
+use life::{MAX_PARTS, Part};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

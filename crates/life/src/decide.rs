@@ -4,39 +4,20 @@
 use super::{Change, Ctx, Exit, KeyLine, Lever, Looked, Mode, Op, Phase, Seen, Step, Then};
 use super::{escalated, past_window};
 use crate::Class;
-use std::cell::OnceCell;
 
-/// The post of the key, read only when a rule needs it (a no-op run reads no done post).
-pub struct Lazy<'a> {
-    get: &'a dyn Fn() -> Seen,
-    cell: OnceCell<Seen>,
+/// A rule needed the key's post and the visit was given none: the visit answers
+/// `Then::Read`, and the caller visits again with what it read (a no-op run reads no done post).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Unread;
+
+/// The key's post, if the caller has read it.
+fn post(seen: Option<&Seen>) -> Result<&Seen, Unread> {
+    seen.ok_or(Unread)
 }
 
-impl<'a> Lazy<'a> {
-    pub fn new(get: &'a dyn Fn() -> Seen) -> Lazy<'a> {
-        Lazy {
-            get,
-            cell: OnceCell::new(),
-        }
-    }
-
-    pub fn get(&self) -> &Seen {
-        self.cell.get_or_init(self.get)
-    }
-
-    /// Whether the post's file is gone.
-    fn gone(&self) -> bool {
-        *self.get() == Seen::Gone
-    }
-}
-
-impl std::fmt::Debug for Lazy<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.cell.get() {
-            Some(seen) => write!(f, "{seen:?}"),
-            None => f.write_str("(not read)"),
-        }
-    }
+/// Whether the post's file is gone.
+fn gone(seen: Option<&Seen>) -> Result<bool, Unread> {
+    Ok(*post(seen)? == Seen::Gone)
 }
 
 /// What to do with one key on one target.
@@ -153,17 +134,28 @@ impl Why {
 }
 
 /// The visit as a step: the decision, and the exit code the key leaves if nothing answers
-/// otherwise.
-pub(super) fn visit(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Step {
-    let decision = decide(line, seen, ctx);
-    let blocked = matches!(seen.get(), Seen::Ready(f) if f.blocked.is_some());
+/// otherwise; or, when a rule needs the post and `seen` is `None`, `Then::Read`.
+pub(super) fn visit(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Step {
+    match judged(line, seen, ctx) {
+        Ok(step) => step,
+        Err(Unread) => {
+            let mut step = Step::stop(Change::Keep, Exit::Ok, "");
+            step.then = Then::Read;
+            step
+        }
+    }
+}
+
+fn judged(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Step, Unread> {
+    let decision = decide(line, seen, ctx)?;
+    let blocked = |seen: &Seen| matches!(seen, Seen::Ready(f) if f.blocked.is_some());
     let exit = match decision {
-        Decision::Publish { .. } if blocked => Exit::NeedsHuman,
+        Decision::Publish { .. } if blocked(post(seen)?) => Exit::NeedsHuman,
         _ => implied(line, &decision, ctx),
     };
     let change = match (&decision, line) {
         (Decision::Drop, _) => Change::Drop,
-        (Decision::Skip(Skip::LateEdit), Some(line)) => match seen.get() {
+        (Decision::Skip(Skip::LateEdit), Some(line)) => match post(seen)? {
             Seen::Ready(facts) => {
                 let mut said = line.clone();
                 said.edits.edit_late = Some(facts.fp.clone());
@@ -175,7 +167,7 @@ pub(super) fn visit(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Step {
     };
     let mut step = Step::stop(change, exit, word(&decision));
     step.then = Then::Decide(decision);
-    step
+    Ok(step)
 }
 
 fn word(decision: &Decision) -> &'static str {
@@ -197,51 +189,51 @@ fn word(decision: &Decision) -> &'static str {
     }
 }
 
-fn decide(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Decision {
+fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Decision, Unread> {
     if *ctx.mode == Mode::Retract {
-        return retract(line);
+        return Ok(retract(line));
     }
     let Some(line) = line else {
-        return match seen.get() {
+        return Ok(match post(seen)? {
             Seen::Draft => Decision::Skip(Skip::Draft),
             _ if ctx.today < ctx.key => Decision::Skip(Skip::Scheduled),
             Seen::Gone => Decision::Drop,
             Seen::Broken(why) => Decision::Broken(why.clone()),
             Seen::Ready(_) if past_window(ctx.key, ctx) => Decision::Skip(Skip::Stale),
             Seen::Ready(_) => publish(Why::Due, false, false),
-        };
+        });
     };
     let lever = match ctx.mode {
         Mode::Retry(lever) => Some(lever),
         _ => None,
     };
     let maybe = line.tried.maybe;
-    match line.phase {
+    Ok(match line.phase {
         Phase::Pending(Op::Publish) => Decision::Confirm,
         Phase::Pending(Op::Update) => Decision::FinishUpdate,
         Phase::Pending(Op::Retract) => Decision::FinishRetract,
-        _ if line.proves_nothing_sent() && seen.gone() => Decision::Drop,
+        _ if line.proves_nothing_sent() && gone(seen)? => Decision::Drop,
         Phase::Done => match lever {
             Some(Lever::Force) if ctx.rules.updates && line.copy.id.is_some() => {
                 Decision::CheckEdit { forced: true }
             }
-            Some(Lever::ForceNew) if !seen.gone() => publish(Why::SecondCopy, false, true),
+            Some(Lever::ForceNew) if !gone(seen)? => publish(Why::SecondCopy, false, true),
             Some(Lever::Force) => Decision::Skip(Skip::CannotUpdate),
             Some(_) => Decision::Skip(Skip::DoneAsked),
-            None => done(line, seen, ctx),
+            None => done(line, seen, ctx)?,
         },
         Phase::Retracted { .. } => match lever {
-            Some(Lever::Force | Lever::ForceNew) if !seen.gone() => {
+            Some(Lever::Force | Lever::ForceNew) if !gone(seen)? => {
                 publish(Why::AfterRetract, false, false)
             }
             _ => Decision::Skip(Skip::Retracted),
         },
         Phase::Failed(class, looked) => {
             if let Some(lever) = lever {
-                return match lever {
-                    _ if maybe && seen.gone() => Decision::Confirm,
-                    _ if seen.gone() && line.proves_nothing_sent() => Decision::Drop,
-                    _ if seen.gone() => Decision::Wait(format!(
+                return Ok(match lever {
+                    _ if maybe && gone(seen)? => Decision::Confirm,
+                    _ if gone(seen)? && line.proves_nothing_sent() => Decision::Drop,
+                    _ if gone(seen)? => Decision::Wait(format!(
                         "nothing to send: the post's file is gone; `dayrun retract {}` removes its copies",
                         line.key
                     )),
@@ -249,57 +241,63 @@ fn decide(line: Option<&KeyLine>, seen: &Lazy, ctx: &Ctx) -> Decision {
                     Lever::NotOurs(_) => publish(Why::NotOurs, maybe, false),
                     Lever::New | Lever::ForceNew if !maybe => publish(Why::Asked, false, true),
                     _ => publish(Why::Asked, maybe, false),
-                };
+                });
             }
-            failed(line, class, looked, seen, ctx)
+            failed(line, class, looked, seen, ctx)?
         }
-    }
+    })
 }
 
 /// A failed key in a run (no human lever).
-fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) -> Decision {
+fn failed(
+    line: &KeyLine,
+    class: Class,
+    looked: Looked,
+    seen: Option<&Seen>,
+    ctx: &Ctx,
+) -> Result<Decision, Unread> {
     let maybe = line.tried.maybe;
     let key = line.key;
     let transient = matches!(
         (class, looked),
         (Class::RetrySafe, _) | (Class::Unknown, Looked::Absent | Looked::Error)
     );
-    let seen = seen.get();
+    let seen = post(seen)?;
     // Put aside by hand: quiet until the post changes (or a person retries it).
     if line.by_hand {
-        return match seen {
+        return Ok(match seen {
             Seen::Ready(f) if line.fp.as_ref().is_some_and(|fp| *fp != f.fp) => {
                 publish(Why::Changed, maybe, false)
             }
             _ => Decision::Skip(Skip::Aside),
-        };
+        });
     }
     match seen {
         // The file is gone, but an attempt may be out: look; a copy found is recorded.
-        Seen::Gone if maybe && ctx.rules.can_find && transient => return Decision::Confirm,
+        Seen::Gone if maybe && ctx.rules.can_find && transient => return Ok(Decision::Confirm),
         // Nothing of it can be out, but the line names live copies: it says what to do.
         Seen::Gone if !maybe && !line.live_ids().is_empty() => {
-            return Decision::Wait(line.reason.clone().unwrap_or_else(|| {
+            return Ok(Decision::Wait(line.reason.clone().unwrap_or_else(|| {
                 format!(
                     "the post's file is gone and copies are still live: `dayrun retract {key} --yes` takes them back, or `dayrun mark {key} done --id ID` keeps one"
                 )
-            }));
+            })));
         }
         Seen::Gone => {
-            return Decision::Wait(format!(
+            return Ok(Decision::Wait(format!(
                 "the post's file is gone and an attempt may be out; look on the target: `dayrun mark {key} done --id ID` if it is there, `dayrun mark {key} failed` if not"
-            ));
+            )));
         }
-        Seen::Draft => return Decision::Skip(Skip::Draft),
-        Seen::Broken(why) => return Decision::Broken(why.clone()),
+        Seen::Draft => return Ok(Decision::Skip(Skip::Draft)),
+        Seen::Broken(why) => return Ok(Decision::Broken(why.clone())),
         Seen::Ready(_) => {}
     }
     if transient && past_window(key, ctx) {
-        return Decision::Hold;
+        return Ok(Decision::Hold);
     }
     // A line that names no fingerprint cannot tell an edit: it is not one.
     let changed = matches!(seen, Seen::Ready(f) if line.fp.as_ref().is_some_and(|fp| *fp != f.fp));
-    match (class, looked) {
+    Ok(match (class, looked) {
         (Class::RetrySafe, _) => publish(Why::RetrySafe, maybe, false),
         (Class::Unknown, Looked::Absent) => publish(Why::LookedAbsent, true, false),
         (Class::Unknown, Looked::Error) => publish(Why::LookAgain, true, false),
@@ -318,7 +316,7 @@ fn failed(line: &KeyLine, class: Class, looked: Looked, seen: &Lazy, ctx: &Ctx) 
             "failed ({class}: {})",
             line.reason.as_deref().unwrap_or("no reason recorded")
         )),
-    }
+    })
 }
 
 fn retract(line: Option<&KeyLine>) -> Decision {
@@ -364,40 +362,40 @@ fn publish(why: Why, look_first: bool, new_copy: bool) -> Decision {
 
 /// A done key in a run: its refused edit stands while the post still holds it; else its edit
 /// goes to the copy within the edit window; an edit after the window is said once.
-fn done(line: &KeyLine, seen: &Lazy, ctx: &Ctx) -> Decision {
+fn done(line: &KeyLine, seen: Option<&Seen>, ctx: &Ctx) -> Result<Decision, Unread> {
     // Edits of this key go nowhere: the target does not update, or the copy's id is unknown.
     if !ctx.rules.updates || line.copy.id.is_none() {
-        return Decision::Skip(Skip::Done);
+        return Ok(Decision::Skip(Skip::Done));
     }
-    let facts = || match seen.get() {
+    let facts = match post(seen)? {
         Seen::Ready(facts) => Some(facts),
         _ => None,
     };
     if let Some(refused) = &line.edits.edit_failed
-        && facts().is_some_and(|f| f.payload.as_ref() == Some(refused))
+        && facts.is_some_and(|f| f.payload.as_ref() == Some(refused))
     {
-        return Decision::EditFailed(line.reason.clone().unwrap_or_else(|| {
+        return Ok(Decision::EditFailed(line.reason.clone().unwrap_or_else(|| {
             format!(
                 "the target refused this edit, and the copy keeps its last version; save the post again once it is fixed, `dayrun retry {0} --force` sends it as it is, `dayrun mark {0} done` accepts the copy as it is",
                 line.key
             )
-        }));
+        })));
     }
     if within_window(line, ctx) {
-        return match facts() {
+        return Ok(match facts {
             Some(_) => Decision::CheckEdit { forced: false },
             None => Decision::Skip(Skip::Done),
-        };
+        });
     }
     // After the window, an edit is what the fingerprint says (as `status` shows EDITED).
-    let late = facts().is_some_and(|f| {
+    let late = facts.is_some_and(|f| {
         line.fp.as_ref().is_some_and(|fp| *fp != f.fp)
             && line.edits.edit_late.as_ref() != Some(&f.fp)
     });
-    match late {
+    Ok(match late {
         true => Decision::Skip(Skip::LateEdit),
         false => Decision::Skip(Skip::Done),
-    }
+    })
 }
 
 /// Whether the first publish (in the run's zone) is within `edit_days` of today.

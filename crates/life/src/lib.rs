@@ -27,7 +27,7 @@ mod table;
 
 pub use before::{Before, Sending, sending};
 pub use class::{Class, code};
-pub use decide::{Decision, Lazy, Skip, Why};
+pub use decide::{Decision, Skip, Why};
 pub use exit::Exit;
 pub use human::Act;
 pub use line::{Copy, Edits, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field};
@@ -236,6 +236,8 @@ pub enum Then {
     ReadBack(Duration),
     /// Remove this live copy next.
     Remove(String),
+    /// Read the key's post, then visit again with it.
+    Read,
 }
 
 /// The result of one event: the line, what comes next, the exit code it leaves, and the word
@@ -287,8 +289,10 @@ impl Step {
 /// Everything that moves a key.
 #[derive(Debug, Clone)]
 pub enum Event<'a> {
-    /// The run reaches the key: what to do with it (the post is read only if a rule needs it).
-    Visit(&'a Lazy<'a>),
+    /// The run reaches the key: what to do with it. The post as read, or `None`: a rule that
+    /// needs it then answers `Then::Read`, and the caller visits again with what it read (a
+    /// no-op run reads no done post).
+    Visit(Option<&'a Seen>),
     /// A send starts (`op` publish or update): the pending line, durable before the request.
     /// `marks`: what this attempt sends; `payload`: its edit hash (a copy a lookup finds later
     /// is this attempt's, whatever the file says by then); `rkey`: the record key for a new
@@ -351,7 +355,7 @@ pub enum Event<'a> {
 /// back as the next event.
 pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
     match event {
-        Event::Visit(seen) => decide::visit(line, seen, ctx),
+        Event::Visit(seen) => decide::visit(line, *seen, ctx),
         Event::Attempt {
             op,
             fp,

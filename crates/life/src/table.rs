@@ -5,8 +5,8 @@
 use super::Receipt;
 use super::Record;
 use super::{
-    Act, Answer, Change, Ctx, Decision, Event, Exit, Failure, How, KeyLine, Landed, Lazy, Lever,
-    Looked, Mode, Op, Phase, Rules, Seen, Step, Then, Verdict,
+    Act, Answer, Change, Ctx, Decision, Event, Exit, Failure, How, KeyLine, Landed, Lever, Looked,
+    Mode, Op, Phase, Rules, Seen, Step, Then, Verdict,
 };
 use crate::Class;
 use jiff::Timestamp;
@@ -270,11 +270,10 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
     };
     let attempt = [String::from("bb")];
     match event {
-        Example::Visit(_, seen, _) => {
-            let get = || seen.clone();
-            let lazy = Lazy::new(&get);
-            super::next(line, &Event::Visit(&lazy), &ctx)
-        }
+        Example::Visit(_, seen, _) => match super::next(line, &Event::Visit(None), &ctx) {
+            step if step.then == Then::Read => super::next(line, &Event::Visit(Some(seen)), &ctx),
+            step => step,
+        },
         Example::Attempt => super::next(
             line,
             &Event::Attempt {
@@ -419,6 +418,7 @@ fn then(then: &Then) -> String {
         Then::Send(_) => "send".into(),
         Then::Look(_) => "look".into(),
         Then::ReadBack(_) => "read the copy back".into(),
+        Then::Read => "read the post".into(),
         Then::Remove(id) => format!("remove {id}"),
         Then::Decide(decision) => match decision {
             Decision::Skip(skip) => format!("skip ({})", skip.word()),

@@ -15,7 +15,7 @@ fn the_docs_table_is_what_the_code_does_for_every_state_and_event() {
     let have = region(DOC, BEGIN, END, &want);
     assert!(
         have == want,
-        "{DOC} and `life::next` disagree; if the change is meant, run `DAYRUN_BLESS=1 cargo test --lib life` and review the diff\n--- docs\n{have}\n--- code\n{want}"
+        "{DOC} and `life::next` disagree; if the change is meant, run `DAYRUN_BLESS=1 cargo test -p dayrun-life` and review the diff\n--- docs\n{have}\n--- code\n{want}"
     );
     // Every pair is there.
     let rows = want
@@ -36,7 +36,7 @@ fn the_readme_summary_is_what_a_run_does_with_each_state() {
     );
     assert_eq!(
         have, want,
-        "README.md: run `DAYRUN_BLESS=1 cargo test --lib life`"
+        "README.md: run `DAYRUN_BLESS=1 cargo test -p dayrun-life`"
     );
 }
 
@@ -245,4 +245,46 @@ fn a_retract_counts_a_threads_parts_as_parts_and_copies_as_copies() {
         removed_note(&copies, &ids(&["d", "e", "a"])),
         " (3 copies removed)"
     );
+}
+
+/// life is pure, in what clippy cannot check (`crates/life/clippy.toml` refuses files, the
+/// environment, processes, threads, the network and the clock): no closures or function
+/// pointers in its types, no lazy cells, and no crate of ours beneath it.
+#[test]
+fn life_is_pure() {
+    let refused = [
+        "dyn Fn",
+        "impl Fn",
+        "&dyn",
+        "Box<dyn",
+        " fn(",
+        "<fn(",
+        "(fn(",
+        "OnceCell",
+        "LazyCell",
+        "RefCell",
+        "dayrun_",
+        "base::",
+        "store::",
+        "content::",
+        "targets::",
+    ];
+    let sources = testkit::sources("crates/life/src");
+    assert!(sources.len() > 10, "life's sources not found: {sources:?}");
+    // This file names the words it refuses.
+    for (path, text) in sources
+        .into_iter()
+        .filter(|(p, _)| !p.ends_with("life/src/tests.rs"))
+    {
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for word in refused {
+                assert!(
+                    !code.contains(word),
+                    "{path}:{}: `{word}` in life: {line}",
+                    n + 1
+                );
+            }
+        }
+    }
 }

@@ -2,10 +2,10 @@
 //! never per line, the same whichever side is "ours") and traces (a union sorted by time).
 
 use crate::error::{Error, Kind};
-use life::Record;
-use life::{self, Conflict, KeyLine};
 use crate::state::{FORMAT, MAX_LINE};
 use jiff::civil::Date;
+use life::Record;
+use life::{self, Conflict, KeyLine};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

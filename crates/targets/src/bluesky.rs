@@ -8,10 +8,10 @@ use super::{
     Update, Upload,
 };
 use crate::error::{Class, Error};
-use life::Receipt;
 use crate::post::Post;
 use crate::text::mark;
 use jiff::civil::Date;
+use life::Receipt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;

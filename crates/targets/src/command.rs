@@ -5,15 +5,15 @@ use super::{
     Attempts, Batch, Context, Find, ImageLinks, Keep, Lookup, Media, Names, Outgoing, Retract,
     Secrets, Target, Update, Upload, copy_name, outgoing, payload, payload_key,
 };
-use config::seconds;
 use crate::error::{Class, Error};
 use crate::images::Image;
-use life::Receipt;
 use crate::post::Post;
 use crate::redact::Redactor;
 use crate::signals;
+use config::seconds;
 use jiff::Timestamp;
 use jiff::civil::Date;
+use life::Receipt;
 use outcome::{Finished, how, receipt};
 use serde::Deserialize;
 use std::io::{Read, Write};

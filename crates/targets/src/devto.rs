@@ -10,11 +10,11 @@ use super::{
     Update, Upload,
 };
 use crate::error::{Class, Error};
-use life::Receipt;
 use crate::post::Post;
 use crate::text::mark;
 use crate::text::slug;
 use jiff::civil::Date;
+use life::Receipt;
 use serde::Deserialize;
 use serde_json::json;
 use std::path::PathBuf;

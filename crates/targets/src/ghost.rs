@@ -10,10 +10,10 @@ use super::{
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
-use life::Receipt;
 use crate::post::Post;
 use crate::text::slug;
 use jiff::civil::Date;
+use life::Receipt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;

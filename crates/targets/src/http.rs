@@ -11,9 +11,9 @@ use super::{
     Update, Upload, outgoing, payload_key,
 };
 use crate::error::Error;
-use life::Receipt;
 use crate::post::Post;
 use crate::redact::Redactor;
+use life::Receipt;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;

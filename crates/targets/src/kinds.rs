@@ -3,8 +3,8 @@
 //! one file with its `KIND`, and one line in `KINDS`.
 
 use super::{Context, Target};
-use config::{KnownKind, TargetConfig};
 use crate::error::Error;
+use config::{KnownKind, TargetConfig};
 
 /// One kind of target.
 pub struct Kind {
@@ -96,11 +96,10 @@ mod tests {
         );
         assert_eq!(
             have, want,
-            "README.md: run `DAYRUN_BLESS=1 cargo test --lib kinds` and review the diff"
+            "README.md: run `DAYRUN_BLESS=1 cargo test -p dayrun-targets kinds` and review the diff"
         );
         for kind in KINDS {
-            let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(format!("docs/targets/{}.md", kind.name));
+            let page = testkit::root().join(format!("docs/targets/{}.md", kind.name));
             assert!(page.is_file(), "{} has no page", page.display());
         }
     }

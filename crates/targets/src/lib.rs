@@ -1,16 +1,16 @@
 //! Where dayrun publishes: the target trait, the network layer, one folder per platform, and the
 //! one place that builds a target from its configured kind.
 
-use base::{clock, error, fsutil, redact, say, signals, text};
-use content::{images, post, template, thread};
-use life::outside;
 use crate::clock::Clock;
-use config::{Config, TargetConfig};
 use crate::error::Error;
-use life::Receipt;
 use crate::text::mark;
+use base::{clock, error, fsutil, redact, say, signals, text};
+use config::{Config, TargetConfig};
+use content::{images, post, template, thread};
 use jiff::Timestamp;
 use jiff::civil::Date;
+use life::Receipt;
+use life::outside;
 pub use media::Media;
 pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
@@ -218,10 +218,9 @@ pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
         if kinds::find(&target.kind).is_some_and(|k| k.template.is_some()) {
             own.extend(["template", "template_file"]);
         }
-        let guess =
-            crate::text::closest(key, own.iter().copied().chain(config::POLICY_KEYS))
-                .map(|k| format!(" (did you mean `{k}`?)"))
-                .unwrap_or_default();
+        let guess = crate::text::closest(key, own.iter().copied().chain(config::POLICY_KEYS))
+            .map(|k| format!(" (did you mean `{k}`?)"))
+            .unwrap_or_default();
         let own = match own.is_empty() {
             true => String::new(),
             false => format!("a {} target takes {}; ", target.kind, own.join(", ")),

@@ -26,15 +26,13 @@ pub fn timeouts(
 ) -> Result<(Duration, Duration), Error> {
     let pick = |v: &Option<toml::Value>, default: u64, key: &str| match v {
         None => Ok(Duration::from_secs(default)),
-        Some(v) => config::seconds(v)
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| {
-                Error::config(format!(
-                    "[targets.{}]: `{key}` must be a number of seconds",
-                    ctx.target.name
-                ))
-                .at(ctx.config.show(&ctx.target.source))
-            }),
+        Some(v) => config::seconds(v).filter(|d| !d.is_zero()).ok_or_else(|| {
+            Error::config(format!(
+                "[targets.{}]: `{key}` must be a number of seconds",
+                ctx.target.name
+            ))
+            .at(ctx.config.show(&ctx.target.source))
+        }),
     };
     Ok((
         pick(timeout, 15, "timeout_secs")?,

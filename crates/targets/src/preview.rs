@@ -3,11 +3,11 @@
 //! that is not there yet is a stand-in (its real id and URL exist only once that target
 //! publishes).
 
-use config::{Config, TargetConfig};
 use crate::error::Error;
 use crate::post::CopyRef;
 use crate::post::Post;
 use crate::template::{Upstream, Vars, link};
+use config::{Config, TargetConfig};
 
 /// The errors of rendering every template for `post`, one per target that fails.
 pub fn render_all(config: &Config, post: &Post) -> Vec<Error> {

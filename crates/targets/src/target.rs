@@ -6,11 +6,11 @@
 use super::{Attempts, Lookup, Media, Outgoing};
 use crate::error::Error;
 use crate::images::Image;
-use life::Receipt;
 use crate::post::Post;
 use crate::redact::Redactor;
 use jiff::Timestamp;
 use jiff::civil::Date;
+use life::Receipt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -99,11 +99,7 @@ pub trait Thread {
     ) -> Result<(), Error>;
 
     /// Whether the published part holds `turn`'s text (an update's read-back).
-    fn holds(
-        &mut self,
-        turn: &crate::thread::Turn,
-        part: &life::Part,
-    ) -> Result<bool, Error>;
+    fn holds(&mut self, turn: &crate::thread::Turn, part: &life::Part) -> Result<bool, Error>;
 }
 
 /// Looking a key up on the target.

@@ -2,9 +2,9 @@
 //! refused, and where.
 
 use crate::error::{Class, Error};
+use crate::post::{CopyRef, sample};
 use config::TargetConfig;
 use content::template::*;
-use crate::post::{CopyRef, sample};
 use std::path::Path;
 
 /// Targets of these kinds and templates (`None`: no template), from one config at line 1+.

@@ -10,11 +10,11 @@ use super::{
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error};
-use life::Receipt;
 use crate::post::Post;
 use crate::redact::{Redactor, base64};
 use crate::text::slug;
 use jiff::civil::Date;
+use life::Receipt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;

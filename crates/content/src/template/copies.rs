@@ -5,8 +5,8 @@
 
 use super::Need;
 use crate::error::Class;
-use life::{KeyLine, Looked, Op, Phase};
 use crate::post::CopyRef;
+use life::{KeyLine, Looked, Op, Phase};
 
 /// How a template names target `name`: `-` is `_` (`copies.my_site.url` for `my-site`), since
 /// `-` in a template is a minus.

@@ -5,13 +5,13 @@
 
 use super::{Bluesky, MAX_BYTES, MAX_GRAPHEMES, text, tid};
 use crate::error::{Class, Error};
-use life::Part;
-use life::Receipt;
 use crate::post::Post;
-use crate::{Media, Thread};
 use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
+use crate::{Media, Thread};
 use jiff::civil::Date;
+use life::Part;
+use life::Receipt;
 use serde_json::{Value, json};
 use unicode_segmentation::UnicodeSegmentation;
 

@@ -4,14 +4,14 @@
 
 use super::{Devto, MAX_PAGES, PER_PAGE, squash};
 use crate::error::Error;
-use life::Receipt;
-use crate::outside::web_url;
 use crate::net::id_text;
 use crate::net::pages::{Flow, Walked, walk};
+use crate::outside::web_url;
 use crate::survey::Survey;
-use crate::{Attempts, Lookup, items};
 use crate::text::mark;
+use crate::{Attempts, Lookup, items};
 use jiff::Timestamp;
+use life::Receipt;
 
 /// An article as the listing shows it: what a lookup compares.
 #[derive(Debug)]

@@ -3,11 +3,11 @@
 
 use super::{Ghost, error_type};
 use crate::error::{Class, Error};
-use life::Receipt;
-use crate::post::Post;
 use crate::net::{encode, status_class};
+use crate::post::Post;
 use crate::{Lookup, Outgoing, Retract, Update};
 use jiff::civil::Date;
+use life::Receipt;
 use serde_json::{Value, json};
 
 impl Update for Ghost {

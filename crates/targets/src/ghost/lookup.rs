@@ -4,10 +4,10 @@
 
 use super::Ghost;
 use crate::error::Error;
-use life::Receipt;
-use crate::outside::web_url;
 use crate::net::{encode, status_class};
+use crate::outside::web_url;
 use crate::{Attempts, Lookup, items};
+use life::Receipt;
 use serde::Deserialize;
 
 /// Days either side of a key that its post can carry as its date (dayrun's zone, UTC-12..+14).

@@ -10,9 +10,9 @@
 use super::{Ghost, before_post};
 use crate::error::{Class, Error};
 use crate::images::Image;
+use crate::net::{FilePart, status_class};
 use crate::outside::web_url;
 use crate::post::Post;
-use crate::net::{FilePart, status_class};
 use crate::{Keep, Media};
 use serde_json::{Value, json};
 

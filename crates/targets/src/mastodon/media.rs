@@ -4,8 +4,8 @@
 use super::Mastodon;
 use crate::error::{Class, Error};
 use crate::images::Image;
-use crate::post::Post;
 use crate::net::{FilePart, encode};
+use crate::post::Post;
 use crate::{Keep, Media};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};

@@ -5,15 +5,15 @@
 
 use super::{Mastodon, length, normal};
 use crate::error::{Class, Error};
-use life::Part;
-use life::Receipt;
-use crate::post::Post;
 use crate::net::{encode, id_text, idempotency_key};
-use crate::{Media, Thread};
+use crate::post::Post;
 use crate::text::hashtag;
 use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
+use crate::{Media, Thread};
 use jiff::civil::Date;
+use life::Part;
+use life::Receipt;
 use serde_json::{Value, json};
 
 impl Thread for Mastodon {

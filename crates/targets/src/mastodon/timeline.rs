@@ -5,15 +5,15 @@
 
 use super::{Mastodon, normal};
 use crate::error::Error;
-use life::Receipt;
-use crate::outside::web_url;
 use crate::net::pages::{Flow, Walked, walk};
 use crate::net::{encode, id_text};
+use crate::outside::web_url;
 use crate::survey::Survey;
-use crate::{Attempts, Lookup, items};
 use crate::text::mark;
+use crate::{Attempts, Lookup, items};
 use jiff::civil::Date;
 use jiff::{SignedDuration, Timestamp};
+use life::Receipt;
 
 /// Pages of 40 statuses read before the lookup gives up (cannot tell).
 const MAX_PAGES: u32 = 25;

@@ -4,14 +4,14 @@
 
 use super::WordPress;
 use crate::error::Error;
-use life::Receipt;
-use crate::outside::web_url;
 use crate::net::id_text;
 use crate::net::pages::{Flow, Walked, walk};
+use crate::outside::web_url;
 use crate::survey::{Survey, stretches};
 use crate::{Attempts, items};
 use jiff::Timestamp;
 use jiff::civil::{Date, DateTime};
+use life::Receipt;
 
 /// A post whose slug is this key's: where it is, and what it is to this key.
 pub(super) struct Candidate {

@@ -5,8 +5,8 @@
 use super::WordPress;
 use crate::error::{Class, Error};
 use crate::images::Image;
-use crate::post::Post;
 use crate::net::{encode, status_class};
+use crate::post::Post;
 use crate::{Keep, Media, items};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -79,10 +79,7 @@ impl WordPress {
     }
 
     /// WordPress ignores a `featured_media` it cannot use without a word: the answer tells.
-    pub(super) fn featured_note(
-        sent: &Value,
-        reply: &crate::net::Reply,
-    ) -> Option<String> {
+    pub(super) fn featured_note(sent: &Value, reply: &crate::net::Reply) -> Option<String> {
         let asked = sent["featured_media"].as_u64()?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         match doc["featured_media"].as_u64() {
