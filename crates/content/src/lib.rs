@@ -1,5 +1,6 @@
 //! What dayrun publishes: the catalog of dated posts, each post read and derived, its images,
 //! the templates and the thread split.
+#![cfg_attr(test, allow(clippy::too_many_lines))]
 
 pub mod content;
 pub mod images;

@@ -66,7 +66,8 @@ fn first(line: Option<&KeyLine>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Rules, table};
+    use crate::Rules;
+    use crate::tests::table;
 
     fn line(state: &str) -> Option<KeyLine> {
         let states = table::states();

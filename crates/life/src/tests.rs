@@ -1,8 +1,10 @@
 //! The table is the spec: `docs/life-of-a-key.md` lists every (state, event) pair with what it
 //! leads to, and must be what `next` does; and what no pair may ever do, checked over all.
 
-use super::table::{self, Example};
+pub(crate) mod table;
+
 use super::{Change, Decision, Exit, KeyLine, Lever, Mode, Phase, Then};
+use table::Example;
 use testkit::region;
 
 const DOC: &str = "docs/life-of-a-key.md";

@@ -1,4 +1,5 @@
 //! dayrun's state: a target's state file and its journal, the run's lock, and `merge-state`.
+#![cfg_attr(test, allow(clippy::too_many_lines))]
 
 pub mod lock;
 pub mod merge;

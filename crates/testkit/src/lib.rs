@@ -1,5 +1,6 @@
 //! Test support for dayrun's crates (a dev-dependency only): a region of a file in the
 //! repository that a test keeps equal to what the code makes, and a crate's source to read.
+#![cfg_attr(test, allow(clippy::too_many_lines))]
 
 /// The text between `begin` and `end` in a file of the repository; with `DAYRUN_BLESS=1`, the
 /// file is rewritten with `want` there first.

@@ -2,13 +2,13 @@
 //! event that can meet it, and what follows. `docs/life-of-a-key.md` holds these tables (the
 //! spec, read by people) and a test checks it against them, so neither can drift.
 
-use super::Receipt;
-use super::Record;
-use super::{
+use crate::Class;
+use crate::Receipt;
+use crate::Record;
+use crate::{
     Act, Answer, Change, Ctx, Decision, Event, Exit, Failure, How, KeyLine, Landed, Lever, Looked,
     Mode, Op, Phase, Rules, Seen, Step, Then, Verdict,
 };
-use crate::Class;
 use jiff::Timestamp;
 use jiff::civil::Date;
 
@@ -130,21 +130,21 @@ pub enum Example {
 pub fn events() -> Vec<(&'static str, Example)> {
     let run = Mode::Run { backfill: false };
     let ready = || {
-        Seen::Ready(super::Facts {
+        Seen::Ready(crate::Facts {
             fp: "f".into(),
             payload: Some("p".into()),
             blocked: None,
         })
     };
-    let edited = Seen::Ready(super::Facts {
+    let edited = Seen::Ready(crate::Facts {
         fp: "g".into(),
         payload: Some("p2".into()),
         blocked: None,
     });
     // The target's template fails on the post, or a copy it links to will never come.
-    let blocked = Seen::Ready(super::Facts {
+    let blocked = Seen::Ready(crate::Facts {
         blocked: Some("the template fails on it".into()),
-        ..super::Facts::clone(match &ready() {
+        ..crate::Facts::clone(match &ready() {
             Seen::Ready(facts) => facts,
             _ => unreachable!("ready"),
         })
@@ -270,11 +270,11 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
     };
     let attempt = [String::from("bb")];
     match event {
-        Example::Visit(_, seen, _) => match super::next(line, &Event::Visit(None), &ctx) {
-            step if step.then == Then::Read => super::next(line, &Event::Visit(Some(seen)), &ctx),
+        Example::Visit(_, seen, _) => match crate::next(line, &Event::Visit(None), &ctx) {
+            step if step.then == Then::Read => crate::next(line, &Event::Visit(Some(seen)), &ctx),
             step => step,
         },
-        Example::Attempt => super::next(
+        Example::Attempt => crate::next(
             line,
             &Event::Attempt {
                 op: Op::Publish,
@@ -294,7 +294,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
                 }),
                 Some(class) => Answer::Failed(failure(*class)),
             };
-            super::next(
+            crate::next(
                 line,
                 &Event::Answered {
                     answer,
@@ -313,7 +313,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
                 "transient" => Verdict::Transient("HTTP 503"),
                 _ => Verdict::Foreign(&receipts[1..]),
             };
-            super::next(
+            crate::next(
                 line,
                 &Event::Looked {
                     verdict,
@@ -325,9 +325,9 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
                 &ctx,
             )
         }
-        Example::Human(act) => super::next(line, &Event::Human(act), &ctx),
-        Example::Retracting => super::next(line, &Event::Retracting, &ctx),
-        Example::Removed => super::next(
+        Example::Human(act) => crate::next(line, &Event::Human(act), &ctx),
+        Example::Retracting => crate::next(line, &Event::Retracting, &ctx),
+        Example::Removed => crate::next(
             line,
             &Event::Removed {
                 id: "7",
@@ -336,12 +336,12 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
             &ctx,
         ),
         Example::PartLanded => {
-            let part = super::Part {
+            let part = crate::Part {
                 id: "11".into(),
                 cid: None,
             };
             let n = line.map_or(0, |l| l.copy.parts.len());
-            super::next(
+            crate::next(
                 line,
                 &Event::PartLanded {
                     n,
@@ -351,7 +351,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
                 &ctx,
             )
         }
-        Example::NotRemoved => super::next(
+        Example::NotRemoved => crate::next(
             line,
             &Event::NotRemoved {
                 class: Class::Rejected,
