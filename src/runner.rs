@@ -171,6 +171,14 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     let today = clock.today();
     let quiet = Progress::none();
     let told = RefCell::new(BTreeSet::new());
+    let shared = Shared {
+        clock,
+        plan,
+        today,
+        state_dir: &config.state,
+        told: &told,
+        progress: &quiet,
+    };
     let mut runs: Vec<TargetRun> = selected
         .iter()
         .zip(built.iter_mut())
@@ -187,32 +195,21 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
             let (immediate, keeps_payload) =
                 find.map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
             TargetRun {
-                credential,
-                immediate,
-                keeps_payload,
                 cfg,
                 target: target.as_mut(),
                 state,
-                state_dir: &config.state,
                 trace: Trace::new(&config.state, &cfg.name),
-                clock,
-                plan,
-                today,
-                rules,
-                stopped: None,
-                last_write: None,
-                exit: Exit::Ok,
-                tally: crate::tally::Tally::default(),
-                stale: Vec::new(),
-                drafts: Vec::new(),
-                held: Vec::new(),
-                deleted: Vec::new(),
-                removed: BTreeSet::new(),
-                progress: &quiet,
+                run: shared,
+                here: Here {
+                    rules,
+                    credential,
+                    immediate,
+                    keeps_payload,
+                },
+                outcome: Outcome::default(),
+                pace: Pace::default(),
                 batch: batch::Batch::default(),
-                told: &told,
-                upstream: Default::default(),
-                owners: None,
+                known: Known::default(),
             }
         })
         .collect();
@@ -232,7 +229,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         false => Progress::none(),
     };
     for run in &mut runs {
-        run.progress = &progress;
+        run.run.progress = &progress;
         // One read of the target for the keys its pass will look up (`survey.rs`).
         if signals::received().is_none() {
             run.survey(all());
@@ -267,7 +264,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     progress.finish();
     for run in &mut runs {
         run.finish();
-        exit.merge(run.exit);
+        exit.merge(run.outcome.exit);
     }
     if plan.mode == Mode::Retract && !plan.dry_run && signals::received().is_none() {
         exit.merge(nothing_retracted(plan, &runs));
@@ -303,7 +300,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
 fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
     let mut exit = Exit::Ok;
     for key in &plan.keys {
-        if runs.iter().all(|run| !run.removed.contains(key)) {
+        if runs.iter().all(|run| !run.outcome.removed.contains(key)) {
             let known = runs
                 .iter()
                 .any(|run| run.line(*key).is_some_and(|l| !l.live_ids().is_empty()));
@@ -413,15 +410,41 @@ impl Posts<'_> {
     }
 }
 
+/// One target's pass over the keys (`target_run.rs`): its parts, grouped by what they are for.
 struct TargetRun<'a> {
     cfg: &'a TargetConfig,
     target: &'a mut dyn Target,
     state: &'a mut StateFile,
-    state_dir: &'a std::path::Path,
     trace: Trace,
+    /// What every target's pass shares: the clock, the plan, the day.
+    run: Shared<'a>,
+    /// What this target is: its rules, its credential, how its lookup behaves.
+    here: Here,
+    /// What the pass tells at its end: the exit code, the tally and the keys by kind.
+    outcome: Outcome,
+    /// Whether the target may be written to again, and when it last was.
+    pace: Pace,
+    /// Keys queued for the next group commit (`batch.rs`).
+    batch: batch::Batch,
+    /// What the pass knows of other lines: the linked targets' and the owners of ids.
+    known: Known,
+}
+
+/// What every target's pass shares.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
     clock: &'a Clock,
     plan: &'a Plan,
     today: Date,
+    state_dir: &'a std::path::Path,
+    /// What was said this run about posts (their errors and warnings), shared by the targets:
+    /// a post's error is told once, not once per target.
+    told: &'a RefCell<BTreeSet<String>>,
+    progress: &'a Progress,
+}
+
+/// What one target is, for the rules of its keys' lives.
+struct Here {
     /// The target's rules for a key's life.
     rules: crate::life::Rules,
     /// A non-secret fingerprint of the target's credential (`Secrets::fingerprint`).
@@ -430,9 +453,11 @@ struct TargetRun<'a> {
     /// for), and whether it needs what each attempt sent (`Find`).
     immediate: bool,
     keeps_payload: bool,
-    /// Set when the target must not be written to again in this run (`stop.rs`).
-    stopped: Option<stop::Stop>,
-    last_write: Option<Instant>,
+}
+
+/// What a target's pass tells at its end (`TargetRun::finish`).
+#[derive(Default)]
+struct Outcome {
     exit: Exit,
     tally: crate::tally::Tally,
     stale: Vec<Date>,
@@ -443,12 +468,18 @@ struct TargetRun<'a> {
     deleted: Vec<Date>,
     /// Keys whose copies a retract removed (or found gone) here.
     removed: BTreeSet<Date>,
-    progress: &'a Progress,
-    /// Keys queued for the next group commit (`batch.rs`).
-    batch: batch::Batch,
-    /// What was said this run about posts (their errors and warnings), shared by the targets:
-    /// a post's error is told once, not once per target.
-    told: &'a RefCell<BTreeSet<String>>,
+}
+
+/// Whether the target may be written to again in this run (`stop.rs`), and when it last was.
+#[derive(Default)]
+struct Pace {
+    stopped: Option<stop::Stop>,
+    last_write: Option<Instant>,
+}
+
+/// What a target's pass knows of other lines.
+#[derive(Default)]
+struct Known {
     /// The lines, for the key at hand, of the targets this one's template links to
     /// (`linked.rs`).
     upstream: std::collections::BTreeMap<String, Option<crate::life::KeyLine>>,

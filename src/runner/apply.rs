@@ -53,11 +53,11 @@ impl TargetRun<'_> {
     pub(super) fn ctx(&self, key: Date) -> Ctx<'_> {
         ctx_for(
             key,
-            self.clock,
-            self.today,
-            &self.rules,
-            self.plan,
-            self.credential.as_deref(),
+            self.run.clock,
+            self.run.today,
+            &self.here.rules,
+            self.run.plan,
+            self.here.credential.as_deref(),
         )
     }
 
@@ -67,7 +67,7 @@ impl TargetRun<'_> {
     pub(super) fn apply(&mut self, key: Date, event: &Event) -> Result<Step, Error> {
         let line = self.line(key);
         let step = life::next(line.as_ref(), event, &self.ctx(key));
-        if !self.plan.dry_run {
+        if !self.run.plan.dry_run {
             match &step.line {
                 // An edit hash recorded without sending anything needs no sync of its own:
                 // the fold at the end of the run makes it durable (a crash only repeats it).
@@ -76,7 +76,7 @@ impl TargetRun<'_> {
                     self.state.put(line.record())
                 }
                 Change::Write(line) => {
-                    if let Some(owners) = &mut self.owners {
+                    if let Some(owners) = &mut self.known.owners {
                         owners.note(line);
                     }
                     self.state.set(line.record())?
@@ -86,7 +86,7 @@ impl TargetRun<'_> {
             }
         }
         if !matches!(event, Event::Visit(_)) {
-            self.exit.merge(step.exit);
+            self.outcome.exit.merge(step.exit);
         }
         Ok(step)
     }

@@ -79,9 +79,9 @@ impl TargetRun<'_> {
         // need uploads (the `send` path), and 64 of them would hold all their bytes at once.
         if self.target.as_batch().is_none()
             || !post.images.is_empty()
-            || !self.plan.backfill()
+            || !self.run.plan.backfill()
             || !self.cfg.policy.min_interval.is_zero()
-            || self.plan.dry_run
+            || self.run.plan.dry_run
             || new_copy
         {
             return self.send(post, out, new_copy);
@@ -180,7 +180,7 @@ impl TargetRun<'_> {
             let err = retry_safe("make the renames durable", &e);
             failed.extend(renamed.drain(..).map(|(i, _)| (i, err.clone())));
         }
-        self.last_write = Some(Instant::now());
+        self.pace.last_write = Some(Instant::now());
         // 4. The done lines, with no fsync of their own.
         self.state.unsynced(true);
         let landed = renamed.len();

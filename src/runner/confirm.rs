@@ -42,11 +42,13 @@ impl TargetRun<'_> {
         };
         let exhaustive = find.lists_every_match();
         let answer = find.find(attempts);
-        if matches!(answer, Ok(Lookup::Found(_) | Lookup::Foreign(_))) && self.owners.is_none() {
-            self.owners = Some(super::owners::Owners::read(self.state));
+        if matches!(answer, Ok(Lookup::Found(_) | Lookup::Foreign(_)))
+            && self.known.owners.is_none()
+        {
+            self.known.owners = Some(super::owners::Owners::read(self.state));
         }
         // What the other keys' lines say of the copies found.
-        let owners = self.owners.as_ref();
+        let owners = self.known.owners.as_ref();
         let found = match &answer {
             Ok(Lookup::Found(list) | Lookup::Foreign(list)) => list.as_slice(),
             _ => &[],
@@ -70,7 +72,7 @@ impl TargetRun<'_> {
                 Sifted::CannotTell(why) => Seen::CannotTell(why),
             },
             Ok(Lookup::Absent) => Seen::Absent,
-            Ok(Lookup::CannotTell(why)) if !self.rules.can_find => {
+            Ok(Lookup::CannotTell(why)) if !self.here.rules.can_find => {
                 Seen::CannotTell(format!("{} cannot look posts up: {why}", self.cfg.name))
             }
             Ok(Lookup::CannotTell(why)) => Seen::CannotTell(why),
@@ -115,7 +117,7 @@ impl TargetRun<'_> {
         deadline: Timestamp,
         wait_first: bool,
     ) -> Seen {
-        let immediate = self.immediate;
+        let immediate = self.here.immediate;
         let polls = match immediate {
             true => 1,
             false => self.cfg.policy.confirm_polls,
@@ -130,13 +132,14 @@ impl TargetRun<'_> {
             }
             looks += 1;
             match self.look(key, attempts) {
-                Seen::Absent if !immediate && self.clock.now().timestamp() < deadline => {
+                Seen::Absent if !immediate && self.run.clock.now().timestamp() < deadline => {
                     if looks < polls {
                         continue;
                     }
-                    let left =
-                        Duration::try_from(deadline.duration_since(self.clock.now().timestamp()))
-                            .unwrap_or(Duration::ZERO);
+                    let left = Duration::try_from(
+                        deadline.duration_since(self.run.clock.now().timestamp()),
+                    )
+                    .unwrap_or(Duration::ZERO);
                     if left > MAX_WAIT || !signals::sleep(left) {
                         return Seen::NotYet(deadline);
                     }
@@ -148,26 +151,28 @@ impl TargetRun<'_> {
     }
 
     /// Look (with `confirm`), and look again after a failed lookup while the rules allow;
-    /// then hand the answer to the key's life. `first`: before any attempt (pre-submit dedup);
-    /// `sends`: sends of this run so far; `landed`: what a found copy's done line keeps.
-    #[allow(clippy::too_many_arguments)]
+    /// then hand the answer to the key's life; `landed`: what a found copy's done line keeps.
     pub(super) fn judge(
         &mut self,
         key: Date,
-        attempts: &Attempts,
-        deadline: Timestamp,
-        wait_first: bool,
-        first: bool,
-        sends: u32,
-        sendable: bool,
+        ask: Ask,
         landed: &dyn Fn(&[Receipt]) -> LandedParts,
     ) -> Result<Step, Error> {
+        let Ask {
+            attempts,
+            mut looking,
+            sends,
+            sendable,
+        } = ask;
+        let first = looking == Looking::Dedup;
         let mut looks = 0;
-        let mut wait_first = wait_first;
         loop {
-            let seen = match first {
-                true => self.look(key, attempts),
-                false => self.confirm(key, attempts, deadline, wait_first),
+            let seen = match looking {
+                Looking::Dedup => self.look(key, attempts),
+                Looking::Confirm {
+                    deadline,
+                    wait_first,
+                } => self.confirm(key, attempts, deadline, wait_first),
             };
             if matches!(seen, Seen::Transient(_)) {
                 looks += 1;
@@ -213,7 +218,9 @@ impl TargetRun<'_> {
                     if !signals::sleep(wait) {
                         return Ok(step);
                     }
-                    wait_first = false;
+                    if let Looking::Confirm { wait_first, .. } = &mut looking {
+                        *wait_first = false;
+                    }
                 }
                 _ => return Ok(step),
             }
@@ -246,6 +253,30 @@ impl TargetRun<'_> {
             self.trace(key, action, result, &detail);
         }
     }
+}
+
+/// What a lookup is asked: which attempts to look for, when, and what the key's life needs
+/// to judge the answer.
+pub(super) struct Ask<'a> {
+    pub attempts: &'a Attempts<'a>,
+    pub looking: Looking,
+    /// Sends made for the key this run.
+    pub sends: u32,
+    /// A post is there to send if the copy is absent.
+    pub sendable: bool,
+}
+
+/// When a key is looked up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Looking {
+    /// Before any attempt (pre-submit dedup): one look, absent at once.
+    Dedup,
+    /// After an attempt: absent only once it can no longer land (`deadline`); `wait_first`:
+    /// wait before the first look.
+    Confirm {
+        deadline: Timestamp,
+        wait_first: bool,
+    },
 }
 
 /// What a found copy's done line keeps, besides its receipts.

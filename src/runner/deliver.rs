@@ -1,12 +1,12 @@
 //! Sending a post: pre-submit dedup, a lookup before any send that could repeat an earlier one,
 //! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
 
-use super::confirm::LandedParts;
+use super::confirm::{Ask, LandedParts, Looking};
 use super::report::Failed;
 use super::{Posts, TargetRun, describe};
 use crate::error::Error;
 use crate::life::Receipt;
-use crate::life::{self, Answer, Before, Event, KeyLine, Op, Phase, Sending, Then};
+use crate::life::{self, Answer, Before, Event, KeyLine, Op, Phase, Sending, Then, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Outgoing};
@@ -21,7 +21,7 @@ impl TargetRun<'_> {
         &mut self,
         key: Date,
         posts: &Posts,
-        why: &'static str,
+        why: Why,
         look_first: bool,
         new_copy: bool,
     ) -> Result<(), Error> {
@@ -30,7 +30,7 @@ impl TargetRun<'_> {
             Err(err) => return self.local_error(key, err.clone()),
         };
         if read.draft {
-            self.drafts.push(key);
+            self.outcome.drafts.push(key);
             self.count("draft", key, "draft", "`draft: true`: not published");
             return Ok(());
         }
@@ -55,7 +55,7 @@ impl TargetRun<'_> {
                 && line
                     .as_ref()
                     .is_some_and(|l| l.tried.maybe || !l.copy.parts.is_empty());
-            let post = match (self.plan.dry_run, resuming) {
+            let post = match (self.run.plan.dry_run, resuming) {
                 // The preview: a stand-in for each copy still coming, as the run would have
                 // it by the time this target's turn comes.
                 (true, _) => {
@@ -71,7 +71,7 @@ impl TargetRun<'_> {
             // Before any send of a new thread with dedup on, its first part is looked for too.
             return self.thread(&post, line, generation, fresh_copy, before.looks(), why);
         }
-        if self.plan.dry_run {
+        if self.run.plan.dry_run {
             if let Some(why) =
                 crate::targets::preview::blocked(self.cfg, &post, &self.upstream(key))
             {
@@ -92,7 +92,7 @@ impl TargetRun<'_> {
             self.say(
                 key,
                 "publish",
-                &format!("({why}) {look}{}", describe(&post)),
+                &format!("({}) {look}{}", why.text(), describe(&post)),
             );
             self.say_images(&read, line.as_ref().and_then(|l| l.copy.media.as_deref()));
             self.say_copies(key);
@@ -107,8 +107,8 @@ impl TargetRun<'_> {
         let Some(post) = self.linked(post, line.as_ref())? else {
             return Ok(());
         };
-        if why != "due" {
-            self.say(key, "retry", &format!("({why})"));
+        if why != Why::Due {
+            self.say(key, "retry", &format!("({})", why.text()));
         }
         let mut out = match self.target.prepare(&post) {
             Ok(out) => out,
@@ -140,9 +140,18 @@ impl TargetRun<'_> {
                 generation: out.generation,
                 deadline: Some(deadline),
             };
-            let wait_first = self.clock.now().timestamp() < deadline;
+            let wait_first = self.run.clock.now().timestamp() < deadline;
             let started = Instant::now();
-            let step = self.judge(key, &attempts, deadline, wait_first, false, 0, true, &parts)?;
+            let ask = Ask {
+                attempts: &attempts,
+                looking: Looking::Confirm {
+                    deadline,
+                    wait_first,
+                },
+                sends: 0,
+                sendable: true,
+            };
+            let step = self.judge(key, ask, &parts)?;
             if !matches!(step.then, Then::Send(_)) {
                 return self.tell(key, &step, &post, started, "confirm", None);
             }
@@ -153,8 +162,13 @@ impl TargetRun<'_> {
                 ..Attempts::none_yet(key, &out.marks, &out.body)
             };
             let started = Instant::now();
-            let now = self.clock.now().timestamp();
-            let step = self.judge(key, &attempts, now, false, true, 0, true, &parts)?;
+            let ask = Ask {
+                attempts: &attempts,
+                looking: Looking::Dedup,
+                sends: 0,
+                sendable: true,
+            };
+            let step = self.judge(key, ask, &parts)?;
             if let Some(note) = step
                 .say
                 .as_deref()
@@ -175,7 +189,7 @@ impl TargetRun<'_> {
         let Some(line) = self.line(key) else {
             return Ok(());
         };
-        if self.plan.dry_run {
+        if self.run.plan.dry_run {
             self.say(
                 key,
                 "confirm",
@@ -204,18 +218,18 @@ impl TargetRun<'_> {
             copy: None,
         };
         let deadline = self.deadline(&line);
-        let wait_first = self.clock.now().timestamp() < deadline;
+        let wait_first = self.run.clock.now().timestamp() < deadline;
         let started = Instant::now();
-        let step = self.judge(
-            key,
-            &attempts,
-            deadline,
-            wait_first,
-            false,
-            0,
-            false,
-            &|_| parts.clone(),
-        )?;
+        let ask = Ask {
+            attempts: &attempts,
+            looking: Looking::Confirm {
+                deadline,
+                wait_first,
+            },
+            sends: 0,
+            sendable: false,
+        };
+        let step = self.judge(key, ask, &|_| parts.clone())?;
         self.tell_line(key, &step, None, started, "confirm", None)
     }
 
@@ -256,7 +270,7 @@ impl TargetRun<'_> {
                 // The rules refused the attempt (too many copies).
                 return self.tell(key, &pending, post, Instant::now(), "publish", None);
             }
-            if self.keeps_payload {
+            if self.here.keeps_payload {
                 self.keep_payload(key, &out.body)?;
             }
             let clock = Instant::now();
@@ -269,7 +283,7 @@ impl TargetRun<'_> {
                 };
                 self.target.publish(post, &out)
             });
-            self.last_write = Some(Instant::now());
+            self.pace.last_write = Some(Instant::now());
             let result = result.and_then(|receipt| {
                 life::checked(&receipt).map_err(|why| {
                     Error::failure(
@@ -351,7 +365,7 @@ impl TargetRun<'_> {
         let key = post.key;
         let line = self.line(key).expect("the pending line");
         let marks = line.tried.marks.clone();
-        let deadline = later(self.clock.now().timestamp(), self.settle());
+        let deadline = later(self.run.clock.now().timestamp(), self.settle());
         let attempts = Attempts {
             key,
             marks: &marks,
@@ -363,13 +377,22 @@ impl TargetRun<'_> {
             deadline: Some(deadline),
         };
         let parts = parts(post, Some(&line), self.edit_mark(post));
-        self.judge(key, &attempts, deadline, true, false, sends, true, &parts)
+        let ask = Ask {
+            attempts: &attempts,
+            looking: Looking::Confirm {
+                deadline,
+                wait_first: true,
+            },
+            sends,
+            sendable: true,
+        };
+        self.judge(key, ask, &parts)
     }
 
     /// When an attempt recorded on `line` can no longer land: a pending line's attempt may
     /// run for the target's timeout; any attempt may still show up for the settle time after.
     pub(super) fn deadline(&self, line: &KeyLine) -> Timestamp {
-        let now = self.clock.now().timestamp();
+        let now = self.run.clock.now().timestamp();
         let at = line.time().unwrap_or(now);
         let mut wait = self.settle() + Duration::from_secs(1); // stamps have whole seconds
         if matches!(line.phase, Phase::Pending(_)) {
@@ -387,7 +410,7 @@ impl TargetRun<'_> {
 
     /// Keep `min_interval` between writes to this target.
     pub(super) fn pace(&self) {
-        if let Some(last) = self.last_write {
+        if let Some(last) = self.pace.last_write {
             let since = last.elapsed();
             if since < self.cfg.policy.min_interval {
                 signals::sleep(self.cfg.policy.min_interval - since);
@@ -461,7 +484,7 @@ impl TargetRun<'_> {
             err,
             self.redact(&err.reason()),
             post.map(|p| (p, self.edit_mark(p))),
-            self.credential.clone(),
+            self.here.credential.clone(),
             self.cfg.policy.retry_after_cap,
         )
     }

@@ -52,7 +52,7 @@ impl TargetRun<'_> {
         before: &mut [TargetRun],
         others: &BTreeMap<String, StateFile>,
     ) -> Result<(), Error> {
-        self.upstream.clear();
+        self.known.upstream.clear();
         let cfg = self.cfg;
         let Some(template) = &cfg.template else {
             return Ok(());
@@ -69,7 +69,7 @@ impl TargetRun<'_> {
                 }
                 None => others.get(name).and_then(|s| s.get(key)).map(KeyLine::of),
             };
-            self.upstream.insert(name.clone(), line);
+            self.known.upstream.insert(name.clone(), line);
         }
         Ok(())
     }
@@ -80,7 +80,7 @@ impl TargetRun<'_> {
             return Vec::new();
         };
         let held = life::past_window(key, &self.ctx(key));
-        let line_of = |name: &str| self.upstream.get(name).and_then(Option::clone);
+        let line_of = |name: &str| self.known.upstream.get(name).and_then(Option::clone);
         crate::template::upstream(template, line_of, held)
     }
 
@@ -203,7 +203,7 @@ impl TargetRun<'_> {
         self.trace(key, "wait", "failed", &super::report::detail(&err));
         match err.class() {
             Some(Class::RetrySafe) => {
-                self.tally.add("failed");
+                self.outcome.tally.add("failed");
                 let text = step
                     .written()
                     .and_then(|l| l.reason.clone())

@@ -23,7 +23,7 @@ impl TargetRun<'_> {
                 image.srcs[0]
             );
             // The post's, not the target's: said once a run.
-            if self.told.borrow_mut().insert(text.clone()) {
+            if self.run.told.borrow_mut().insert(text.clone()) {
                 self.say(key, "warning", &text);
             }
         }
@@ -48,7 +48,7 @@ impl TargetRun<'_> {
         let limit = match post.images.is_empty() {
             true => None,
             false => {
-                let ask = !self.plan.dry_run;
+                let ask = !self.run.plan.dry_run;
                 self.target.as_upload().and_then(|u| u.image_limit(ask))
             }
         };
@@ -107,9 +107,13 @@ impl TargetRun<'_> {
         let result = {
             // The state and the target are borrowed apart, so that each answer is recorded
             // from inside the target's upload loop.
-            let (rules, plan, clock, today) =
-                (self.rules.clone(), self.plan, self.clock, self.today);
-            let credential = self.credential.clone();
+            let (rules, plan, clock, today) = (
+                self.here.rules.clone(),
+                self.run.plan,
+                self.run.clock,
+                self.run.today,
+            );
+            let credential = self.here.credential.clone();
             let state = &mut *self.state;
             let mut keep = |media: &Media, line: &str| {
                 lines.push(line.to_string());

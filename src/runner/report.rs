@@ -133,9 +133,10 @@ impl TargetRun<'_> {
                 if let Some(text) = &step.say {
                     self.trace(key, action, "duplicate", text);
                     let text = self.shown(&format!("{text} ({})", self.target.where_to_look(key)));
-                    self.progress
+                    self.run
+                        .progress
                         .err(&format!("dayrun: {key} {}: {text}", self.cfg.name));
-                    self.tally.add("duplicate");
+                    self.outcome.tally.add("duplicate");
                 }
             }
             "failed" => self.report(key, step, None)?,
@@ -144,8 +145,8 @@ impl TargetRun<'_> {
                 self.count("unconfirmed", key, "unconfirmed", &text);
             }
             "held back" => {
-                self.held.push(key);
-                self.tally.add("held back");
+                self.outcome.held.push(key);
+                self.outcome.tally.add("held back");
                 let text = step.say.clone().unwrap_or_else(|| {
                     "looked up: not on the target; held back (its date is past the catch-up window)"
                         .into()
@@ -187,7 +188,7 @@ impl TargetRun<'_> {
                 line.as_ref().and_then(|l| l.reason.clone()),
             ),
         };
-        self.tally.add("failed");
+        self.outcome.tally.add("failed");
         // A failure the next run retries by itself, but that has lasted: a person must act.
         let escalated = step.exit == Exit::NeedsHuman
             && line
@@ -212,7 +213,7 @@ impl TargetRun<'_> {
             _ => self.hint(key, line.as_ref(), given),
         };
         if let Some(hint) = hint {
-            self.progress.out(&format!("  {}", self.shown(&hint)));
+            self.run.progress.out(&format!("  {}", self.shown(&hint)));
         }
         Ok(())
     }
@@ -259,7 +260,7 @@ impl TargetRun<'_> {
     fn escalation(&self, line: &KeyLine, server: Option<&Server>) -> String {
         let (key, name) = (line.key, &self.cfg.name);
         let since = line.first_failure.as_deref().unwrap_or(&line.at);
-        let after = crate::clock::span(self.rules.escalate_after.as_secs() as i64);
+        let after = crate::clock::span(self.here.rules.escalate_after.as_secs() as i64);
         let check = match server {
             Some(server) => format!(
                 "check that the server at {} is up and reachable from here",
@@ -284,7 +285,8 @@ impl TargetRun<'_> {
     /// `state/<target>.sent/<key>.json`: the exact document of the latest attempt, for targets
     /// whose lookup is handed what was sent (written durably before the attempt).
     fn payload_path(&self, key: Date) -> std::path::PathBuf {
-        self.state_dir
+        self.run
+            .state_dir
             .join(format!("{}.sent", self.cfg.name))
             .join(format!("{key}.json"))
     }
@@ -299,7 +301,7 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn kept_payload(&self, key: Date) -> Option<serde_json::Value> {
-        if !self.keeps_payload {
+        if !self.here.keeps_payload {
             return None;
         }
         let bytes = std::fs::read(self.payload_path(key)).ok()?;
@@ -307,7 +309,7 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn drop_payload(&self, key: Date) {
-        if self.keeps_payload {
+        if self.here.keeps_payload {
             let path = self.payload_path(key);
             let _ = std::fs::remove_file(&path);
             // The folder goes once it is empty (`remove_dir` leaves a folder that is not).
@@ -327,9 +329,9 @@ impl TargetRun<'_> {
                 && l.reason.as_deref() == Some(life::reason(&reason).as_str())
         });
         // The post's error, not the target's: told in full once a run, then "as above".
-        let first = self.told.borrow_mut().insert(err.located());
-        if same || self.plan.dry_run {
-            self.tally.add("failed");
+        let first = self.run.told.borrow_mut().insert(err.located());
+        if same || self.run.plan.dry_run {
+            self.outcome.tally.add("failed");
             self.tell_local(key, &err, first);
             return Ok(());
         }
@@ -343,9 +345,9 @@ impl TargetRun<'_> {
             },
         )?;
         self.trace(key, "read", "failed", &detail(&err));
-        self.exit.merge(Exit::NeedsHuman);
+        self.outcome.exit.merge(Exit::NeedsHuman);
         let _ = step;
-        self.tally.add("failed");
+        self.outcome.tally.add("failed");
         self.tell_local(key, &err, first);
         Ok(())
     }
@@ -356,7 +358,7 @@ impl TargetRun<'_> {
             true => {
                 self.say(key, "failed", &format!("(local): {}", err.located()));
                 if let Some(hint) = &err.hint {
-                    self.progress.out(&format!("  {}", self.shown(hint)));
+                    self.run.progress.out(&format!("  {}", self.shown(hint)));
                 }
             }
             false => self.say(key, "failed", "(local): the post's error above"),
@@ -364,13 +366,13 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
-        self.tally.add(tally);
+        self.outcome.tally.add(tally);
         let quiet = matches!(
             tally,
             "done" | "stale" | "scheduled" | "draft" | "failed" | "retracted"
         ) && word != "retracted"
-            && !self.plan.dry_run
-            && !matches!(self.plan.mode, life::Mode::Retry(_));
+            && !self.run.plan.dry_run
+            && !matches!(self.run.plan.mode, life::Mode::Retry(_));
         if !quiet {
             self.say(key, word, detail);
         }
@@ -378,11 +380,13 @@ impl TargetRun<'_> {
 
     pub(super) fn say(&self, key: Date, word: &str, detail: &str) {
         if detail.is_empty() {
-            self.progress
+            self.run
+                .progress
                 .out(&format!("{key} {} {word}", self.cfg.name));
         } else {
             let detail = self.shown(detail);
-            self.progress
+            self.run
+                .progress
                 .out(&format!("{key} {} {word} {detail}", self.cfg.name));
         }
     }
@@ -399,10 +403,10 @@ impl TargetRun<'_> {
     }
 
     pub(super) fn trace(&mut self, key: Date, action: &str, result: &str, detail: &str) {
-        if !self.plan.dry_run {
+        if !self.run.plan.dry_run {
             let detail = self.shown(detail);
             self.trace.line(
-                &stamp(&self.clock.now()),
+                &stamp(&self.run.clock.now()),
                 &key.to_string(),
                 action,
                 result,

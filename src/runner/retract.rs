@@ -16,7 +16,7 @@ impl TargetRun<'_> {
             return Ok(());
         };
         let resume = matches!(line.phase, Phase::Pending(crate::life::Op::Retract));
-        if self.plan.dry_run {
+        if self.run.plan.dry_run {
             let ids = line.live_ids().join(", ");
             let what = match resume {
                 true => "an interrupted retract: would look, and remove what is still there",
@@ -90,7 +90,7 @@ impl TargetRun<'_> {
                 return Ok(());
             };
             removed.push(id.clone());
-            self.removed.insert(key);
+            self.outcome.removed.insert(key);
             step = self.apply(key, &Event::Removed { id: &id, verified })?;
             if step.word != "retracted" {
                 self.trace(key, "retract", "removed", &format!("id={id}"));

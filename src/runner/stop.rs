@@ -46,11 +46,11 @@ impl TargetRun<'_> {
     /// that shows the server cannot be reached, nothing more goes to this target in this run.
     /// The first reason stands.
     pub(super) fn stop_for(&mut self, key: Date, err: &Error) {
-        if self.stopped.is_some() {
+        if self.pace.stopped.is_some() {
             return;
         }
         let cap = self.cfg.policy.retry_after_cap;
-        self.stopped = match (err.kind, err.class(), err.retry_after) {
+        self.pace.stopped = match (err.kind, err.class(), err.retry_after) {
             (Kind::Config, _, _) => Some(Stop::Setup(err.message.clone())),
             (_, Some(Class::Auth), _) => Some(Stop::Auth(err.message.clone())),
             (_, Some(Class::RetrySafe), Some(wait)) if wait > cap => Some(Stop::RateLimited(wait)),
@@ -65,7 +65,7 @@ impl TargetRun<'_> {
     /// Whether the target is stopped for this run; if so, the key is counted and told why,
     /// and its line stays as it is.
     pub(super) fn skip_if_stopped(&mut self, key: Date) -> bool {
-        let Some(stop) = &self.stopped else {
+        let Some(stop) = &self.pace.stopped else {
             return false;
         };
         let why = stop.why();
@@ -89,14 +89,19 @@ impl TargetRun<'_> {
         line: Option<&KeyLine>,
         unsent: bool,
     ) -> Result<bool, Error> {
-        let Some(Stop::Unreachable { server, .. }) = &self.stopped else {
+        let Some(Stop::Unreachable { server, .. }) = &self.pace.stopped else {
             return Ok(self.skip_if_stopped(post.key));
         };
         // A published or retracted line is not a failure: the key is only told.
         if !unsent || line.is_some_and(|l| !matches!(l.phase, Phase::Failed(..))) {
             return Ok(self.skip_if_stopped(post.key));
         }
-        let why = self.stopped.as_ref().map(Stop::why).unwrap_or_default();
+        let why = self
+            .pace
+            .stopped
+            .as_ref()
+            .map(Stop::why)
+            .unwrap_or_default();
         let err = Error::failure(Class::RetrySafe, format!("not tried this run: {why}"))
             .server(server.clone());
         self.record_unsent(post, &err, line, "not-tried")?;

@@ -11,7 +11,7 @@ impl TargetRun<'_> {
     /// Survey the target for the keys of `keys` (the run's walk) that this pass will look up.
     /// A failed survey is traced and changes nothing: every lookup is then made live.
     pub(super) fn survey(&mut self, keys: impl Iterator<Item = (Date, bool)>) {
-        if self.plan.dry_run || !self.rules.can_find {
+        if self.run.plan.dry_run || !self.here.rules.can_find {
             return;
         }
         let wanted: Vec<Date> = keys
@@ -24,7 +24,7 @@ impl TargetRun<'_> {
         else {
             return;
         };
-        let now = self.clock.instant();
+        let now = self.run.clock.instant();
         let Some(find) = self.target.as_find() else {
             return;
         };

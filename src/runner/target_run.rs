@@ -6,7 +6,7 @@ use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::Status;
-use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Rules, Seen, Skip};
+use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Rules, Seen, Skip, Why};
 use jiff::civil::Date;
 
 /// The rules of a key's life on this target, from its config and its kind: the run, the dry
@@ -55,7 +55,7 @@ impl TargetRun<'_> {
                 _ => other.push(record.key),
             }
         }
-        self.deleted = deleted;
+        self.outcome.deleted = deleted;
         other
     }
 
@@ -64,7 +64,7 @@ impl TargetRun<'_> {
     pub(super) fn looks_at(&self, key: Date, has_post: bool) -> bool {
         has_post
             || self.state.get(key).is_some_and(|r| {
-                self.plan.mode == Mode::Retract
+                self.run.plan.mode == Mode::Retract
                     || !matches!(r.status, Status::Done | Status::Retracted)
             })
     }
@@ -131,10 +131,10 @@ impl TargetRun<'_> {
         let Some(record) = self.state.get(key) else {
             return Pass::No;
         };
-        if record.status != Status::Done || !matches!(self.plan.mode, Mode::Run { .. }) {
+        if record.status != Status::Done || !matches!(self.run.plan.mode, Mode::Run { .. }) {
             return Pass::No;
         }
-        if !self.rules.updates || !record.has("id") {
+        if !self.here.rules.updates || !record.has("id") {
             return Pass::Yes;
         }
         if record.has("edit_failed") {
@@ -142,7 +142,7 @@ impl TargetRun<'_> {
         }
         let at = record.at().get(..10).and_then(crate::clock::parse_key);
         let past = at.is_some_and(|at| {
-            crate::clock::days_between(at, self.today) > self.rules.edit_days + 1
+            crate::clock::days_between(at, self.run.today) > self.here.rules.edit_days + 1
         });
         match (past, record.at().parse()) {
             (true, Ok(at)) => Pass::Untouched(at),
@@ -177,7 +177,7 @@ impl TargetRun<'_> {
             unreachable!("a visit decides")
         };
         let implied = step.exit;
-        let settle = |run: &mut Self| run.exit.merge(implied);
+        let settle = |run: &mut Self| run.outcome.exit.merge(implied);
         match decision {
             Decision::Skip(skip) => {
                 settle(self);
@@ -185,16 +185,16 @@ impl TargetRun<'_> {
             }
             Decision::Wait(why) => {
                 settle(self);
-                self.tally.add("failed");
+                self.outcome.tally.add("failed");
                 self.say(key, "waiting", &why);
                 let line = self.line(key);
                 if let Some(hint) = self.hint(key, line.as_ref(), None) {
-                    self.progress.out(&format!("  {}", self.shown(&hint)));
+                    self.run.progress.out(&format!("  {}", self.shown(&hint)));
                 }
             }
             Decision::EditFailed(why) => {
                 settle(self);
-                self.tally.add("edit failed");
+                self.outcome.tally.add("edit failed");
                 self.say(
                     key,
                     "edit failed",
@@ -203,8 +203,8 @@ impl TargetRun<'_> {
             }
             Decision::Hold => {
                 settle(self);
-                self.held.push(key);
-                self.tally.add("held back");
+                self.outcome.held.push(key);
+                self.outcome.tally.add("held back");
             }
             Decision::Drop => {
                 settle(self);
@@ -217,7 +217,7 @@ impl TargetRun<'_> {
                 if self.line(key).is_some_and(|l| l.phase == life::Phase::Done) =>
             {
                 settle(self);
-                self.tally.add("failed");
+                self.outcome.tally.add("failed");
                 self.say(key, "failed", &format!("(rejected): {why}"));
             }
             Decision::NothingToRetract(why) => {
@@ -232,7 +232,7 @@ impl TargetRun<'_> {
             }
             // A dry run, or a target stopped for this run: the key leaves what its line implies,
             // and what the run then records for it (not tried) is folded in too.
-            _ if self.plan.dry_run || self.stopped.is_some() => {
+            _ if self.run.plan.dry_run || self.pace.stopped.is_some() => {
                 settle(self);
                 self.act(key, has_post, posts, decision)?;
             }
@@ -244,8 +244,8 @@ impl TargetRun<'_> {
     /// `retry --not-ours ID`: the human's word first, so the lookup that follows leaves that
     /// copy out.
     fn not_ours_first(&mut self, key: Date) -> Result<(), Error> {
-        if let Mode::Retry(Lever::NotOurs(id)) = &self.plan.mode
-            && !self.plan.dry_run
+        if let Mode::Retry(Lever::NotOurs(id)) = &self.run.plan.mode
+            && !self.run.plan.dry_run
             && self.state.get(key).is_some()
         {
             let here = self
@@ -277,17 +277,17 @@ impl TargetRun<'_> {
                 look_first,
                 new_copy,
             } => {
-                self.progress.start(&key.to_string(), &self.cfg.name);
-                self.attempt(key, posts, why.text(), look_first, new_copy)?;
-                self.progress.advance();
+                self.run.progress.start(&key.to_string(), &self.cfg.name);
+                self.attempt(key, posts, why, look_first, new_copy)?;
+                self.run.progress.advance();
             }
             Decision::Confirm => {
-                self.progress.start(&key.to_string(), &self.cfg.name);
+                self.run.progress.start(&key.to_string(), &self.cfg.name);
                 match has_post {
-                    true => self.attempt(key, posts, "pending from an earlier run", true, false)?,
+                    true => self.attempt(key, posts, Why::Pending, true, false)?,
                     false => self.look_only(key)?,
                 }
-                self.progress.advance();
+                self.run.progress.advance();
             }
             Decision::FinishUpdate => self.finish_update(key, has_post, posts)?,
             Decision::FinishRetract | Decision::Retract => self.retract(key, posts)?,
@@ -308,7 +308,7 @@ impl TargetRun<'_> {
         match skip {
             Skip::Done => self.count("done", key, "skip", "done"),
             Skip::DoneAsked => {
-                let why = match self.rules.updates {
+                let why = match self.here.rules.updates {
                     true => "done; `dayrun retry --force` sends it again, in place",
                     false => "done; `dayrun retry --force --new` publishes a second copy",
                 };
@@ -330,15 +330,15 @@ impl TargetRun<'_> {
                 let name = &self.cfg.name;
                 let why = format!(
                     "after the edit window ({} days from the first publish): not sent, and not said again until the post changes; `dayrun retry {key} --force --target {name}` sends it to the copy, or raise `edit_days`",
-                    self.rules.edit_days
+                    self.here.rules.edit_days
                 );
-                self.tally.add("done");
+                self.outcome.tally.add("done");
                 self.say(key, "edited", &why);
                 self.trace(key, "edit", "late", &why);
             }
             Skip::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
             Skip::Stale => {
-                self.stale.push(key);
+                self.outcome.stale.push(key);
                 self.count(
                     "stale",
                     key,
@@ -347,7 +347,7 @@ impl TargetRun<'_> {
                 );
             }
             Skip::Draft => {
-                self.drafts.push(key);
+                self.outcome.drafts.push(key);
                 self.count("draft", key, "draft", "`draft: true`: not published");
             }
             Skip::Retracted => self.count("retracted", key, "skip", "retracted"),
@@ -363,7 +363,7 @@ impl TargetRun<'_> {
     /// The target's one summary line: what happened today and where the keys stand, in the
     /// words `status` uses; keys that need nothing (drafts, stale) as a count and a range.
     pub(super) fn finish(&mut self) {
-        if self.plan.dry_run {
+        if self.run.plan.dry_run {
             return;
         }
         let range = |keys: &[Date]| match (keys.first(), keys.last()) {
@@ -372,23 +372,23 @@ impl TargetRun<'_> {
             _ => String::new(),
         };
         // Deleted keys are counted here, where their range and advice are known.
-        for _ in &self.deleted {
-            self.tally.add("deleted");
+        for _ in &self.outcome.deleted {
+            self.outcome.tally.add("deleted");
         }
-        let mut parts = self.tally.parts(|word, n| match word {
+        let mut parts = self.outcome.tally.parts(|word, n| match word {
             "stale" => format!(
                 "{n} stale{} (`run --backfill` publishes them)",
-                range(&self.stale)
+                range(&self.outcome.stale)
             ),
-            "draft" => format!("{n} draft{}", range(&self.drafts)),
+            "draft" => format!("{n} draft{}", range(&self.outcome.drafts)),
             "held back" => format!(
                 "{n} held back{} (failed, and now past the {}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
-                range(&self.held),
-                self.rules.catchup_days
+                range(&self.outcome.held),
+                self.here.rules.catchup_days
             ),
             "deleted" => format!(
                 "{n} deleted{} (published, and the post's file is gone: `dayrun retract` removes the copies)",
-                range(&self.deleted)
+                range(&self.outcome.deleted)
             ),
             word => format!("{n} {word}"),
         });

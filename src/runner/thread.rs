@@ -11,7 +11,7 @@ use super::TargetRun;
 use super::confirm::{LandedParts, Seen};
 use crate::error::{Class, Error};
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, KeyLine, Op, Part, Phase, Then, Verdict};
+use crate::life::{self, Answer, Event, KeyLine, Op, Part, Phase, Then, Verdict, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Media};
@@ -39,7 +39,7 @@ impl TargetRun<'_> {
         generation: u32,
         new_copy: bool,
         maybe: bool,
-        why: &str,
+        why: Why,
     ) -> Result<(), Error> {
         let key = post.key;
         let resumed = line.as_ref().is_some_and(|l| {
@@ -61,14 +61,14 @@ impl TargetRun<'_> {
                 Err(err) => return self.not_sent(post, &err, line.as_ref()),
             };
         let pieces = prepared.pieces.clone();
-        if self.plan.dry_run {
+        if self.run.plan.dry_run {
             return self.say_thread(post, &pieces, &landed, maybe, why);
         }
         if self.skip_send_if_stopped(post, line.as_ref(), !outstanding)? {
             return Ok(());
         }
-        if why != "due" {
-            self.say(key, "retry", &format!("({why})"));
+        if why != Why::Due {
+            self.say(key, "retry", &format!("({})", why.text()));
         }
         let first = [pieces[0].mark.clone()];
         let rkey = self.part_key(key, generation, 0);
@@ -138,7 +138,7 @@ impl TargetRun<'_> {
                 let thread = self.target.as_thread().expect("a thread target");
                 thread.send_part(post, &turn, &media)
             });
-            self.last_write = Some(Instant::now());
+            self.pace.last_write = Some(Instant::now());
             let result = result.and_then(|(part, url)| match part.usable() {
                 true => Ok((part, url)),
                 false => Err(Error::failure(
@@ -238,7 +238,7 @@ impl TargetRun<'_> {
         };
         let deadline = match wait {
             true => self.deadline(&line),
-            false => self.clock.now().timestamp(),
+            false => self.run.clock.now().timestamp(),
         };
         let mut looks = 0;
         loop {
@@ -397,7 +397,7 @@ impl TargetRun<'_> {
         pieces: &[Piece],
         landed: &[Part],
         maybe: bool,
-        why: &str,
+        why: Why,
     ) -> Result<(), Error> {
         let key = post.key;
         let look = match maybe {
@@ -408,7 +408,8 @@ impl TargetRun<'_> {
             key,
             "publish",
             &format!(
-                "({why}) a thread of {} parts, {} already out{look}: {:?}",
+                "({}) a thread of {} parts, {} already out{look}: {:?}",
+                why.text(),
                 pieces.len(),
                 landed.len(),
                 post.title
@@ -437,7 +438,8 @@ impl TargetRun<'_> {
 
     /// `state/<target>.sent/<key>.thread.json`: the parts of a thread, before its first send.
     fn thread_path(&self, key: Date) -> std::path::PathBuf {
-        self.state_dir
+        self.run
+            .state_dir
             .join(format!("{}.sent", self.cfg.name))
             .join(format!("{key}.thread.json"))
     }

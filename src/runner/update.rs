@@ -46,7 +46,7 @@ impl TargetRun<'_> {
         if !forced && old == Some(new.as_str()) {
             return self.unchanged(key);
         }
-        if self.plan.dry_run {
+        if self.run.plan.dry_run {
             let id = line.copy.id.clone().unwrap_or_default();
             self.say(
                 key,
@@ -122,7 +122,7 @@ impl TargetRun<'_> {
     }
 
     fn unchanged(&mut self, key: Date) -> Result<(), Error> {
-        let why = match self.plan.mode {
+        let why = match self.run.plan.mode {
             life::Mode::Retry(_) => "done; `dayrun retry --force` sends it again, in place",
             _ => "done",
         };
@@ -285,7 +285,7 @@ impl TargetRun<'_> {
             true => posts.get(key).as_ref().as_ref().ok().cloned(),
             false => None,
         };
-        if self.plan.dry_run {
+        if self.run.plan.dry_run {
             self.say(
                 key,
                 "update",

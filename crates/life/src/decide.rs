@@ -112,6 +112,8 @@ pub enum Why {
     NotOurs,
     SecondCopy,
     AfterRetract,
+    /// An attempt from an earlier run is pending: it is looked up before anything is sent.
+    Pending,
 }
 
 impl Why {
@@ -129,6 +131,7 @@ impl Why {
             Why::NotOurs => "retry --not-ours",
             Why::SecondCopy => "forced: a second copy",
             Why::AfterRetract => "the retracted copy is gone; publishing a new one",
+            Why::Pending => "pending from an earlier run",
         }
     }
 }

@@ -60,7 +60,7 @@ impl TargetRun<'_> {
                 "the post now splits into {} parts that are not that split ({split} on the line, {hash} now)",
                 fresh.pieces.len()
             ),
-            None if self.plan.dry_run => {
+            None if self.run.plan.dry_run => {
                 self.say(
                     key,
                     "part",
