@@ -196,28 +196,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
     let first = &landed.receipts[0];
-    // Duplicates the line already names stay (no id is ever dropped); a lookup's extra copies
-    // join them.
-    let mut copies: Vec<String> = next
-        .copies
-        .iter()
-        .filter(|id| **id != first.id)
-        .cloned()
-        .collect();
-    for id in landed.receipts[1..].iter().map(|r| r.id.clone()) {
-        if id != first.id && !copies.contains(&id) && copies.len() < MAX_IDS / 2 {
-            copies.push(id);
-        }
-    }
-    // An id the line held for this copy that the answer does not name stays, as a duplicate:
-    // no id is ever dropped.
-    if let Some(old) = next.copy.id.take()
-        && old != first.id
-        && !copies.contains(&old)
-        && !matches!(next.phase, Phase::Retracted { .. })
-    {
-        copies.push(old);
-    }
+    let copies = kept_copies(&mut next, landed);
     next.phase = Phase::Done;
     next.at = ctx.stamp.clone();
     next.copy.id = Some(first.id.clone());
@@ -255,6 +234,41 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         edit_failed: None,
         edit_late: None,
     };
+    done_step(next, landed)
+}
+
+/// The copies of a done line other than its copy: the line's duplicates, a lookup's extra
+/// copies, and the id the line held for this copy if the answer names another. Takes that id.
+fn kept_copies(next: &mut KeyLine, landed: &Landed) -> Vec<String> {
+    let first = &landed.receipts[0];
+    // Duplicates the line already names stay (no id is ever dropped); a lookup's extra copies
+    // join them.
+    let mut copies: Vec<String> = next
+        .copies
+        .iter()
+        .filter(|id| **id != first.id)
+        .cloned()
+        .collect();
+    for id in landed.receipts[1..].iter().map(|r| r.id.clone()) {
+        if id != first.id && !copies.contains(&id) && copies.len() < MAX_IDS / 2 {
+            copies.push(id);
+        }
+    }
+    // An id the line held for this copy that the answer does not name stays, as a duplicate:
+    // no id is ever dropped.
+    if let Some(old) = next.copy.id.take()
+        && old != first.id
+        && !copies.contains(&old)
+        && !matches!(next.phase, Phase::Retracted { .. })
+    {
+        copies.push(old);
+    }
+    copies
+}
+
+/// Write the done line, and tell a human when the target holds duplicates of the post.
+fn done_step(next: KeyLine, landed: &Landed) -> Step {
+    let first = &landed.receipts[0];
     let word = match landed.how {
         How::Published => "published",
         How::Confirmed => "confirmed",
