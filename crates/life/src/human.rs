@@ -20,6 +20,7 @@ pub enum Act {
     NotOurs { id: String, here: bool },
 }
 
+/// Rule on a key as a human said: the line after it, or why it cannot be.
 pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
     // Nothing to rule on: no copy is recorded, and the next lookup asks again.
     if line.is_none() && matches!(act, Act::NotOurs { .. }) {
@@ -31,94 +32,106 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
     next.at = ctx.stamp.clone();
     // The copy of a retracted line is gone: what a person records now is about the next one.
     if matches!(next.phase, Phase::Retracted { .. }) && !matches!(act, Act::NotOurs { .. }) {
-        next.copy = super::Copy {
-            generation: next.copy.generation + 1,
-            ..super::Copy::default()
-        };
-        next.tried = super::Tried::default();
+        start_next_copy(&mut next);
         next.edits = super::Edits::default();
-        next.attempt = 0;
     }
     match act {
-        Act::MarkDone { id, fp } => {
-            if let Some(id) = id {
-                // An id the line held for this copy stays: both are live as far as dayrun
-                // knows, and retract removes both.
-                if let Some(old) = next.copy.id.take().filter(|old| old != id)
-                    && !next.copies.contains(&old)
-                    && next.copies.len() <= MAX_IDS / 2
-                    && !matches!(next.phase, Phase::Retracted { .. })
-                {
-                    next.copies.push(old);
-                }
-                next.copies.retain(|c| c != id);
-                next.older.retain(|c| c != id);
-                next.copy.id = Some(id.clone());
-            }
-            // The copy is accepted as it is: a refused edit is no longer one to send (a
-            // later change of the post is).
-            if let Some(refused) = next.edits.edit_failed.take() {
-                next.edits.payload = Some(refused);
-            }
-            next.phase = Phase::Done;
-            next.reason = Some("marked by hand".into());
-            next.fp = Some(fp.clone()).filter(|f| !f.is_empty()).or(next.fp);
-            next.tried = super::Tried::default();
-            next.first_failure = None;
-            next.by_hand = false;
-            next.cred = None;
-            next.attempt = 0;
-            Step::write(next, Exit::Ok, "marked done")
-        }
-        Act::MarkFailed { fp } => {
-            // What attempts may have left stays on the line: a later retry looks first.
-            next.phase = Phase::Failed(Class::Rejected, Looked::Nothing);
-            next.reason = Some("marked failed by hand".into());
-            next.by_hand = true;
-            next.fp = Some(fp.clone()).filter(|f| !f.is_empty()).or(next.fp);
-            next.first_failure = None;
-            Step::write(next, Exit::Ok, "marked failed")
-        }
-        Act::Adopt { fp } => {
-            next.phase = Phase::Done;
-            next.reason = Some("adopted".into());
-            next.fp = Some(fp.clone()).filter(|f| !f.is_empty());
-            next.tried = super::Tried::default();
-            next.first_failure = None;
-            Step::write(next, Exit::Ok, "adopted")
-        }
-        Act::NotOurs { id, here } => {
-            if !next.foreign.contains(id) {
-                if next.foreign.len() >= MAX_IDS / 2 {
-                    return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
-                        "{} copies are already ruled not this post; remove some from `foreign=` by hand",
-                        MAX_IDS / 2
-                    ));
-                }
-                next.foreign.push(id.clone());
-            }
-            // A copy recorded as ours that is not: the key is not out.
-            let was_ours = next.copy.id.as_deref() == Some(id.as_str());
-            next.copies.retain(|c| c != id);
-            next.older.retain(|c| c != id);
-            if was_ours {
-                next.copy.id = None;
-                next.copy.url = None;
-            }
-            if was_ours {
-                next.phase = Phase::Failed(Class::Unknown, Looked::Nothing);
-            }
-            if *here {
-                // The record key holds someone else's record: no attempt of ours is there.
-                next.copy = super::Copy {
-                    generation: next.copy.generation + 1,
-                    ..super::Copy::default()
-                };
-                next.tried = super::Tried::default();
-                next.attempt = 0;
-            }
-            next.reason = Some(format!("copy {id} ruled not this post by hand"));
-            Step::write(next, Exit::Ok, "not ours")
-        }
+        Act::MarkDone { id, fp } => mark_done(next, id.as_ref(), fp),
+        Act::MarkFailed { fp } => mark_failed(next, fp),
+        Act::Adopt { fp } => adopt(next, fp),
+        Act::NotOurs { id, here } => not_ours(next, id, *here),
     }
+}
+
+/// Move the line on to its next copy: a new generation, with nothing sent for it yet.
+fn start_next_copy(next: &mut KeyLine) {
+    next.copy = super::Copy {
+        generation: next.copy.generation + 1,
+        ..super::Copy::default()
+    };
+    next.tried = super::Tried::default();
+    next.attempt = 0;
+}
+
+/// `mark KEY done`: the line is done, with the id given (if any) as its copy.
+fn mark_done(mut next: KeyLine, id: Option<&String>, fp: &str) -> Step {
+    if let Some(id) = id {
+        // An id the line held for this copy stays: both are live as far as dayrun
+        // knows, and retract removes both.
+        if let Some(old) = next.copy.id.take().filter(|old| old != id)
+            && !next.copies.contains(&old)
+            && next.copies.len() <= MAX_IDS / 2
+            && !matches!(next.phase, Phase::Retracted { .. })
+        {
+            next.copies.push(old);
+        }
+        next.copies.retain(|c| c != id);
+        next.older.retain(|c| c != id);
+        next.copy.id = Some(id.clone());
+    }
+    // The copy is accepted as it is: a refused edit is no longer one to send (a
+    // later change of the post is).
+    if let Some(refused) = next.edits.edit_failed.take() {
+        next.edits.payload = Some(refused);
+    }
+    next.phase = Phase::Done;
+    next.reason = Some("marked by hand".into());
+    next.fp = Some(fp.to_string()).filter(|f| !f.is_empty()).or(next.fp);
+    next.tried = super::Tried::default();
+    next.first_failure = None;
+    next.by_hand = false;
+    next.cred = None;
+    next.attempt = 0;
+    Step::write(next, Exit::Ok, "marked done")
+}
+
+/// `mark KEY failed`: the line is put aside by hand.
+fn mark_failed(mut next: KeyLine, fp: &str) -> Step {
+    // What attempts may have left stays on the line: a later retry looks first.
+    next.phase = Phase::Failed(Class::Rejected, Looked::Nothing);
+    next.reason = Some("marked failed by hand".into());
+    next.by_hand = true;
+    next.fp = Some(fp.to_string()).filter(|f| !f.is_empty()).or(next.fp);
+    next.first_failure = None;
+    Step::write(next, Exit::Ok, "marked failed")
+}
+
+/// `adopt`: the line is done, published some other way.
+fn adopt(mut next: KeyLine, fp: &str) -> Step {
+    next.phase = Phase::Done;
+    next.reason = Some("adopted".into());
+    next.fp = Some(fp.to_string()).filter(|f| !f.is_empty());
+    next.tried = super::Tried::default();
+    next.first_failure = None;
+    Step::write(next, Exit::Ok, "adopted")
+}
+
+/// `retry --not-ours ID`: the copy ID is ruled not this post, and leaves the line's ids.
+fn not_ours(mut next: KeyLine, id: &String, here: bool) -> Step {
+    if !next.foreign.contains(id) {
+        if next.foreign.len() >= MAX_IDS / 2 {
+            return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
+                "{} copies are already ruled not this post; remove some from `foreign=` by hand",
+                MAX_IDS / 2
+            ));
+        }
+        next.foreign.push(id.clone());
+    }
+    // A copy recorded as ours that is not: the key is not out.
+    let was_ours = next.copy.id.as_deref() == Some(id.as_str());
+    next.copies.retain(|c| c != id);
+    next.older.retain(|c| c != id);
+    if was_ours {
+        next.copy.id = None;
+        next.copy.url = None;
+    }
+    if was_ours {
+        next.phase = Phase::Failed(Class::Unknown, Looked::Nothing);
+    }
+    if here {
+        // The record key holds someone else's record: no attempt of ours is there.
+        start_next_copy(&mut next);
+    }
+    next.reason = Some(format!("copy {id} ruled not this post by hand"));
+    Step::write(next, Exit::Ok, "not ours")
 }

@@ -166,21 +166,9 @@ impl KeyLine {
         for (name, value) in record.fields() {
             let text = || value.clone().into_owned();
             match name {
-                "op" => {
-                    op = match &*value {
-                        "update" => Op::Update,
-                        "retract" => Op::Retract,
-                        _ => Op::Publish,
-                    }
-                }
+                "op" => op = op_of(&value),
                 "class" => class = Class::parse(&value).unwrap_or(Class::Unknown),
-                "lookup" => {
-                    looked = match &*value {
-                        "absent" => Looked::Absent,
-                        "error" => Looked::Error,
-                        _ => Looked::Nothing,
-                    }
-                }
+                "lookup" => looked = looked_of(&value),
                 "verified" => verified = &*value != "no",
                 "by" => line.by_hand = &*value == "hand",
                 "reason" => line.reason = Some(text()),
@@ -223,22 +211,27 @@ impl KeyLine {
             Status::Failed => Phase::Failed(class, looked),
             Status::Retracted => Phase::Retracted { verified },
         };
+        let pending_publish = record.status == Status::Pending && op == Op::Publish;
+        line.mark_maybe_sent(sent, pending_publish);
+        line
+    }
+
+    /// Mark the line as maybe sent when its record says so, or when it cannot prove otherwise.
+    fn mark_maybe_sent(&mut self, sent: bool, pending_publish: bool) {
         // A pending line always counts as maybe sent: its attempt may have landed. A line of an
         // older dayrun has no `since`: its own time stands in. So does a dayrun 0.1 retry-safe
         // line that says "confirmed absent": that lookup could not prove it.
         let old_absent = !sent
-            && line
+            && self
                 .reason
                 .as_deref()
                 .is_some_and(|r| r.contains(OLD_CONFIRMED_ABSENT));
-        let pending_publish = record.status == Status::Pending && op == Op::Publish;
         if sent || pending_publish || old_absent {
-            line.tried.maybe = true;
-            if line.tried.since.is_none() {
-                line.tried.since = Some(line.at.clone());
+            self.tried.maybe = true;
+            if self.tried.since.is_none() {
+                self.tried.since = Some(self.at.clone());
             }
         }
-        line
     }
 
     /// The record the state file holds, printed in the one order dayrun writes.
@@ -401,5 +394,23 @@ pub fn check_field(name: &str, value: &str) -> Result<(), String> {
         "sent" => one_of(&["maybe"]),
         "parts" => super::parts::check(value),
         _ => Ok(()),
+    }
+}
+
+/// The operation an `op` field names; anything else is a publish.
+fn op_of(value: &str) -> Op {
+    match value {
+        "update" => Op::Update,
+        "retract" => Op::Retract,
+        _ => Op::Publish,
+    }
+}
+
+/// What a failed line's `lookup` field says the lookup found.
+fn looked_of(value: &str) -> Looked {
+    match value {
+        "absent" => Looked::Absent,
+        "error" => Looked::Error,
+        _ => Looked::Nothing,
     }
 }

@@ -1,6 +1,8 @@
 //! Publishing a key: the pending line before the send, what each answer and each lookup makes
 //! of the line, and whether to send or look again within the run.
 
+mod looked;
+
 use super::Receipt;
 use super::{
     Change, Ctx, Exit, KeyLine, Looked, MAX_GENERATION, MAX_IDS, MAX_MARKS, Op, Phase, Step, Then,
@@ -196,28 +198,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
     let first = &landed.receipts[0];
-    // Duplicates the line already names stay (no id is ever dropped); a lookup's extra copies
-    // join them.
-    let mut copies: Vec<String> = next
-        .copies
-        .iter()
-        .filter(|id| **id != first.id)
-        .cloned()
-        .collect();
-    for id in landed.receipts[1..].iter().map(|r| r.id.clone()) {
-        if id != first.id && !copies.contains(&id) && copies.len() < MAX_IDS / 2 {
-            copies.push(id);
-        }
-    }
-    // An id the line held for this copy that the answer does not name stays, as a duplicate:
-    // no id is ever dropped.
-    if let Some(old) = next.copy.id.take()
-        && old != first.id
-        && !copies.contains(&old)
-        && !matches!(next.phase, Phase::Retracted { .. })
-    {
-        copies.push(old);
-    }
+    let copies = kept_copies(&mut next, landed);
     next.phase = Phase::Done;
     next.at = ctx.stamp.clone();
     next.copy.id = Some(first.id.clone());
@@ -255,6 +236,41 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         edit_failed: None,
         edit_late: None,
     };
+    done_step(next, landed)
+}
+
+/// The copies of a done line other than its copy: the line's duplicates, a lookup's extra
+/// copies, and the id the line held for this copy if the answer names another. Takes that id.
+fn kept_copies(next: &mut KeyLine, landed: &Landed) -> Vec<String> {
+    let first = &landed.receipts[0];
+    // Duplicates the line already names stay (no id is ever dropped); a lookup's extra copies
+    // join them.
+    let mut copies: Vec<String> = next
+        .copies
+        .iter()
+        .filter(|id| **id != first.id)
+        .cloned()
+        .collect();
+    for id in landed.receipts[1..].iter().map(|r| r.id.clone()) {
+        if id != first.id && !copies.contains(&id) && copies.len() < MAX_IDS / 2 {
+            copies.push(id);
+        }
+    }
+    // An id the line held for this copy that the answer does not name stays, as a duplicate:
+    // no id is ever dropped.
+    if let Some(old) = next.copy.id.take()
+        && old != first.id
+        && !copies.contains(&old)
+        && !matches!(next.phase, Phase::Retracted { .. })
+    {
+        copies.push(old);
+    }
+    copies
+}
+
+/// Write the done line, and tell a human when the target holds duplicates of the post.
+fn done_step(next: KeyLine, landed: &Landed) -> Step {
+    let first = &landed.receipts[0];
     let word = match landed.how {
         How::Published => "published",
         How::Confirmed => "confirmed",
@@ -398,25 +414,8 @@ pub(super) fn looked(
         Verdict::Absent if sends <= ctx.rules.retries => {
             keep().then(Then::Send(backoff(ctx, sends)))
         }
-        Verdict::Absent => {
-            let text = format!(
-                "looked up after {sends} attempt(s): not on the target; the next run looks again before sending"
-            );
-            let next = record_failure(line, line, Class::Unknown, Looked::Absent, &text, ctx);
-            let exit = waiting(&next, ctx);
-            Step::write(next, exit, "failed")
-        }
-        Verdict::NotYet(until) => {
-            let text = format!(
-                "the outcome is unknown and the target cannot prove the post absent before {until}; the next run looks again"
-            );
-            // A wait that comes on top of failures older than `escalate_after` is still red.
-            let exit = match line.is_some_and(|l| escalated(l, ctx)) {
-                true => Exit::NeedsHuman,
-                false => Exit::RetryLater,
-            };
-            keep().exit(exit, "unconfirmed").say(text)
-        }
+        Verdict::Absent => looked::still_absent(line, sends, ctx),
+        Verdict::NotYet(until) => looked::not_yet(line, until, ctx),
         Verdict::Transient(_) if looks <= ctx.rules.retries => {
             keep().then(Then::Look(backoff(ctx, looks.max(1))))
         }
@@ -425,65 +424,15 @@ pub(super) fn looked(
                 "could not look for an existing copy ({why}); sending"
             ))
         }
-        Verdict::Transient(why) => {
-            let text = format!("the lookup failed ({why}); the next run looks again");
-            let mut next = record_failure(line, line, Class::Unknown, Looked::Error, &text, ctx);
-            if escalated(&next, ctx) {
-                let since = next.first_failure.clone().unwrap_or_default();
-                next.phase = Phase::Failed(Class::Unknown, Looked::Nothing);
-                next.reason = Some(reason(&format!(
-                    "the lookup has failed since {since} ({why}): dayrun cannot tell whether the post is out"
-                )));
-                return Step::write(next, Exit::NeedsHuman, "failed");
-            }
-            Step::write(next, Exit::RetryLater, "failed")
-        }
+        Verdict::Transient(why) => looked::lookup_failed(line, why, ctx),
         Verdict::CannotTell(why) if first && !ctx.rules.strict => {
             keep().then(Then::Send(Duration::ZERO)).say(format!(
                 "could not look for an existing copy ({why}); sending"
             ))
         }
-        Verdict::CannotTell(why) => {
-            let text = match (first, line.filter(|l| l.tried.maybe)) {
-                (true, _) => format!(
-                    "not sent: dedup = \"strict\" and the target cannot tell whether the post is already there ({why})"
-                ),
-                (false, Some(l)) => format!(
-                    "outcome unknown ({}), and the lookup cannot tell ({why}); not sent again",
-                    attempt_said(l)
-                ),
-                (false, None) => format!("the lookup cannot tell ({why}); not sent"),
-            };
-            let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
-            Step::write(next, Exit::NeedsHuman, "failed")
-        }
-        Verdict::Foreign(receipts) => {
-            let ids: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();
-            let text = format!(
-                "a copy at this key's place is not this post (id {}): its content is not what any attempt sent; not sent",
-                ids.join(", ")
-            );
-            let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
-            Step::write(next, Exit::NeedsHuman, "failed")
-        }
-        Verdict::Refused(failure) => {
-            let class = match failure.setup {
-                true => Class::RetrySafe,
-                false => failure.class,
-            };
-            let mut next = record_failure(line, line, class, Looked::Nothing, failure.reason, ctx);
-            next.cred = failure.cred.map(str::to_string);
-            let exit = match (class, failure.setup) {
-                (_, true) => Exit::Usage,
-                (Class::Auth, _) => Exit::Auth,
-                _ => Exit::NeedsHuman,
-            };
-            let step = Step::write(next, exit, "failed");
-            match failure.hint {
-                Some(hint) => step.say(hint),
-                None => step,
-            }
-        }
+        Verdict::CannotTell(why) => looked::cannot_tell(line, why, first, ctx),
+        Verdict::Foreign(receipts) => looked::foreign(line, receipts, ctx),
+        Verdict::Refused(failure) => looked::refused(line, failure, ctx),
     }
 }
 

@@ -1,0 +1,95 @@
+//! What a lookup's answer makes of a line when it does not simply send or wait: each verdict
+//! that records a failure or holds the key for a later run.
+
+use super::super::{Change, Ctx, Exit, KeyLine, Looked, Phase, Step, escalated, reason};
+use super::{Failure, attempt_said, record_failure, waiting};
+use crate::Class;
+use crate::Receipt;
+use jiff::Timestamp;
+
+/// The lookup finds nothing after this run's sends: recorded, and the next run looks again.
+pub(super) fn still_absent(line: Option<&KeyLine>, sends: u32, ctx: &Ctx) -> Step {
+    let text = format!(
+        "looked up after {sends} attempt(s): not on the target; the next run looks again before sending"
+    );
+    let next = record_failure(line, line, Class::Unknown, Looked::Absent, &text, ctx);
+    let exit = waiting(&next, ctx);
+    Step::write(next, exit, "failed")
+}
+
+/// The target cannot prove the post absent until `until`: the key waits for a later run.
+pub(super) fn not_yet(line: Option<&KeyLine>, until: &Timestamp, ctx: &Ctx) -> Step {
+    let text = format!(
+        "the outcome is unknown and the target cannot prove the post absent before {until}; the next run looks again"
+    );
+    // A wait that comes on top of failures older than `escalate_after` is still red.
+    let exit = match line.is_some_and(|l| escalated(l, ctx)) {
+        true => Exit::NeedsHuman,
+        false => Exit::RetryLater,
+    };
+    Step::stop(Change::Keep, Exit::Ok, "")
+        .exit(exit, "unconfirmed")
+        .say(text)
+}
+
+/// The lookup failed past its retries: recorded, red once the failures have lasted too long.
+pub(super) fn lookup_failed(line: Option<&KeyLine>, why: &str, ctx: &Ctx) -> Step {
+    let text = format!("the lookup failed ({why}); the next run looks again");
+    let mut next = record_failure(line, line, Class::Unknown, Looked::Error, &text, ctx);
+    if escalated(&next, ctx) {
+        let since = next.first_failure.clone().unwrap_or_default();
+        next.phase = Phase::Failed(Class::Unknown, Looked::Nothing);
+        next.reason = Some(reason(&format!(
+            "the lookup has failed since {since} ({why}): dayrun cannot tell whether the post is out"
+        )));
+        return Step::write(next, Exit::NeedsHuman, "failed");
+    }
+    Step::write(next, Exit::RetryLater, "failed")
+}
+
+/// The lookup cannot tell whether the post is there: not sent, and a human decides.
+pub(super) fn cannot_tell(line: Option<&KeyLine>, why: &str, first: bool, ctx: &Ctx) -> Step {
+    let text = match (first, line.filter(|l| l.tried.maybe)) {
+        (true, _) => format!(
+            "not sent: dedup = \"strict\" and the target cannot tell whether the post is already there ({why})"
+        ),
+        (false, Some(l)) => format!(
+            "outcome unknown ({}), and the lookup cannot tell ({why}); not sent again",
+            attempt_said(l)
+        ),
+        (false, None) => format!("the lookup cannot tell ({why}); not sent"),
+    };
+    let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
+    Step::write(next, Exit::NeedsHuman, "failed")
+}
+
+/// A copy at the key's place is someone else's: not sent, and a human decides.
+pub(super) fn foreign(line: Option<&KeyLine>, receipts: &[Receipt], ctx: &Ctx) -> Step {
+    let ids: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();
+    let text = format!(
+        "a copy at this key's place is not this post (id {}): its content is not what any attempt sent; not sent",
+        ids.join(", ")
+    );
+    let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
+    Step::write(next, Exit::NeedsHuman, "failed")
+}
+
+/// The target refused the lookup: recorded with the exit its refusal calls for.
+pub(super) fn refused(line: Option<&KeyLine>, failure: &Failure, ctx: &Ctx) -> Step {
+    let class = match failure.setup {
+        true => Class::RetrySafe,
+        false => failure.class,
+    };
+    let mut next = record_failure(line, line, class, Looked::Nothing, failure.reason, ctx);
+    next.cred = failure.cred.map(str::to_string);
+    let exit = match (class, failure.setup) {
+        (_, true) => Exit::Usage,
+        (Class::Auth, _) => Exit::Auth,
+        _ => Exit::NeedsHuman,
+    };
+    let step = Step::write(next, exit, "failed");
+    match failure.hint {
+        Some(hint) => step.say(hint),
+        None => step,
+    }
+}
