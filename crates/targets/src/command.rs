@@ -19,7 +19,7 @@ use serde::Deserialize;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -165,7 +165,40 @@ impl CommandTarget {
     ) -> Result<Finished, std::io::Error> {
         let idempotency_key = idempotency_key
             .unwrap_or_else(|| super::net::idempotency_key(&self.name, &key.to_string()));
-        let key = key.to_string();
+        let mut command = self.command(argv, &key.to_string(), attempt_at, id, idempotency_key);
+        let mut child = command.spawn()?;
+        let input = serde_json::to_vec(input).expect("a JSON value serialises");
+        let mut stdin = child.stdin.take().expect("piped");
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input); // a script that does not read its input is fine
+        });
+        let readers = [
+            Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>,
+            Box::new(child.stderr.take().expect("piped")),
+        ]
+        .map(read_pipe);
+        let (status, timed_out) = self.wait(&mut child)?;
+        let [stdout, stderr] = self.output(&child, readers);
+        Ok(Finished {
+            code: status.code(),
+            signal: status.signal(),
+            timed_out,
+            stdout,
+            stderr,
+        })
+    }
+
+    /// The command for `argv`: in the project folder, with only the environment the target
+    /// lets through (when it names one), the `DAYRUN_*` variables of this attempt, and all
+    /// three pipes; in a process group of its own, so that it can be ended with its children.
+    fn command(
+        &self,
+        argv: &[String],
+        key: &str,
+        attempt_at: Option<Timestamp>,
+        id: Option<&str>,
+        idempotency_key: String,
+    ) -> Command {
         let mut command = Command::new(&argv[0]);
         if let Some(names) = &self.env {
             command.env_clear();
@@ -183,7 +216,7 @@ impl CommandTarget {
         command
             .args(&argv[1..])
             .current_dir(&self.root)
-            .env("DAYRUN_KEY", &key)
+            .env("DAYRUN_KEY", key)
             .env("DAYRUN_TARGET", &self.name)
             .env("DAYRUN_IDEMPOTENCY_KEY", idempotency_key)
             .stdin(Stdio::piped())
@@ -196,68 +229,43 @@ impl CommandTarget {
         if let Some(id) = id {
             command.env("DAYRUN_ID", id);
         }
-        let mut child = command.spawn()?;
-        let input = serde_json::to_vec(input).expect("a JSON value serialises");
-        let mut stdin = child.stdin.take().expect("piped");
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(&input); // a script that does not read its input is fine
-        });
-        // The readers keep what they read in shared buffers, so that the output is there when
-        // the script exits even if a child it left behind still holds a pipe.
-        let readers = [
-            Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().expect("piped")),
-        ]
-        .map(|pipe| {
-            let buffer = Arc::new(Mutex::new(Vec::new()));
-            let shared = buffer.clone();
-            let reader = std::thread::spawn(move || {
-                let mut pipe = pipe.take(MAX_OUTPUT);
-                let mut chunk = [0u8; 8192];
-                while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                    shared
-                        .lock()
-                        .expect("not poisoned")
-                        .extend_from_slice(&chunk[..n]);
-                }
-            });
-            (buffer, reader)
-        });
+        command
+    }
+
+    /// Wait for the script to exit, killing its group at the timeout, and passing on a signal
+    /// dayrun received once; its exit status and whether it timed out.
+    fn wait(&self, child: &mut Child) -> Result<(ExitStatus, bool), std::io::Error> {
         let deadline = Instant::now() + self.timeout;
         let mut forwarded = false;
-        let (status, timed_out) = loop {
+        loop {
             if let Some(status) = child.try_wait()? {
-                break (status, false);
+                return Ok((status, false));
             }
             if Instant::now() >= deadline {
-                signal_group(&child, libc::SIGKILL);
-                break (child.wait()?, true);
+                signal_group(child, libc::SIGKILL);
+                return Ok((child.wait()?, true));
             }
             if let (Some(signal), false) = (signals::received(), forwarded) {
-                signal_group(&child, signal);
+                signal_group(child, signal);
                 forwarded = true;
             }
             std::thread::sleep(Duration::from_millis(5));
-        };
-        // Children the script left behind may hold the pipes open: give them a moment, then
-        // end them, and take what was read.
+        }
+    }
+
+    /// What the script wrote, redacted. Children the script left behind may hold the pipes
+    /// open: give them a moment, then end them, and take what was read.
+    fn output(&self, child: &Child, readers: [Reader; 2]) -> [String; 2] {
         let until = Instant::now() + Duration::from_secs(2);
         while readers.iter().any(|(_, r)| !r.is_finished()) && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(5));
         }
         if readers.iter().any(|(_, r)| !r.is_finished()) {
-            signal_group(&child, libc::SIGKILL);
+            signal_group(child, libc::SIGKILL);
         }
-        let [stdout, stderr] = readers.map(|(buffer, _)| {
+        readers.map(|(buffer, _)| {
             let bytes = buffer.lock().expect("not poisoned");
             self.redactor.redact(&String::from_utf8_lossy(&bytes))
-        });
-        Ok(Finished {
-            code: status.code(),
-            signal: status.signal(),
-            timed_out,
-            stdout,
-            stderr,
         })
     }
 }
@@ -486,4 +494,26 @@ impl Upload for CommandTarget {
     fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
         None
     }
+}
+
+/// A pipe's reader and the buffer it fills.
+type Reader = (Arc<Mutex<Vec<u8>>>, std::thread::JoinHandle<()>);
+
+/// Read `pipe` (at most `MAX_OUTPUT` bytes) on a thread of its own. The reader keeps what it
+/// reads in a shared buffer, so that the output is there when the script exits even if a
+/// child it left behind still holds the pipe.
+fn read_pipe(pipe: Box<dyn Read + Send>) -> Reader {
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let shared = buffer.clone();
+    let reader = std::thread::spawn(move || {
+        let mut pipe = pipe.take(MAX_OUTPUT);
+        let mut chunk = [0u8; 8192];
+        while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+            shared
+                .lock()
+                .expect("not poisoned")
+                .extend_from_slice(&chunk[..n]);
+        }
+    });
+    (buffer, reader)
 }
