@@ -5,7 +5,7 @@
 use super::{KnownKind, TargetConfig};
 use crate::error::Error;
 use crate::template::{Place, Template};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The longest template file read.
 const MAX_FILE: u64 = 256 * 1024;
@@ -39,6 +39,7 @@ pub fn attach(
     problems
 }
 
+/// Take the target's template out of its table and compile it: `None` when it sets none.
 fn load(
     cfg: &mut TargetConfig,
     base: &Path,
@@ -66,7 +67,39 @@ fn load(
         (Some(_), None) => "template",
         (None, Some(_)) => "template_file",
     };
-    if let Some(kind) = kinds.iter().find(|k| k.name == cfg.kind)
+    takes_template(&cfg.kind, kinds, key, &bad)?;
+    let (source, place) = match (inline, file) {
+        (Some(toml::Value::String(text)), _) => (
+            text,
+            Place {
+                what: format!("[targets.{name}] template"),
+                path: config.to_path_buf(),
+                key_line: cfg.line_of("template"),
+            },
+        ),
+        (_, Some(toml::Value::String(file))) => {
+            let (text, shown) = read_file(base, root, &file, &bad)?;
+            let place = Place {
+                what: format!("[targets.{name}] template_file"),
+                path: shown,
+                key_line: None,
+            };
+            (text, place)
+        }
+        _ => return Err(bad(key, format!("`{key}` must be a string"))),
+    };
+    let link = cfg.settings.get("link").is_some_and(toml::Value::is_str);
+    crate::template::compile(source, place, &name, names, link).map(Some)
+}
+
+/// Refuse a template on a target of a kind that takes none (`key` names the setting).
+fn takes_template(
+    kind: &str,
+    kinds: &[KnownKind],
+    key: &str,
+    bad: &dyn Fn(&str, String) -> Error,
+) -> Result<(), Error> {
+    if let Some(kind) = kinds.iter().find(|k| k.name == kind)
         && !kind.templated
     {
         let takers: Vec<&str> = kinds
@@ -83,46 +116,36 @@ fn load(
             ),
         ));
     }
-    let (source, place) = match (inline, file) {
-        (Some(toml::Value::String(text)), _) => (
-            text,
-            Place {
-                what: format!("[targets.{name}] template"),
-                path: config.to_path_buf(),
-                key_line: cfg.line_of("template"),
-            },
-        ),
-        (_, Some(toml::Value::String(file))) => {
-            let path = base.join(&file);
-            let shown = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-            let text = crate::fsutil::read_regular(&path, MAX_FILE, true)
-                .and_then(|bytes| {
-                    String::from_utf8(bytes).map_err(|_| {
-                        std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text")
-                    })
-                })
-                .map_err(|e| {
-                    let e = match e.kind() {
-                        std::io::ErrorKind::FileTooLarge => std::io::Error::other(format!(
-                            "more than the {} KiB a template may have",
-                            MAX_FILE / 1024
-                        )),
-                        _ => e,
-                    };
-                    bad(
-                        "template_file",
-                        format!("cannot read the template {}: {e}", shown.display()),
-                    )
-                })?;
-            let place = Place {
-                what: format!("[targets.{name}] template_file"),
-                path: shown,
-                key_line: None,
+    Ok(())
+}
+
+/// Read the template file `file` (below `base`, at most `MAX_FILE` bytes of UTF-8): its text,
+/// and its path as shown (relative to `root`).
+fn read_file(
+    base: &Path,
+    root: &Path,
+    file: &str,
+    bad: &dyn Fn(&str, String) -> Error,
+) -> Result<(String, PathBuf), Error> {
+    let path = base.join(file);
+    let shown = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+    let text = crate::fsutil::read_regular(&path, MAX_FILE, true)
+        .and_then(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+        })
+        .map_err(|e| {
+            let e = match e.kind() {
+                std::io::ErrorKind::FileTooLarge => std::io::Error::other(format!(
+                    "more than the {} KiB a template may have",
+                    MAX_FILE / 1024
+                )),
+                _ => e,
             };
-            (text, place)
-        }
-        _ => return Err(bad(key, format!("`{key}` must be a string"))),
-    };
-    let link = cfg.settings.get("link").is_some_and(toml::Value::is_str);
-    crate::template::compile(source, place, &name, names, link).map(Some)
+            bad(
+                "template_file",
+                format!("cannot read the template {}: {e}", shown.display()),
+            )
+        })?;
+    Ok((text, shown))
 }

@@ -1,12 +1,15 @@
 //! The content folder: find every `YYYY-MM-DD.md` below it, without reading the posts yet.
 
-use crate::clock::{looks_like_key, parse_key};
 use crate::error::{Class, Error};
 use crate::post::{self, Post};
 use jiff::civil::Date;
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+
+mod names;
+use names::{Sorted, sort_file};
 
 /// What the walk found. Posts are read only when a decision needs them (`Catalog::post`).
 #[derive(Debug, Default)]
@@ -24,40 +27,31 @@ pub struct Catalog {
 impl Catalog {
     /// Walk `root` (the content folder). `project` is the folder paths are shown relative to.
     pub fn scan(root: &Path, project: &Path) -> Result<Catalog, Error> {
-        let shown = |p: &Path| p.strip_prefix(project).unwrap_or(p).to_path_buf();
-        match std::fs::metadata(root) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(Error::config("the content folder is not a folder").at(shown(root)));
-            }
-            Err(e) => {
-                return Err(
-                    Error::config(format!("cannot read the content folder: {e}"))
-                        .at(shown(root))
-                        .hint("create it, or set `content` in dayrun.toml"),
-                );
-            }
-        }
+        check_root(root, project)?;
         let mut catalog = Catalog {
             root: root.to_path_buf(),
             project: project.to_path_buf(),
             ..Catalog::default()
         };
-        // The walk: a stack of open folders, each entry seen by its name alone (no path is built
-        // for it unless it is a post, or reported). `rel` is the folder being read, relative to
-        // the root; each stack level remembers how long `rel` is for it.
-        // Each post with its date as one number, for a cheap sort (same size as `(Date, Files)`).
-        let mut found: Vec<(i32, Date, Files)> = Vec::new();
+        let found = catalog.walk();
+        catalog.files = by_key(found);
+        catalog.ignored.sort();
+        Ok(catalog)
+    }
+
+    /// The walk: a stack of open folders, each entry seen by its name alone (no path is built
+    /// for it unless it is a post, or reported). `rel` is the folder being read, relative to
+    /// the root; each stack level remembers how long `rel` is for it. Returns the posts found,
+    /// unsorted.
+    fn walk(&mut self) -> Vec<Found> {
+        let mut found: Vec<Found> = Vec::new();
         let mut stack: Vec<(std::fs::ReadDir, usize)> = Vec::new();
         let mut rel: Vec<u8> = Vec::new();
-        let cannot_read = |path: &Path, e: &std::io::Error| {
-            Error::failure(Class::Local, format!("cannot read: {e}"))
-                .at(shown(path))
-                .hint("posts below it are not seen; fix its permissions")
-        };
-        match std::fs::read_dir(root) {
+        match std::fs::read_dir(&self.root) {
             Ok(entries) => stack.push((entries, 0)),
-            Err(e) => catalog.problems.push(cannot_read(root, &e)),
+            Err(e) => self
+                .problems
+                .push(cannot_read(&self.project, &self.root, &e)),
         }
         while let Some((entries, len)) = stack.last_mut() {
             let len = *len;
@@ -70,134 +64,73 @@ impl Catalog {
                 Ok(entry) => entry,
                 // An entry the folder listing itself failed on has no name to show.
                 Err(e) => {
-                    catalog.problems.push(cannot_read(root, &e));
+                    self.problems
+                        .push(cannot_read(&self.project, &self.root, &e));
                     continue;
                 }
             };
             let file_name = entry.file_name();
-            // `rel` + `/` + the name: the entry's path below the root.
-            let below = |rel: &[u8]| {
-                let mut path = Vec::with_capacity(rel.len() + 1 + file_name.len());
-                path.extend_from_slice(rel);
-                if !rel.is_empty() {
-                    path.push(b'/');
-                }
-                path.extend_from_slice(file_name.as_bytes());
-                PathBuf::from(std::ffi::OsString::from_vec(path))
-            };
             let file_type = match entry.file_type() {
                 Ok(file_type) => file_type,
                 Err(e) => {
-                    catalog
-                        .problems
-                        .push(cannot_read(&root.join(below(&rel)), &e));
+                    let path = self.root.join(below(&rel, &file_name));
+                    self.problems.push(cannot_read(&self.project, &path, &e));
                     continue;
                 }
             };
             if file_type.is_dir() {
-                // Hidden folders (.git) are not walked; hidden files are listed for `check`.
-                if file_name.as_bytes().starts_with(b".") {
-                    continue;
-                }
-                let folder = below(&rel);
-                let path = root.join(&folder);
-                match std::fs::read_dir(&path) {
-                    Ok(entries) => {
-                        rel = folder.into_os_string().into_vec();
-                        stack.push((entries, rel.len()));
-                    }
-                    Err(e) => catalog.problems.push(cannot_read(&path, &e)),
+                if let Some(entries) = self.open_folder(&mut rel, &file_name) {
+                    stack.push((entries, rel.len()));
                 }
                 continue;
             }
-            let path = || root.join(below(&rel));
-            if file_type.is_symlink() {
-                catalog
-                    .ignored
-                    .push((shown(&path()), "symbolic link (not followed)"));
-                continue;
+            self.file(&mut found, &rel, &file_name, file_type.is_symlink());
+        }
+        found
+    }
+
+    /// Open the folder `name` in `rel` to be walked next, making `rel` its path; `None` for a
+    /// hidden folder, or one that cannot be read (a problem).
+    fn open_folder(&mut self, rel: &mut Vec<u8>, name: &OsStr) -> Option<std::fs::ReadDir> {
+        // Hidden folders (.git) are not walked; hidden files are listed for `check`.
+        if name.as_bytes().starts_with(b".") {
+            return None;
+        }
+        let folder = below(rel, name);
+        let path = self.root.join(&folder);
+        match std::fs::read_dir(&path) {
+            Ok(entries) => {
+                *rel = folder.into_os_string().into_vec();
+                Some(entries)
             }
-            let name = match std::str::from_utf8(file_name.as_bytes()) {
-                Ok(name) => std::borrow::Cow::Borrowed(name),
-                Err(_) => String::from_utf8_lossy(file_name.as_bytes()),
-            };
-            if is_leftover(&name) {
-                catalog.ignored.push((shown(&path()), "editor leftover"));
-                continue;
-            }
-            if name.starts_with('.') {
-                catalog.ignored.push((shown(&path()), "hidden file"));
-                continue;
-            }
-            let Some(stem) = name.strip_suffix(".md") else {
-                match name.split_once('.') {
-                    // A dated post under another markdown name is never published: said on
-                    // every run, not skipped in silence.
-                    Some((stem, ext)) if parse_key(stem).is_some() && is_markdown(ext) => {
-                        catalog.problems.push(
-                            Error::failure(
-                                Class::Local,
-                                "a dated post that is never published: its name must end in `.md`",
-                            )
-                            .at(shown(&path()))
-                            .hint(format!("rename it to {stem}.md")),
-                        );
-                    }
-                    // Images sit beside the posts that show them.
-                    Some((_, ext)) if is_image(ext) => {}
-                    _ => catalog.ignored.push((shown(&path()), "not a .md file")),
-                }
-                continue;
-            };
-            match parse_key(stem) {
-                Some(key) => found.push((
-                    day_number(key),
-                    key,
-                    Files {
-                        first: below(&rel).into_boxed_path(),
-                        more: None,
-                    },
-                )),
-                None if looks_like_key(stem) => catalog.problems.push(
-                    Error::failure(Class::Local, format!("`{stem}` is not a real date"))
-                        .at(shown(&path()))
-                        .hint("rename the file to the date it is meant for"),
-                ),
-                None if stem.len() == 8 && stem.bytes().all(|b| b.is_ascii_digit()) => {
-                    catalog.problems.push(
-                        Error::failure(Class::Local, "not a post: the name must be YYYY-MM-DD.md")
-                            .at(shown(&path()))
-                            .hint(format!(
-                                "rename it to {}-{}-{}.md",
-                                &stem[..4],
-                                &stem[4..6],
-                                &stem[6..]
-                            )),
-                    )
-                }
-                None => catalog
-                    .ignored
-                    .push((shown(&path()), "name is not YYYY-MM-DD.md")),
+            Err(e) => {
+                self.problems.push(cannot_read(&self.project, &path, &e));
+                None
             }
         }
-        // Unsorted walk: the posts are sorted here by key, the files of a duplicated key by path
-        // (so messages are stable), then the map is built from them at once (full B-tree nodes,
-        // no search per post).
-        found.sort_unstable_by(|(a, _, x), (b, _, y)| a.cmp(b).then_with(|| x.first.cmp(&y.first)));
-        found.dedup_by(|(key, _, later), (first, _, files)| {
-            if key != first {
-                return false;
-            }
-            let path = std::mem::replace(&mut later.first, PathBuf::new().into_boxed_path());
-            files.more.get_or_insert_default().push(path);
-            true
-        });
-        catalog.files = found
-            .into_iter()
-            .map(|(_, key, files)| (key, files))
-            .collect();
-        catalog.ignored.sort();
-        Ok(catalog)
+    }
+
+    /// File the entry `file_name` in `rel` (not a folder): a post into `found`, anything else
+    /// into `ignored` or `problems`, or nowhere (an image).
+    fn file(&mut self, found: &mut Vec<Found>, rel: &[u8], file_name: &OsStr, is_symlink: bool) {
+        let at = || relative_to(&self.project, &self.root.join(below(rel, file_name)));
+        let name = match std::str::from_utf8(file_name.as_bytes()) {
+            Ok(name) => std::borrow::Cow::Borrowed(name),
+            Err(_) => String::from_utf8_lossy(file_name.as_bytes()),
+        };
+        match sort_file(&name, is_symlink, &at) {
+            Sorted::Post(key) => found.push((
+                day_number(key),
+                key,
+                Files {
+                    first: below(rel, file_name).into_boxed_path(),
+                    more: None,
+                },
+            )),
+            Sorted::Problem(error) => self.problems.push(error),
+            Sorted::Ignored(why) => self.ignored.push((at(), why)),
+            Sorted::Image => {}
+        }
     }
 
     /// When the post's file for `key` was last modified (one `stat`, nothing read); `None`: no
@@ -286,10 +219,70 @@ impl Catalog {
 
     /// A path as the user sees it: relative to the project folder where it is below it.
     fn shown(&self, full: &Path) -> PathBuf {
-        full.strip_prefix(&self.project)
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|_| full.to_path_buf())
+        relative_to(&self.project, full)
     }
+}
+
+/// A path as the user sees it: relative to `project` where it is below it.
+fn relative_to(project: &Path, full: &Path) -> PathBuf {
+    full.strip_prefix(project)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| full.to_path_buf())
+}
+
+/// The content folder must be a folder, or there is nothing to walk.
+fn check_root(root: &Path, project: &Path) -> Result<(), Error> {
+    match std::fs::metadata(root) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => {
+            Err(Error::config("the content folder is not a folder").at(relative_to(project, root)))
+        }
+        Err(e) => Err(
+            Error::config(format!("cannot read the content folder: {e}"))
+                .at(relative_to(project, root))
+                .hint("create it, or set `content` in dayrun.toml"),
+        ),
+    }
+}
+
+/// The problem of a folder (or entry) that cannot be read.
+fn cannot_read(project: &Path, path: &Path, e: &std::io::Error) -> Error {
+    Error::failure(Class::Local, format!("cannot read: {e}"))
+        .at(relative_to(project, path))
+        .hint("posts below it are not seen; fix its permissions")
+}
+
+/// `rel` + `/` + the name: the entry's path below the root.
+fn below(rel: &[u8], file_name: &OsStr) -> PathBuf {
+    let mut path = Vec::with_capacity(rel.len() + 1 + file_name.len());
+    path.extend_from_slice(rel);
+    if !rel.is_empty() {
+        path.push(b'/');
+    }
+    path.extend_from_slice(file_name.as_bytes());
+    PathBuf::from(std::ffi::OsString::from_vec(path))
+}
+
+/// Each post with its date as one number, for a cheap sort (same size as `(Date, Files)`).
+type Found = (i32, Date, Files);
+
+/// The posts found, unsorted walk, into the map: sorted here by key, the files of a duplicated
+/// key by path (so messages are stable), then the map is built from them at once (full B-tree
+/// nodes, no search per post).
+fn by_key(mut found: Vec<Found>) -> BTreeMap<Date, Files> {
+    found.sort_unstable_by(|(a, _, x), (b, _, y)| a.cmp(b).then_with(|| x.first.cmp(&y.first)));
+    found.dedup_by(|(key, _, later), (first, _, files)| {
+        if key != first {
+            return false;
+        }
+        let path = std::mem::replace(&mut later.first, PathBuf::new().into_boxed_path());
+        files.more.get_or_insert_default().push(path);
+        true
+    });
+    found
+        .into_iter()
+        .map(|(_, key, files)| (key, files))
+        .collect()
 }
 
 /// The file(s) named after one key, relative to the content folder.
@@ -317,29 +310,4 @@ fn dir_tags(relative: &Path) -> Vec<String> {
 /// A date as one number in the same order (a cheaper comparison than `Date`'s, for the sort).
 fn day_number(date: Date) -> i32 {
     i32::from(date.year()) * 512 + i32::from(date.month()) * 32 + i32::from(date.day())
-}
-
-/// Another name for a markdown file (`2026-11-25.MD`, `.markdown`): a post dayrun would miss.
-fn is_markdown(ext: &str) -> bool {
-    [
-        "md", "markdown", "mdown", "mkd", "mkdn", "mdwn", "mdtxt", "txt",
-    ]
-    .iter()
-    .any(|e| ext.eq_ignore_ascii_case(e))
-}
-
-/// An image's file name: not a post, and not worth a line in `check`.
-fn is_image(ext: &str) -> bool {
-    ["jpg", "jpeg", "png", "gif", "webp", "svg", "avif", "heic"]
-        .iter()
-        .any(|e| ext.eq_ignore_ascii_case(e))
-}
-
-fn is_leftover(name: &str) -> bool {
-    name.ends_with('~')
-        || name.starts_with(".#")
-        || (name.starts_with('#') && name.ends_with('#'))
-        || name.ends_with(".swp")
-        || name.ends_with(".swo")
-        || name.ends_with(".tmp")
 }

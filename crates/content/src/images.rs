@@ -166,14 +166,7 @@ pub fn load(
     let mut seen: Vec<(PathBuf, usize)> = Vec::new();
     for r in &refs {
         let err = |msg: String| Error::failure(Class::Local, msg).at(post).line(r.line);
-        if r.alt.chars().count() > MAX_ALT_CHARS {
-            return Err(err(format!(
-                "the alt text of image `{}` is {} characters; at most {MAX_ALT_CHARS} are allowed",
-                r.dest,
-                r.alt.chars().count()
-            ))
-            .hint("shorten the alt text: describe what the image shows"));
-        }
+        check_alt(r, &err)?;
         let full = locate(&r.dest, folder, &root).map_err(|e| err(e.0).hint(e.1))?;
         if let Some((_, i)) = seen.iter().find(|(p, _)| *p == full) {
             images[*i].also_named(r);
@@ -185,53 +178,10 @@ pub fn load(
             ))
             .hint("split the post, or link to an album"));
         }
-        let bytes =
-            crate::fsutil::read_regular(&full, MAX_IMAGE_BYTES, false).map_err(|e| {
-                match e.kind() {
-                    std::io::ErrorKind::FileTooLarge => {
-                        let size = std::fs::metadata(&full).map_or(0, |m| m.len());
-                        err(format!(
-                            "image `{}` is {}; at most {} MB are allowed",
-                            r.dest,
-                            megabytes(size),
-                            MAX_IMAGE_BYTES / 1024 / 1024
-                        ))
-                        .hint("make the image smaller (a photo for the web needs 2 MB at most)")
-                    }
-                    _ => err(format!("image `{}` cannot be read: {e}", r.dest))
-                        .hint("an image is a regular file; check the path"),
-                }
-            })?;
-        let cleaned = clean::clean(bytes).map_err(|unfit| match unfit {
-            clean::Unfit::TooLarge(why) => {
-                err(format!("image `{}` is too large to decode: {why}", r.dest)).hint(format!(
-                    "make it smaller: at most {} megapixels a frame, {} over all its frames",
-                    budget::MAX_PIXELS / 1_000_000,
-                    budget::MAX_TOTAL_PIXELS / 1_000_000
-                ))
-            }
-            clean::Unfit::Unreadable(why) => err(format!(
-                "image `{}` is not a JPEG, PNG, GIF or WebP image that can be read ({why})",
-                r.dest
-            ))
-            .hint("open it in an image viewer; save it again as JPEG or PNG"),
-        })?;
-        let so_far: u64 = images.iter().map(|i| i.bytes.len() as u64).sum();
-        if so_far + cleaned.bytes.len() as u64 > MAX_TOTAL_BYTES {
-            return Err(err(format!(
-                "with image `{}` the post's images hold more than {} MB in all",
-                r.dest,
-                MAX_TOTAL_BYTES / 1024 / 1024
-            ))
-            .hint("make the images smaller, or split the post"));
-        }
-        let rel = full
-            .strip_prefix(&root)
-            .unwrap_or(&full)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
+        let bytes = read_image(r, &full, &err)?;
+        let cleaned = clean_image(r, bytes, &err)?;
+        check_total(&images, r, cleaned.bytes.len(), &err)?;
+        let rel = below_root(&full, &root);
         let shown = project_path(&full, project);
         let sha256 = crate::text::hex(&Sha256::digest(&cleaned.bytes));
         if let Some(i) = images.iter().position(|i| i.sha256 == sha256) {
@@ -255,6 +205,89 @@ pub fn load(
         seen.push((full, images.len() - 1));
     }
     Ok(images)
+}
+
+/// Refuse alt text over `MAX_ALT_CHARS` characters.
+fn check_alt(r: &ImageRef, err: &dyn Fn(String) -> Error) -> Result<(), Error> {
+    if r.alt.chars().count() > MAX_ALT_CHARS {
+        return Err(err(format!(
+            "the alt text of image `{}` is {} characters; at most {MAX_ALT_CHARS} are allowed",
+            r.dest,
+            r.alt.chars().count()
+        ))
+        .hint("shorten the alt text: describe what the image shows"));
+    }
+    Ok(())
+}
+
+/// Read the image file `full` (a regular file of at most `MAX_IMAGE_BYTES`).
+fn read_image(r: &ImageRef, full: &Path, err: &dyn Fn(String) -> Error) -> Result<Vec<u8>, Error> {
+    crate::fsutil::read_regular(full, MAX_IMAGE_BYTES, false).map_err(|e| match e.kind() {
+        std::io::ErrorKind::FileTooLarge => {
+            let size = std::fs::metadata(full).map_or(0, |m| m.len());
+            err(format!(
+                "image `{}` is {}; at most {} MB are allowed",
+                r.dest,
+                megabytes(size),
+                MAX_IMAGE_BYTES / 1024 / 1024
+            ))
+            .hint("make the image smaller (a photo for the web needs 2 MB at most)")
+        }
+        _ => err(format!("image `{}` cannot be read: {e}", r.dest))
+            .hint("an image is a regular file; check the path"),
+    })
+}
+
+/// Decode and clean the image's bytes, within `budget`'s pixel limits.
+fn clean_image(
+    r: &ImageRef,
+    bytes: Vec<u8>,
+    err: &dyn Fn(String) -> Error,
+) -> Result<clean::Cleaned, Error> {
+    clean::clean(bytes).map_err(|unfit| match unfit {
+        clean::Unfit::TooLarge(why) => {
+            err(format!("image `{}` is too large to decode: {why}", r.dest)).hint(format!(
+                "make it smaller: at most {} megapixels a frame, {} over all its frames",
+                budget::MAX_PIXELS / 1_000_000,
+                budget::MAX_TOTAL_PIXELS / 1_000_000
+            ))
+        }
+        clean::Unfit::Unreadable(why) => err(format!(
+            "image `{}` is not a JPEG, PNG, GIF or WebP image that can be read ({why})",
+            r.dest
+        ))
+        .hint("open it in an image viewer; save it again as JPEG or PNG"),
+    })
+}
+
+/// Refuse the image `r` of `added` bytes if with it the post's images would hold more than
+/// `MAX_TOTAL_BYTES`.
+fn check_total(
+    images: &[Image],
+    r: &ImageRef,
+    added: usize,
+    err: &dyn Fn(String) -> Error,
+) -> Result<(), Error> {
+    let so_far: u64 = images.iter().map(|i| i.bytes.len() as u64).sum();
+    if so_far + added as u64 > MAX_TOTAL_BYTES {
+        return Err(err(format!(
+            "with image `{}` the post's images hold more than {} MB in all",
+            r.dest,
+            MAX_TOTAL_BYTES / 1024 / 1024
+        ))
+        .hint("make the images smaller, or split the post"));
+    }
+    Ok(())
+}
+
+/// The image's path below the content root, with `/` between its parts.
+fn below_root(full: &Path, root: &Path) -> String {
+    full.strip_prefix(root)
+        .unwrap_or(full)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The file a destination names, inside the content folder `root` (canonical).

@@ -110,26 +110,7 @@ pub fn read(key: Date, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Resu
 /// Derive a post from the file's bytes.
 pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Result<Post, Error> {
     let local = |msg: &str| Error::failure(Class::Local, msg).at(shown);
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count()
-                + 1;
-            return Err(local("not UTF-8 text")
-                .line(line)
-                .hint("save the file as UTF-8"));
-        }
-    };
-    let text = text
-        .strip_prefix('\u{feff}')
-        .unwrap_or(text)
-        .replace("\r\n", "\n");
-    if text.trim().is_empty() {
-        return Err(local("the file is empty").hint("write the post, or delete the file"));
-    }
+    let text = utf8_text(bytes, &local)?;
     let (meta, body) = split_front_matter(&text).map_err(|(line, msg)| local(&msg).line(line))?;
     let (meta, first_line) = match meta {
         Some((matter, first_line)) => (
@@ -142,37 +123,7 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
     };
 
     let body_start_line = text[..text.len() - body.len()].matches('\n').count() + 1;
-    let (title, markdown) = match meta.title.filter(|t| !t.trim().is_empty()) {
-        Some(title) => (collapse(&title), body.to_string()),
-        None => match first_h1(body) {
-            Some((title, range)) if !title.is_empty() => {
-                let mut md = String::with_capacity(body.len());
-                md.push_str(&body[..range.start]);
-                md.push_str(&body[range.end..]);
-                (title, md)
-            }
-            Some((_, range)) => {
-                let line = body_start_line + body[..range.start].matches('\n').count();
-                return Err(
-                    local("the first `# heading` has no text to use as the title")
-                        .line(line)
-                        .hint("write words in the heading, or set `title:` in the front matter"),
-                );
-            }
-            None => {
-                return Err(local("no title").hint(
-                    "start the post with a `# Title` line, or set `title:` in the front matter",
-                ));
-            }
-        },
-    };
-    let title_chars = title.chars().count();
-    if title_chars > MAX_TITLE_CHARS {
-        return Err(local(&format!(
-            "the title is {title_chars} characters; at most {MAX_TITLE_CHARS} are allowed"
-        ))
-        .hint("shorten the title"));
-    }
+    let (title, markdown) = title_and_markdown(meta.title, body, body_start_line, &local)?;
     let markdown = strip_leading_blank_lines(&markdown).to_string();
     let summary = match meta.summary.filter(|s| !s.trim().is_empty()) {
         Some(s) => collapse(&s),
@@ -211,6 +162,74 @@ pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Re
         left_out: Vec::new(),
         copies: Default::default(),
     })
+}
+
+/// The file's text: UTF-8 (else the line the first bad byte is on), without a byte order mark,
+/// `\n` line ends; an empty file is refused.
+fn utf8_text(bytes: &[u8], local: &dyn Fn(&str) -> Error) -> Result<String, Error> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
+            return Err(local("not UTF-8 text")
+                .line(line)
+                .hint("save the file as UTF-8"));
+        }
+    };
+    let text = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .replace("\r\n", "\n");
+    if text.trim().is_empty() {
+        return Err(local("the file is empty").hint("write the post, or delete the file"));
+    }
+    Ok(text)
+}
+
+/// The title (front matter's `title:`, else the first `# heading`, taken out of the body) and
+/// the markdown left; a title over `MAX_TITLE_CHARS` is refused.
+fn title_and_markdown(
+    meta_title: Option<String>,
+    body: &str,
+    body_start_line: usize,
+    local: &dyn Fn(&str) -> Error,
+) -> Result<(String, String), Error> {
+    let (title, markdown) = match meta_title.filter(|t| !t.trim().is_empty()) {
+        Some(title) => (collapse(&title), body.to_string()),
+        None => match first_h1(body) {
+            Some((title, range)) if !title.is_empty() => {
+                let mut md = String::with_capacity(body.len());
+                md.push_str(&body[..range.start]);
+                md.push_str(&body[range.end..]);
+                (title, md)
+            }
+            Some((_, range)) => {
+                let line = body_start_line + body[..range.start].matches('\n').count();
+                return Err(
+                    local("the first `# heading` has no text to use as the title")
+                        .line(line)
+                        .hint("write words in the heading, or set `title:` in the front matter"),
+                );
+            }
+            None => {
+                return Err(local("no title").hint(
+                    "start the post with a `# Title` line, or set `title:` in the front matter",
+                ));
+            }
+        },
+    };
+    let title_chars = title.chars().count();
+    if title_chars > MAX_TITLE_CHARS {
+        return Err(local(&format!(
+            "the title is {title_chars} characters; at most {MAX_TITLE_CHARS} are allowed"
+        ))
+        .hint("shorten the title"));
+    }
+    Ok((title, markdown))
 }
 
 /// The first level-1 heading as plain text, and its byte range in `body`.

@@ -9,22 +9,18 @@ use crate::error::{Class, Error};
 use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
-use crate::signals;
 use config::seconds;
 use jiff::Timestamp;
 use jiff::civil::Date;
 use life::Receipt;
-use outcome::{Finished, how, receipt};
+use outcome::{how, receipt};
 use serde::Deserialize;
-use std::io::{Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod edit;
 mod outcome;
+mod process;
 
 /// Exit codes of the script contract (sysexits.h values).
 pub const EXIT_RETRY_SAFE: i32 = 75;
@@ -68,11 +64,6 @@ pub struct CommandTarget {
     /// The payload's `text` (`template`).
     template: Option<crate::template::Template>,
 }
-
-/// Most a script's stdout or stderr is read (more is dropped).
-const MAX_OUTPUT: u64 = 1 << 20;
-/// Variables passed to a script even with `env = [...]`.
-const ALWAYS: [&str; 4] = ["PATH", "HOME", "LANG", "TZ"];
 
 /// Whether an environment variable's name says it holds a secret (never dayrun's own).
 fn secret_name(name: &str) -> bool {
@@ -150,116 +141,6 @@ impl CommandTarget {
             timeout,
         })
     }
-
-    /// Run `argv` with `input` on stdin, in its own process group. A stop signal dayrun gets
-    /// meanwhile is passed on to that group, and the script is still waited for (up to its
-    /// timeout), so that what it did is recorded and no child outlives the run.
-    fn exec(
-        &self,
-        argv: &[String],
-        key: Date,
-        input: &serde_json::Value,
-        attempt_at: Option<Timestamp>,
-        id: Option<&str>,
-        idempotency_key: Option<String>,
-    ) -> Result<Finished, std::io::Error> {
-        let idempotency_key = idempotency_key
-            .unwrap_or_else(|| super::net::idempotency_key(&self.name, &key.to_string()));
-        let key = key.to_string();
-        let mut command = Command::new(&argv[0]);
-        if let Some(names) = &self.env {
-            command.env_clear();
-            for (name, value) in std::env::vars_os() {
-                let text = name.to_string_lossy();
-                if ALWAYS.contains(&text.as_ref())
-                    || text.starts_with("LC_")
-                    || text.starts_with("DAYRUN_")
-                    || names.iter().any(|n| *n == text)
-                {
-                    command.env(name, value);
-                }
-            }
-        }
-        command
-            .args(&argv[1..])
-            .current_dir(&self.root)
-            .env("DAYRUN_KEY", &key)
-            .env("DAYRUN_TARGET", &self.name)
-            .env("DAYRUN_IDEMPOTENCY_KEY", idempotency_key)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        if let Some(at) = attempt_at {
-            command.env("DAYRUN_ATTEMPT_AT", at.to_string());
-        }
-        if let Some(id) = id {
-            command.env("DAYRUN_ID", id);
-        }
-        let mut child = command.spawn()?;
-        let input = serde_json::to_vec(input).expect("a JSON value serialises");
-        let mut stdin = child.stdin.take().expect("piped");
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(&input); // a script that does not read its input is fine
-        });
-        // The readers keep what they read in shared buffers, so that the output is there when
-        // the script exits even if a child it left behind still holds a pipe.
-        let readers = [
-            Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().expect("piped")),
-        ]
-        .map(|pipe| {
-            let buffer = Arc::new(Mutex::new(Vec::new()));
-            let shared = buffer.clone();
-            let reader = std::thread::spawn(move || {
-                let mut pipe = pipe.take(MAX_OUTPUT);
-                let mut chunk = [0u8; 8192];
-                while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                    shared
-                        .lock()
-                        .expect("not poisoned")
-                        .extend_from_slice(&chunk[..n]);
-                }
-            });
-            (buffer, reader)
-        });
-        let deadline = Instant::now() + self.timeout;
-        let mut forwarded = false;
-        let (status, timed_out) = loop {
-            if let Some(status) = child.try_wait()? {
-                break (status, false);
-            }
-            if Instant::now() >= deadline {
-                signal_group(&child, libc::SIGKILL);
-                break (child.wait()?, true);
-            }
-            if let (Some(signal), false) = (signals::received(), forwarded) {
-                signal_group(&child, signal);
-                forwarded = true;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        };
-        // Children the script left behind may hold the pipes open: give them a moment, then
-        // end them, and take what was read.
-        let until = Instant::now() + Duration::from_secs(2);
-        while readers.iter().any(|(_, r)| !r.is_finished()) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        if readers.iter().any(|(_, r)| !r.is_finished()) {
-            signal_group(&child, libc::SIGKILL);
-        }
-        let [stdout, stderr] = readers.map(|(buffer, _)| {
-            let bytes = buffer.lock().expect("not poisoned");
-            self.redactor.redact(&String::from_utf8_lossy(&bytes))
-        });
-        Ok(Finished {
-            code: status.code(),
-            signal: status.signal(),
-            timed_out,
-            stdout,
-            stderr,
-        })
-    }
 }
 
 /// Whether `program` (at `path` when it names a file) can be started: it exists and may be
@@ -301,16 +182,6 @@ fn cannot_start(program: &str, err: &std::io::Error) -> Error {
         _ => format!("check that {program} can be run"),
     };
     Error::config(format!("cannot start {program}: {err}")).hint(hint)
-}
-
-#[allow(unsafe_code)]
-fn signal_group(child: &Child, signal: i32) {
-    let pgid = child.id() as libc::pid_t;
-    // SAFETY: kill(2) with a negative pid signals the process group we created with
-    // process_group(0); it touches no memory of ours.
-    unsafe {
-        libc::kill(-pgid, signal);
-    }
 }
 
 /// `kind = "command"` in the registry (`targets::kinds`).

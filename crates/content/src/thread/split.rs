@@ -163,6 +163,16 @@ fn next_end(
             && !rest[..c].trim_end().is_empty()
             && !guarded.iter().any(|g| g.start < at && at < g.end)
     };
+    let classes = break_classes(rest, &bounds, &open);
+    match choose(&classes, reach) {
+        Some(c) => Ok(start + c),
+        None => Err(unbreakable(text, start + reach, start, guarded)),
+    }
+}
+
+/// The places `rest` may break at that `open` allows, by rank: paragraph breaks, sentence
+/// ends, spaces, word bounds, grapheme `bounds`.
+fn break_classes(rest: &str, bounds: &[usize], open: &dyn Fn(usize) -> bool) -> [Vec<usize>; 5] {
     let paragraphs: Vec<usize> = rest
         .match_indices("\n\n")
         .map(|(i, _)| i)
@@ -185,10 +195,14 @@ fn next_end(
         .filter(|&i| open(i))
         .collect();
     let graphemes: Vec<usize> = bounds.iter().copied().filter(|&i| open(i)).collect();
-    let classes = [&paragraphs, &sentences, &spaces, &words, &graphemes];
-    // The last paragraph break; else a break that keeps at least half of what fits, by rank;
-    // else the latest of any rank.
-    let chosen = paragraphs
+    [paragraphs, sentences, spaces, words, graphemes]
+}
+
+/// The break to take, of `classes` (by rank) with `reach` bytes fitting: the last paragraph
+/// break; else a break that keeps at least half of what fits, by rank; else the latest of any
+/// rank.
+fn choose(classes: &[Vec<usize>; 5], reach: usize) -> Option<usize> {
+    classes[0]
         .last()
         .copied()
         .or_else(|| {
@@ -196,18 +210,17 @@ fn next_end(
                 .iter()
                 .find_map(|class| class.iter().copied().filter(|&c| c * 2 >= reach).max())
         })
-        .or_else(|| classes.iter().find_map(|class| class.iter().copied().max()));
-    match chosen {
-        Some(c) => Ok(start + c),
-        None => {
-            let at = start + reach;
-            let piece = guarded
-                .iter()
-                .find(|g| g.start <= at && at < g.end)
-                .map_or(&text[start..], |g| &text[g.clone()]);
-            Err(Refused::Unbreakable(piece.chars().take(60).collect()))
-        }
-    }
+        .or_else(|| classes.iter().find_map(|class| class.iter().copied().max()))
+}
+
+/// The refusal when nothing breaks before `at`: the guarded piece (the head, a URL, a tag) `at`
+/// is in, else the text from `start`, its first 60 characters.
+fn unbreakable(text: &str, at: usize, start: usize, guarded: &[Range<usize>]) -> Refused {
+    let piece = guarded
+        .iter()
+        .find(|g| g.start <= at && at < g.end)
+        .map_or(&text[start..], |g| &text[g.clone()]);
+    Refused::Unbreakable(piece.chars().take(60).collect())
 }
 
 /// The byte ranges never cut: the head, and every whitespace-separated word holding a URL, a

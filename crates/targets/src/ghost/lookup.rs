@@ -50,89 +50,87 @@ impl Ghost {
     /// key's place, other words), or `Absent` once every page was read.
     pub(super) fn lookup(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let key = attempts.key;
-        let day = |days: i64| {
-            key.checked_add(jiff::Span::new().days(days))
-                .unwrap_or(key)
-                .to_string()
-        };
-        let (from, to) = (day(-WINDOW_DAYS), day(WINDOW_DAYS + 1));
-        // NQL: `,` is or, `+` is and; a date as Ghost writes it, in UTC.
-        let filter = format!(
-            "slug:~^'{key}',(published_at:>='{from} 00:00:00'+published_at:<'{to} 00:00:00')"
-        );
+        let filter = window_filter(key);
         let title = Self::title_words(attempts.sent["title"].as_str().unwrap_or_default());
         let mut candidates: Vec<Candidate> = Vec::new();
         let prefix = key.to_string();
         for page in 1..=MAX_PAGES {
-            let query = format!(
-                "filter={}&fields=id,slug,title,created_at&order={}&limit={PAGE}&page={page}",
-                encode(&filter),
-                encode("created_at asc")
-            );
-            let reply = self.call("GET", "/posts/", &query, None)?;
-            if status_class(reply.status).is_some() {
-                return Err(self.failure("look up posts", &reply));
-            }
-            let mut listed = 0;
-            let walk = items::each(&reply.body, "/posts", &mut |item| {
-                listed += 1;
-                let Some(id) = item["id"].as_str().filter(|id| valid_id(id)) else {
-                    return;
-                };
-                let slug = item["slug"].as_str().unwrap_or_default();
-                let at_place = slug == prefix
-                    || slug
-                        .strip_prefix(&prefix)
-                        .is_some_and(|rest| rest.starts_with('-'));
-                let same_title = item["title"]
-                    .as_str()
-                    .is_some_and(|t| !title.is_empty() && Self::title_words(t) == title);
-                if (at_place || same_title) && candidates.iter().all(|c| c.id != id) {
-                    candidates.push(Candidate {
-                        id: id.to_string(),
-                        at_place,
-                        created: item["created_at"].as_str().unwrap_or_default().into(),
-                    });
-                }
-            });
-            match walk {
-                Err(e) => return Ok(Lookup::CannotTell(format!("post lookup answer is {e}"))),
-                Ok(items::Walk::NotArray) => {
-                    return Ok(Lookup::CannotTell(
-                        "post lookup answer has no list of posts".into(),
-                    ));
-                }
-                Ok(items::Walk::Array) if listed > PAGE => {
-                    return Ok(Lookup::CannotTell(format!(
-                        "Ghost answered {listed} posts for a page of {PAGE}"
-                    )));
-                }
-                Ok(items::Walk::Array) => {}
+            let body = self.list_page(&filter, page)?;
+            if let Err(cannot_tell) = Self::gather(&body, &prefix, &title, &mut candidates) {
+                return Ok(cannot_tell);
             }
             if candidates.len() > MAX_CANDIDATES {
                 return Ok(Lookup::CannotTell(format!(
                     "more than {MAX_CANDIDATES} posts at `{key}` or with this title around it"
                 )));
             }
-            let Ok(listing) = serde_json::from_str::<Listing>(&reply.body) else {
-                return Ok(Lookup::CannotTell(
-                    "the answer has no meta.pagination to show it is complete".into(),
-                ));
-            };
-            let Pagination { page: got, pages } = listing.meta.pagination;
-            if got != page {
-                return Ok(Lookup::CannotTell(format!(
-                    "asked for page {page} of the lookup, Ghost answered page {got}"
-                )));
-            }
-            if page >= pages {
-                return self.compare(attempts, candidates);
+            match last_page(&body, page) {
+                Err(cannot_tell) => return Ok(cannot_tell),
+                Ok(true) => return self.compare(attempts, candidates),
+                Ok(false) => {}
             }
         }
         Ok(Lookup::CannotTell(format!(
             "more than {} posts at `{key}` or dated around it",
             MAX_PAGES as usize * PAGE
         )))
+    }
+
+    /// The answer's body for page `page` of the posts `filter` selects, oldest first.
+    fn list_page(&self, filter: &str, page: u64) -> Result<String, Error> {
+        let query = format!(
+            "filter={}&fields=id,slug,title,created_at&order={}&limit={PAGE}&page={page}",
+            encode(filter),
+            encode("created_at asc")
+        );
+        let reply = self.call("GET", "/posts/", &query, None)?;
+        if status_class(reply.status).is_some() {
+            return Err(self.failure("look up posts", &reply));
+        }
+        Ok(reply.body)
+    }
+
+    /// Add to `candidates` the posts of one page `body` at the key's place (slug `prefix`, or
+    /// `prefix-…`) or with the `title` sent; a cannot-tell when the page is not a list of at
+    /// most `PAGE` posts.
+    fn gather(
+        body: &str,
+        prefix: &str,
+        title: &str,
+        candidates: &mut Vec<Candidate>,
+    ) -> Result<(), Lookup> {
+        let mut listed = 0;
+        let walk = items::each(body, "/posts", &mut |item| {
+            listed += 1;
+            let Some(id) = item["id"].as_str().filter(|id| valid_id(id)) else {
+                return;
+            };
+            let slug = item["slug"].as_str().unwrap_or_default();
+            let at_place = slug == prefix
+                || slug
+                    .strip_prefix(prefix)
+                    .is_some_and(|rest| rest.starts_with('-'));
+            let same_title = item["title"]
+                .as_str()
+                .is_some_and(|t| !title.is_empty() && Self::title_words(t) == title);
+            if (at_place || same_title) && candidates.iter().all(|c| c.id != id) {
+                candidates.push(Candidate {
+                    id: id.to_string(),
+                    at_place,
+                    created: item["created_at"].as_str().unwrap_or_default().into(),
+                });
+            }
+        });
+        match walk {
+            Err(e) => Err(Lookup::CannotTell(format!("post lookup answer is {e}"))),
+            Ok(items::Walk::NotArray) => Err(Lookup::CannotTell(
+                "post lookup answer has no list of posts".into(),
+            )),
+            Ok(items::Walk::Array) if listed > PAGE => Err(Lookup::CannotTell(format!(
+                "Ghost answered {listed} posts for a page of {PAGE}"
+            ))),
+            Ok(items::Walk::Array) => Ok(()),
+        }
     }
 
     /// Read each candidate and sort them into ours (their words are what an attempt sent) and
@@ -178,6 +176,35 @@ impl Ghost {
             .split_whitespace()
             .collect()
     }
+}
+
+/// The NQL filter for the key's posts: by slug, or published in its date window. `,` is or,
+/// `+` is and; a date as Ghost writes it, in UTC.
+fn window_filter(key: jiff::civil::Date) -> String {
+    let day = |days: i64| {
+        key.checked_add(jiff::Span::new().days(days))
+            .unwrap_or(key)
+            .to_string()
+    };
+    let (from, to) = (day(-WINDOW_DAYS), day(WINDOW_DAYS + 1));
+    format!("slug:~^'{key}',(published_at:>='{from} 00:00:00'+published_at:<'{to} 00:00:00')")
+}
+
+/// Whether the listing `body`, asked for page `page`, is its last page; a cannot-tell when its
+/// pagination is missing or names another page.
+fn last_page(body: &str, page: u64) -> Result<bool, Lookup> {
+    let Ok(listing) = serde_json::from_str::<Listing>(body) else {
+        return Err(Lookup::CannotTell(
+            "the answer has no meta.pagination to show it is complete".into(),
+        ));
+    };
+    let Pagination { page: got, pages } = listing.meta.pagination;
+    if got != page {
+        return Err(Lookup::CannotTell(format!(
+            "asked for page {page} of the lookup, Ghost answered page {got}"
+        )));
+    }
+    Ok(page >= pages)
 }
 
 /// A Ghost id is 24 hex digits; anything else from the listing is no id to read by.

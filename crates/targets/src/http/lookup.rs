@@ -17,6 +17,20 @@ enum Item {
     Blind,
 }
 
+/// What the list answered, counted item by item.
+struct Tally {
+    /// This post's copies.
+    found: Vec<Receipt>,
+    /// Items at this key's place holding something else.
+    foreign: Vec<Receipt>,
+    blind: usize,
+    unproven: usize,
+    others: usize,
+    listed: usize,
+    /// The oldest creation time listed; `Err` once an item has none.
+    oldest: Result<Option<jiff::Timestamp>, ()>,
+}
+
 impl HttpTarget {
     /// What `item` is to this key, by the first match field it carries. A key or idempotency
     /// key says where a copy is, not that it is this post (`identity`): the item must also hold
@@ -77,14 +91,54 @@ impl HttpTarget {
         let (url, exact) = self.list_url(list_url, attempts);
         let reply = self.http.get(&url, &self.headers)?;
         let reply = reply.success(|r| self.http.failure("list", r, self.credential_file()))?;
+        let tally = match self.tally(&reply.body, attempts, fields, identity) {
+            Ok(tally) => tally,
+            Err(cannot_tell) => return Ok(cannot_tell),
+        };
+        if !tally.found.is_empty() {
+            return Ok(Lookup::Found(tally.found));
+        }
+        if tally.blind > 0 {
+            return Ok(Lookup::CannotTell(format!(
+                "{} listed item(s) carry no {} to tell them apart",
+                tally.blind,
+                fields.join(" or ")
+            )));
+        }
+        if tally.unproven > 0 {
+            return Ok(Lookup::CannotTell(format!(
+                "{} listed item(s) carry this key but no fingerprint (nor title and markdown) to show they are this post",
+                tally.unproven
+            )));
+        }
+        if !tally.foreign.is_empty() {
+            return Ok(Lookup::Foreign(tally.foreign));
+        }
+        Ok(self.absence(&tally, attempts, exact, older))
+    }
+
+    /// Read the list answer `body` item by item, each matched on `fields`; a cannot-tell when
+    /// it is not JSON or holds no array at `items_pointer`.
+    fn tally(
+        &self,
+        body: &str,
+        attempts: &Attempts,
+        fields: &[&str],
+        identity: bool,
+    ) -> Result<Tally, Lookup> {
         let pointer = &self.settings.items_pointer;
         let created = self.settings.created_pointer.as_deref();
-        let (mut found, mut foreign) = (Vec::new(), Vec::new());
-        let (mut blind, mut unproven, mut others, mut listed) = (0, 0, 0, 0usize);
-        // The oldest creation time listed; `Err` once an item has none.
-        let mut oldest: Result<Option<jiff::Timestamp>, ()> = Ok(None);
-        let walk = items::each(&reply.body, pointer, &mut |item| {
-            listed += 1;
+        let mut tally = Tally {
+            found: Vec::new(),
+            foreign: Vec::new(),
+            blind: 0,
+            unproven: 0,
+            others: 0,
+            listed: 0,
+            oldest: Ok(None),
+        };
+        let walk = items::each(body, pointer, &mut |item| {
+            tally.listed += 1;
             let receipt = || Receipt {
                 version: None,
                 id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
@@ -92,78 +146,65 @@ impl HttpTarget {
                 note: None,
             };
             match self.matches(&item, attempts, fields, identity) {
-                Item::Ours => found.push(receipt()),
-                Item::Foreign => foreign.push(receipt()),
-                Item::Unproven => unproven += 1,
-                Item::Other => others += 1,
-                Item::Blind => blind += 1,
+                Item::Ours => tally.found.push(receipt()),
+                Item::Foreign => tally.foreign.push(receipt()),
+                Item::Unproven => tally.unproven += 1,
+                Item::Other => tally.others += 1,
+                Item::Blind => tally.blind += 1,
             }
-            if let (Some(created), Ok(min)) = (created, oldest) {
+            if let (Some(created), Ok(min)) = (created, tally.oldest) {
                 let at = item
                     .pointer(created)
                     .and_then(Value::as_str)
                     .and_then(|t| t.parse::<jiff::Timestamp>().ok());
-                oldest = at.map(|t| Some(min.map_or(t, |m| m.min(t)))).ok_or(());
+                tally.oldest = at.map(|t| Some(min.map_or(t, |m| m.min(t)))).ok_or(());
             }
         });
         match walk {
-            Err(e) => return Ok(Lookup::CannotTell(format!("list answer is {e}"))),
-            Ok(items::Walk::NotArray) => {
-                return Ok(Lookup::CannotTell(format!(
-                    "list answer has no array at `{pointer}`"
-                )));
-            }
-            Ok(items::Walk::Array) => {}
+            Err(e) => Err(Lookup::CannotTell(format!("list answer is {e}"))),
+            Ok(items::Walk::NotArray) => Err(Lookup::CannotTell(format!(
+                "list answer has no array at `{pointer}`"
+            ))),
+            Ok(items::Walk::Array) => Ok(tally),
         }
-        if !found.is_empty() {
-            return Ok(Lookup::Found(found));
-        }
-        if blind > 0 {
-            return Ok(Lookup::CannotTell(format!(
-                "{blind} listed item(s) carry no {} to tell them apart",
-                fields.join(" or ")
-            )));
-        }
-        if unproven > 0 {
-            return Ok(Lookup::CannotTell(format!(
-                "{unproven} listed item(s) carry this key but no fingerprint (nor title and markdown) to show they are this post"
-            )));
-        }
-        if !foreign.is_empty() {
-            return Ok(Lookup::Foreign(foreign));
-        }
+    }
+
+    /// What a list holding no item of this post means: absent only where the lookup covers
+    /// where the post would be (an exact query, a complete list, or one that reaches back past
+    /// the attempt), else a cannot-tell.
+    fn absence(&self, tally: &Tally, attempts: &Attempts, exact: bool, older: bool) -> Lookup {
         if exact {
             // An exact query answers this key's posts only; anything else means the server
             // ignored the filter, or holds a copy no attempt of ours sent.
-            return Ok(match others {
+            return match tally.others {
                 0 => Lookup::Absent,
                 _ if older => Lookup::Absent,
                 n => Lookup::CannotTell(format!(
                     "the exact query answered {n} item(s) that are not what was sent"
                 )),
-            });
+            };
         }
         if self.settings.list_complete {
-            return Ok(Lookup::Absent);
+            return Lookup::Absent;
         }
-        let Some(created) = created else {
-            return Ok(Lookup::CannotTell(
+        let Some(created) = self.settings.created_pointer.as_deref() else {
+            return Lookup::CannotTell(
                 "a plain list_url cannot prove a post absent: use {key} in list_url, set created_pointer, or list_complete = true".into(),
-            ));
+            );
         };
         let reach = attempts.reach_back() - jiff::SignedDuration::from_secs(60);
-        Ok(match oldest {
+        match tally.oldest {
             Err(()) => {
                 Lookup::CannotTell(format!("a listed item has no RFC 3339 time at `{created}`"))
             }
             Ok(Some(oldest)) if oldest < reach => Lookup::Absent,
             // Nothing at all: a list cut to the newest items would still show ours.
-            Ok(None) if listed == 0 => Lookup::Absent,
+            Ok(None) if tally.listed == 0 => Lookup::Absent,
             Ok(_) => Lookup::CannotTell(format!(
                 "the list does not reach back past the attempt ({}): it may be cut short",
                 attempts.reach_back()
             )),
-        })
+        }
     }
 }
 
