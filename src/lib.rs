@@ -239,3 +239,6 @@ fn known(config: &Config, plan: &runner::Plan) -> Result<(), Error> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
