@@ -31,7 +31,6 @@ mod linked;
 pub use apply::visit;
 pub use linked::linked_states;
 mod media;
-mod owners;
 pub(super) mod report;
 mod retract;
 mod stop;
@@ -484,7 +483,7 @@ struct Known {
     /// (`linked.rs`).
     upstream: std::collections::BTreeMap<String, Option<crate::life::KeyLine>>,
     /// Which key's line holds each id here, read at the first lookup (`owners.rs`).
-    owners: Option<owners::Owners>,
+    owners: Option<store::owners::Owners>,
 }
 
 pub(super) fn describe(post: &Post) -> String {

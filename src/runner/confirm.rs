@@ -12,6 +12,7 @@ use crate::targets::{Attempts, Lookup};
 use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::Duration;
+use store::owners::Owners;
 
 /// The longest a run waits for an attempt's deadline; beyond it the next run looks again.
 const MAX_WAIT: Duration = Duration::from_secs(600);
@@ -45,7 +46,7 @@ impl TargetRun<'_> {
         if matches!(answer, Ok(Lookup::Found(_) | Lookup::Foreign(_)))
             && self.known.owners.is_none()
         {
-            self.known.owners = Some(super::owners::Owners::read(self.state));
+            self.known.owners = Some(Owners::read(self.state));
         }
         // What the other keys' lines say of the copies found.
         let owners = self.known.owners.as_ref();

@@ -3,6 +3,7 @@
 
 pub mod lock;
 pub mod merge;
+pub mod owners;
 pub mod state;
 
 use base::{clock, error, fsutil};

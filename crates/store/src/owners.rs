@@ -1,17 +1,17 @@
 //! Which key's line holds each id on one target, and which keys' attempts may be out with
-//! which texts: read from the state file once, the first time a lookup needs it, and kept up
-//! to date as lines are written, so that a copy another key's line holds, or one a same-text
-//! attempt of another key may have made, is never taken for this key's
+//! which texts: read from the state file once, the first time a runner's lookup needs it, and
+//! kept up to date as lines are written, so that a copy another key's line holds, or one a
+//! same-text attempt of another key may have made, is never taken for this key's
 //! (`life::copies::sift`).
 
-use crate::life::KeyLine;
 use crate::state::StateFile;
 use jiff::civil::Date;
+use life::KeyLine;
 use std::collections::HashMap;
 
 /// Every id a line of this target holds, with the keys whose lines hold it.
 #[derive(Debug, Default)]
-pub(super) struct Owners {
+pub struct Owners {
     by_id: HashMap<Box<str>, Vec<Date>>,
     /// The marks (hashes of the texts sent) of each key whose attempt may be out.
     maybe: HashMap<Date, Vec<String>>,
