@@ -141,7 +141,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             let whole = refused || line.as_ref().is_none_or(|l| l.phase != Phase::Done);
             let facts = |post: &crate::post::Post| Facts {
                 blocked: blocked(cfg, post, &ctx, &linked),
-                ..crate::runner::report::facts(post, template, refused)
+                ..post.facts(template, refused)
             };
             let get = || seen(&catalog, key, has_post, whole, &facts);
             let next = |seen: Option<&Seen>| {

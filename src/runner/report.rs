@@ -7,7 +7,6 @@ use crate::error::{Class, Error, Kind, Server};
 use crate::life::{self, Event, Exit, KeyLine, Looked, Phase, Step};
 use crate::outside::escape;
 use crate::post::Post;
-use crate::text::mark;
 use jiff::civil::Date;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -83,9 +82,9 @@ impl<'a> TargetRun<'a> {
 }
 
 impl TargetRun<'_> {
-    /// The edit hash of `post` on this target (`payload_mark`, with its template's).
+    /// The edit hash of `post` on this target (`Post::edit_mark`, with its template's).
     pub(super) fn edit_mark(&self, post: &Post) -> String {
-        payload_mark(post, self.template_mark())
+        post.edit_mark(self.template_mark())
     }
 
     /// Tell what a step of a key's life did: the printed line, the trace line, the tally.
@@ -414,59 +413,4 @@ impl TargetRun<'_> {
             );
         }
     }
-}
-
-/// What the rules compare of a readable post (`life::Facts`) on a target whose template has
-/// this mark: the run and `status` judge a key from the same facts. The edit hash is made only
-/// for a line that holds a refused edit (`refused`): it needs the post's images, and nothing
-/// else in `life` compares it (an update compares its own, `update.rs`).
-pub(crate) fn facts(post: &Post, template: Option<&str>, refused: bool) -> life::Facts {
-    life::Facts {
-        fp: post.fingerprint.clone(),
-        payload: refused.then(|| payload_mark(post, template)),
-        blocked: None,
-    }
-}
-
-/// A hash of what a post says (title, body, summary, tags, and each image's bytes, alt text
-/// and place, left out by a limit or not), and of the target's template if it has one: a
-/// later one that differs is an edit. Taken from the post, not from a target's request (which
-/// holds things that vary, such as WordPress's term ids), so an unchanged post costs no
-/// request at all. A post without images (and no template) hashes as dayrun 0.3 hashed it.
-pub(super) fn payload_mark(post: &Post, template: Option<&str>) -> String {
-    let mut text = words(post);
-    if !post.images.is_empty() {
-        text.push_str("\nimages");
-        // Those a target's limit left out count too: the mark is the post's, whatever the
-        // target takes, so a post over the limit is not an edit at every run.
-        for image in post.images.iter().chain(&post.left_out) {
-            let _ = write!(
-                text,
-                "\n{} {} {}",
-                image.sha256,
-                u8::from(image.cover),
-                image.alt
-            );
-        }
-    }
-    if let Some(template) = template {
-        let _ = write!(text, "\ntemplate {template}");
-    }
-    mark(&text)
-}
-
-/// The mark dayrun 0.3 recorded, which knew nothing of images: a done line that holds it for
-/// a post with images was published before images were sent, and is not an edit by itself.
-pub(super) fn payload_mark_before_images(post: &Post) -> String {
-    mark(&words(post))
-}
-
-fn words(post: &Post) -> String {
-    format!(
-        "{}\n{}\n{}\n{}",
-        post.fingerprint,
-        post.summary,
-        post.tags.join("\n"),
-        post.title
-    )
 }

@@ -70,7 +70,7 @@ impl TargetRun<'_> {
     }
 
     /// The post as the rules see it, read only when a rule asks; `facts`: what the rules
-    /// compare of a readable post (`report::facts`, and whether it can be sent here).
+    /// compare of a readable post (`Post::facts`, and whether it can be sent here).
     fn seen(
         posts: &Posts,
         key: Date,
@@ -100,7 +100,7 @@ impl TargetRun<'_> {
             return false;
         }
         let (template, refused) = (self.template_mark(), self.refused(key));
-        let facts = |post: &crate::post::Post| super::report::facts(post, template, refused);
+        let facts = |post: &crate::post::Post| post.facts(template, refused);
         let get = || Self::seen(posts, key, has_post, &facts);
         let line = self.line(key);
         let ctx = self.ctx(key);
@@ -169,7 +169,7 @@ impl TargetRun<'_> {
         let refused = self.refused(key);
         let facts = |post: &crate::post::Post| Facts {
             blocked: blocked(post),
-            ..super::report::facts(post, template, refused)
+            ..post.facts(template, refused)
         };
         let get = || Self::seen(posts, key, has_post, &facts);
         let (step, _) = super::apply::visit(|seen| self.apply(key, &Event::Visit(seen)), get)?;

@@ -4,7 +4,6 @@
 //! a second copy is not.
 
 use super::confirm::LandedParts;
-use super::report::{payload_mark, payload_mark_before_images};
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
 use crate::life::Receipt;
@@ -33,11 +32,11 @@ impl TargetRun<'_> {
         let old = line.edits.payload.as_deref();
         // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
         // Upgrading); the images go with the next edit, or with `retry --force`.
-        let before_images = old == Some(payload_mark_before_images(&post).as_str());
+        let before_images = old == Some(post.edit_mark_before_images().as_str());
         // Published before the target had a template: the template appearing is not an edit
         // by itself (docs/templates.md); a later change of the post or the template is.
         let before_template =
-            self.cfg.template.is_some() && old == Some(payload_mark(&post, None).as_str());
+            self.cfg.template.is_some() && old == Some(post.edit_mark(None).as_str());
         if !forced && (old.is_none() || before_images || before_template) {
             self.apply(key, &Event::Baseline(&new))?;
             return self.unchanged(key);

@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod edit_mark;
 mod front_matter;
 pub mod plain;
 mod yaml;

@@ -65,7 +65,7 @@ impl Template {
         &self.0.uses
     }
 
-    /// A hash of the template's text (see `runner::report::payload_mark`).
+    /// A hash of the template's text (see `Post::edit_mark`).
     pub fn mark(&self) -> &str {
         &self.0.mark
     }
