@@ -4,7 +4,7 @@
 use super::TargetRun;
 use crate::clock::stamp;
 use crate::error::{Class, Error, Kind, Server};
-use crate::life::{self, Event, Exit, KeyLine, Looked, Phase, Step};
+use crate::life::{self, Event, Exit, KeyLine, Looked, Phase, Step, Word};
 use crate::outside::escape;
 use crate::post::Post;
 use jiff::civil::Date;
@@ -112,7 +112,7 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let title = title.map(|t| format!(" {t:?}")).unwrap_or_default();
         match step.word {
-            "published" | "confirmed" | "already there" => {
+            Word::Published | Word::Confirmed | Word::AlreadyThere => {
                 let line = step.written().expect("a done line");
                 let id = line.copy.id.clone().unwrap_or_default();
                 let mut detail = format!("id={id} duration_ms={}", started.elapsed().as_millis());
@@ -120,15 +120,16 @@ impl TargetRun<'_> {
                     let _ = write!(detail, " note={note:?}");
                 }
                 let action = match step.word {
-                    "already there" => "dedup",
-                    "confirmed" => "confirm",
+                    Word::AlreadyThere => "dedup",
+                    Word::Confirmed => "confirm",
                     _ => action,
                 };
                 if action == "dedup" {
                     detail.push_str(" (found before sending: recorded as done, not sent again)");
                 }
                 self.trace(key, action, "done", &detail);
-                self.count(step.word, key, step.word, &format!("{detail}{title}"));
+                let word = step.word.text();
+                self.count(word, key, word, &format!("{detail}{title}"));
                 if let Some(text) = &step.say {
                     self.trace(key, action, "duplicate", text);
                     let text = self.shown(&format!("{text} ({})", self.target.where_to_look(key)));
@@ -138,12 +139,12 @@ impl TargetRun<'_> {
                     self.outcome.tally.add("duplicate");
                 }
             }
-            "failed" => self.report(key, step, None)?,
-            "unconfirmed" => {
+            Word::Failed => self.report(key, step, None)?,
+            Word::Unconfirmed => {
                 let text = step.say.clone().unwrap_or_default();
                 self.count("unconfirmed", key, "unconfirmed", &text);
             }
-            "held back" => {
+            Word::HeldBack => {
                 self.outcome.held.push(key);
                 self.outcome.tally.add("held back");
                 let text = step.say.clone().unwrap_or_else(|| {
@@ -152,7 +153,7 @@ impl TargetRun<'_> {
                 });
                 self.say(key, "held back", &text);
             }
-            "forgotten" => {
+            Word::Forgotten => {
                 let text = step.say.clone().unwrap_or_default();
                 self.trace(key, action, "forgotten", &text);
                 self.say(key, "forgotten", &text);

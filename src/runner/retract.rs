@@ -5,7 +5,7 @@
 
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
-use crate::life::{Event, Phase, Then};
+use crate::life::{Event, Phase, Then, Word};
 use crate::targets::Lookup;
 use jiff::civil::Date;
 
@@ -92,11 +92,11 @@ impl TargetRun<'_> {
             removed.push(id.clone());
             self.outcome.removed.insert(key);
             step = self.apply(key, &Event::Removed { id: &id, verified })?;
-            if step.word != "retracted" {
+            if step.word != Word::Retracted {
                 self.trace(key, "retract", "removed", &format!("id={id}"));
             }
         }
-        if step.word == "retracted" {
+        if step.word == Word::Retracted {
             let now = self.line(key);
             let id = now
                 .as_ref()

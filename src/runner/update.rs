@@ -7,7 +7,7 @@ use super::confirm::LandedParts;
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, Op, Then, Verdict};
+use crate::life::{self, Answer, Event, Op, Then, Verdict, Word};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Lookup, Media, Outgoing};
@@ -262,7 +262,7 @@ impl TargetRun<'_> {
         }
         let text = step.say.clone().unwrap_or_default();
         match step.word {
-            "unconfirmed" => {
+            Word::Unconfirmed => {
                 self.trace(key, "update", "not-yet", &text);
                 self.count("unconfirmed", key, "unconfirmed", &text);
             }

@@ -4,6 +4,7 @@
 use super::{Change, Ctx, Exit, KeyLine, Lever, Looked, Mode, Op, Phase, Seen, Step, Then};
 use super::{escalated, past_window};
 use crate::Class;
+use crate::Word;
 
 /// A rule needed the key's post and the visit was given none: the visit answers
 /// `Then::Read`, and the caller visits again with what it read (a no-op run reads no done post).
@@ -142,7 +143,7 @@ pub(super) fn visit(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> S
     match judged(line, seen, ctx) {
         Ok(step) => step,
         Err(Unread) => {
-            let mut step = Step::stop(Change::Keep, Exit::Ok, "");
+            let mut step = Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
             step.then = Then::Read;
             step
         }
@@ -173,22 +174,22 @@ fn judged(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Step
     Ok(step)
 }
 
-fn word(decision: &Decision) -> &'static str {
+fn word(decision: &Decision) -> Word {
     match decision {
         Decision::Skip(Skip::Done | Skip::DoneAsked | Skip::CannotUpdate | Skip::LateEdit) => {
-            "done"
+            Word::Done
         }
-        Decision::Skip(Skip::Scheduled) => "scheduled",
-        Decision::Skip(Skip::Stale) => "stale",
-        Decision::Skip(Skip::Draft) => "draft",
-        Decision::Skip(Skip::Retracted) => "retracted",
-        Decision::Skip(Skip::Aside) => "put aside",
-        Decision::Hold => "held back",
-        Decision::Drop => "forgotten",
-        Decision::Wait(_) | Decision::Broken(_) => "failed",
-        Decision::EditFailed(_) => "edit failed",
-        Decision::NothingToRetract(_) => "not published",
-        _ => "",
+        Decision::Skip(Skip::Scheduled) => Word::Scheduled,
+        Decision::Skip(Skip::Stale) => Word::Stale,
+        Decision::Skip(Skip::Draft) => Word::Draft,
+        Decision::Skip(Skip::Retracted) => Word::Retracted,
+        Decision::Skip(Skip::Aside) => Word::PutAside,
+        Decision::Hold => Word::HeldBack,
+        Decision::Drop => Word::Forgotten,
+        Decision::Wait(_) | Decision::Broken(_) => Word::Failed,
+        Decision::EditFailed(_) => Word::EditFailed,
+        Decision::NothingToRetract(_) => Word::NotPublished,
+        _ => Word::Nothing,
     }
 }
 

@@ -4,18 +4,19 @@
 use super::send::{Answer, Failure, Landed, Verdict};
 use super::{Change, Ctx, Exit, KeyLine, MAX_REASON, Phase, Step, Then, cut, escalated, reason};
 use crate::Class;
+use crate::Word;
 use std::time::Duration;
 
 /// An update answered (or could not be prepared: `line` is then the done line itself).
 pub(super) fn answered(line: Option<&KeyLine>, answer: &Answer, sends: u32, ctx: &Ctx) -> Step {
     let Some(line) = line else {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     match answer {
         Answer::Landed(landed) => updated(line, landed, ctx),
         Answer::Failed(failure) if failure.class == Class::Unknown && !failure.setup => {
             let _ = sends;
-            Step::stop(Change::Keep, Exit::Ok, "").then(Then::ReadBack(Duration::ZERO))
+            Step::stop(Change::Keep, Exit::Ok, Word::Nothing).then(Then::ReadBack(Duration::ZERO))
         }
         Answer::Failed(failure) => {
             // Nothing changed on the target: the copy keeps its last version. A refused edit
@@ -34,7 +35,7 @@ pub(super) fn answered(line: Option<&KeyLine>, answer: &Answer, sends: u32, ctx:
                 Class::RetrySafe => Exit::RetryLater,
                 _ => Exit::NeedsHuman,
             };
-            Step::write(next, exit, "failed")
+            Step::write(next, exit, Word::Failed)
         }
     }
 }
@@ -70,13 +71,13 @@ fn updated(line: &KeyLine, landed: &Landed, ctx: &Ctx) -> Step {
     next.copy.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
     next.reason = None;
     next.first_failure = None;
-    Step::write(next, Exit::Ok, "updated")
+    Step::write(next, Exit::Ok, Word::Updated)
 }
 
 /// The copy read back after an update whose answer was lost (or from an earlier run).
 pub(super) fn read_back(line: Option<&KeyLine>, verdict: &Verdict, sends: u32, ctx: &Ctx) -> Step {
     let Some(line) = line else {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     let unsure = |why: &str| {
         let mut next = line.clone();
@@ -89,13 +90,13 @@ pub(super) fn read_back(line: Option<&KeyLine>, verdict: &Verdict, sends: u32, c
             false => Exit::RetryLater,
         };
         let text = next.reason.clone().unwrap_or_default();
-        Step::write(next, exit, "unconfirmed").say(text)
+        Step::write(next, exit, Word::Unconfirmed).say(text)
     };
     match verdict {
         Verdict::Found(landed) => updated(line, landed, ctx),
         // Resending an update is harmless; it is never turned into a create.
         Verdict::Absent if sends <= ctx.rules.retries => {
-            Step::stop(Change::Keep, Exit::Ok, "").then(Then::Send(Duration::ZERO))
+            Step::stop(Change::Keep, Exit::Ok, Word::Nothing).then(Then::Send(Duration::ZERO))
         }
         Verdict::Absent | Verdict::NotYet(_) => unsure("the copy does not hold the edit yet"),
         Verdict::CannotTell(why) | Verdict::Transient(why) => unsure(why),
@@ -108,7 +109,7 @@ pub(super) fn read_back(line: Option<&KeyLine>, verdict: &Verdict, sends: u32, c
                 _ if failure.setup => Exit::Usage,
                 _ => Exit::NeedsHuman,
             };
-            Step::write(next, exit, "failed")
+            Step::write(next, exit, Word::Failed)
         }
     }
 }
@@ -119,8 +120,8 @@ pub(super) fn baseline(line: Option<&KeyLine>, payload: &str) -> Step {
         Some(line) if line.phase == Phase::Done => {
             let mut next = line.clone();
             next.edits.payload = Some(payload.to_string());
-            Step::write(next, Exit::Ok, "done")
+            Step::write(next, Exit::Ok, Word::Done)
         }
-        _ => Step::stop(Change::Keep, Exit::Ok, "done"),
+        _ => Step::stop(Change::Keep, Exit::Ok, Word::Done),
     }
 }

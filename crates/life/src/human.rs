@@ -3,6 +3,7 @@
 
 use super::{Change, Ctx, Exit, KeyLine, Looked, MAX_IDS, Phase, Step};
 use crate::Class;
+use crate::Word;
 
 /// A human's word on a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +25,7 @@ pub enum Act {
 pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
     // Nothing to rule on: no copy is recorded, and the next lookup asks again.
     if line.is_none() && matches!(act, Act::NotOurs { .. }) {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     }
     let mut next = line
         .cloned()
@@ -82,7 +83,7 @@ fn mark_done(mut next: KeyLine, id: Option<&String>, fp: &str) -> Step {
     next.by_hand = false;
     next.cred = None;
     next.attempt = 0;
-    Step::write(next, Exit::Ok, "marked done")
+    Step::write(next, Exit::Ok, Word::MarkedDone)
 }
 
 /// `mark KEY failed`: the line is put aside by hand.
@@ -93,7 +94,7 @@ fn mark_failed(mut next: KeyLine, fp: &str) -> Step {
     next.by_hand = true;
     next.fp = Some(fp.to_string()).filter(|f| !f.is_empty()).or(next.fp);
     next.first_failure = None;
-    Step::write(next, Exit::Ok, "marked failed")
+    Step::write(next, Exit::Ok, Word::MarkedFailed)
 }
 
 /// `adopt`: the line is done, published some other way.
@@ -103,14 +104,14 @@ fn adopt(mut next: KeyLine, fp: &str) -> Step {
     next.fp = Some(fp.to_string()).filter(|f| !f.is_empty());
     next.tried = super::Tried::default();
     next.first_failure = None;
-    Step::write(next, Exit::Ok, "adopted")
+    Step::write(next, Exit::Ok, Word::Adopted)
 }
 
 /// `retry --not-ours ID`: the copy ID is ruled not this post, and leaves the line's ids.
 fn not_ours(mut next: KeyLine, id: &String, here: bool) -> Step {
     if !next.foreign.contains(id) {
         if next.foreign.len() >= MAX_IDS / 2 {
-            return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
+            return Step::stop(Change::Keep, Exit::NeedsHuman, Word::Failed).say(format!(
                 "{} copies are already ruled not this post; remove some from `foreign=` by hand",
                 MAX_IDS / 2
             ));
@@ -133,5 +134,5 @@ fn not_ours(mut next: KeyLine, id: &String, here: bool) -> Step {
         start_next_copy(&mut next);
     }
     next.reason = Some(format!("copy {id} ruled not this post by hand"));
-    Step::write(next, Exit::Ok, "not ours")
+    Step::write(next, Exit::Ok, Word::NotOurs)
 }

@@ -23,6 +23,7 @@ mod receipt;
 mod record;
 mod remove;
 mod send;
+mod word;
 
 pub use before::{Before, Sending, sending};
 pub use class::{Class, code};
@@ -36,6 +37,7 @@ pub use receipt::Receipt;
 pub use record::{Record, Status};
 pub use remove::removed_note;
 pub use send::{Answer, Failure, How, Landed, Verdict};
+pub use word::Word;
 
 use jiff::Timestamp;
 use jiff::civil::Date;
@@ -246,13 +248,13 @@ pub struct Step {
     pub line: Change,
     pub then: Then,
     pub exit: Exit,
-    pub word: &'static str,
+    pub word: Word,
     /// What to tell the human (printed with the key, traced), if anything.
     pub say: Option<String>,
 }
 
 impl Step {
-    fn stop(line: Change, exit: Exit, word: &'static str) -> Step {
+    fn stop(line: Change, exit: Exit, word: Word) -> Step {
         Step {
             line,
             then: Then::Stop,
@@ -262,7 +264,7 @@ impl Step {
         }
     }
 
-    fn write(line: KeyLine, exit: Exit, word: &'static str) -> Step {
+    fn write(line: KeyLine, exit: Exit, word: Word) -> Step {
         Step::stop(Change::Write(Box::new(line)), exit, word)
     }
 

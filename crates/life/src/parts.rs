@@ -5,6 +5,7 @@
 
 use super::list::unescape;
 use super::{Change, Ctx, Exit, KeyLine, Op, Phase, Step};
+use crate::Word;
 
 /// The most parts a thread may have, whatever `max_parts` says: with parts of at most
 /// `MAX_PART` bytes the field stays near 5 KiB, and the line under the state file's limit.
@@ -95,11 +96,11 @@ pub(super) fn landed(
     ctx: &Ctx,
 ) -> Step {
     let Some(line) = line.filter(|l| matches!(l.phase, Phase::Pending(Op::Publish))) else {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     let mut next = line.clone();
     if n != next.copy.parts.len() || n >= MAX_PARTS {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     }
     next.copy.parts.push(part.clone());
     if n == 0 {
@@ -107,21 +108,21 @@ pub(super) fn landed(
         next.copy.url = url.map(str::to_string);
     }
     next.at = ctx.stamp.clone();
-    Step::write(next, Exit::Ok, "")
+    Step::write(next, Exit::Ok, Word::Nothing)
 }
 
 /// The split a thread is sent as (`split=`), on its pending line before the first part goes.
 pub(super) fn split(line: Option<&KeyLine>, hash: &str, ctx: &Ctx) -> Step {
     let Some(line) = line.filter(|l| matches!(l.phase, Phase::Pending(Op::Publish))) else {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     if line.copy.split.as_deref() == Some(hash) {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     }
     let mut next = line.clone();
     next.copy.split = Some(hash.to_string());
     next.at = ctx.stamp.clone();
-    Step::write(next, Exit::Ok, "")
+    Step::write(next, Exit::Ok, Word::Nothing)
 }
 
 #[cfg(test)]

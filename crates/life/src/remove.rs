@@ -4,6 +4,7 @@
 
 use super::{Change, Ctx, Exit, KeyLine, Op, Phase, Step, Then, escalated, reason};
 use crate::Class;
+use crate::Word;
 
 /// The copy to remove next: duplicates and earlier generations first, then a thread's parts
 /// from the last, this copy (the thread's first part) last.
@@ -58,24 +59,24 @@ pub fn removed_note(line: &KeyLine, removed: &[String]) -> String {
 /// The retract starts: the pending line, durable before the first removal.
 pub(super) fn start(line: Option<&KeyLine>, ctx: &Ctx) -> Step {
     let Some(line) = line else {
-        return Step::stop(Change::Keep, Exit::Ok, "not published");
+        return Step::stop(Change::Keep, Exit::Ok, Word::NotPublished);
     };
     let Some(first) = next_id(line) else {
-        return Step::stop(Change::Keep, Exit::Ok, "not published");
+        return Step::stop(Change::Keep, Exit::Ok, Word::NotPublished);
     };
     let mut next = line.clone();
     next.phase = Phase::Pending(Op::Retract);
     next.at = ctx.stamp.clone();
     next.first_failure = None;
     next.reason = None;
-    Step::write(next, Exit::Ok, "").then(Then::Remove(first))
+    Step::write(next, Exit::Ok, Word::Nothing).then(Then::Remove(first))
 }
 
 /// One copy is gone: the line without it; the next one, or `retracted` when none is left.
 /// (The runner removes what `Then::Remove` names, so this generation's own copy goes last.)
 pub(super) fn removed(line: Option<&KeyLine>, id: &str, verified: bool, ctx: &Ctx) -> Step {
     let Some(line) = line else {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     let mut next = line.clone();
     next.copies.retain(|c| c != id);
@@ -88,14 +89,14 @@ pub(super) fn removed(line: Option<&KeyLine>, id: &str, verified: bool, ctx: &Ct
         false => next_id(&next),
     };
     match rest {
-        Some(more) => Step::write(next, Exit::Ok, "").then(Then::Remove(more)),
+        Some(more) => Step::write(next, Exit::Ok, Word::Nothing).then(Then::Remove(more)),
         None => {
             next.phase = Phase::Retracted { verified };
             next.at = ctx.stamp.clone();
             next.first_failure = None;
             next.tried = super::Tried::default();
             next.copy.media = None;
-            Step::write(next, Exit::Ok, "retracted")
+            Step::write(next, Exit::Ok, Word::Retracted)
         }
     }
 }
@@ -112,7 +113,7 @@ pub(super) fn not_removed(
     ctx: &Ctx,
 ) -> Step {
     let Some(line) = line else {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     let exit = match class {
         Class::Auth => Exit::Auth,
@@ -125,7 +126,7 @@ pub(super) fn not_removed(
         next.older.retain(|id| live.contains(id));
         next.copies.retain(|id| live.contains(id));
         next.copy.parts.retain(|p| live.contains(&p.id));
-        return Step::write(next, exit, "failed");
+        return Step::write(next, exit, Word::Failed);
     }
     let mut next = line.clone();
     next.reason = Some(reason(why));
@@ -135,7 +136,7 @@ pub(super) fn not_removed(
             true => Exit::NeedsHuman,
             false => Exit::RetryLater,
         };
-        return Step::write(next, exit, "unconfirmed");
+        return Step::write(next, exit, Word::Unconfirmed);
     }
     // Back to published: the copies not removed stay on the line, this one too.
     next.phase = match next.copy.id.is_some() {
@@ -143,5 +144,5 @@ pub(super) fn not_removed(
         false => Phase::Failed(Class::Rejected, super::Looked::Nothing),
     };
     next.first_failure = None;
-    Step::write(next, exit, "failed")
+    Step::write(next, exit, Word::Failed)
 }

@@ -1,6 +1,7 @@
 //! Publishing a key: the pending line before the send, what each answer and each lookup makes
 //! of the line, and whether to send or look again within the run.
 
+use crate::Word;
 mod looked;
 
 use super::Receipt;
@@ -113,7 +114,7 @@ pub(super) fn attempt(
     let retracted = matches!(before, Phase::Retracted { .. });
     if new_copy || retracted {
         if next.copy.generation >= MAX_GENERATION {
-            return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
+            return Step::stop(Change::Keep, Exit::NeedsHuman, Word::Failed).say(format!(
                 "this key has had {MAX_GENERATION} copies; retract some before making another"
             ));
         }
@@ -123,7 +124,7 @@ pub(super) fn attempt(
             .filter(|id| !next.older.contains(id))
             .collect();
         if next.older.len() + live.len() > MAX_IDS {
-            return Step::stop(Change::Keep, Exit::NeedsHuman, "failed").say(format!(
+            return Step::stop(Change::Keep, Exit::NeedsHuman, Word::Failed).say(format!(
                 "this key already has {} live copies; retract them before making another",
                 next.older.len() + live.len()
             ));
@@ -160,7 +161,7 @@ pub(super) fn attempt(
             next.edits.payload = Some(payload.to_string());
         }
     }
-    Step::write(next, Exit::Ok, "").then(Then::Send(Duration::ZERO))
+    Step::write(next, Exit::Ok, Word::Nothing).then(Then::Send(Duration::ZERO))
 }
 
 /// An upload's answer, on the pending line at once. The line takes the upload's time: the
@@ -168,14 +169,14 @@ pub(super) fn attempt(
 /// killed during a create after minutes of uploads must not find its deadline already past).
 pub(super) fn uploaded(line: Option<&KeyLine>, media: &str, ctx: &Ctx) -> Step {
     let Some(line) = line else {
-        return Step::stop(Change::Keep, Exit::Ok, "");
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     let mut next = line.clone();
     if matches!(next.phase, Phase::Pending(_)) {
         next.at = ctx.stamp.clone();
     }
     next.copy.media = Some(media.to_string()).filter(|m| !m.is_empty());
-    Step::write(next, Exit::Ok, "")
+    Step::write(next, Exit::Ok, Word::Nothing)
 }
 
 /// A send answered.
@@ -272,9 +273,9 @@ fn kept_copies(next: &mut KeyLine, landed: &Landed) -> Vec<String> {
 fn done_step(next: KeyLine, landed: &Landed) -> Step {
     let first = &landed.receipts[0];
     let word = match landed.how {
-        How::Published => "published",
-        How::Confirmed => "confirmed",
-        How::AlreadyThere => "already there",
+        How::Published => Word::Published,
+        How::Confirmed => Word::Confirmed,
+        How::AlreadyThere => Word::AlreadyThere,
     };
     match next.copies.is_empty() {
         true => Step::write(next, Exit::Ok, word),
@@ -307,19 +308,20 @@ fn failed(
     match class {
         Class::RetrySafe if retries_left => {
             let wait = failure.wait.unwrap_or_else(|| backoff(ctx, sends));
-            return Step::stop(Change::Keep, Exit::Ok, "")
+            return Step::stop(Change::Keep, Exit::Ok, Word::Nothing)
                 .then(Then::Send(wait))
                 .say(format!("{}; sending again", failure.reason));
         }
         // The outcome is unknown: look before anything else. The pending line says why.
         Class::Unknown => {
             let Some(line) = line else {
-                return Step::stop(Change::Keep, Exit::Ok, "").then(Then::Look(Duration::ZERO));
+                return Step::stop(Change::Keep, Exit::Ok, Word::Nothing)
+                    .then(Then::Look(Duration::ZERO));
             };
             let mut next = line.clone();
             next.reason = Some(reason(failure.reason));
             next.first_failure.get_or_insert_with(|| ctx.stamp.clone());
-            return Step::write(next, Exit::Ok, "").then(Then::Look(Duration::ZERO));
+            return Step::write(next, Exit::Ok, Word::Nothing).then(Then::Look(Duration::ZERO));
         }
         _ => {}
     }
@@ -334,7 +336,7 @@ fn failed(
     // Nothing was attempted (the post could not be prepared) and the key is published or
     // retracted: its line stays as it is; the failure is told.
     if line.is_some_and(|l| matches!(l.phase, Phase::Done | Phase::Retracted { .. })) {
-        return Step::stop(Change::Keep, exit_of(line.expect("a line")), "failed");
+        return Step::stop(Change::Keep, exit_of(line.expect("a line")), Word::Failed);
     }
     // Provably nothing was sent by this run's attempts: the pending line with this failure,
     // and what may have landed is what was known before them (`before`).
@@ -350,7 +352,7 @@ fn failed(
         next.fp = Some(fp.to_string());
     }
     let exit = exit_of(&next);
-    Step::write(next, exit, "failed")
+    Step::write(next, exit, Word::Failed)
 }
 
 /// The failed line: `base`'s fields (the line before the attempt, or the pending line when the
@@ -399,7 +401,7 @@ pub(super) fn looked(
     sendable: bool,
     ctx: &Ctx,
 ) -> Step {
-    let keep = || Step::stop(Change::Keep, Exit::Ok, "");
+    let keep = || Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     match verdict {
         Verdict::Found(landed) => done(line, landed, ctx),
         Verdict::Absent | Verdict::NotYet(_) if first => keep().then(Then::Send(Duration::ZERO)),
@@ -408,7 +410,7 @@ pub(super) fn looked(
             let text =
                 "looked up: not on the target; held back (its date is past the catch-up window)";
             let next = record_failure(line, line, Class::Unknown, Looked::Absent, text, ctx);
-            Step::write(next, Exit::NeedsHuman, "held back")
+            Step::write(next, Exit::NeedsHuman, Word::HeldBack)
         }
         Verdict::Absent if sends == 0 => keep().then(Then::Send(Duration::ZERO)),
         Verdict::Absent if sends <= ctx.rules.retries => {
@@ -443,7 +445,7 @@ pub(super) fn looked(
 fn gone_absent(line: Option<&KeyLine>, ctx: &Ctx) -> Step {
     let live = line.map(KeyLine::live_ids).unwrap_or_default();
     if live.is_empty() {
-        return Step::stop(Change::Drop, Exit::Ok, "forgotten").say(
+        return Step::stop(Change::Drop, Exit::Ok, Word::Forgotten).say(
             "the lookup proves the post absent and its file is gone: nothing is out, nothing to send; the line goes",
         );
     }
@@ -457,7 +459,7 @@ fn gone_absent(line: Option<&KeyLine>, ctx: &Ctx) -> Step {
     );
     let mut next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
     next.tried = super::Tried::default();
-    Step::write(next, Exit::NeedsHuman, "failed").say(text)
+    Step::write(next, Exit::NeedsHuman, Word::Failed).say(text)
 }
 
 /// What the last attempt of a key that may have landed said: its pending line's reason, or
@@ -491,7 +493,7 @@ pub(super) fn backoff(ctx: &Ctx, nth: u32) -> Duration {
 }
 
 impl Step {
-    fn exit(mut self, exit: Exit, word: &'static str) -> Step {
+    fn exit(mut self, exit: Exit, word: Word) -> Step {
         self.exit = exit;
         self.word = word;
         self

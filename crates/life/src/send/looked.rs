@@ -5,6 +5,7 @@ use super::super::{Change, Ctx, Exit, KeyLine, Looked, Phase, Step, escalated, r
 use super::{Failure, attempt_said, record_failure, waiting};
 use crate::Class;
 use crate::Receipt;
+use crate::Word;
 use jiff::Timestamp;
 
 /// The lookup finds nothing after this run's sends: recorded, and the next run looks again.
@@ -14,7 +15,7 @@ pub(super) fn still_absent(line: Option<&KeyLine>, sends: u32, ctx: &Ctx) -> Ste
     );
     let next = record_failure(line, line, Class::Unknown, Looked::Absent, &text, ctx);
     let exit = waiting(&next, ctx);
-    Step::write(next, exit, "failed")
+    Step::write(next, exit, Word::Failed)
 }
 
 /// The target cannot prove the post absent until `until`: the key waits for a later run.
@@ -27,8 +28,8 @@ pub(super) fn not_yet(line: Option<&KeyLine>, until: &Timestamp, ctx: &Ctx) -> S
         true => Exit::NeedsHuman,
         false => Exit::RetryLater,
     };
-    Step::stop(Change::Keep, Exit::Ok, "")
-        .exit(exit, "unconfirmed")
+    Step::stop(Change::Keep, Exit::Ok, Word::Nothing)
+        .exit(exit, Word::Unconfirmed)
         .say(text)
 }
 
@@ -42,9 +43,9 @@ pub(super) fn lookup_failed(line: Option<&KeyLine>, why: &str, ctx: &Ctx) -> Ste
         next.reason = Some(reason(&format!(
             "the lookup has failed since {since} ({why}): dayrun cannot tell whether the post is out"
         )));
-        return Step::write(next, Exit::NeedsHuman, "failed");
+        return Step::write(next, Exit::NeedsHuman, Word::Failed);
     }
-    Step::write(next, Exit::RetryLater, "failed")
+    Step::write(next, Exit::RetryLater, Word::Failed)
 }
 
 /// The lookup cannot tell whether the post is there: not sent, and a human decides.
@@ -60,7 +61,7 @@ pub(super) fn cannot_tell(line: Option<&KeyLine>, why: &str, first: bool, ctx: &
         (false, None) => format!("the lookup cannot tell ({why}); not sent"),
     };
     let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
-    Step::write(next, Exit::NeedsHuman, "failed")
+    Step::write(next, Exit::NeedsHuman, Word::Failed)
 }
 
 /// A copy at the key's place is someone else's: not sent, and a human decides.
@@ -71,7 +72,7 @@ pub(super) fn foreign(line: Option<&KeyLine>, receipts: &[Receipt], ctx: &Ctx) -
         ids.join(", ")
     );
     let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
-    Step::write(next, Exit::NeedsHuman, "failed")
+    Step::write(next, Exit::NeedsHuman, Word::Failed)
 }
 
 /// The target refused the lookup: recorded with the exit its refusal calls for.
@@ -87,7 +88,7 @@ pub(super) fn refused(line: Option<&KeyLine>, failure: &Failure, ctx: &Ctx) -> S
         (Class::Auth, _) => Exit::Auth,
         _ => Exit::NeedsHuman,
     };
-    let step = Step::write(next, exit, "failed");
+    let step = Step::write(next, exit, Word::Failed);
     match failure.hint {
         Some(hint) => step.say(hint),
         None => step,
