@@ -8,42 +8,14 @@ use crate::config::Config;
 use crate::content::Catalog;
 use crate::error::{Error, code};
 use crate::life::{self, Act, Change, Event, KeyLine, Mode, Rules};
-use crate::state::locked_states;
+use crate::state::{StateFile, locked_states};
 use crate::trace::Trace;
 use jiff::civil::Date;
 
 pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error> {
-    let usage = "mark: name the key(s), then `done` or `failed`, e.g. `dayrun mark 2026-11-29 done --id 4812 --target blog`";
-    let Some((status, keys)) = args.words.split_last() else {
-        return Err(Error::usage(usage));
-    };
-    if keys.is_empty() {
-        return Err(Error::usage(usage));
-    }
-    let keys: Vec<Date> = keys
-        .iter()
-        .map(|k| crate::key(k, "key"))
-        .collect::<Result<_, _>>()?;
-    let done = match status.as_str() {
-        "done" => true,
-        "failed" => false,
-        other => {
-            return Err(Error::usage(format!(
-                "mark: `{other}` is not done or failed (the keys come first, then the word)"
-            )));
-        }
-    };
+    let (keys, status, done) = words(args)?;
     if let Some(id) = &args.id {
-        if !done {
-            return Err(Error::usage("mark: --id goes with done"));
-        }
-        if keys.len() > 1 {
-            return Err(Error::usage(
-                "mark: --id names one copy: mark one key at a time",
-            ));
-        }
-        let receipt = crate::life::Receipt::id(id.clone());
-        life::checked(&receipt).map_err(|why| Error::usage(format!("mark --id: {why}")))?;
+        check_id(id, done, keys.len())?;
     }
     let selected = config.select(&args.target)?;
     if args.id.is_some() && selected.len() > 1 {
@@ -67,44 +39,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
             false => Act::MarkFailed { fp: fp.clone() },
         };
         for state in &mut states {
-            let line = state.get(key).map(KeyLine::of);
-            let rules = Rules {
-                catchup_days: config.catchup_days,
-                ..Rules::default()
-            };
-            let mode = Mode::Run { backfill: false };
-            let ctx = life::Ctx::at(key, &clock.now(), clock.tz(), clock.today(), &rules, &mode);
-            let step = life::next(line.as_ref(), &Event::Human(&act), &ctx);
-            let was = line.as_ref().map_or("none", |l| l.record().status.as_str());
-            let Change::Write(new) = &step.line else {
-                if let Some(text) = &step.say {
-                    let text = crate::outside::escape(text, 4000);
-                    eprintln!("dayrun: {key} {}: {text}", state.target);
-                }
-                continue;
-            };
-            let record = new.record();
-            let recorded = recorded(&record);
-            state.set(record)?;
-            let detail = format!(
-                "was={was}{}",
-                args.id
-                    .as_ref()
-                    .map(|id| format!(" id={id}"))
-                    .unwrap_or_default()
-            );
-            Trace::new(&config.state, &state.target).line(
-                &clock.stamp(),
-                &key.to_string(),
-                "mark",
-                status,
-                &detail,
-            );
-            println!(
-                "{key} {} marked {status} (was {was}): {}",
-                state.target,
-                crate::outside::escape(&recorded, 4000)
-            );
+            mark(config, clock, state, key, &act, args, status)?;
         }
     }
     for state in &mut states {
@@ -119,6 +54,98 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
     }
     crate::links::write(config)?;
     Ok(code::OK)
+}
+
+/// The command's words: the keys, then `done` or `failed` (as written, and whether it is done).
+fn words(args: &MarkArgs) -> Result<(Vec<Date>, &str, bool), Error> {
+    let usage = "mark: name the key(s), then `done` or `failed`, e.g. `dayrun mark 2026-11-29 done --id 4812 --target blog`";
+    let Some((status, keys)) = args.words.split_last() else {
+        return Err(Error::usage(usage));
+    };
+    if keys.is_empty() {
+        return Err(Error::usage(usage));
+    }
+    let keys: Vec<Date> = keys
+        .iter()
+        .map(|k| crate::key(k, "key"))
+        .collect::<Result<_, _>>()?;
+    let done = match status.as_str() {
+        "done" => true,
+        "failed" => false,
+        other => {
+            return Err(Error::usage(format!(
+                "mark: `{other}` is not done or failed (the keys come first, then the word)"
+            )));
+        }
+    };
+    Ok((keys, status, done))
+}
+
+/// `--id` names the one copy of one key marked done, and is an id a target could have given.
+fn check_id(id: &str, done: bool, keys: usize) -> Result<(), Error> {
+    if !done {
+        return Err(Error::usage("mark: --id goes with done"));
+    }
+    if keys > 1 {
+        return Err(Error::usage(
+            "mark: --id names one copy: mark one key at a time",
+        ));
+    }
+    let receipt = crate::life::Receipt::id(id.to_string());
+    life::checked(&receipt).map_err(|why| Error::usage(format!("mark --id: {why}")))?;
+    Ok(())
+}
+
+/// Mark `key` on `state` by `act`, as its life allows (what it refuses is said), traced and
+/// told; `status`: the word the mark was asked with.
+fn mark(
+    config: &Config,
+    clock: &Clock,
+    state: &mut StateFile,
+    key: Date,
+    act: &Act,
+    args: &MarkArgs,
+    status: &str,
+) -> Result<(), Error> {
+    let line = state.get(key).map(KeyLine::of);
+    let rules = Rules {
+        catchup_days: config.catchup_days,
+        ..Rules::default()
+    };
+    let mode = Mode::Run { backfill: false };
+    let ctx = life::Ctx::at(key, &clock.now(), clock.tz(), clock.today(), &rules, &mode);
+    let step = life::next(line.as_ref(), &Event::Human(act), &ctx);
+    let was = line.as_ref().map_or("none", |l| l.record().status.as_str());
+    let Change::Write(new) = &step.line else {
+        if let Some(text) = &step.say {
+            let text = crate::outside::escape(text, 4000);
+            eprintln!("dayrun: {key} {}: {text}", state.target);
+        }
+        return Ok(());
+    };
+    let record = new.record();
+    let recorded = recorded(&record);
+    state.set(record)?;
+    let detail = format!(
+        "was={was}{}",
+        args.id
+            .as_ref()
+            .map(|id| format!(" id={id}"))
+            .unwrap_or_default()
+    );
+    Trace::new(&config.state, &state.target).line(
+        &clock.stamp(),
+        &key.to_string(),
+        "mark",
+        status,
+        &detail,
+    );
+    println!(
+        "{key} {} marked {status} (was {was}): {}",
+        state.target,
+        crate::outside::escape(&recorded, 4000)
+    );
+    Ok(())
 }
 
 /// The current fingerprint of the key's post, so that a later edit is noticed. Without a post

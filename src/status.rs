@@ -7,10 +7,12 @@ use crate::config::{Config, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::{self, Ctx, Decision, Event, Exit, Facts, KeyLine, Mode, Phase, Seen};
+use crate::state::StateFile;
 use jiff::civil::Date;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 
 /// A pending key older than this is flagged: its run died or hangs.
 const STUCK_SECS: i64 = 5 * 60;
@@ -46,19 +48,75 @@ struct Row<'a> {
     exit: i32,
 }
 
+/// What every target's keys are judged against, and how they are shown.
+struct Scene<'a> {
+    config: &'a Config,
+    clock: &'a Clock,
+    catalog: &'a Catalog,
+    today: Date,
+    now: jiff::Timestamp,
+    /// The state folder as messages name it.
+    shown: PathBuf,
+    /// As a plain `dayrun run` would go.
+    mode: Mode,
+    as_json: bool,
+}
+
+/// One target as a run would judge its keys: its lines, its rules, its credential and the
+/// lines of the targets its template links to.
+struct Target<'a> {
+    cfg: &'a TargetConfig,
+    state: StateFile,
+    rules: life::Rules,
+    credential: Option<String>,
+    linked: BTreeMap<String, StateFile>,
+    template: Option<&'a str>,
+}
+
 pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> Result<i32, Error> {
     let selected = config.select(names)?;
     let catalog = Catalog::scan(&config.content, &config.root)?;
-    let today = clock.today();
-    let now = clock.instant();
-    let shown = config.show(&config.state);
+    let scene = Scene {
+        config,
+        clock,
+        catalog: &catalog,
+        today: clock.today(),
+        now: clock.instant(),
+        shown: config.show(&config.state),
+        mode: Mode::Run { backfill: false },
+        as_json,
+    };
     let mut drafts: BTreeMap<Date, bool> = BTreeMap::new();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let io = |e: std::io::Error| Error::usage(format!("cannot write the status: {e}"));
     let mut exit = Exit::Ok;
-    let mode = Mode::Run { backfill: false };
-    // What a run would say before its keys (on stderr here, so the JSON stays whole).
+    say_standing(&catalog, scene.today, &mut exit);
+    if as_json {
+        write!(
+            out,
+            "{{\n  \"schema\": {SCHEMA},\n  \"today\": \"{}\",\n  \"targets\": [",
+            scene.today
+        )
+        .map_err(io)?;
+    }
+    for (t, cfg) in selected.iter().enumerate() {
+        let target = Target::read(&scene, cfg, &mut exit)?;
+        show_target(&scene, &target, t, &mut out, &mut drafts, &mut exit)?;
+    }
+    if as_json {
+        writeln!(out, "\n  ]\n}}").map_err(io)?;
+    }
+    out.flush().map_err(io)?;
+    Ok(exit.code())
+}
+
+/// A failed write of the status.
+fn io(e: std::io::Error) -> Error {
+    Error::usage(format!("cannot write the status: {e}"))
+}
+
+/// What a run would say before its keys (on stderr here, so the JSON stays whole).
+fn say_standing(catalog: &Catalog, today: Date, exit: &mut Exit) {
     for problem in catalog.standing_problems(today) {
         crate::say::err(&crate::outside::escape(&problem.located(), 4000));
         if let Some(hint) = &problem.hint {
@@ -66,23 +124,16 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         }
         exit.merge(Exit::NeedsHuman);
     }
-    if as_json {
-        write!(
-            out,
-            "{{\n  \"schema\": {SCHEMA},\n  \"today\": \"{today}\",\n  \"targets\": ["
-        )
-        .map_err(io)?;
-    }
-    for (t, cfg) in selected.iter().enumerate() {
-        // A malformed line is said and left out; the rest is shown. A run would refuse the
-        // file, so status exits 2.
+}
+
+impl<'a> Target<'a> {
+    /// `cfg` read as a run reads it. A malformed line is said and left out; the rest is
+    /// shown. A run would refuse the file, so status exits 2.
+    fn read(scene: &Scene, cfg: &'a TargetConfig, exit: &mut Exit) -> Result<Target<'a>, Error> {
+        let config = scene.config;
         let mut problems = Vec::new();
-        let state = crate::state::StateFile::load_readable(
-            &config.state,
-            &cfg.name,
-            &shown,
-            &mut problems,
-        )?;
+        let state =
+            StateFile::load_readable(&config.state, &cfg.name, &scene.shown, &mut problems)?;
         for problem in &problems {
             crate::say::err(&format!(
                 "dayrun: {} (left out here; a run refuses the file until it is fixed)",
@@ -91,190 +142,274 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
             exit.merge(Exit::Usage);
         }
         let rules = crate::runner::rules(config, cfg);
-        let can_find = rules.can_find;
-        let credential = credential(config, cfg, clock, &mut exit);
+        let credential = credential(config, cfg, scene.clock, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
-        let linked = crate::runner::linked_states(config, cfg, &shown)?;
-        let mut keys: BTreeSet<Date> = catalog.files.keys().copied().collect();
-        keys.extend(state.records().map(|r| r.key));
-        let mut counts: BTreeMap<&str, u64> = [
-            "done",
-            "pending",
-            "failed",
-            "due",
-            "scheduled",
-            "stale",
-            "draft",
-            "retracted",
-            "dedup",
-            "edited",
-            "deleted",
-            "held_back",
-            "edit_failed",
-        ]
-        .into_iter()
-        .map(|k| (k, 0))
-        .collect();
-        let mut words = crate::tally::Tally::default();
-        if as_json {
-            let name = serde_json::to_string(&cfg.name).expect("a string serialises");
-            let kind = serde_json::to_string(&cfg.kind).expect("a string serialises");
-            let kind = crate::outside::json_safe(kind);
-            write!(
-                out,
-                "{}\n    {{\"name\": {name}, \"kind\": {kind}, \"keys\": [",
-                if t > 0 { "," } else { "" }
-            )
-            .map_err(io)?;
-        }
-        let template = cfg.template.as_ref().map(crate::template::Template::mark);
-        for (i, key) in keys.into_iter().enumerate() {
-            let line = state.get(key).map(KeyLine::of);
-            let has_post = catalog.files.contains_key(&key);
-            let ctx = Ctx {
-                credential: credential.as_deref(),
-                ..Ctx::at(key, &clock.now(), clock.tz(), today, &rules, &mode)
-            };
-            let refused = line.as_ref().is_some_and(|l| l.edits.edit_failed.is_some());
-            // A key a run may send is read as the run reads it, images and all (a bad image
-            // fails the run's read); a done one by its text, unless it holds a refused edit.
-            let whole = refused || line.as_ref().is_none_or(|l| l.phase != Phase::Done);
-            let facts = |post: &crate::post::Post| Facts {
-                blocked: blocked(cfg, post, &ctx, &linked),
-                ..post.facts(template, refused)
-            };
-            let get = || seen(&catalog, key, has_post, whole, &facts);
-            let next = |seen: Option<&Seen>| {
-                Ok::<_, std::convert::Infallible>(life::next(
-                    line.as_ref(),
-                    &Event::Visit(seen),
-                    &ctx,
-                ))
-            };
-            let Ok((step, seen)) = crate::runner::visit(next, get);
-            // The post as the visit read it, or read now (a rule that did not need it).
-            let seen = || seen.clone().unwrap_or_else(get);
-            exit.merge(step.exit);
-            let decision = match step.then {
-                life::Then::Decide(decision) => decision,
-                _ => unreachable!("a visit decides"),
-            };
-            let status = match (&line, &decision) {
-                (Some(l), _) => l.record().status.as_str(),
-                (None, Decision::Skip(life::Skip::Scheduled)) => "scheduled",
-                (None, _) if *drafts.entry(key).or_insert_with(|| seen() == Seen::Draft) => "draft",
-                (None, Decision::Skip(life::Skip::Stale)) => "stale",
-                (None, _) => "due",
-            };
-            *counts.entry(status).or_default() += 1;
-            if line.as_ref().is_some_and(|l| l.dedup) {
-                *counts.entry("dedup").or_default() += 1;
-            }
-            let age = line
-                .as_ref()
-                .and_then(KeyLine::time)
-                .map(|at| now.as_second() - at.as_second());
-            let done = line.as_ref().filter(|l| l.phase == Phase::Done);
-            let deleted = done.is_some() && !has_post;
-            let edited = !deleted
-                && done
-                    .and_then(|l| l.fp.as_ref())
-                    .is_some_and(|fp| catalog.text(key).is_ok_and(|post| post.fingerprint != *fp));
-            let held_back = decision == Decision::Hold;
-            let blocked = match (&decision, matches!(decision, Decision::Publish { .. })) {
-                (_, true) => match seen() {
-                    Seen::Ready(facts) => facts.blocked.clone(),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let edit_failed = matches!(decision, Decision::EditFailed(_));
-            // The words a run's summary uses: a deleted key is not also done, a key held
-            // back is not also failed.
-            words.add(match () {
-                _ if deleted => "deleted",
-                _ if held_back => "held back",
-                _ if edit_failed => "edit failed",
-                _ => status,
-            });
-            if edited {
-                words.add("edited");
-            }
-            if line.as_ref().is_some_and(|l| l.dedup) {
-                words.add("dedup");
-            }
-            for (flag, word) in [
-                (edited, "edited"),
-                (deleted, "deleted"),
-                (held_back, "held_back"),
-                (edit_failed, "edit_failed"),
-            ] {
-                if flag {
-                    *counts.entry(word).or_default() += 1;
-                }
-            }
-            let class = line.as_ref().and_then(|l| match l.phase {
-                Phase::Failed(class, _) => Some(class.to_string()),
-                _ => None,
-            });
-            let row = Row {
-                key: key.to_string(),
-                status,
-                at: line.as_ref().map(|l| l.at.clone()),
-                age_secs: age,
-                id: line.as_ref().and_then(|l| l.copy.id.clone()),
-                url: line.as_ref().and_then(|l| l.copy.url.clone()),
-                class,
-                reason: line.as_ref().and_then(|l| l.reason.clone()),
-                stuck: line
-                    .as_ref()
-                    .is_some_and(|l| matches!(l.phase, Phase::Pending(_)))
-                    && age.is_some_and(|a| a > STUCK_SECS),
-                edited,
-                deleted,
-                held_back,
-                blocked,
-                edit_failed,
-                exit: step.exit.code(),
-            };
-            if as_json {
-                let json = serde_json::to_string(&row).expect("a row serialises");
-                let json = crate::outside::json_safe(json);
-                write!(out, "{}\n      {json}", if i > 0 { "," } else { "" }).map_err(io)?;
-            } else {
-                writeln!(
-                    out,
-                    "{} {} {}",
-                    row.key,
-                    cfg.name,
-                    text(&row, &line, can_find)
-                )
-                .map_err(io)?;
-            }
-        }
-        if as_json {
-            let counts = serde_json::to_string(&counts).expect("counts serialise");
-            write!(out, "\n    ], \"counts\": {counts}}}").map_err(io)?;
+        let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;
+        Ok(Target {
+            cfg,
+            state,
+            rules,
+            credential,
+            linked,
+            template: cfg.template.as_ref().map(crate::template::Template::mark),
+        })
+    }
+}
+
+/// `target`'s keys, a row each as it is made, then its counts (`t`: its place among the
+/// targets shown; `drafts`: the keys whose post is a draft, read once for all targets).
+fn show_target(
+    scene: &Scene,
+    target: &Target,
+    t: usize,
+    out: &mut impl Write,
+    drafts: &mut BTreeMap<Date, bool>,
+    exit: &mut Exit,
+) -> Result<(), Error> {
+    let cfg = target.cfg;
+    let mut keys: BTreeSet<Date> = scene.catalog.files.keys().copied().collect();
+    keys.extend(target.state.records().map(|r| r.key));
+    let mut counts = zero_counts();
+    let mut words = crate::tally::Tally::default();
+    if scene.as_json {
+        let name = serde_json::to_string(&cfg.name).expect("a string serialises");
+        let kind = serde_json::to_string(&cfg.kind).expect("a string serialises");
+        let kind = crate::outside::json_safe(kind);
+        write!(
+            out,
+            "{}\n    {{\"name\": {name}, \"kind\": {kind}, \"keys\": [",
+            if t > 0 { "," } else { "" }
+        )
+        .map_err(io)?;
+    }
+    for (i, key) in keys.into_iter().enumerate() {
+        let line = target.state.get(key).map(KeyLine::of);
+        let row = key_row(scene, target, key, line.as_ref(), drafts, exit);
+        let dedup = line.as_ref().is_some_and(|l| l.dedup);
+        tally(&row, dedup, &mut counts, &mut words);
+        if scene.as_json {
+            let json = serde_json::to_string(&row).expect("a row serialises");
+            let json = crate::outside::json_safe(json);
+            write!(out, "{}\n      {json}", if i > 0 { "," } else { "" }).map_err(io)?;
         } else {
-            let parts = words.parts(|word, n| format!("{n} {word}"));
-            writeln!(
-                out,
-                "{}: {}",
-                cfg.name,
-                if parts.is_empty() {
-                    "no keys".into()
-                } else {
-                    parts.join(", ")
-                }
-            )
-            .map_err(io)?;
+            let can_find = target.rules.can_find;
+            let text = text(&row, &line, can_find);
+            writeln!(out, "{} {} {text}", row.key, cfg.name).map_err(io)?;
         }
     }
-    if as_json {
-        writeln!(out, "\n  ]\n}}").map_err(io)?;
+    totals(out, scene.as_json, &cfg.name, &counts, &words)
+}
+
+/// Every count `--json` shows, at zero.
+fn zero_counts() -> BTreeMap<&'static str, u64> {
+    [
+        "done",
+        "pending",
+        "failed",
+        "due",
+        "scheduled",
+        "stale",
+        "draft",
+        "retracted",
+        "dedup",
+        "edited",
+        "deleted",
+        "held_back",
+        "edit_failed",
+    ]
+    .into_iter()
+    .map(|k| (k, 0))
+    .collect()
+}
+
+/// One key's row on `target`, judged as a run judges it: the same visit (`runner::visit`)
+/// through the same life (`life::next`); the exit it leaves a run with goes into `exit`.
+fn key_row(
+    scene: &Scene,
+    target: &Target,
+    key: Date,
+    line: Option<&KeyLine>,
+    drafts: &mut BTreeMap<Date, bool>,
+    exit: &mut Exit,
+) -> Row<'static> {
+    let has_post = scene.catalog.files.contains_key(&key);
+    let clock = scene.clock;
+    let ctx = Ctx {
+        credential: target.credential.as_deref(),
+        ..Ctx::at(
+            key,
+            &clock.now(),
+            clock.tz(),
+            scene.today,
+            &target.rules,
+            &scene.mode,
+        )
+    };
+    let refused = line.is_some_and(|l| l.edits.edit_failed.is_some());
+    // A key a run may send is read as the run reads it, images and all (a bad image
+    // fails the run's read); a done one by its text, unless it holds a refused edit.
+    let whole = refused || line.is_none_or(|l| l.phase != Phase::Done);
+    let facts = |post: &crate::post::Post| Facts {
+        blocked: blocked(target.cfg, post, &ctx, &target.linked),
+        ..post.facts(target.template, refused)
+    };
+    let get = || seen(scene.catalog, key, has_post, whole, &facts);
+    let next = |seen: Option<&Seen>| {
+        Ok::<_, std::convert::Infallible>(life::next(line, &Event::Visit(seen), &ctx))
+    };
+    let Ok((step, seen)) = crate::runner::visit(next, get);
+    // The post as the visit read it, or read now (a rule that did not need it).
+    let seen = || seen.clone().unwrap_or_else(get);
+    exit.merge(step.exit);
+    let decision = match step.then {
+        life::Then::Decide(decision) => decision,
+        _ => unreachable!("a visit decides"),
+    };
+    let draft = || *drafts.entry(key).or_insert_with(|| seen() == Seen::Draft);
+    let status = status(line, &decision, draft);
+    let blocked = match (&decision, matches!(decision, Decision::Publish { .. })) {
+        (_, true) => match seen() {
+            Seen::Ready(facts) => facts.blocked.clone(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let verdict = Verdict {
+        status,
+        decision,
+        blocked,
+        exit: step.exit.code(),
+    };
+    row(scene, key, line, has_post, verdict)
+}
+
+/// The status of a key: its line's, or (no line) what the visit decided; `draft`: whether
+/// its post is a draft, asked only where the decision leaves it open.
+fn status(
+    line: Option<&KeyLine>,
+    decision: &Decision,
+    mut draft: impl FnMut() -> bool,
+) -> &'static str {
+    match (line, decision) {
+        (Some(l), _) => l.record().status.as_str(),
+        (None, Decision::Skip(life::Skip::Scheduled)) => "scheduled",
+        (None, _) if draft() => "draft",
+        (None, Decision::Skip(life::Skip::Stale)) => "stale",
+        (None, _) => "due",
     }
-    out.flush().map_err(io)?;
-    Ok(exit.code())
+}
+
+/// What the run's rules made of one key.
+struct Verdict {
+    status: &'static str,
+    decision: Decision,
+    /// Why its post cannot be sent, if it is to be sent and cannot.
+    blocked: Option<String>,
+    /// The exit code it leaves a run with.
+    exit: i32,
+}
+
+/// The row of `key`, from its line, its post (`has_post`: its file is there) and `verdict`.
+fn row(
+    scene: &Scene,
+    key: Date,
+    line: Option<&KeyLine>,
+    has_post: bool,
+    verdict: Verdict,
+) -> Row<'static> {
+    let age = line
+        .and_then(KeyLine::time)
+        .map(|at| scene.now.as_second() - at.as_second());
+    let done = line.filter(|l| l.phase == Phase::Done);
+    let deleted = done.is_some() && !has_post;
+    let edited = !deleted
+        && done.and_then(|l| l.fp.as_ref()).is_some_and(|fp| {
+            scene
+                .catalog
+                .text(key)
+                .is_ok_and(|post| post.fingerprint != *fp)
+        });
+    let class = line.and_then(|l| match l.phase {
+        Phase::Failed(class, _) => Some(class.to_string()),
+        _ => None,
+    });
+    Row {
+        key: key.to_string(),
+        status: verdict.status,
+        at: line.map(|l| l.at.clone()),
+        age_secs: age,
+        id: line.and_then(|l| l.copy.id.clone()),
+        url: line.and_then(|l| l.copy.url.clone()),
+        class,
+        reason: line.and_then(|l| l.reason.clone()),
+        stuck: line.is_some_and(|l| matches!(l.phase, Phase::Pending(_)))
+            && age.is_some_and(|a| a > STUCK_SECS),
+        edited,
+        deleted,
+        held_back: verdict.decision == Decision::Hold,
+        blocked: verdict.blocked,
+        edit_failed: matches!(verdict.decision, Decision::EditFailed(_)),
+        exit: verdict.exit,
+    }
+}
+
+/// Count `row` in `counts` (by status and flag, as `--json` shows them) and in `words` (the
+/// words a run's summary uses); `dedup`: its line records a duplicate.
+fn tally(
+    row: &Row<'static>,
+    dedup: bool,
+    counts: &mut BTreeMap<&'static str, u64>,
+    words: &mut crate::tally::Tally,
+) {
+    *counts.entry(row.status).or_default() += 1;
+    if dedup {
+        *counts.entry("dedup").or_default() += 1;
+    }
+    // A deleted key is not also done, a key held back is not also failed.
+    words.add(match () {
+        _ if row.deleted => "deleted",
+        _ if row.held_back => "held back",
+        _ if row.edit_failed => "edit failed",
+        _ => row.status,
+    });
+    if row.edited {
+        words.add("edited");
+    }
+    if dedup {
+        words.add("dedup");
+    }
+    for (flag, word) in [
+        (row.edited, "edited"),
+        (row.deleted, "deleted"),
+        (row.held_back, "held_back"),
+        (row.edit_failed, "edit_failed"),
+    ] {
+        if flag {
+            *counts.entry(word).or_default() += 1;
+        }
+    }
+}
+
+/// The end of target `name`'s rows: its counts (`--json`), or the words a run's summary uses.
+fn totals(
+    out: &mut impl Write,
+    as_json: bool,
+    name: &str,
+    counts: &BTreeMap<&'static str, u64>,
+    words: &crate::tally::Tally,
+) -> Result<(), Error> {
+    if as_json {
+        let counts = serde_json::to_string(counts).expect("counts serialise");
+        write!(out, "\n    ], \"counts\": {counts}}}").map_err(io)?;
+    } else {
+        let parts = words.parts(|word, n| format!("{n} {word}"));
+        let parts = match parts.is_empty() {
+            true => "no keys".into(),
+            false => parts.join(", "),
+        };
+        writeln!(out, "{name}: {parts}").map_err(io)?;
+    }
+    Ok(())
 }
 
 /// The fingerprint of `cfg`'s credential, read as a run reads it (so a renewed token is seen
@@ -310,7 +445,7 @@ fn blocked(
     cfg: &TargetConfig,
     post: &crate::post::Post,
     ctx: &Ctx,
-    linked: &BTreeMap<String, crate::state::StateFile>,
+    linked: &BTreeMap<String, StateFile>,
 ) -> Option<String> {
     let template = cfg.template.as_ref()?;
     let held = life::past_window(ctx.key, ctx);
@@ -376,7 +511,7 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
     text
 }
 
-/// The post of `key` as the rules see it (`facts`: as `runner::report::facts` makes them).
+/// The post of `key` as the rules see it (`facts`: as `Post::facts` makes them).
 /// `whole`: read with its images, as a run reads a post it may send (and the edit hash of a
 /// refused edit needs them); otherwise by its text alone.
 fn seen(

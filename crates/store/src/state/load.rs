@@ -58,11 +58,24 @@ impl StateFile {
             torn: None,
         };
         let mut buf = Vec::new();
+        state.read_lines(&shown, &mut buf, tolerate.as_deref_mut())?;
+        state.read_journal(&shown_journal, &mut buf, tolerate)?;
+        Ok(state)
+    }
+
+    /// Read the state file's lines into `records` (and the comments before each record into
+    /// `comments`, those after the last into `tail`); a missing file has none.
+    fn read_lines(
+        &mut self,
+        shown: &Path,
+        buf: &mut Vec<u8>,
+        mut tolerate: Option<&mut Vec<Error>>,
+    ) -> Result<(), Error> {
         let mut comments: Option<Span> = None;
         let mut offset = 0u64;
         let mut number = 0;
-        let mut reader = open(&state.path, &shown)?;
-        // The lines read so far while they are in key order (see below). Sized once from the
+        let mut reader = open(&self.path, shown)?;
+        // The lines read so far while they are in key order (see `insert`). Sized once from the
         // file (about one line per 64 bytes, capped; pages past what is read are never
         // touched): grown by doubling, a 100k-key file's vector is copied as it grows, and the
         // copies add to the run's peak memory.
@@ -71,163 +84,227 @@ impl StateFile {
             .and_then(|r| r.get_ref().metadata().ok())
             .map_or(0, |m| (m.len() / 64).min(1 << 20) as usize);
         let mut sorted: Option<Vec<(Slot, Record)>> = Some(Vec::with_capacity(guess));
-        // A malformed line stops the load, or (for a reader) is left out and said.
-        macro_rules! refuse {
-            ($err:expr) => {{
-                let err = $err;
-                match tolerate.as_mut() {
-                    Some(problems) => {
-                        problems.push(err);
-                        continue;
-                    }
-                    None => return Err(err),
-                }
-            }};
-        }
         while let Some(reader) = reader.as_mut() {
-            let bad = |msg: String, number: usize| {
-                Error::state(msg)
-                    .at(&shown)
-                    .line(number)
-                    .hint("fix or delete that line by hand; nothing was changed")
-            };
-            let read = read_line(reader, &mut buf)
-                .map_err(|e| Error::io(Kind::State, &shown, "read", &e))?;
+            let read =
+                read_line(reader, buf).map_err(|e| Error::io(Kind::State, shown, "read", &e))?;
             number += 1;
             let len = match read {
                 Line::End => break,
                 Line::TooLong => {
                     let _ = reader.skip_until(b'\n');
-                    refuse!(bad(format!("line is over {} KiB", MAX_LINE / 1024), number));
+                    let too_long = format!("line is over {} KiB", MAX_LINE / 1024);
+                    refuse(tolerate.as_deref_mut(), bad_line(shown, too_long, number))?;
+                    continue;
                 }
                 Line::Read(len) => len as u64,
             };
-            let Ok(line) = std::str::from_utf8(&buf) else {
-                refuse!(bad("not UTF-8 text".into(), number));
+            let Ok(line) = std::str::from_utf8(buf) else {
+                refuse(
+                    tolerate.as_deref_mut(),
+                    bad_line(shown, "not UTF-8 text".into(), number),
+                )?;
+                continue;
             };
-            if number == 1
-                && let Some(format) = line.trim_end().strip_prefix(FORMAT_LINE)
-            {
-                match format.parse::<u32>() {
-                    Ok(n) if n <= FORMAT => {
-                        offset += len;
-                        continue;
-                    }
-                    _ => {
-                        return Err(Error::state(format!(
-                            "written by a newer dayrun (format {format}; this dayrun reads up to {FORMAT})"
-                        ))
-                        .at(&shown)
-                        .hint("upgrade dayrun; nothing was changed"));
-                    }
-                }
+            if number == 1 && format_line(line, shown)? {
+                offset += len;
+                continue;
             }
-            let parsed = match Record::parse(line) {
-                Ok(parsed) => parsed,
-                Err(e) => refuse!(bad(e, number)),
-            };
-            match parsed {
-                None => {
-                    let span = comments.get_or_insert(Span {
-                        start: offset,
-                        len: 0,
-                    });
-                    span.len += len;
-                }
-                Some(record) => {
-                    let key = record.key;
-                    let slot = Slot::from(key);
-                    // A file dayrun wrote is sorted: its lines are gathered in order and the map
-                    // is built from them at once (full nodes, no search per line; a key above
-                    // the one before cannot be a duplicate). A line out of order (an edit by
-                    // hand) turns the lines so far into the map, and each line after is looked
-                    // up in it.
-                    match &mut sorted {
-                        Some(lines) if lines.last().is_none_or(|(last, _)| *last < slot) => {
-                            lines.push((slot, record));
-                        }
-                        _ => {
-                            if let Some(lines) = sorted.take() {
-                                state.records = lines.into_iter().collect();
-                            }
-                            match state.records.entry(slot) {
-                                std::collections::btree_map::Entry::Occupied(_) => {
-                                    refuse!(bad(format!("{key} appears twice"), number));
-                                }
-                                std::collections::btree_map::Entry::Vacant(slot) => {
-                                    slot.insert(record);
-                                }
-                            }
-                        }
-                    }
-                    if let Some(span) = comments.take() {
-                        state.comments.insert(slot, span);
-                    }
-                }
+            if let Err(msg) = self.take(line, len, offset, &mut sorted, &mut comments) {
+                refuse(tolerate.as_deref_mut(), bad_line(shown, msg, number))?;
+                continue;
             }
             offset += len;
         }
         if let Some(lines) = sorted {
-            state.records = lines.into_iter().collect();
+            self.records = lines.into_iter().collect();
         }
-        state.tail = comments;
+        self.tail = comments;
+        Ok(())
+    }
 
-        let mut reader = open(&state.journal_path, &shown_journal)?;
-        state.journal_exists = reader.is_some();
+    /// Take one line of the state file (`len` bytes at `offset`): a comment is kept for the
+    /// record after it (in `comments`), a record put in its place with the comments before it.
+    /// `Err`: the line is malformed (why), and nothing of it is taken.
+    fn take(
+        &mut self,
+        line: &str,
+        len: u64,
+        offset: u64,
+        sorted: &mut Option<Vec<(Slot, Record)>>,
+        comments: &mut Option<Span>,
+    ) -> Result<(), String> {
+        match Record::parse(line)? {
+            None => {
+                let span = comments.get_or_insert(Span {
+                    start: offset,
+                    len: 0,
+                });
+                span.len += len;
+            }
+            Some(record) => {
+                let key = record.key;
+                let slot = Slot::from(key);
+                if !self.insert(sorted, slot, record) {
+                    return Err(format!("{key} appears twice"));
+                }
+                if let Some(span) = comments.take() {
+                    self.comments.insert(slot, span);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Put `record` in its place; `false` if its key is there already (and nothing is put).
+    /// A file dayrun wrote is sorted: its lines are gathered in order in `sorted` and the map
+    /// is built from them at once (full nodes, no search per line; a key above the one before
+    /// cannot be a duplicate). A line out of order (an edit by hand) turns the lines so far
+    /// into the map, and each line after is looked up in it.
+    fn insert(
+        &mut self,
+        sorted: &mut Option<Vec<(Slot, Record)>>,
+        slot: Slot,
+        record: Record,
+    ) -> bool {
+        match sorted {
+            Some(lines) if lines.last().is_none_or(|(last, _)| *last < slot) => {
+                lines.push((slot, record));
+                true
+            }
+            _ => {
+                if let Some(lines) = sorted.take() {
+                    self.records = lines.into_iter().collect();
+                }
+                match self.records.entry(slot) {
+                    std::collections::btree_map::Entry::Occupied(_) => false,
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        slot.insert(record);
+                        true
+                    }
+                }
+            }
+        }
+    }
+
+    /// Replay the journal over the records, line by line, up to a torn record (see `torn`).
+    fn read_journal(
+        &mut self,
+        shown_journal: &Path,
+        buf: &mut Vec<u8>,
+        mut tolerate: Option<&mut Vec<Error>>,
+    ) -> Result<(), Error> {
+        let mut reader = open(&self.journal_path, shown_journal)?;
+        self.journal_exists = reader.is_some();
         let mut number = 0;
         while let Some(reader) = reader.as_mut() {
             number += 1;
-            let bad = |msg: String| {
-                Error::state(msg)
-                    .at(&shown_journal)
-                    .line(number)
-                    .hint("the journal is damaged before its end; repair that line by hand or move the file away")
-            };
-            let read = read_line(reader, &mut buf)
-                .map_err(|e| Error::io(Kind::State, &shown_journal, "read", &e))?;
+            let read = read_line(reader, buf)
+                .map_err(|e| Error::io(Kind::State, shown_journal, "read", &e))?;
             match read {
                 Line::End => break,
                 Line::TooLong => {
                     let _ = reader.skip_until(b'\n');
-                    refuse!(bad(format!("line is over {} KiB", MAX_LINE / 1024)));
+                    let too_long = format!("line is over {} KiB", MAX_LINE / 1024);
+                    refuse(
+                        tolerate.as_deref_mut(),
+                        bad_journal_line(shown_journal, too_long, number),
+                    )?;
+                    continue;
                 }
                 Line::Read(_) => {}
             }
             if buf.last() != Some(&b'\n') || buf.contains(&0) {
-                // A record cut by a crash: the last one, or a line with NUL bytes, which a power
-                // cut leaves where a page written after the last fsync was lost. Nothing after
-                // such a line was synced either (an fsync makes all that came before durable),
-                // so no side effect relied on it: the rest of the journal goes too.
-                let rest = std::io::copy(reader, &mut std::io::sink()).unwrap_or(0);
-                let torn = buf.iter().filter(|b| **b != 0).count();
-                state.torn = match rest {
-                    0 if torn == 0 => None,
-                    0 => Some(format!(
-                        "{}: dropped a torn last record ({} bytes) left by an interrupted run",
-                        shown_journal.display(),
-                        buf.len()
-                    )),
-                    rest => Some(format!(
-                        "{}: dropped the records from line {number} on ({} bytes with NUL bytes, left by a power cut after the last sync)",
-                        shown_journal.display(),
-                        buf.len() as u64 + rest
-                    )),
-                };
+                self.torn = torn(reader, buf, number, shown_journal);
                 break;
             }
-            let Ok(line) = std::str::from_utf8(&buf) else {
-                refuse!(bad("not UTF-8 text".into()));
+            let Ok(line) = std::str::from_utf8(buf) else {
+                let not_text = bad_journal_line(shown_journal, "not UTF-8 text".into(), number);
+                refuse(tolerate.as_deref_mut(), not_text)?;
+                continue;
             };
             match Record::parse(line) {
                 Ok(Some(record)) => {
-                    state.records.insert(Slot::from(record.key), record);
-                    state.dirty = true;
+                    self.records.insert(Slot::from(record.key), record);
+                    self.dirty = true;
                 }
                 Ok(None) => {}
-                Err(e) => refuse!(bad(e)),
+                Err(e) => refuse(
+                    tolerate.as_deref_mut(),
+                    bad_journal_line(shown_journal, e, number),
+                )?,
             }
         }
-        Ok(state)
+        Ok(())
+    }
+}
+
+/// A malformed line stops the load (`Err`), or (for a reader, `tolerate`) is left out and said
+/// (`Ok`: the caller goes on to the next line).
+fn refuse(tolerate: Option<&mut Vec<Error>>, err: Error) -> Result<(), Error> {
+    match tolerate {
+        Some(problems) => {
+            problems.push(err);
+            Ok(())
+        }
+        None => Err(err),
+    }
+}
+
+/// A malformed line `number` of the state file `shown`.
+fn bad_line(shown: &Path, msg: String, number: usize) -> Error {
+    Error::state(msg)
+        .at(shown)
+        .line(number)
+        .hint("fix or delete that line by hand; nothing was changed")
+}
+
+/// A malformed line `number` of the journal `shown_journal`, before its end.
+fn bad_journal_line(shown_journal: &Path, msg: String, number: usize) -> Error {
+    Error::state(msg).at(shown_journal).line(number).hint(
+        "the journal is damaged before its end; repair that line by hand or move the file away",
+    )
+}
+
+/// Whether the state file's first line is its format line, and one this dayrun reads (a newer
+/// format is an error).
+fn format_line(line: &str, shown: &Path) -> Result<bool, Error> {
+    let Some(format) = line.trim_end().strip_prefix(FORMAT_LINE) else {
+        return Ok(false);
+    };
+    match format.parse::<u32>() {
+        Ok(n) if n <= FORMAT => Ok(true),
+        _ => Err(Error::state(format!(
+            "written by a newer dayrun (format {format}; this dayrun reads up to {FORMAT})"
+        ))
+        .at(shown)
+        .hint("upgrade dayrun; nothing was changed")),
+    }
+}
+
+/// A record cut by a crash (in `buf`, line `number`): the last one, or a line with NUL bytes,
+/// which a power cut leaves where a page written after the last fsync was lost. Nothing after
+/// such a line was synced either (an fsync makes all that came before durable), so no side
+/// effect relied on it: the rest of the journal goes too. What was dropped, to be said.
+fn torn(
+    reader: &mut BufReader<File>,
+    buf: &[u8],
+    number: usize,
+    shown_journal: &Path,
+) -> Option<String> {
+    let rest = std::io::copy(reader, &mut std::io::sink()).unwrap_or(0);
+    let torn = buf.iter().filter(|b| **b != 0).count();
+    match rest {
+        0 if torn == 0 => None,
+        0 => Some(format!(
+            "{}: dropped a torn last record ({} bytes) left by an interrupted run",
+            shown_journal.display(),
+            buf.len()
+        )),
+        rest => Some(format!(
+            "{}: dropped the records from line {number} on ({} bytes with NUL bytes, left by a power cut after the last sync)",
+            shown_journal.display(),
+            buf.len() as u64 + rest
+        )),
     }
 }
 
