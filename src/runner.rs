@@ -150,15 +150,15 @@ fn stopped() -> Option<i32> {
     Some(signals::exit_code(signal))
 }
 
+/// A selected target with what building it gave: the target, or why its setup is broken.
+type Built<'a, T> = Vec<(&'a TargetConfig, T)>;
+
 /// The selected targets, built, each with its config; and those whose setup is broken.
 fn build<'a>(
     config: &Config,
     clock: &Clock,
     selected: &[&'a TargetConfig],
-) -> (
-    Vec<(&'a TargetConfig, Box<dyn Target>)>,
-    Vec<(&'a TargetConfig, Error)>,
-) {
+) -> (Built<'a, Box<dyn Target>>, Built<'a, Error>) {
     let (mut built, mut broken) = (Vec::new(), Vec::new());
     for &cfg in selected {
         let target = targets::build(&Context {

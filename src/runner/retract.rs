@@ -132,13 +132,9 @@ impl TargetRun<'_> {
             ),
         };
         let more = crate::life::removed_note(line, removed);
-        self.trace(key, "retract", "done", &format!("id={id}{note}{more}"));
-        self.count(
-            "retracted",
-            key,
-            "retracted",
-            &format!("id={id}{note}{more}"),
-        );
+        let text = format!("id={id}{note}{more}");
+        self.trace(key, "retract", "done", &text);
+        self.count("retracted", key, "retracted", &text);
     }
 
     /// After a removal (`sure`: the target said it removed it): `Some(true)` gone,
