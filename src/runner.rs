@@ -18,7 +18,7 @@ use crate::targets::{self, Context, Target};
 use crate::trace::Trace;
 use jiff::civil::Date;
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -80,32 +80,12 @@ pub fn run(config: &Config, clock: &Clock, plan: &Plan) -> i32 {
 }
 
 fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
-    let selected = config.select(&plan.targets)?;
+    let asked = config.select(&plan.targets)?;
     let catalog = Catalog::scan(&config.content, &config.root)?;
     // A target whose setup is broken is left out (exit 2); the others still run.
+    let (mut built, broken) = build(config, clock, &asked);
+    let selected: Vec<&TargetConfig> = built.iter().map(|(cfg, _)| *cfg).collect();
     let mut exit = Exit::Ok;
-    let mut built = Vec::new();
-    let mut usable = Vec::new();
-    let mut broken = Vec::new();
-    let all = selected.clone();
-    for cfg in selected {
-        let target = targets::build(&Context {
-            config,
-            target: cfg,
-            clock,
-        });
-        match target {
-            Ok(target) => {
-                built.push(target);
-                usable.push(cfg);
-            }
-            Err(err) => {
-                broken.push((cfg, err));
-                exit.merge(Exit::Usage);
-            }
-        }
-    }
-    let selected = usable;
     let shown_state = config.show(&config.state);
     if !plan.dry_run {
         signals::install();
@@ -115,19 +95,100 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         false => Some(lock::acquire(&config.state, &shown_state, clock)?),
     };
     // Only a run that holds the lock says anything: a refused one did nothing.
-    header(clock, plan, &all);
+    header(clock, plan, &asked);
     for (cfg, err) in broken {
-        say::out(&format!(
-            "{}: not run: {}",
-            cfg.name,
-            escape(&err.located(), 4000)
-        ));
-        if let Some(hint) = &err.hint {
-            say::out(&format!("  {}", escape(hint, 4000)));
+        say_error(&format!("{}: not run: ", cfg.name), &err);
+        exit.merge(Exit::Usage);
+    }
+    let mut states = load_states(config, &selected, &shown_state)?;
+    let others = linked::others(config, &selected, &shown_state)?;
+    let changed = !plan.dry_run && compact(&mut states)?;
+    if plan.keys.is_empty() && plan.mode != Mode::Retract {
+        exit.merge(standing_problems(&catalog, clock));
+    }
+    let posts = Posts::new(&catalog);
+    let (quiet, told) = (Progress::none(), RefCell::new(BTreeSet::new()));
+    let shared = Shared {
+        clock,
+        plan,
+        today: clock.today(),
+        state_dir: &config.state,
+        told: &told,
+        progress: &quiet,
+    };
+    let mut runs: Vec<TargetRun> = (built.iter_mut().zip(states.iter_mut()))
+        .map(|((cfg, target), state)| TargetRun::new(config, cfg, target.as_mut(), state, shared))
+        .collect();
+    let extra = extra_keys(&mut runs, &catalog, plan);
+    let all = || keys::walk(&catalog, &extra, &plan.keys);
+    let progress = progress(plan, &mut runs, all(), &posts);
+    for run in &mut runs {
+        run.run.progress = &progress;
+        // One read of the target for the keys its pass will look up (`survey.rs`).
+        if signals::received().is_none() {
+            run.survey(all());
         }
     }
+    let result = walk_keys(&mut runs, all(), &posts, &others);
+    progress.finish();
+    exit.merge(finish_all(plan, &mut runs));
+    drop(runs);
+    if !plan.dry_run {
+        exit.merge(fold_back(config, &mut states, changed));
+    }
+    result?;
+    Ok(stopped().unwrap_or(exit.code()))
+}
+
+/// The exit code of a run a signal stopped, said as such.
+fn stopped() -> Option<i32> {
+    let signal = signals::received()?;
+    say::err(&format!(
+        "dayrun: stopped by signal {signal} after recording the action in flight; the next run goes on from there"
+    ));
+    Some(signals::exit_code(signal))
+}
+
+/// A selected target with what building it gave: the target, or why its setup is broken.
+type Built<'a, T> = Vec<(&'a TargetConfig, T)>;
+
+/// The selected targets, built, each with its config; and those whose setup is broken.
+fn build<'a>(
+    config: &Config,
+    clock: &Clock,
+    selected: &[&'a TargetConfig],
+) -> (Built<'a, Box<dyn Target>>, Built<'a, Error>) {
+    let (mut built, mut broken) = (Vec::new(), Vec::new());
+    for &cfg in selected {
+        let target = targets::build(&Context {
+            config,
+            target: cfg,
+            clock,
+        });
+        match target {
+            Ok(target) => built.push((cfg, target)),
+            Err(err) => broken.push((cfg, err)),
+        }
+    }
+    (built, broken)
+}
+
+/// Says an error that keeps something from being done, after `before`, and its hint.
+fn say_error(before: &str, err: &Error) {
+    say::out(&format!("{before}{}", escape(&err.located(), 4000)));
+    if let Some(hint) = &err.hint {
+        say::out(&format!("  {}", escape(hint, 4000)));
+    }
+}
+
+/// The selected targets' state files, loaded (a torn line is noted).
+fn load_states(
+    config: &Config,
+    selected: &[&TargetConfig],
+    shown_state: &std::path::Path,
+) -> Result<Vec<StateFile>, Error> {
     let mut states = Vec::new();
-    for cfg in &selected {
+    for cfg in selected {
         // Files written later in the run: a link planted there is refused before any send.
         let log = Trace::path(&config.state, &cfg.name);
         crate::fsutil::refuse_link(&log).map_err(|e| {
@@ -138,161 +199,113 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
                 &e,
             )
         })?;
-        let state = StateFile::load(&config.state, &cfg.name, &shown_state)?;
+        let state = StateFile::load(&config.state, &cfg.name, shown_state)?;
         if let Some(torn) = &state.torn {
             say::err(&format!("dayrun: note: {torn}"));
         }
         states.push(state);
     }
-    let others = linked::others(config, &selected, &shown_state)?;
-    let mut changed = false;
-    if !plan.dry_run {
-        for state in &mut states {
-            changed |= state.is_dirty();
-            state.compact()?;
-        }
-    }
+    Ok(states)
+}
 
-    if plan.keys.is_empty() && plan.mode != Mode::Retract {
-        for problem in catalog.standing_problems(clock.today()) {
-            say::out(&escape(&problem.located(), 4000));
-            if let Some(hint) = &problem.hint {
-                say::out(&format!("  {}", escape(hint, 4000)));
-            }
-            exit.merge(Exit::NeedsHuman);
-        }
+/// Fold each journal into its state file before the run; whether any line had changed.
+fn compact(states: &mut [StateFile]) -> Result<bool, Error> {
+    let mut changed = false;
+    for state in states {
+        changed |= state.is_dirty();
+        state.compact()?;
     }
-    let posts = Posts {
-        catalog: &catalog,
-        modified: RefCell::default(),
-        current: RefCell::new(None),
-    };
-    let today = clock.today();
-    let quiet = Progress::none();
-    let told = RefCell::new(BTreeSet::new());
-    let shared = Shared {
-        clock,
-        plan,
-        today,
-        state_dir: &config.state,
-        told: &told,
-        progress: &quiet,
-    };
-    let mut runs: Vec<TargetRun> = selected
-        .iter()
-        .zip(built.iter_mut())
-        .zip(states.iter_mut())
-        .map(|((cfg, target), state)| {
-            let rules = target_run::rules(config, cfg);
-            let credential = target.secrets().fingerprint();
-            let find = target.as_find();
-            debug_assert_eq!(
-                find.is_some(),
-                rules.can_find,
-                "the registry and the target agree"
-            );
-            let (immediate, keeps_payload) =
-                find.map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
-            TargetRun {
-                cfg,
-                target: target.as_mut(),
-                state,
-                trace: Trace::new(&config.state, &cfg.name),
-                run: shared,
-                here: Here {
-                    rules,
-                    credential,
-                    immediate,
-                    keeps_payload,
-                },
-                outcome: Outcome::default(),
-                pace: Pace::default(),
-                batch: batch::Batch::default(),
-                known: Known::default(),
-            }
-        })
-        .collect();
-    // Key by key, every target in turn: each post is read once and dropped after its key, so
-    // memory does not grow with the number of posts.
+    Ok(changed)
+}
+
+/// The content's standing problems, said; each needs a human (exit 1).
+fn standing_problems(catalog: &Catalog, clock: &Clock) -> Exit {
+    let mut exit = Exit::Ok;
+    for problem in catalog.standing_problems(clock.today()) {
+        say_error("", &problem);
+        exit.merge(Exit::NeedsHuman);
+    }
+    exit
+}
+
+/// The keys walked besides the posts (`keys_without_post`), and in a retract the named keys.
+fn extra_keys(runs: &mut [TargetRun], catalog: &Catalog, plan: &Plan) -> BTreeSet<Date> {
     let mut extra: BTreeSet<Date> = runs
         .iter_mut()
-        .flat_map(|run| run.keys_without_post(&catalog))
+        .flat_map(|run| run.keys_without_post(catalog))
         .collect();
     if plan.mode == Mode::Retract {
         // A retract works from the state line alone: a key whose file is gone is walked too.
         extra.extend(plan.keys.iter().copied());
     }
-    let all = || keys::walk(&catalog, &extra, &plan.keys);
-    let progress = match Progress::wanted(plan.dry_run) {
-        true => Progress::new(work(&mut runs, all(), &posts)),
-        false => Progress::none(),
-    };
-    for run in &mut runs {
-        run.run.progress = &progress;
-        // One read of the target for the keys its pass will look up (`survey.rs`).
-        if signals::received().is_none() {
-            run.survey(all());
+    extra
+}
+
+/// Key by key, every target in turn: each post is read once and dropped after its key, so
+/// memory does not grow with the number of posts. Stops at a signal.
+fn walk_keys(
+    runs: &mut [TargetRun],
+    all: impl Iterator<Item = (Date, bool)>,
+    posts: &Posts,
+    others: &BTreeMap<String, StateFile>,
+) -> Result<(), Error> {
+    for (key, has_post) in all {
+        if signals::received().is_some() {
+            break;
+        }
+        // In dependency order: a target whose template links to another's copy sees the
+        // line that target has just written for the key.
+        for i in 0..runs.len() {
+            let (before, rest) = runs.split_at_mut(i);
+            let run = &mut rest[0];
+            run.flush_if_due()?;
+            if run.looks_at(key, has_post) {
+                run.gather(key, before, others)?;
+                run.step(key, has_post, posts)?;
+            }
         }
     }
-    let result = (|| {
-        for (key, has_post) in all() {
-            if signals::received().is_some() {
-                break;
-            }
-            // In dependency order: a target whose template links to another's copy sees the
-            // line that target has just written for the key.
-            for i in 0..runs.len() {
-                let (before, rest) = runs.split_at_mut(i);
-                let run = &mut rest[0];
-                run.flush_if_due()?;
-                if run.looks_at(key, has_post) {
-                    run.gather(key, before, &others)?;
-                    run.step(key, has_post, &posts)?;
-                }
-            }
+    // Queued keys were not started: a stopped run leaves them to the next.
+    for run in runs.iter_mut() {
+        match signals::received() {
+            None => run.flush()?,
+            Some(_) => run.drop_queued(),
         }
-        // Queued keys were not started: a stopped run leaves them to the next.
-        for run in runs.iter_mut() {
-            match signals::received() {
-                None => run.flush()?,
-                Some(_) => run.drop_queued(),
-            }
-        }
-        Ok::<(), Error>(())
-    })();
-    progress.finish();
-    for run in &mut runs {
+    }
+    Ok(())
+}
+
+/// Each target's summary line; the exit of every target's pass, and of a retract that
+/// removed nothing.
+fn finish_all(plan: &Plan, runs: &mut [TargetRun]) -> Exit {
+    let mut exit = Exit::Ok;
+    for run in runs.iter_mut() {
         run.finish();
         exit.merge(run.outcome.exit);
     }
     if plan.mode == Mode::Retract && !plan.dry_run && signals::received().is_none() {
-        exit.merge(nothing_retracted(plan, &runs));
+        exit.merge(nothing_retracted(plan, runs));
     }
-    drop(runs);
-    // Fold the journal back even when a state write failed midway: what was recorded stays.
-    if !plan.dry_run {
-        for state in &mut states {
-            changed |= state.is_dirty();
-            if let Err(e) = state.compact() {
-                say::err(&format!("dayrun: {e}"));
-            }
-        }
-        let missing = config.links_file.as_ref().is_some_and(|f| !f.exists());
-        if (changed || missing)
-            && let Err(e) = crate::links::write(config)
-        {
+    exit
+}
+
+/// Fold the journal back even when a state write failed midway: what was recorded stays.
+/// The links file is written again when a line changed or it is missing (exit 2 if it fails).
+fn fold_back(config: &Config, states: &mut [StateFile], mut changed: bool) -> Exit {
+    for state in states {
+        changed |= state.is_dirty();
+        if let Err(e) = state.compact() {
             say::err(&format!("dayrun: {e}"));
-            exit.merge(Exit::Usage);
         }
     }
-    result?;
-    if let Some(signal) = signals::received() {
-        say::err(&format!(
-            "dayrun: stopped by signal {signal} after recording the action in flight; the next run goes on from there"
-        ));
-        return Ok(signals::exit_code(signal));
+    let missing = config.links_file.as_ref().is_some_and(|f| !f.exists());
+    if (changed || missing)
+        && let Err(e) = crate::links::write(config)
+    {
+        say::err(&format!("dayrun: {e}"));
+        return Exit::Usage;
     }
-    Ok(exit.code())
+    Exit::Ok
 }
 
 /// A retract that removed nothing on any target for a key says so, and the run exits 1.
@@ -355,8 +368,16 @@ fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
     ));
 }
 
-/// How many keys the runs will publish or confirm (for the progress bar).
-fn work(runs: &mut [TargetRun], all: impl Iterator<Item = (Date, bool)>, posts: &Posts) -> u64 {
+/// The progress bar, when one is wanted: over the keys the runs will publish or confirm.
+fn progress(
+    plan: &Plan,
+    runs: &mut [TargetRun],
+    all: impl Iterator<Item = (Date, bool)>,
+    posts: &Posts,
+) -> Progress {
+    if !Progress::wanted(plan.dry_run) {
+        return Progress::none();
+    }
     let mut total = 0;
     for (key, has_post) in all {
         for run in runs.iter_mut() {
@@ -365,7 +386,7 @@ fn work(runs: &mut [TargetRun], all: impl Iterator<Item = (Date, bool)>, posts: 
             }
         }
     }
-    total
+    Progress::new(total)
 }
 
 /// A post as read: shared by every target that looks at its key.
@@ -387,7 +408,16 @@ struct Modified {
     mtimes: crate::fsutil::Mtimes,
 }
 
-impl Posts<'_> {
+impl<'a> Posts<'a> {
+    /// Nothing read yet.
+    fn new(catalog: &'a Catalog) -> Self {
+        Posts {
+            catalog,
+            modified: RefCell::default(),
+            current: RefCell::new(None),
+        }
+    }
+
     /// Whether the post's file was modified after `at`, in a later second (a line's time is cut
     /// to the second). A file the system gives no time for counts as modified.
     fn touched_after(&self, key: Date, at: jiff::Timestamp) -> bool {
@@ -427,6 +457,45 @@ struct TargetRun<'a> {
     batch: batch::Batch,
     /// What the pass knows of other lines: the linked targets' and the owners of ids.
     known: Known,
+}
+
+impl<'a> TargetRun<'a> {
+    /// A target's pass, not started: its rules, and how its lookup behaves.
+    fn new(
+        config: &Config,
+        cfg: &'a TargetConfig,
+        target: &'a mut dyn Target,
+        state: &'a mut StateFile,
+        run: Shared<'a>,
+    ) -> Self {
+        let rules = target_run::rules(config, cfg);
+        let credential = target.secrets().fingerprint();
+        let find = target.as_find();
+        debug_assert_eq!(
+            find.is_some(),
+            rules.can_find,
+            "the registry and the target agree"
+        );
+        let (immediate, keeps_payload) =
+            find.map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
+        TargetRun {
+            cfg,
+            target,
+            state,
+            trace: Trace::new(&config.state, &cfg.name),
+            run,
+            here: Here {
+                rules,
+                credential,
+                immediate,
+                keeps_payload,
+            },
+            outcome: Outcome::default(),
+            pace: Pace::default(),
+            batch: batch::Batch::default(),
+            known: Known::default(),
+        }
+    }
 }
 
 /// What every target's pass shares.

@@ -118,8 +118,35 @@ impl TargetRun<'_> {
             return Ok(());
         }
         // 1. Every pending line, one fsync.
+        self.pending_lines(&queued)?;
+        let clock = Instant::now();
+        // 2. Every file to its temp; one sync of their data.
+        let (mut files, mut failed) = (Staged::default(), Vec::new());
+        let staged = self.stage(&queued, &mut files, &mut failed);
+        // 3. Each key's renames; one fsync per folder.
+        let renamed = rename(&mut files, staged, &mut failed);
+        self.pace.last_write = Some(Instant::now());
+        // 4. The done lines, with no fsync of their own.
+        self.state.unsynced(true);
+        let took = clock.elapsed().as_millis();
+        let done = self.done_lines(&queued, renamed, took);
+        self.state.unsynced(false);
+        done?;
+        // A key that failed in the batch goes on alone, with the ordinary retries.
+        failed.sort_by_key(|(i, _)| *i);
+        for (i, err) in failed {
+            let q = &queued[i];
+            let note = format!("{} (in a batch; sending it alone)", detail(&err));
+            self.trace(q.post.key, "publish", "retry-safe", &note);
+            self.send(&q.post, &q.out, q.new_copy)?;
+        }
+        Ok(())
+    }
+
+    /// Step 1: the pending line of every queued key, appended with one fsync.
+    fn pending_lines(&mut self, queued: &[Queued]) -> Result<(), Error> {
         let mut pending = Vec::new();
-        for q in &queued {
+        for q in queued {
             let key = q.post.key;
             let line = self.line(key);
             let payload = self.edit_mark(&q.post);
@@ -139,16 +166,23 @@ impl TargetRun<'_> {
                 pending.push(line.record());
             }
         }
-        self.state.set_all(pending)?;
-        let clock = Instant::now();
-        // 2. Every file to its temp; one sync of their data.
-        let mut files = Staged::default();
-        let mut staged: Vec<(usize, usize, usize, Receipt)> = Vec::new();
-        let mut failed: Vec<(usize, Error)> = Vec::new();
+        self.state.set_all(pending)
+    }
+
+    /// Step 2: every queued key's files written to temps in `files`, then one sync of their
+    /// data. Each key staged: its index, the range of its files, and its receipt; a key that
+    /// cannot be staged or synced goes to `failed`.
+    fn stage(
+        &mut self,
+        queued: &[Queued],
+        files: &mut Staged,
+        failed: &mut Vec<(usize, Error)>,
+    ) -> Vec<(usize, usize, usize, Receipt)> {
+        let mut staged = Vec::new();
         for (i, q) in queued.iter().enumerate() {
             let from = files.len();
             let staged_one = match self.target.as_batch() {
-                Some(batch) => batch.stage(&q.post, &q.out, &mut files),
+                Some(batch) => batch.stage(&q.post, &q.out, files),
                 None => unreachable!("only a batching target queues"),
             };
             match staged_one {
@@ -166,26 +200,19 @@ impl TargetRun<'_> {
             let err = retry_safe("make the files durable", &e);
             failed.extend(staged.drain(..).map(|(i, ..)| (i, err.clone())));
         }
-        // 3. Each key's renames; one fsync per folder.
-        let mut renamed = Vec::new();
-        for (i, from, to, receipt) in staged {
-            match files.rename(from, to) {
-                Ok(()) => renamed.push((i, receipt)),
-                Err(e) => failed.push((i, retry_safe("put the files in place", &e))),
-            }
-        }
-        if !renamed.is_empty()
-            && let Err(e) = files.sync_folders()
-        {
-            let err = retry_safe("make the renames durable", &e);
-            failed.extend(renamed.drain(..).map(|(i, _)| (i, err.clone())));
-        }
-        self.pace.last_write = Some(Instant::now());
-        // 4. The done lines, with no fsync of their own.
-        self.state.unsynced(true);
+        staged
+    }
+
+    /// Step 4: the done line of each key whose files are in place, traced and counted with the
+    /// batch's size and time (`took`, in milliseconds).
+    fn done_lines(
+        &mut self,
+        queued: &[Queued],
+        renamed: Vec<(usize, Receipt)>,
+        took: u128,
+    ) -> Result<(), Error> {
         let landed = renamed.len();
-        let took = clock.elapsed().as_millis();
-        let done = renamed.into_iter().try_for_each(|(i, receipt)| {
+        renamed.into_iter().try_for_each(|(i, receipt)| {
             let post = &queued[i].post;
             let receipts = [receipt];
             let parts = LandedParts {
@@ -212,19 +239,31 @@ impl TargetRun<'_> {
                 &format!("{detail} {:?}", post.title),
             );
             Ok(())
-        });
-        self.state.unsynced(false);
-        done?;
-        // A key that failed in the batch goes on alone, with the ordinary retries.
-        failed.sort_by_key(|(i, _)| *i);
-        for (i, err) in failed {
-            let q = &queued[i];
-            let note = format!("{} (in a batch; sending it alone)", detail(&err));
-            self.trace(q.post.key, "publish", "retry-safe", &note);
-            self.send(&q.post, &q.out, q.new_copy)?;
-        }
-        Ok(())
+        })
     }
+}
+
+/// Step 3: each staged key's temps renamed into place, then one fsync per folder. The keys
+/// whose files are in place, with their receipts; the others go to `failed`.
+fn rename(
+    files: &mut Staged,
+    staged: Vec<(usize, usize, usize, Receipt)>,
+    failed: &mut Vec<(usize, Error)>,
+) -> Vec<(usize, Receipt)> {
+    let mut renamed = Vec::new();
+    for (i, from, to, receipt) in staged {
+        match files.rename(from, to) {
+            Ok(()) => renamed.push((i, receipt)),
+            Err(e) => failed.push((i, retry_safe("put the files in place", &e))),
+        }
+    }
+    if !renamed.is_empty()
+        && let Err(e) = files.sync_folders()
+    {
+        let err = retry_safe("make the renames durable", &e);
+        failed.extend(renamed.drain(..).map(|(i, _)| (i, err.clone())));
+    }
+    renamed
 }
 
 fn retry_safe(doing: &str, e: &std::io::Error) -> Error {

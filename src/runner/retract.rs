@@ -5,7 +5,8 @@
 
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
-use crate::life::{Event, Phase, Then, Word};
+use crate::life::{Event, KeyLine, Phase, Then, Word};
+use crate::post::Post;
 use crate::targets::Lookup;
 use jiff::civil::Date;
 
@@ -37,56 +38,8 @@ impl TargetRun<'_> {
         let post = posts_of(posts, key);
         let mut removed: Vec<String> = Vec::new();
         while let Then::Remove(id) = step.then.clone() {
-            // A retract an earlier run left half way looks first: a copy already gone needs
-            // no second removal.
-            let gone = resume
-                && matches!(
-                    self.target
-                        .as_retract()
-                        .and_then(|r| r.still_there(key, &id)),
-                    Ok(Lookup::Absent)
-                );
-            let answer = match gone {
-                true => Err(None),
-                false => self
-                    .target
-                    .as_retract()
-                    .and_then(|r| r.retract(key, &id, post.as_ref()))
-                    .map_err(Some),
-            };
-            let verified = match answer {
-                Err(None) => Some(true),
-                Ok(()) => self.verify(key, &id, true, before.as_ref())?,
-                Err(Some(err)) if err.class() == Some(Class::Unknown) => {
-                    self.trace(key, "retract", "unknown", &super::report::detail(&err));
-                    self.verify(key, &id, false, before.as_ref())?
-                }
-                // Refused: a copy already gone (removed by hand, an earlier retract) is what
-                // was asked for; anything else leaves the copy published.
-                Err(Some(err)) => match self
-                    .target
-                    .as_retract()
-                    .and_then(|r| r.still_there(key, &id))
-                {
-                    Ok(Lookup::Absent) => Some(true),
-                    _ => {
-                        let reason = self.redact(&err.reason());
-                        let step = self.apply(
-                            key,
-                            &Event::NotRemoved {
-                                class: err.class().unwrap_or(Class::Unknown),
-                                reason: &reason,
-                                unsure: false,
-                                before: before.as_ref(),
-                            },
-                        )?;
-                        self.stop_for(key, &err);
-                        self.trace(key, "retract", "failed", &super::report::detail(&err));
-                        return self.report(key, &step, Some(&err));
-                    }
-                },
-            };
-            let Some(verified) = verified else {
+            let Some(verified) = self.remove(key, &id, resume, post.as_ref(), before.as_ref())?
+            else {
                 return Ok(());
             };
             removed.push(id.clone());
@@ -97,32 +50,91 @@ impl TargetRun<'_> {
             }
         }
         if step.word == Word::Retracted {
-            let now = self.line(key);
-            let id = now
-                .as_ref()
-                .and_then(|l| l.copy.id.clone())
-                .unwrap_or_default();
-            let verified = !matches!(
-                now.map(|l| l.phase),
-                Some(Phase::Retracted { verified: false })
-            );
-            let note = match verified {
-                true => String::new(),
-                false => format!(
-                    " (the removal was accepted, but {} cannot show that it is gone)",
-                    self.cfg.name
-                ),
-            };
-            let more = crate::life::removed_note(&line, &removed);
-            self.trace(key, "retract", "done", &format!("id={id}{note}{more}"));
-            self.count(
-                "retracted",
-                key,
-                "retracted",
-                &format!("id={id}{note}{more}"),
-            );
+            self.retracted(key, &line, &removed);
         }
         Ok(())
+    }
+
+    /// Remove the copy `id` (`resume`: of a retract an earlier run left half way). What
+    /// `verify` says: `Some` gone, `None` when it is still there or the outcome cannot be told
+    /// (recorded and said).
+    fn remove(
+        &mut self,
+        key: Date,
+        id: &str,
+        resume: bool,
+        post: Option<&Post>,
+        before: Option<&KeyLine>,
+    ) -> Result<Option<bool>, Error> {
+        // A retract an earlier run left half way looks first: a copy already gone needs
+        // no second removal.
+        if resume && matches!(self.still_there(key, id), Ok(Lookup::Absent)) {
+            return Ok(Some(true));
+        }
+        match self
+            .target
+            .as_retract()
+            .and_then(|r| r.retract(key, id, post))
+        {
+            Ok(()) => self.verify(key, id, true, before),
+            Err(err) if err.class() == Some(Class::Unknown) => {
+                self.trace(key, "retract", "unknown", &super::report::detail(&err));
+                self.verify(key, id, false, before)
+            }
+            // Refused: a copy already gone (removed by hand, an earlier retract) is what
+            // was asked for; anything else leaves the copy published.
+            Err(err) => match self.still_there(key, id) {
+                Ok(Lookup::Absent) => Ok(Some(true)),
+                _ => {
+                    let reason = self.redact(&err.reason());
+                    let step = self.apply(
+                        key,
+                        &Event::NotRemoved {
+                            class: err.class().unwrap_or(Class::Unknown),
+                            reason: &reason,
+                            unsure: false,
+                            before,
+                        },
+                    )?;
+                    self.stop_for(key, &err);
+                    self.trace(key, "retract", "failed", &super::report::detail(&err));
+                    self.report(key, &step, Some(&err))?;
+                    Ok(None)
+                }
+            },
+        }
+    }
+
+    /// Whether the copy `id` is still there, as the target's lookup shows.
+    fn still_there(&mut self, key: Date, id: &str) -> Result<Lookup, Error> {
+        self.target
+            .as_retract()
+            .and_then(|r| r.still_there(key, id))
+    }
+
+    /// Every copy is removed: traced and counted with its id, whether a lookup showed it gone,
+    /// and the other ids `removed` this time.
+    fn retracted(&mut self, key: Date, line: &KeyLine, removed: &[String]) {
+        let now = self.line(key);
+        let id = now
+            .as_ref()
+            .and_then(|l| l.copy.id.clone())
+            .unwrap_or_default();
+        let verified = !matches!(
+            now.map(|l| l.phase),
+            Some(Phase::Retracted { verified: false })
+        );
+        let note = match verified {
+            true => String::new(),
+            false => format!(
+                " (the removal was accepted, but {} cannot show that it is gone)",
+                self.cfg.name
+            ),
+        };
+        let more = crate::life::removed_note(line, removed);
+        let text = format!("id={id}{note}{more}");
+        self.trace(key, "retract", "done", &text);
+        self.count("retracted", key, "retracted", &text);
     }
 
     /// After a removal (`sure`: the target said it removed it): `Some(true)` gone,
@@ -133,13 +145,9 @@ impl TargetRun<'_> {
         key: Date,
         id: &str,
         sure: bool,
-        before: Option<&crate::life::KeyLine>,
+        before: Option<&KeyLine>,
     ) -> Result<Option<bool>, Error> {
-        match self
-            .target
-            .as_retract()
-            .and_then(|r| r.still_there(key, id))
-        {
+        match self.still_there(key, id) {
             Ok(Lookup::Absent) => Ok(Some(true)),
             Ok(Lookup::Found(_)) => {
                 let why = format!("{} still shows the post after the removal", self.cfg.name);

@@ -150,6 +150,7 @@ impl TargetRun<'_> {
         }
     }
 
+    /// One visit of the key's life on this target, and what it decides, done.
     pub(super) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
         let quick = match self.pass(key) {
             Pass::Yes => true,
@@ -161,8 +162,38 @@ impl TargetRun<'_> {
             return Ok(());
         }
         self.not_ours_first(key)?;
+        let step = self.visit(key, has_post, posts)?;
+        let life::Then::Decide(decision) = step.then else {
+            unreachable!("a visit decides")
+        };
+        let sends = matches!(
+            decision,
+            Decision::Publish { .. }
+                | Decision::Confirm
+                | Decision::FinishUpdate
+                | Decision::FinishRetract
+                | Decision::Retract
+                | Decision::CheckEdit { .. }
+        );
+        // A key that sends or looks leaves what the attempt records; any other leaves what its
+        // line implies. A broken post: the implied exit stands (1 in its window or after an
+        // attempt); recording a new error says so again. A dry run, or a target stopped for
+        // this run: the key leaves what its line implies, and what the run then records for it
+        // (not tried) is folded in too.
+        if !sends || self.run.plan.dry_run || self.pace.stopped.is_some() {
+            self.outcome.exit.merge(step.exit);
+        }
+        if sends || matches!(decision, Decision::Broken(_)) {
+            return self.act(key, has_post, posts, decision);
+        }
+        self.say_decision(key, decision);
+        Ok(())
+    }
+
+    /// The key's life, visited: the post read only if a rule asks, with the copies its text
+    /// links to as gathered for this key (`gather`).
+    fn visit(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<life::Step, Error> {
         let template = self.template_mark();
-        // The copies the text links to, as gathered for this key (`gather`).
         let (cfg, upstream) = (self.cfg, self.upstream(key));
         let blocked =
             |post: &crate::post::Post| crate::targets::preview::blocked(cfg, post, &upstream);
@@ -173,18 +204,14 @@ impl TargetRun<'_> {
         };
         let get = || Self::seen(posts, key, has_post, &facts);
         let (step, _) = super::apply::visit(|seen| self.apply(key, &Event::Visit(seen)), get)?;
-        let life::Then::Decide(decision) = step.then else {
-            unreachable!("a visit decides")
-        };
-        let implied = step.exit;
-        let settle = |run: &mut Self| run.outcome.exit.merge(implied);
+        Ok(step)
+    }
+
+    /// A decision that sends nothing and looks nothing up: said, counted and traced.
+    fn say_decision(&mut self, key: Date, decision: Decision) {
         match decision {
-            Decision::Skip(skip) => {
-                settle(self);
-                self.skip(key, skip);
-            }
+            Decision::Skip(skip) => self.skip(key, skip),
             Decision::Wait(why) => {
-                settle(self);
                 self.outcome.tally.add("failed");
                 self.say(key, "waiting", &why);
                 let line = self.line(key);
@@ -193,7 +220,6 @@ impl TargetRun<'_> {
                 }
             }
             Decision::EditFailed(why) => {
-                settle(self);
                 self.outcome.tally.add("edit failed");
                 self.say(
                     key,
@@ -202,12 +228,10 @@ impl TargetRun<'_> {
                 );
             }
             Decision::Hold => {
-                settle(self);
                 self.outcome.held.push(key);
                 self.outcome.tally.add("held back");
             }
             Decision::Drop => {
-                settle(self);
                 let text = "the post's file is gone and its line proves nothing was ever sent: the line goes";
                 self.say(key, "forgotten", text);
                 self.trace(key, "forget", "done", text);
@@ -216,29 +240,12 @@ impl TargetRun<'_> {
             Decision::NothingToRetract(why)
                 if self.line(key).is_some_and(|l| l.phase == life::Phase::Done) =>
             {
-                settle(self);
                 self.outcome.tally.add("failed");
                 self.say(key, "failed", &format!("(rejected): {why}"));
             }
-            Decision::NothingToRetract(why) => {
-                settle(self);
-                self.count("skip", key, "skip", &why);
-            }
-            // A broken post: the key's implied exit stands (1 in its window or after an
-            // attempt); recording a new error says so again.
-            Decision::Broken(_) => {
-                settle(self);
-                self.act(key, has_post, posts, decision)?;
-            }
-            // A dry run, or a target stopped for this run: the key leaves what its line implies,
-            // and what the run then records for it (not tried) is folded in too.
-            _ if self.run.plan.dry_run || self.pace.stopped.is_some() => {
-                settle(self);
-                self.act(key, has_post, posts, decision)?;
-            }
-            _ => self.act(key, has_post, posts, decision)?,
+            Decision::NothingToRetract(why) => self.count("skip", key, "skip", &why),
+            _ => unreachable!("sent or looked up by `act`"),
         }
-        Ok(())
     }
 
     /// `retry --not-ours ID`: the human's word first, so the lookup that follows leaves that
@@ -299,7 +306,7 @@ impl TargetRun<'_> {
                 };
                 self.local_error(key, err)?;
             }
-            _ => unreachable!("handled by `step`"),
+            _ => unreachable!("said by `say_decision`"),
         }
         Ok(())
     }

@@ -7,7 +7,7 @@ use super::confirm::LandedParts;
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, Op, Then, Verdict, Word};
+use crate::life::{self, Answer, Event, KeyLine, Op, Then, Verdict, Word};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Lookup, Media, Outgoing};
@@ -30,14 +30,7 @@ impl TargetRun<'_> {
         };
         let new = self.edit_mark(&post);
         let old = line.edits.payload.as_deref();
-        // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
-        // Upgrading); the images go with the next edit, or with `retry --force`.
-        let before_images = old == Some(post.edit_mark_before_images().as_str());
-        // Published before the target had a template: the template appearing is not an edit
-        // by itself (docs/templates.md); a later change of the post or the template is.
-        let before_template =
-            self.cfg.template.is_some() && old == Some(post.edit_mark(None).as_str());
-        if !forced && (old.is_none() || before_images || before_template) {
+        if !forced && (old.is_none() || self.predates_mark(old, &post)) {
             self.apply(key, &Event::Baseline(&new))?;
             return self.unchanged(key);
         }
@@ -64,10 +57,31 @@ impl TargetRun<'_> {
         }
         let post = self.images_for(&post);
         let post = self.with_copies(post);
+        match self.prepare_edit(key, &line, &post) {
+            Ok(out) => self.update(&post, &out),
+            Err(err) => self.edit_not_sent(key, &line, &post, err),
+        }
+    }
+
+    /// Whether the recorded payload `old` is from before the mark covered all it covers now:
+    /// the current mark is then the copy's baseline, and nothing is sent.
+    fn predates_mark(&self, old: Option<&str>, post: &Post) -> bool {
+        // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
+        // Upgrading); the images go with the next edit, or with `retry --force`.
+        let before_images = old == Some(post.edit_mark_before_images().as_str());
+        // Published before the target had a template: the template appearing is not an edit
+        // by itself (docs/templates.md); a later change of the post or the template is.
+        let before_template =
+            self.cfg.template.is_some() && old == Some(post.edit_mark(None).as_str());
+        before_images || before_template
+    }
+
+    /// What the edit sends to the copy, or why it cannot be sent in place.
+    fn prepare_edit(&mut self, key: Date, line: &KeyLine, post: &Post) -> Result<Outgoing, Error> {
         // A thread published before the target went back to `long = "cut"`: one post cannot
         // replace it in place without leaving the thread half old, half new.
         let parts = line.copy.parts.len();
-        let prepared = match parts > 1 && self.target.as_thread().is_none() {
+        match parts > 1 && self.target.as_thread().is_none() {
             true => Err(Error::failure(
                 Class::Rejected,
                 format!("the copy is a thread of {parts} parts and the target now sends one post (long = \"cut\"); nothing was changed"),
@@ -76,33 +90,37 @@ impl TargetRun<'_> {
                 "set long = \"thread\" again to edit the thread in place, or `dayrun retract {key} --yes --target {0}`, then `dayrun retry {key} --force --target {0}` to publish it as one post",
                 self.cfg.name
             ))),
-            false => self.target.prepare(&post),
+            false => self.target.prepare(post),
+        }
+    }
+
+    /// The edit cannot be sent: recorded as a refused edit on the line, traced and said.
+    fn edit_not_sent(
+        &mut self,
+        key: Date,
+        line: &KeyLine,
+        post: &Post,
+        err: Error,
+    ) -> Result<(), Error> {
+        let err = Error {
+            hint: err.hint.clone(),
+            ..Error::failure(
+                Class::Rejected,
+                format!("the edit cannot be sent: {}", err.reason()),
+            )
         };
-        let out = match prepared {
-            Ok(out) => out,
-            Err(err) => {
-                let err = Error {
-                    hint: err.hint.clone(),
-                    ..Error::failure(
-                        Class::Rejected,
-                        format!("the edit cannot be sent: {}", err.reason()),
-                    )
-                };
-                let err = self.edit_advice(key, err);
-                let failed = self.failed(&err, Some(&post));
-                let step = self.apply(
-                    key,
-                    &Event::Answered {
-                        answer: Answer::Failed(failed.borrow()),
-                        before: Some(&line),
-                        sends: u32::MAX,
-                    },
-                )?;
-                self.trace(key, "update", "failed", &super::report::detail(&err));
-                return self.report(key, &step, Some(&err));
-            }
-        };
-        self.update(&post, &out)
+        let err = self.edit_advice(key, err);
+        let failed = self.failed(&err, Some(post));
+        let step = self.apply(
+            key,
+            &Event::Answered {
+                answer: Answer::Failed(failed.borrow()),
+                before: Some(line),
+                sends: u32::MAX,
+            },
+        )?;
+        self.trace(key, "update", "failed", &super::report::detail(&err));
+        self.report(key, &step, Some(&err))
     }
 
     /// A refused edit stands until a person acts (`Decision::EditFailed`): its hint says
