@@ -36,68 +36,13 @@ impl TargetRun<'_> {
         }
         let post = self.images_for(&read);
         let line = self.line(key);
-        let Sending {
-            before,
-            fresh: fresh_copy,
-            generation,
-        } = life::sending(line.as_ref(), look_first, new_copy, &self.ctx(key));
-        let rkey = match line.as_ref().and_then(|l| l.copy.rkey.clone()) {
-            Some(rkey) if !fresh_copy => Some(rkey),
-            _ => self
-                .target
-                .as_names()
-                .map(|n| n.record_key(key, generation)),
-        };
+        let sending = life::sending(line.as_ref(), look_first, new_copy, &self.ctx(key));
         if self.target.as_thread().is_some() {
-            // A thread's text may link to other targets' copies: a new thread waits for them
-            // like any post (`linked`); a resumed one sends the parts it kept.
-            let resuming = !fresh_copy
-                && line
-                    .as_ref()
-                    .is_some_and(|l| l.tried.maybe || !l.copy.parts.is_empty());
-            let post = match (self.run.plan.dry_run, resuming) {
-                // The preview: a stand-in for each copy still coming, as the run would have
-                // it by the time this target's turn comes.
-                (true, _) => {
-                    self.say_copies(key);
-                    self.with_stand_ins(post)
-                }
-                (false, true) => self.with_copies(post),
-                (false, false) => match self.linked(post, line.as_ref())? {
-                    Some(post) => post,
-                    None => return Ok(()),
-                },
-            };
-            // Before any send of a new thread with dedup on, its first part is looked for too.
-            return self.thread(&post, line, generation, fresh_copy, before.looks(), why);
+            return self.attempt_thread(post, line, sending, why);
         }
+        let (before, generation) = (sending.before, sending.generation);
         if self.run.plan.dry_run {
-            if let Some(why) =
-                crate::targets::preview::blocked(self.cfg, &post, &self.upstream(key))
-            {
-                self.say(
-                    key,
-                    "would fail",
-                    &format!("(local) ({why}) {}", describe(&post)),
-                );
-                return Ok(());
-            }
-            let look = match before == Before::Look {
-                true => format!(
-                    "an earlier attempt may have landed: would look on {} first, and send only if it is provably absent; ",
-                    self.cfg.name
-                ),
-                false => String::new(),
-            };
-            self.say(
-                key,
-                "publish",
-                &format!("({}) {look}{}", why.text(), describe(&post)),
-            );
-            self.say_images(&read, line.as_ref().and_then(|l| l.copy.media.as_deref()));
-            self.say_copies(key);
-            self.say_text(&post);
-            return Ok(());
+            return self.preview(&read, &post, line.as_ref(), before, why);
         }
         let unsent = matches!(before, Before::Send | Before::Dedup);
         if self.skip_send_if_stopped(&post, line.as_ref(), unsent)? {
@@ -115,8 +60,13 @@ impl TargetRun<'_> {
             Err(err) => return self.not_sent(&post, &err, line.as_ref()),
         };
         out.generation = generation;
-        out.rkey = rkey;
-        let parts = parts(&post, line.as_ref(), self.edit_mark(&post));
+        out.rkey = match line.as_ref().and_then(|l| l.copy.rkey.clone()) {
+            Some(rkey) if !sending.fresh => Some(rkey),
+            _ => self
+                .target
+                .as_names()
+                .map(|n| n.record_key(key, generation)),
+        };
         if before == Before::OnWord {
             self.trace(
                 key,
@@ -124,63 +74,141 @@ impl TargetRun<'_> {
                 "absent",
                 "retry --absent: sending on the human's word that the post is not on the target",
             );
-        } else if before == Before::Look {
-            let line = line.as_ref().expect("an attempt is on record");
-            let sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
-            let marks = line.marks_and(&out.marks);
-            let pending = matches!(line.phase, Phase::Pending(Op::Publish));
-            let deadline = self.deadline(line);
-            let attempts = Attempts {
-                key,
-                marks: &marks,
-                since: line.since(),
-                last: pending.then(|| line.time()).flatten().or(line.since()),
-                sent: &sent,
-                rkey: out.rkey.as_deref(),
-                generation: out.generation,
-                deadline: Some(deadline),
-            };
-            let wait_first = self.run.clock.now().timestamp() < deadline;
-            let started = Instant::now();
-            let ask = Ask {
-                attempts: &attempts,
-                looking: Looking::Confirm {
-                    deadline,
-                    wait_first,
-                },
-                sends: 0,
-                sendable: true,
-            };
-            let step = self.judge(key, ask, &parts)?;
-            if !matches!(step.then, Then::Send(_)) {
-                return self.tell(key, &step, &post, started, "confirm", None);
-            }
-        } else if before == Before::Dedup {
-            let attempts = Attempts {
-                rkey: out.rkey.as_deref(),
-                generation: out.generation,
-                ..Attempts::none_yet(key, &out.marks, &out.body)
-            };
-            let started = Instant::now();
-            let ask = Ask {
-                attempts: &attempts,
-                looking: Looking::Dedup,
-                sends: 0,
-                sendable: true,
-            };
-            let step = self.judge(key, ask, &parts)?;
-            if let Some(note) = step
-                .say
-                .as_deref()
-                .filter(|_| matches!(step.then, Then::Send(_)))
-            {
-                self.say(key, "note", note);
-            }
-            if !matches!(step.then, Then::Send(_)) {
-                return self.tell(key, &step, &post, started, "dedup", None);
-            }
+        } else if before.looks() && !self.look_before_send(&post, &out, line.as_ref(), before)? {
+            return Ok(());
         }
         self.send_or_queue(&post, &out, new_copy)
+    }
+
+    /// A thread target: its text may link to other targets' copies: a new thread waits for
+    /// them like any post (`linked`); a resumed one sends the parts it kept.
+    fn attempt_thread(
+        &mut self,
+        post: Post,
+        line: Option<KeyLine>,
+        sending: Sending,
+        why: Why,
+    ) -> Result<(), Error> {
+        let resuming = !sending.fresh
+            && line
+                .as_ref()
+                .is_some_and(|l| l.tried.maybe || !l.copy.parts.is_empty());
+        let post = match (self.run.plan.dry_run, resuming) {
+            // The preview: a stand-in for each copy still coming, as the run would have it by
+            // the time this target's turn comes.
+            (true, _) => {
+                self.say_copies(post.key);
+                self.with_stand_ins(post)
+            }
+            (false, true) => self.with_copies(post),
+            (false, false) => match self.linked(post, line.as_ref())? {
+                Some(post) => post,
+                None => return Ok(()),
+            },
+        };
+        // Before any send of a new thread with dedup on, its first part is looked for too.
+        let Sending {
+            before,
+            fresh,
+            generation,
+        } = sending;
+        self.thread(&post, line, generation, fresh, before.looks(), why)
+    }
+
+    /// `--dry-run`: what the send of `post` would do (or why it would fail), nothing sent.
+    fn preview(
+        &mut self,
+        read: &Post,
+        post: &Post,
+        line: Option<&KeyLine>,
+        before: Before,
+        why: Why,
+    ) -> Result<(), Error> {
+        let key = post.key;
+        if let Some(why) = crate::targets::preview::blocked(self.cfg, post, &self.upstream(key)) {
+            let text = format!("(local) ({why}) {}", describe(post));
+            self.say(key, "would fail", &text);
+            return Ok(());
+        }
+        let look = match before == Before::Look {
+            true => format!(
+                "an earlier attempt may have landed: would look on {} first, and send only if it is provably absent; ",
+                self.cfg.name
+            ),
+            false => String::new(),
+        };
+        let text = format!("({}) {look}{}", why.text(), describe(post));
+        self.say(key, "publish", &text);
+        self.say_images(read, line.and_then(|l| l.copy.media.as_deref()));
+        self.say_copies(key);
+        self.say_text(post);
+        Ok(())
+    }
+
+    /// The look before a send (`Before::Look`: an earlier attempt may have landed; `Dedup`: a
+    /// copy may be there already). `false`: the look decided against sending, and said why.
+    fn look_before_send(
+        &mut self,
+        post: &Post,
+        out: &Outgoing,
+        line: Option<&KeyLine>,
+        before: Before,
+    ) -> Result<bool, Error> {
+        let key = post.key;
+        let parts = parts(post, line, self.edit_mark(post));
+        let (sent, marks);
+        let (attempts, looking, action) = match before {
+            Before::Look => {
+                let line = line.expect("an attempt is on record");
+                sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
+                marks = line.marks_and(&out.marks);
+                let pending = matches!(line.phase, Phase::Pending(Op::Publish));
+                let deadline = self.deadline(line);
+                let attempts = Attempts {
+                    key,
+                    marks: &marks,
+                    since: line.since(),
+                    last: pending.then(|| line.time()).flatten().or(line.since()),
+                    sent: &sent,
+                    rkey: out.rkey.as_deref(),
+                    generation: out.generation,
+                    deadline: Some(deadline),
+                };
+                let wait_first = self.run.clock.now().timestamp() < deadline;
+                (
+                    attempts,
+                    Looking::Confirm {
+                        deadline,
+                        wait_first,
+                    },
+                    "confirm",
+                )
+            }
+            _ => {
+                let attempts = Attempts {
+                    rkey: out.rkey.as_deref(),
+                    generation: out.generation,
+                    ..Attempts::none_yet(key, &out.marks, &out.body)
+                };
+                (attempts, Looking::Dedup, "dedup")
+            }
+        };
+        let started = Instant::now();
+        let ask = Ask {
+            attempts: &attempts,
+            looking,
+            sends: 0,
+            sendable: true,
+        };
+        let step = self.judge(key, ask, &parts)?;
+        let send = matches!(step.then, Then::Send(_));
+        let dedup = before == Before::Dedup;
+        if !send {
+            self.tell(key, &step, post, started, action, None)?;
+        } else if let Some(note) = step.say.as_deref().filter(|_| dedup) {
+            self.say(key, "note", note);
+        }
+        Ok(send)
     }
 
     /// A pending key whose post is gone: look; a copy found is recorded, a proved absence
@@ -274,81 +302,104 @@ impl TargetRun<'_> {
                 self.keep_payload(key, &out.body)?;
             }
             let clock = Instant::now();
-            // Images first, each answer on the pending line; then the post, which uses them.
-            let uploaded = self.upload(post, false);
-            let result = uploaded.and_then(|media| {
-                let out = Outgoing {
-                    media,
-                    ..out.clone()
-                };
-                self.target.publish(post, &out)
-            });
-            self.pace.last_write = Some(Instant::now());
-            let result = result.and_then(|receipt| {
-                life::checked(&receipt).map_err(|why| {
-                    Error::failure(
-                        crate::error::Class::Unknown,
-                        format!("published, but {why}"),
-                    )
-                })
-            });
-            let step = match result {
-                Ok(receipt) => {
-                    let media = self.unattached(key, post);
-                    let receipts = [receipt];
-                    let parts = LandedParts {
-                        fp: post.fingerprint.clone(),
-                        payload: self.edit_mark(post),
-                        media,
-                        copy: self
-                            .target
-                            .as_names()
-                            .and_then(|n| n.copy_of(key, &receipts[0].id)),
-                    };
-                    let landed = parts.landed(&receipts, life::How::Published, false);
-                    let step = self.apply(
-                        key,
-                        &Event::Answered {
-                            answer: Answer::Landed(landed),
-                            before: before.as_ref(),
-                            sends,
-                        },
-                    )?;
-                    self.drop_payload(key);
-                    let note = receipts[0].note.clone();
-                    return self.tell(key, &step, post, clock, "publish", note.as_deref());
-                }
-                Err(err) => {
-                    let step = self.send_failed(post, &err, before.as_ref(), sends)?;
-                    match step.then {
-                        Then::Send(next) => {
-                            self.trace(
-                                key,
-                                "publish",
-                                "retry-safe",
-                                &format!(
-                                    "{} next_in_ms={}",
-                                    super::report::detail(&err),
-                                    next.as_millis()
-                                ),
-                            );
-                            wait = next;
-                            continue;
-                        }
-                        Then::Look(_) => {
-                            self.trace(key, "publish", "unknown", &super::report::detail(&err));
-                            self.look_after(post, out, sends, &err)?
-                        }
-                        _ => {
-                            self.trace(key, "publish", "failed", &super::report::detail(&err));
-                            return self.report(key, &step, Some(&err));
-                        }
-                    }
-                }
+            let step = match self.publish_once(post, out) {
+                Ok(receipt) => return self.published(post, receipt, before.as_ref(), sends, clock),
+                Err(err) => match self.publish_failed(post, out, &err, before.as_ref(), sends)? {
+                    Some(step) => step,
+                    None => return Ok(()),
+                },
             };
             match step.then {
                 Then::Send(next) => wait = next,
                 _ => return self.tell(key, &step, post, clock, "confirm", None),
+            }
+        }
+    }
+
+    /// One publish of `post`: its images first, each answer on the pending line; then the
+    /// post, which uses them. A receipt the key's life cannot use is an unknown outcome.
+    fn publish_once(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let uploaded = self.upload(post, false);
+        let result = uploaded.and_then(|media| {
+            let out = Outgoing {
+                media,
+                ..out.clone()
+            };
+            self.target.publish(post, &out)
+        });
+        self.pace.last_write = Some(Instant::now());
+        result.and_then(|receipt| {
+            life::checked(&receipt).map_err(|why| {
+                Error::failure(
+                    crate::error::Class::Unknown,
+                    format!("published, but {why}"),
+                )
+            })
+        })
+    }
+
+    /// The post landed: the done line, with what it uploaded and which copy it is; the kept
+    /// payload goes.
+    fn published(
+        &mut self,
+        post: &Post,
+        receipt: Receipt,
+        before: Option<&KeyLine>,
+        sends: u32,
+        clock: Instant,
+    ) -> Result<(), Error> {
+        let key = post.key;
+        let media = self.unattached(key, post);
+        let receipts = [receipt];
+        let parts = LandedParts {
+            fp: post.fingerprint.clone(),
+            payload: self.edit_mark(post),
+            media,
+            copy: self
+                .target
+                .as_names()
+                .and_then(|n| n.copy_of(key, &receipts[0].id)),
+        };
+        let landed = parts.landed(&receipts, life::How::Published, false);
+        let step = self.apply(
+            key,
+            &Event::Answered {
+                answer: Answer::Landed(landed),
+                before,
+                sends,
+            },
+        )?;
+        self.drop_payload(key);
+        let note = receipts[0].note.clone();
+        self.tell(key, &step, post, clock, "publish", note.as_deref())
+    }
+
+    /// A publish that failed, recorded: the step to go on with (`Then::Send`: again after its
+    /// wait; after an unknown outcome, what the lookup found), or `None` when it is reported.
+    fn publish_failed(
+        &mut self,
+        post: &Post,
+        out: &Outgoing,
+        err: &Error,
+        before: Option<&KeyLine>,
+        sends: u32,
+    ) -> Result<Option<life::Step>, Error> {
+        let key = post.key;
+        let step = self.send_failed(post, err, before, sends)?;
+        let detail = super::report::detail(err);
+        match step.then {
+            Then::Send(next) => {
+                let detail = format!("{detail} next_in_ms={}", next.as_millis());
+                self.trace(key, "publish", "retry-safe", &detail);
+                Ok(Some(step))
+            }
+            Then::Look(_) => {
+                self.trace(key, "publish", "unknown", &detail);
+                self.look_after(post, out, sends, err).map(Some)
+            }
+            _ => {
+                self.trace(key, "publish", "failed", &detail);
+                self.report(key, &step, Some(err)).map(|()| None)
             }
         }
     }

@@ -60,9 +60,8 @@ impl TargetRun<'_> {
                 Ok(prepared) => prepared,
                 Err(err) => return self.not_sent(post, &err, line.as_ref()),
             };
-        let pieces = prepared.pieces.clone();
         if self.run.plan.dry_run {
-            return self.say_thread(post, &pieces, &landed, maybe, why);
+            return self.say_thread(post, &prepared.pieces, &landed, maybe, why);
         }
         if self.skip_send_if_stopped(post, line.as_ref(), !outstanding)? {
             return Ok(());
@@ -70,9 +69,25 @@ impl TargetRun<'_> {
         if why != Why::Due {
             self.say(key, "retry", &format!("({})", why.text()));
         }
-        let first = [pieces[0].mark.clone()];
-        let rkey = self.part_key(key, generation, 0);
         let before = self.line(key);
+        if !self.thread_pending(post, &prepared, generation, new_copy)? {
+            return Ok(());
+        }
+        self.send_parts(post, &prepared, generation, before.as_ref(), maybe)
+    }
+
+    /// The pending line, durable before the first part goes, then the split on it and the
+    /// parts a resumed run sends. `false`: the rules refused the attempt (told).
+    fn thread_pending(
+        &mut self,
+        post: &Post,
+        prepared: &Prepared,
+        generation: u32,
+        new_copy: bool,
+    ) -> Result<bool, Error> {
+        let key = post.key;
+        let first = [prepared.pieces[0].mark.clone()];
+        let rkey = self.part_key(key, generation, 0);
         let pending = self.apply(
             key,
             &Event::Attempt {
@@ -85,13 +100,27 @@ impl TargetRun<'_> {
             },
         )?;
         if pending.written().is_none() {
-            return self.tell(key, &pending, post, Instant::now(), "publish", None);
+            self.tell(key, &pending, post, Instant::now(), "publish", None)?;
+            return Ok(false);
         }
-        // Before the first part goes: the split on the line, and the parts a resumed run sends.
-        self.apply(key, &Event::Split(&crate::thread::hash(&pieces)))?;
-        self.keep_thread(key, &prepared)?;
+        self.apply(key, &Event::Split(&crate::thread::hash(&prepared.pieces)))?;
+        self.keep_thread(key, prepared)?;
+        Ok(true)
+    }
+
+    /// Each part not on the line, in turn: looked for first when it may be out, else sent
+    /// and on the line as it lands; the done line once every part is out.
+    fn send_parts(
+        &mut self,
+        post: &Post,
+        prepared: &Prepared,
+        generation: u32,
+        before: Option<&KeyLine>,
+        mut maybe: bool,
+    ) -> Result<(), Error> {
+        let key = post.key;
+        let pieces = &prepared.pieces;
         let started = Instant::now();
-        let mut maybe = maybe;
         let mut failures = 0;
         // Parts sent by this run, and parts it found there: none sent means every part was
         // out before this run sent anything.
@@ -100,13 +129,13 @@ impl TargetRun<'_> {
             let landed = self.line(key).map(|l| l.copy.parts).unwrap_or_default();
             let n = landed.len();
             let Some(piece) = pieces.get(n) else {
-                let how = match (sent, &before) {
+                let how = match (sent, before) {
                     (0, None) => life::How::AlreadyThere,
                     (0, Some(_)) => life::How::Confirmed,
                     _ => life::How::Published,
                 };
                 let note = parts_note(landed.len(), found);
-                return self.thread_done(post, &prepared, &landed, (how, &note), started);
+                return self.thread_done(post, prepared, &landed, (how, &note), started);
             };
             if maybe {
                 // With no line before this run, nothing of this run can be in flight: the
@@ -129,24 +158,7 @@ impl TargetRun<'_> {
                 piece,
                 landed: &landed,
             };
-            let media = match n {
-                0 => self.upload(post, false),
-                _ => Ok(Media::default()),
-            };
-            self.pace();
-            let result = media.and_then(|media| {
-                let thread = self.target.as_thread().expect("a thread target");
-                thread.send_part(post, &turn, &media)
-            });
-            self.pace.last_write = Some(Instant::now());
-            let result = result.and_then(|(part, url)| match part.usable() {
-                true => Ok((part, url)),
-                false => Err(Error::failure(
-                    Class::Unknown,
-                    format!("part {} was sent, but its id is not usable", n + 1),
-                )),
-            });
-            let err = match result {
+            let err = match self.send_part(post, &turn) {
                 Ok((part, url)) => {
                     self.part_landed(key, n, &part, url.as_deref(), pieces.len())?;
                     failures = 0;
@@ -155,23 +167,60 @@ impl TargetRun<'_> {
                 }
                 Err(err) => err,
             };
-            let step = self.send_failed(post, &err, before.as_ref(), failures)?;
-            let detail = format!("part={} {}", n + 1, super::report::detail(&err));
-            match step.then {
-                Then::Send(wait) => {
-                    self.trace(key, "publish", "retry-safe", &detail);
-                    if !signals::sleep(wait) {
-                        return Ok(());
-                    }
-                }
-                Then::Look(_) => {
-                    self.trace(key, "publish", "unknown", &detail);
-                    maybe = true;
-                }
-                _ => {
-                    self.trace(key, "publish", "failed", &detail);
-                    return self.report(key, &step, Some(&err));
-                }
+            match self.part_failed(post, n, &err, before, failures)? {
+                Some(look) => maybe = look,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Send one part (part 0 with the post's images); a part whose id is not usable is an
+    /// unknown outcome.
+    fn send_part(&mut self, post: &Post, turn: &Turn) -> Result<(Part, Option<String>), Error> {
+        let media = match turn.n {
+            0 => self.upload(post, false),
+            _ => Ok(Media::default()),
+        };
+        self.pace();
+        let result = media.and_then(|media| {
+            let thread = self.target.as_thread().expect("a thread target");
+            thread.send_part(post, turn, &media)
+        });
+        self.pace.last_write = Some(Instant::now());
+        result.and_then(|(part, url)| match part.usable() {
+            true => Ok((part, url)),
+            false => Err(Error::failure(
+                Class::Unknown,
+                format!("part {} was sent, but its id is not usable", turn.n + 1),
+            )),
+        })
+    }
+
+    /// Part `n` failed, recorded as the key's life says. `Some(maybe)`: go on, looking first
+    /// when the part may be out; `None`: stop (stopped while waiting, or reported).
+    fn part_failed(
+        &mut self,
+        post: &Post,
+        n: usize,
+        err: &Error,
+        before: Option<&KeyLine>,
+        failures: u32,
+    ) -> Result<Option<bool>, Error> {
+        let key = post.key;
+        let step = self.send_failed(post, err, before, failures)?;
+        let detail = format!("part={} {}", n + 1, super::report::detail(err));
+        match step.then {
+            Then::Send(wait) => {
+                self.trace(key, "publish", "retry-safe", &detail);
+                Ok(signals::sleep(wait).then_some(false))
+            }
+            Then::Look(_) => {
+                self.trace(key, "publish", "unknown", &detail);
+                Ok(Some(true))
+            }
+            _ => {
+                self.trace(key, "publish", "failed", &detail);
+                self.report(key, &step, Some(err)).map(|()| None)
             }
         }
     }
@@ -203,12 +252,8 @@ impl TargetRun<'_> {
         of: usize,
     ) -> Result<(), Error> {
         self.apply(key, &Event::PartLanded { n, part, url })?;
-        self.trace(
-            key,
-            "publish",
-            "part",
-            &format!("part={}/{of} id={}", n + 1, part.id),
-        );
+        let text = format!("part={}/{of} id={}", n + 1, part.id);
+        self.trace(key, "publish", "part", &text);
         Ok(())
     }
 
@@ -243,36 +288,15 @@ impl TargetRun<'_> {
         let mut looks = 0;
         loop {
             let seen = self.confirm(key, &attempts, deadline, false);
-            let (why, failure);
+            let mut why = String::new();
+            let failure;
             let verdict = match &seen {
-                Seen::Found(receipts) => match self.own_part(key, n, receipts, &line) {
-                    Ok(Some((part, url))) if part.usable() => {
-                        self.trace(
-                            key,
-                            "confirm",
-                            "part",
-                            &format!("part={} id={} (found: not sent again)", n + 1, part.id),
-                        );
-                        self.apply(
-                            key,
-                            &Event::PartLanded {
-                                n,
-                                part: &part,
-                                url: url.as_deref(),
-                            },
-                        )?;
-                        return Ok(Next::Landed);
+                Seen::Found(receipts) => {
+                    match self.found_part(key, n, receipts, &line, &mut why)? {
+                        Some(verdict) => verdict,
+                        None => return Ok(Next::Landed),
                     }
-                    Ok(Some(_)) => {
-                        why = format!("part {} was found, but its id is not usable", n + 1);
-                        Verdict::CannotTell(&why)
-                    }
-                    Ok(None) => Verdict::Absent,
-                    Err(err) => {
-                        why = err.reason();
-                        Verdict::Transient(&why)
-                    }
-                },
+                }
                 Seen::Absent => Verdict::Absent,
                 Seen::NotYet(until) => Verdict::NotYet(*until),
                 Seen::CannotTell(text) => Verdict::CannotTell(text),
@@ -305,22 +329,67 @@ impl TargetRun<'_> {
             if let Seen::Refused(err) = &seen {
                 self.stop_for(key, err);
             }
-            match step.then {
-                Then::Send(wait) => {
-                    return Ok(match signals::sleep(wait) {
-                        true => Next::Send,
-                        false => Next::Stop,
-                    });
-                }
-                Then::Look(wait) if signals::sleep(wait) => continue,
-                _ => {
-                    let detail = format!("part={} {}", n + 1, step.say.clone().unwrap_or_default());
-                    self.trace(key, "confirm", "stopped", &detail);
-                    let title = None;
-                    return self
-                        .tell_line(key, &step, title, Instant::now(), "confirm", None)
-                        .map(|()| Next::Stop);
-                }
+            if let Some(next) = self.after_part_look(key, n, &step)? {
+                return Ok(next);
+            }
+        }
+    }
+
+    /// What a look that found posts with part `n`'s text says: `None` when part `n` is one of
+    /// them (then on the line, not sent again); `why` keeps the text of the verdict.
+    fn found_part<'a>(
+        &mut self,
+        key: Date,
+        n: usize,
+        receipts: &[Receipt],
+        line: &KeyLine,
+        why: &'a mut String,
+    ) -> Result<Option<Verdict<'a>>, Error> {
+        Ok(Some(match self.own_part(key, n, receipts, line) {
+            Ok(Some((part, url))) if part.usable() => {
+                let text = format!("part={} id={} (found: not sent again)", n + 1, part.id);
+                self.trace(key, "confirm", "part", &text);
+                self.apply(
+                    key,
+                    &Event::PartLanded {
+                        n,
+                        part: &part,
+                        url: url.as_deref(),
+                    },
+                )?;
+                return Ok(None);
+            }
+            Ok(Some(_)) => {
+                *why = format!("part {} was found, but its id is not usable", n + 1);
+                Verdict::CannotTell(why)
+            }
+            Ok(None) => Verdict::Absent,
+            Err(err) => {
+                *why = err.reason();
+                Verdict::Transient(why)
+            }
+        }))
+    }
+
+    /// After a look at part `n`, the step on the line: send it (once the wait is over), look
+    /// again (`None`), or stop here and say why.
+    fn after_part_look(
+        &mut self,
+        key: Date,
+        n: usize,
+        step: &life::Step,
+    ) -> Result<Option<Next>, Error> {
+        match step.then {
+            Then::Send(wait) => Ok(Some(match signals::sleep(wait) {
+                true => Next::Send,
+                false => Next::Stop,
+            })),
+            Then::Look(wait) if signals::sleep(wait) => Ok(None),
+            _ => {
+                let detail = format!("part={} {}", n + 1, step.say.clone().unwrap_or_default());
+                self.trace(key, "confirm", "stopped", &detail);
+                self.tell_line(key, step, None, Instant::now(), "confirm", None)
+                    .map(|()| Some(Next::Stop))
             }
         }
     }
