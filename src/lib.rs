@@ -13,6 +13,7 @@ pub mod retract;
 pub mod runner;
 pub mod status;
 pub mod tally;
+pub mod tell;
 
 pub use ::content::{content, images, post, template, thread};
 pub use base::{clock, error, fsutil, redact, say, signals, text, trace};

@@ -6,9 +6,8 @@ use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::{Exit, Lever, Mode};
+use crate::life::{Exit, Mode};
 use crate::lock;
-use crate::outside::escape;
 use crate::post::Post;
 use crate::progress::Progress;
 use crate::say;
@@ -175,9 +174,8 @@ fn build<'a>(
 
 /// Says an error that keeps something from being done, after `before`, and its hint.
 fn say_error(before: &str, err: &Error) {
-    say::out(&format!("{before}{}", escape(&err.located(), 4000)));
-    if let Some(hint) = &err.hint {
-        say::out(&format!("  {}", escape(hint, 4000)));
+    for line in crate::tell::header::error_lines(before, err) {
+        say::out(&line);
     }
 }
 
@@ -327,45 +325,18 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
     exit
 }
 
-/// The first line of every run, so that an appended log splits into runs: when, which dayrun,
-/// what it was asked, which targets.
+/// The first line of every run (`tell::header`).
 fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
-    let mut what = match &plan.mode {
-        Mode::Retract => "retract".to_string(),
-        Mode::Retry(lever) => match lever {
-            Lever::Again => "retry".into(),
-            Lever::Absent => "retry --absent".into(),
-            Lever::New => "retry --new".into(),
-            Lever::Force => "retry --force".into(),
-            Lever::ForceNew => "retry --force --new".into(),
-            Lever::NotOurs(id) => format!("retry --not-ours {}", escape(id, 200)),
-        },
-        Mode::Run { backfill: true } => "run --backfill".into(),
-        Mode::Run { backfill: false } => "run".into(),
+    let header = crate::tell::header::Header {
+        stamp: &clock.stamp(),
+        today: clock.today(),
+        mode: &plan.mode,
+        dry_run: plan.dry_run,
+        keys: &plan.keys,
+        targets: &plan.targets,
+        selected,
     };
-    if plan.dry_run {
-        what.push_str(" --dry-run");
-    }
-    for key in &plan.keys {
-        match plan.mode {
-            Mode::Run { .. } => what.push_str(&format!(" --key {key}")),
-            _ => what.push_str(&format!(" {key}")),
-        }
-    }
-    for target in &plan.targets {
-        what.push_str(&format!(" --target {}", escape(target, 200)));
-    }
-    let targets: Vec<String> = selected
-        .iter()
-        .map(|t| format!("{} ({})", t.name, escape(&t.kind, 100)))
-        .collect();
-    say::out(&format!(
-        "== {} dayrun {} {what}, today {}; targets: {}",
-        clock.stamp(),
-        env!("CARGO_PKG_VERSION"),
-        clock.today(),
-        targets.join(", ")
-    ));
+    say::out(&header.line());
 }
 
 /// The progress bar, when one is wanted: over the keys the runs will publish or confirm.
@@ -541,7 +512,7 @@ struct Outcome {
 /// Whether the target may be written to again in this run (`stop.rs`), and when it last was.
 #[derive(Default)]
 struct Pace {
-    stopped: Option<stop::Stop>,
+    stopped: Option<crate::tell::Stop>,
     last_write: Option<Instant>,
 }
 
@@ -553,13 +524,4 @@ struct Known {
     upstream: std::collections::BTreeMap<String, Option<crate::life::KeyLine>>,
     /// Which key's line holds each id here, read at the first lookup (`owners.rs`).
     owners: Option<store::owners::Owners>,
-}
-
-pub(super) fn describe(post: &Post) -> String {
-    format!(
-        "{:?} tags={} summary={:?}",
-        post.title,
-        post.tags.join(","),
-        post.summary
-    )
 }

@@ -118,9 +118,8 @@ fn io(e: std::io::Error) -> Error {
 /// What a run would say before its keys (on stderr here, so the JSON stays whole).
 fn say_standing(catalog: &Catalog, today: Date, exit: &mut Exit) {
     for problem in catalog.standing_problems(today) {
-        crate::say::err(&crate::outside::escape(&problem.located(), 4000));
-        if let Some(hint) = &problem.hint {
-            crate::say::err(&format!("  {}", crate::outside::escape(hint, 4000)));
+        for line in crate::tell::header::error_lines("", &problem) {
+            crate::say::err(&line);
         }
         exit.merge(Exit::NeedsHuman);
     }
@@ -402,12 +401,7 @@ fn totals(
         let counts = serde_json::to_string(counts).expect("counts serialise");
         write!(out, "\n    ], \"counts\": {counts}}}").map_err(io)?;
     } else {
-        let parts = words.parts(|word, n| format!("{n} {word}"));
-        let parts = match parts.is_empty() {
-            true => "no keys".into(),
-            false => parts.join(", "),
-        };
-        writeln!(out, "{name}: {parts}").map_err(io)?;
+        writeln!(out, "{}", crate::tell::summary::status(name, words)).map_err(io)?;
     }
     Ok(())
 }

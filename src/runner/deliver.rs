@@ -3,13 +3,14 @@
 
 use super::confirm::{Ask, LandedParts, Looking};
 use super::report::Failed;
-use super::{Posts, TargetRun, describe};
+use super::{Posts, TargetRun};
 use crate::error::Error;
 use crate::life::Receipt;
 use crate::life::{self, Answer, Before, Event, KeyLine, Op, Phase, Sending, Then, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Outgoing};
+use crate::tell;
 use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::{Duration, Instant};
@@ -126,18 +127,11 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let key = post.key;
         if let Some(why) = crate::targets::preview::blocked(self.cfg, post, &self.upstream(key)) {
-            let text = format!("(local) ({why}) {}", describe(post));
-            self.say(key, "would fail", &text);
+            self.say(key, "would fail", &tell::dry::would_fail(&why, post));
             return Ok(());
         }
-        let look = match before == Before::Look {
-            true => format!(
-                "an earlier attempt may have landed: would look on {} first, and send only if it is provably absent; ",
-                self.cfg.name
-            ),
-            false => String::new(),
-        };
-        let text = format!("({}) {look}{}", why.text(), describe(post));
+        let looks_on = (before == Before::Look).then_some(self.cfg.name.as_str());
+        let text = tell::dry::publish(why, looks_on, post);
         self.say(key, "publish", &text);
         self.say_images(read, line.and_then(|l| l.copy.media.as_deref()));
         self.say_copies(key);

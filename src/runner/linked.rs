@@ -111,39 +111,19 @@ impl TargetRun<'_> {
     /// `--dry-run`: where the copies the key's text links to stand.
     pub(super) fn say_copies(&self, key: Date) {
         for (name, upstream) in self.upstream(key) {
-            let text = match upstream {
-                Upstream::There(copy) => format!(
-                    "the text links to {name}'s copy {}",
-                    copy.url.unwrap_or(copy.id)
-                ),
-                Upstream::Coming(why) => format!(
-                    "the text links to {name}'s copy, not there yet ({why}): sent once it is"
-                ),
-                Upstream::Never(why) => {
-                    format!("the text links to {name}'s copy, which will not come: {why}")
-                }
-            };
-            self.say(key, "note", &text);
+            self.say(key, "note", &crate::tell::dry::copy(&name, upstream));
         }
     }
 
     /// `--dry-run`: the text the template makes for `post`, and how long it is.
     pub(super) fn say_text(&self, post: &Post) {
         let post = self.with_copies(post.clone());
-        match crate::targets::preview::preview(self.cfg, &post) {
-            Ok(None) => {}
-            Ok(Some(text)) => {
-                let graphemes =
-                    unicode_segmentation::UnicodeSegmentation::graphemes(text.as_str(), true)
-                        .count();
-                self.say(
-                    post.key,
-                    "text",
-                    &format!("({graphemes} graphemes before fitting) {text:?}"),
-                );
-            }
-            Err(err) => self.say(post.key, "text", &format!("cannot render: {}", err.message)),
-        }
+        let text = match crate::targets::preview::preview(self.cfg, &post) {
+            Ok(None) => return,
+            Ok(Some(text)) => crate::tell::dry::text(&text),
+            Err(err) => crate::tell::dry::cannot_render(&err.message),
+        };
+        self.say(post.key, "text", &text);
     }
 
     /// The post with every copy its text links to, or `None` when one is missing: then the

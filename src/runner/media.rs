@@ -75,11 +75,8 @@ impl TargetRun<'_> {
             )
             .collect();
         for (image, plan) in plans {
-            self.say(
-                post.key,
-                "image",
-                &format!("{} alt={:?} → {plan}", image.path.display(), image.alt),
-            );
+            let text = crate::tell::dry::image(&image.path, &image.alt, &plan);
+            self.say(post.key, "image", &text);
         }
     }
 

@@ -3,12 +3,13 @@
 
 use super::TargetRun;
 use crate::clock::stamp;
-use crate::error::{Class, Error, Kind, Server};
-use crate::life::{self, Event, Exit, KeyLine, Looked, Phase, Step, Word};
+use crate::error::{Class, Error, Kind};
+use crate::life::{self, Event, Exit, Phase, Step, Word};
 use crate::outside::escape;
 use crate::post::Post;
+use crate::tell::{self, Hints, Teller};
 use jiff::civil::Date;
-use std::fmt::Write as _;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// A failure, owned, as the key's life reads it (`life::Failure` borrows from this).
@@ -110,32 +111,20 @@ impl TargetRun<'_> {
         action: &'static str,
         note: Option<&str>,
     ) -> Result<(), Error> {
-        let title = title.map(|t| format!(" {t:?}")).unwrap_or_default();
         match step.word {
             Word::Published | Word::Confirmed | Word::AlreadyThere => {
                 let line = step.written().expect("a done line");
-                let id = line.copy.id.clone().unwrap_or_default();
-                let mut detail = format!("id={id} duration_ms={}", started.elapsed().as_millis());
-                if let Some(note) = note {
-                    let _ = write!(detail, " note={note:?}");
-                }
-                let action = match step.word {
-                    Word::AlreadyThere => "dedup",
-                    Word::Confirmed => "confirm",
-                    _ => action,
-                };
-                if action == "dedup" {
-                    detail.push_str(" (found before sending: recorded as done, not sent again)");
-                }
+                let id = line.copy.id.as_deref().unwrap_or_default();
+                let millis = started.elapsed().as_millis();
+                let (action, detail) = tell::line::done(step.word, action, id, millis, note);
                 self.trace(key, action, "done", &detail);
                 let word = step.word.text();
-                self.count(word, key, word, &format!("{detail}{title}"));
+                self.count(word, key, word, &tell::line::titled(&detail, title));
                 if let Some(text) = &step.say {
                     self.trace(key, action, "duplicate", text);
-                    let text = self.shown(&format!("{text} ({})", self.target.where_to_look(key)));
-                    self.run
-                        .progress
-                        .err(&format!("dayrun: {key} {}: {text}", self.cfg.name));
+                    let look = self.target.where_to_look(key);
+                    let text = self.shown(&tell::line::duplicate(text, &look));
+                    self.run.progress.err(&self.teller().duplicate(key, &text));
                     self.outcome.tally.add("duplicate");
                 }
             }
@@ -147,11 +136,8 @@ impl TargetRun<'_> {
             Word::HeldBack => {
                 self.outcome.held.push(key);
                 self.outcome.tally.add("held back");
-                let text = step.say.clone().unwrap_or_else(|| {
-                    "looked up: not on the target; held back (its date is past the catch-up window)"
-                        .into()
-                });
-                self.say(key, "held back", &text);
+                let text = step.say.as_deref().unwrap_or(tell::line::HELD_BACK);
+                self.say(key, "held back", text);
             }
             Word::Forgotten => {
                 let text = step.say.clone().unwrap_or_default();
@@ -176,110 +162,33 @@ impl TargetRun<'_> {
         err: Option<&Error>,
     ) -> Result<(), Error> {
         let line = step.written().cloned().or_else(|| self.line(key));
-        let (class, reason) = match line.as_ref().map(|l| l.phase) {
-            Some(Phase::Failed(class, _)) => (class, line.as_ref().and_then(|l| l.reason.clone())),
-            // A refused edit: its done line keeps the reason and the hint together; the hint
-            // goes on a line of its own here.
-            Some(Phase::Done) if err.is_some() => {
-                (err.and_then(Error::class).unwrap_or(Class::Unknown), None)
-            }
-            _ => (
-                err.and_then(Error::class).unwrap_or(Class::Unknown),
-                line.as_ref().and_then(|l| l.reason.clone()),
-            ),
-        };
+        let told = tell::failure::told(step, line.as_ref(), err, &self.hints(key));
         self.outcome.tally.add("failed");
-        // A failure the next run retries by itself, but that has lasted: a person must act.
-        let escalated = step.exit == Exit::NeedsHuman
-            && line
-                .as_ref()
-                .is_some_and(|l| matches!(l.phase, Phase::Failed(Class::RetrySafe, _)));
-        let class_word = match err.map(|e| e.kind) {
-            Some(Kind::Config) => "setup".to_string(),
-            _ if escalated => format!("{class}, needs you now"),
-            _ => class.to_string(),
-        };
-        let text = match err {
-            Some(err) if err.path.is_some() => err.located(),
-            _ => reason.unwrap_or_else(|| err.map(Error::located).unwrap_or_default()),
-        };
-        self.say(key, "failed", &format!("({class_word}): {text}"));
-        let given = err
-            .and_then(|e| e.hint.clone())
-            .or_else(|| step.say.clone());
-        let server = err.and_then(|e| e.server.as_deref());
-        let hint = match (escalated, line.as_ref()) {
-            (true, Some(line)) => Some(self.escalation(line, server)),
-            _ => self.hint(key, line.as_ref(), given),
-        };
-        if let Some(hint) = hint {
-            self.run.progress.out(&format!("  {}", self.shown(&hint)));
+        self.say(key, "failed", &told.said);
+        if let Some(hint) = told.hint {
+            self.say_under(&hint);
         }
         Ok(())
     }
 
-    /// What a human does next about a failed line.
-    pub(super) fn hint(
-        &self,
-        key: Date,
-        line: Option<&KeyLine>,
-        given: Option<String>,
-    ) -> Option<String> {
-        let name = &self.cfg.name;
-        match line.map(|l| l.phase) {
-            Some(Phase::Failed(Class::Unknown, Looked::Nothing))
-                if line.is_some_and(|l| l.reason.as_deref().is_some_and(|r| r.contains("is not this post"))) =>
-            {
-                Some(format!(
-                    "look at that copy on {name}: if it is this post, `dayrun mark {key} done --id ID --target {name}`; if it is not, `dayrun retry {key} --not-ours ID --target {name}` publishes beside it (and remembers it is not ours)"
-                ))
-            }
-            Some(Phase::Failed(Class::Unknown, Looked::Nothing)) => Some(self.advice(key)),
-            Some(Phase::Failed(Class::Auth, _)) => {
-                given.or_else(|| {
-                    Some(match self.target.secrets().file() {
-                        Some(file) => format!(
-                            "renew the credential in {}; the next run retries by itself once it changes",
-                            file.display()
-                        ),
-                        None => "renew the credential where the script reads it".into(),
-                    })
-                })
-            }
-            Some(Phase::Failed(Class::Rejected, _)) => given.or_else(|| {
-                Some(format!(
-                    "fix and save the post (it is sent again once it changes), or `dayrun retry {key}` sends it as it is"
-                ))
-            }),
-            _ => given,
+    /// What the hints for `key` on this target name.
+    pub(super) fn hints(&self, key: Date) -> Hints<'_> {
+        Hints {
+            key,
+            target: &self.cfg.name,
+            look: self.target.where_to_look(key),
+            credential: self.target.secrets().file().map(Path::to_path_buf),
+            escalate_after: self.here.rules.escalate_after,
         }
     }
 
-    /// Why a failure the next run retries by itself now needs a person (it has lasted past
-    /// `escalate_after`), where it fails, and what to do.
-    fn escalation(&self, line: &KeyLine, server: Option<&Server>) -> String {
-        let (key, name) = (line.key, &self.cfg.name);
-        let since = line.first_failure.as_deref().unwrap_or(&line.at);
-        let after = crate::clock::span(self.here.rules.escalate_after.as_secs() as i64);
-        let check = match server {
-            Some(server) => format!(
-                "check that the server at {} is up and reachable from here",
-                server.host
-            ),
-            None => format!("find out why {name} keeps failing (the reason above) and fix it"),
-        };
-        format!(
-            "failing since {since}, past `escalate_after` ({after}): {check}; every run retries the key by itself, and `dayrun retry {key} --target {name}` sends it at once after the fix"
-        )
-    }
-
-    /// What a human does with a key dayrun cannot confirm.
-    pub(super) fn advice(&self, key: Date) -> String {
-        let name = &self.cfg.name;
-        format!(
-            "look for {}; if it is there: `dayrun mark {key} done --id ID --target {name}`; if it is not: `dayrun retry {key} --absent --target {name}`",
-            self.target.where_to_look(key)
-        )
+    /// Who tells on this target, and how much.
+    pub(super) fn teller(&self) -> Teller<'_> {
+        Teller {
+            target: &self.cfg.name,
+            dry_run: self.run.plan.dry_run,
+            retry: matches!(self.run.plan.mode, life::Mode::Retry(_)),
+        }
     }
 
     /// `state/<target>.sent/<key>.json`: the exact document of the latest attempt, for targets
@@ -354,41 +263,28 @@ impl TargetRun<'_> {
 
     /// A post's error: in full for the first target that meets it this run, then in short.
     fn tell_local(&self, key: Date, err: &Error, first: bool) {
-        match first {
-            true => {
-                self.say(key, "failed", &format!("(local): {}", err.located()));
-                if let Some(hint) = &err.hint {
-                    self.run.progress.out(&format!("  {}", self.shown(hint)));
-                }
-            }
-            false => self.say(key, "failed", "(local): the post's error above"),
+        self.say(key, "failed", &tell::line::local(&err.located(), first));
+        if let Some(hint) = err.hint.as_ref().filter(|_| first) {
+            self.say_under(hint);
         }
     }
 
     pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
         self.outcome.tally.add(tally);
-        let quiet = matches!(
-            tally,
-            "done" | "stale" | "scheduled" | "draft" | "failed" | "retracted"
-        ) && word != "retracted"
-            && !self.run.plan.dry_run
-            && !matches!(self.run.plan.mode, life::Mode::Retry(_));
-        if !quiet {
+        if self.teller().says(tally, word) {
             self.say(key, word, detail);
         }
     }
 
     pub(super) fn say(&self, key: Date, word: &str, detail: &str) {
-        if detail.is_empty() {
-            self.run
-                .progress
-                .out(&format!("{key} {} {word}", self.cfg.name));
-        } else {
-            let detail = self.shown(detail);
-            self.run
-                .progress
-                .out(&format!("{key} {} {word} {detail}", self.cfg.name));
-        }
+        let detail = (!detail.is_empty()).then(|| self.shown(detail));
+        let line = self.teller().line(key, word, detail.as_deref());
+        self.run.progress.out(&line);
+    }
+
+    /// A hint (or any line that explains the one before it), shown under it.
+    pub(super) fn say_under(&self, text: &str) {
+        self.run.progress.out(&tell::line::under(&self.shown(text)));
     }
 
     /// `text` with the target's secrets (and every secret of the run) masked.

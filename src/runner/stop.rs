@@ -1,45 +1,14 @@
-//! A target stopped for the rest of a run: after a broken setup, refused credentials, a long
+//! A target stopped for the rest of a run (`tell::Stop` says why): after a broken setup, refused credentials, a long
 //! rate limit or a server that cannot be reached, nothing more goes to it. Each key it would
 //! have tried says why; a key that nothing of reached is recorded as not tried when the server
 //! cannot be reached, so it fails, escalates and is held back as a tried key would.
 
 use super::TargetRun;
-use crate::error::{Class, Error, Kind, Server};
+use crate::error::{Class, Error, Kind};
 use crate::life::{KeyLine, Phase};
 use crate::post::Post;
+use crate::tell::Stop;
 use jiff::civil::Date;
-use std::time::Duration;
-
-/// Why nothing more goes to a target in this run.
-#[derive(Debug, Clone)]
-pub(super) enum Stop {
-    /// Its setup is broken (a refused certificate, …): the message.
-    Setup(String),
-    /// Its credentials were refused: the message.
-    Auth(String),
-    /// The server asked to wait longer than `retry_after_cap`.
-    RateLimited(Duration),
-    /// The server cannot be reached: met by `key`, with its reason (naming the host).
-    Unreachable {
-        key: Date,
-        reason: String,
-        server: Server,
-    },
-}
-
-impl Stop {
-    /// What stopped the target, in a few words.
-    fn why(&self) -> String {
-        match self {
-            Stop::Setup(message) => format!("its setup is broken: {message}"),
-            Stop::Auth(message) => format!("credentials rejected: {message}"),
-            Stop::RateLimited(wait) => format!("rate limited for {} s", wait.as_secs()),
-            Stop::Unreachable { key, reason, .. } => {
-                format!("the server could not be reached for {key} ({reason})")
-            }
-        }
-    }
-}
 
 impl TargetRun<'_> {
     /// After a broken setup, refused credentials, a long rate limit, or a failure of `key`
@@ -68,13 +37,8 @@ impl TargetRun<'_> {
         let Some(stop) = &self.pace.stopped else {
             return false;
         };
-        let why = stop.why();
-        self.count(
-            "not attempted",
-            key,
-            "skip",
-            &format!("target stopped for this run: {why}"),
-        );
+        let detail = stop.skipped();
+        self.count("not attempted", key, "skip", &detail);
         true
     }
 
@@ -96,14 +60,8 @@ impl TargetRun<'_> {
         if !unsent || line.is_some_and(|l| !matches!(l.phase, Phase::Failed(..))) {
             return Ok(self.skip_if_stopped(post.key));
         }
-        let why = self
-            .pace
-            .stopped
-            .as_ref()
-            .map(Stop::why)
-            .unwrap_or_default();
-        let err = Error::failure(Class::RetrySafe, format!("not tried this run: {why}"))
-            .server(server.clone());
+        let why = self.pace.stopped.as_ref().map(Stop::not_tried);
+        let err = Error::failure(Class::RetrySafe, why.unwrap_or_default()).server(server.clone());
         self.record_unsent(post, &err, line, "not-tried")?;
         Ok(true)
     }

@@ -7,6 +7,7 @@ use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::Status;
 use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Rules, Seen, Skip, Why};
+use crate::tell;
 use jiff::civil::Date;
 
 /// The rules of a key's life on this target, from its config and its kind: the run, the dry
@@ -215,33 +216,28 @@ impl TargetRun<'_> {
                 self.outcome.tally.add("failed");
                 self.say(key, "waiting", &why);
                 let line = self.line(key);
-                if let Some(hint) = self.hint(key, line.as_ref(), None) {
-                    self.run.progress.out(&format!("  {}", self.shown(&hint)));
+                if let Some(hint) = self.hints(key).hint(line.as_ref(), None) {
+                    self.say_under(&hint);
                 }
             }
             Decision::EditFailed(why) => {
                 self.outcome.tally.add("edit failed");
-                self.say(
-                    key,
-                    "edit failed",
-                    &format!("(rejected; the copy keeps its last version): {why}"),
-                );
+                self.say(key, "edit failed", &tell::skip::edit_failed(&why));
             }
             Decision::Hold => {
                 self.outcome.held.push(key);
                 self.outcome.tally.add("held back");
             }
             Decision::Drop => {
-                let text = "the post's file is gone and its line proves nothing was ever sent: the line goes";
-                self.say(key, "forgotten", text);
-                self.trace(key, "forget", "done", text);
+                self.say(key, "forgotten", tell::skip::DROPPED);
+                self.trace(key, "forget", "done", tell::skip::DROPPED);
             }
             // A published copy with no id: the retract fails for it, naming what to do.
             Decision::NothingToRetract(why)
                 if self.line(key).is_some_and(|l| l.phase == life::Phase::Done) =>
             {
                 self.outcome.tally.add("failed");
-                self.say(key, "failed", &format!("(rejected): {why}"));
+                self.say(key, "failed", &tell::skip::cannot_retract(&why));
             }
             Decision::NothingToRetract(why) => self.count("skip", key, "skip", &why),
             _ => unreachable!("sent or looked up by `act`"),
@@ -311,97 +307,50 @@ impl TargetRun<'_> {
         Ok(())
     }
 
+    /// A skip: counted and said as `tell::skip` words it; a late edit is said whatever the
+    /// run, and traced.
     fn skip(&mut self, key: Date, skip: Skip) {
+        let has_id =
+            skip == Skip::CannotUpdate && self.line(key).is_some_and(|l| l.copy.id.is_some());
+        let at = tell::skip::Skipping {
+            key,
+            target: &self.cfg.name,
+            rules: &self.here.rules,
+            has_id,
+        };
+        let said = tell::skip::skip(&skip, at);
         match skip {
-            Skip::Done => self.count("done", key, "skip", "done"),
-            Skip::DoneAsked => {
-                let why = match self.here.rules.updates {
-                    true => "done; `dayrun retry --force` sends it again, in place",
-                    false => "done; `dayrun retry --force --new` publishes a second copy",
-                };
-                self.count("done", key, "skip", why);
-            }
-            Skip::CannotUpdate => {
-                let why = match self.line(key).is_some_and(|l| l.copy.id.is_some()) {
-                    true => format!(
-                        "done; {} does not update its copies in place (`on_edit`), so `--force` has nothing to send; `dayrun retry {key} --force --new` publishes a second copy",
-                        self.cfg.name
-                    ),
-                    false => format!(
-                        "done, with no id to update; `dayrun mark {key} done --id ID` records it, or `dayrun retry {key} --force --new` publishes a second copy"
-                    ),
-                };
-                self.count("done", key, "skip", &why);
-            }
             Skip::LateEdit => {
-                let name = &self.cfg.name;
-                let why = format!(
-                    "after the edit window ({} days from the first publish): not sent, and not said again until the post changes; `dayrun retry {key} --force --target {name}` sends it to the copy, or raise `edit_days`",
-                    self.here.rules.edit_days
-                );
-                self.outcome.tally.add("done");
-                self.say(key, "edited", &why);
-                self.trace(key, "edit", "late", &why);
+                self.outcome.tally.add(said.tally);
+                self.say(key, said.word, &said.detail);
+                self.trace(key, "edit", "late", &said.detail);
+                return;
             }
-            Skip::Scheduled => self.count("scheduled", key, "scheduled", "not due yet"),
-            Skip::Stale => {
-                self.outcome.stale.push(key);
-                self.count(
-                    "stale",
-                    key,
-                    "stale",
-                    "never published; `--backfill` would publish it",
-                );
-            }
-            Skip::Draft => {
-                self.outcome.drafts.push(key);
-                self.count("draft", key, "draft", "`draft: true`: not published");
-            }
-            Skip::Retracted => self.count("retracted", key, "skip", "retracted"),
-            Skip::Aside => self.count(
-                "failed",
-                key,
-                "waiting",
-                &format!("put aside by hand; `dayrun retry {key}` publishes it"),
-            ),
+            Skip::Stale => self.outcome.stale.push(key),
+            Skip::Draft => self.outcome.drafts.push(key),
+            _ => {}
         }
+        self.count(said.tally, key, said.word, &said.detail);
     }
 
-    /// The target's one summary line: what happened today and where the keys stand, in the
-    /// words `status` uses; keys that need nothing (drafts, stale) as a count and a range.
+    /// The target's one summary line (`tell::summary`); deleted keys are counted here, where
+    /// their range and advice are known.
     pub(super) fn finish(&mut self) {
         if self.run.plan.dry_run {
             return;
         }
-        let range = |keys: &[Date]| match (keys.first(), keys.last()) {
-            (Some(first), Some(last)) if first != last => format!(" {first}..{last}"),
-            (Some(first), _) => format!(" {first}"),
-            _ => String::new(),
-        };
-        // Deleted keys are counted here, where their range and advice are known.
         for _ in &self.outcome.deleted {
             self.outcome.tally.add("deleted");
         }
-        let mut parts = self.outcome.tally.parts(|word, n| match word {
-            "stale" => format!(
-                "{n} stale{} (`run --backfill` publishes them)",
-                range(&self.outcome.stale)
-            ),
-            "draft" => format!("{n} draft{}", range(&self.outcome.drafts)),
-            "held back" => format!(
-                "{n} held back{} (failed, and now past the {}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
-                range(&self.outcome.held),
-                self.here.rules.catchup_days
-            ),
-            "deleted" => format!(
-                "{n} deleted{} (published, and the post's file is gone: `dayrun retract` removes the copies)",
-                range(&self.outcome.deleted)
-            ),
-            word => format!("{n} {word}"),
-        });
-        if parts.is_empty() {
-            parts.push("nothing to do".into());
-        }
-        crate::say::out(&format!("{}: {}", self.cfg.name, parts.join(", ")));
+        let outcome = &self.outcome;
+        let ranges = tell::summary::Ranges {
+            stale: &outcome.stale,
+            drafts: &outcome.drafts,
+            held: &outcome.held,
+            deleted: &outcome.deleted,
+        };
+        let catchup_days = self.here.rules.catchup_days;
+        let line = tell::summary::pass(&self.cfg.name, &outcome.tally, ranges, catchup_days);
+        crate::say::out(&line);
     }
 }

@@ -15,6 +15,7 @@ use crate::life::{self, Answer, Event, KeyLine, Op, Part, Phase, Then, Verdict, 
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Media};
+use crate::tell;
 use crate::thread::{Piece, Prepared, Turn};
 use jiff::civil::Date;
 use std::time::Instant;
@@ -134,7 +135,7 @@ impl TargetRun<'_> {
                     (0, Some(_)) => life::How::Confirmed,
                     _ => life::How::Published,
                 };
-                let note = parts_note(landed.len(), found);
+                let note = tell::line::parts_note(landed.len(), found);
                 return self.thread_done(post, prepared, &landed, (how, &note), started);
             };
             if maybe {
@@ -469,37 +470,12 @@ impl TargetRun<'_> {
         why: Why,
     ) -> Result<(), Error> {
         let key = post.key;
-        let look = match maybe {
-            true => "; the next part may be out: would look first",
-            false => "",
-        };
-        self.say(
-            key,
-            "publish",
-            &format!(
-                "({}) a thread of {} parts, {} already out{look}: {:?}",
-                why.text(),
-                pieces.len(),
-                landed.len(),
-                post.title
-            ),
-        );
+        let (of, out) = (pieces.len(), landed.len());
+        let text = tell::dry::thread(why, of, out, maybe, &post.title);
+        self.say(key, "publish", &text);
         for (n, piece) in pieces.iter().enumerate() {
-            let state = match n < landed.len() {
-                true => "out",
-                false => "would send",
-            };
-            self.say(
-                key,
-                "part",
-                &format!(
-                    "{}/{} ({} graphemes, {state}): {:?}",
-                    n + 1,
-                    pieces.len(),
-                    piece.count,
-                    piece.text
-                ),
-            );
+            let text = tell::dry::part(n, of, piece.count, n < out, &piece.text);
+            self.say(key, "part", &text);
         }
         self.say_images(post, None);
         Ok(())
@@ -543,14 +519,5 @@ impl TargetRun<'_> {
         if let Some(dir) = path.parent() {
             let _ = std::fs::remove_dir(dir);
         }
-    }
-}
-
-/// "3 parts", "1 part", "3 parts (2 found before sending)".
-fn parts_note(parts: usize, found: usize) -> String {
-    let plural = if parts == 1 { "" } else { "s" };
-    match found {
-        0 => format!("{parts} part{plural}"),
-        _ => format!("{parts} part{plural}, {found} found before sending"),
     }
 }

@@ -40,14 +40,7 @@ impl TargetRun<'_> {
         }
         if self.run.plan.dry_run {
             let id = line.copy.id.clone().unwrap_or_default();
-            self.say(
-                key,
-                "update",
-                &format!(
-                    "(edited since it was published) id={id} {}",
-                    super::describe(&post)
-                ),
-            );
+            self.say(key, "update", &crate::tell::dry::update(&id, &post));
             self.images_for(&post);
             self.say_images(&post, line.copy.media.as_deref());
             return Ok(());

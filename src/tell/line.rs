@@ -1,0 +1,117 @@
+//! The printed line and the trace detail of a step of a key's life on one target.
+
+use crate::life::Word;
+use crate::post::Post;
+use jiff::civil::Date;
+use std::fmt::Write as _;
+
+/// What a key's line looks like before a cause is known: a held-back key the rules gave no
+/// words for.
+pub const HELD_BACK: &str =
+    "looked up: not on the target; held back (its date is past the catch-up window)";
+
+/// Who tells, and how much: the target's name and what the run was asked.
+#[derive(Debug, Clone, Copy)]
+pub struct Teller<'a> {
+    /// The target's name, on every line.
+    pub target: &'a str,
+    /// A dry run says every decision.
+    pub dry_run: bool,
+    /// A retry says every decision about the keys it names.
+    pub retry: bool,
+}
+
+impl Teller<'_> {
+    /// `KEY TARGET WORD DETAIL`; `detail`: as it may be shown, `None` when there is none.
+    pub fn line(&self, key: Date, word: &str, detail: Option<&str>) -> String {
+        match detail {
+            None => format!("{key} {} {word}", self.target),
+            Some(detail) => format!("{key} {} {word} {detail}", self.target),
+        }
+    }
+
+    /// Whether a count is said as a line: a plain run is quiet about keys that stand as they
+    /// should (done, stale, scheduled, draft, failed, retracted), except a retract's own word.
+    pub fn says(&self, tally: &str, word: &str) -> bool {
+        let quiet = matches!(
+            tally,
+            "done" | "stale" | "scheduled" | "draft" | "failed" | "retracted"
+        ) && word != "retracted"
+            && !self.dry_run
+            && !self.retry;
+        !quiet
+    }
+
+    /// The line on stderr of a key's copy found twice (`text`: as it may be shown).
+    pub fn duplicate(&self, key: Date, text: &str) -> String {
+        format!("dayrun: {key} {}: {text}", self.target)
+    }
+}
+
+/// A hint, or any line that follows the one it explains: indented under it.
+pub fn under(text: &str) -> String {
+    format!("  {text}")
+}
+
+/// What a step that leaves the key done traces and says: its action (`dedup` for a copy found
+/// before sending, `confirm` for one found after, else the attempt's `action`) and its detail.
+pub fn done(
+    word: Word,
+    action: &'static str,
+    id: &str,
+    millis: u128,
+    note: Option<&str>,
+) -> (&'static str, String) {
+    let mut detail = format!("id={id} duration_ms={millis}");
+    if let Some(note) = note {
+        let _ = write!(detail, " note={note:?}");
+    }
+    let action = match word {
+        Word::AlreadyThere => "dedup",
+        Word::Confirmed => "confirm",
+        _ => action,
+    };
+    if action == "dedup" {
+        detail.push_str(" (found before sending: recorded as done, not sent again)");
+    }
+    (action, detail)
+}
+
+/// `detail`, with the post's title after it when the post is there.
+pub fn titled(detail: &str, title: Option<&str>) -> String {
+    let title = title.map(|t| format!(" {t:?}")).unwrap_or_default();
+    format!("{detail}{title}")
+}
+
+/// A duplicate's words, with where a person looks for the copies.
+pub fn duplicate(text: &str, look: &str) -> String {
+    format!("{text} ({look})")
+}
+
+/// A post's error: in full for the first target that meets it this run (`first`), then in
+/// short.
+pub fn local(located: &str, first: bool) -> String {
+    match first {
+        true => format!("(local): {located}"),
+        false => "(local): the post's error above".into(),
+    }
+}
+
+/// "3 parts", "1 part", "3 parts, 2 found before sending": the note of a thread's done line.
+pub fn parts_note(parts: usize, found: usize) -> String {
+    let plural = if parts == 1 { "" } else { "s" };
+    match found {
+        0 => format!("{parts} part{plural}"),
+        _ => format!("{parts} part{plural}, {found} found before sending"),
+    }
+}
+
+/// A post as a line names it: its title, tags and summary.
+pub fn describe(post: &Post) -> String {
+    format!(
+        "{:?} tags={} summary={:?}",
+        post.title,
+        post.tags.join(","),
+        post.summary
+    )
+}

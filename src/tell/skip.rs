@@ -1,0 +1,93 @@
+//! What a key says when its life sends nothing and looks nothing up: a skip (done, scheduled,
+//! stale, a draft, …) and the other decisions that leave the target alone.
+
+use crate::life::{Rules, Skip};
+use jiff::civil::Date;
+
+/// What a line that goes to the count says: the count's word, the line's word and detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counted {
+    pub tally: &'static str,
+    pub word: &'static str,
+    pub detail: String,
+}
+
+/// What the target that skips a key is, for the words of its skip.
+#[derive(Debug, Clone, Copy)]
+pub struct Skipping<'a> {
+    pub key: Date,
+    pub target: &'a str,
+    pub rules: &'a Rules,
+    /// The key's copy has an id (asked only of a copy that cannot be updated).
+    pub has_id: bool,
+}
+
+/// What `skip` says of the key.
+pub fn skip(skip: &Skip, at: Skipping) -> Counted {
+    let Skipping {
+        key, target: name, ..
+    } = at;
+    let counted = |tally, word, detail: &str| Counted {
+        tally,
+        word,
+        detail: detail.to_string(),
+    };
+    match skip {
+        Skip::Done => counted("done", "skip", "done"),
+        Skip::DoneAsked => counted(
+            "done",
+            "skip",
+            match at.rules.updates {
+                true => "done; `dayrun retry --force` sends it again, in place",
+                false => "done; `dayrun retry --force --new` publishes a second copy",
+            },
+        ),
+        Skip::CannotUpdate => counted(
+            "done",
+            "skip",
+            &match at.has_id {
+                true => format!(
+                    "done; {name} does not update its copies in place (`on_edit`), so `--force` has nothing to send; `dayrun retry {key} --force --new` publishes a second copy"
+                ),
+                false => format!(
+                    "done, with no id to update; `dayrun mark {key} done --id ID` records it, or `dayrun retry {key} --force --new` publishes a second copy"
+                ),
+            },
+        ),
+        Skip::LateEdit => counted(
+            "done",
+            "edited",
+            &format!(
+                "after the edit window ({} days from the first publish): not sent, and not said again until the post changes; `dayrun retry {key} --force --target {name}` sends it to the copy, or raise `edit_days`",
+                at.rules.edit_days
+            ),
+        ),
+        Skip::Scheduled => counted("scheduled", "scheduled", "not due yet"),
+        Skip::Stale => counted(
+            "stale",
+            "stale",
+            "never published; `--backfill` would publish it",
+        ),
+        Skip::Draft => counted("draft", "draft", "`draft: true`: not published"),
+        Skip::Retracted => counted("retracted", "skip", "retracted"),
+        Skip::Aside => counted(
+            "failed",
+            "waiting",
+            &format!("put aside by hand; `dayrun retry {key}` publishes it"),
+        ),
+    }
+}
+
+/// A refused edit: the copy keeps its last version.
+pub fn edit_failed(why: &str) -> String {
+    format!("(rejected; the copy keeps its last version): {why}")
+}
+
+/// A line that goes because its post's file is gone and nothing was ever sent.
+pub const DROPPED: &str =
+    "the post's file is gone and its line proves nothing was ever sent: the line goes";
+
+/// A retract that fails for a published copy with no id.
+pub fn cannot_retract(why: &str) -> String {
+    format!("(rejected): {why}")
+}

@@ -1,0 +1,46 @@
+//! Why nothing more goes to a target in this run, and how a key it skips for that says so.
+
+use crate::error::Server;
+use jiff::civil::Date;
+use std::time::Duration;
+
+/// Why nothing more goes to a target in this run.
+#[derive(Debug, Clone)]
+pub enum Stop {
+    /// Its setup is broken (a refused certificate, …): the message.
+    Setup(String),
+    /// Its credentials were refused: the message.
+    Auth(String),
+    /// The server asked to wait longer than `retry_after_cap`.
+    RateLimited(Duration),
+    /// The server cannot be reached: met by `key`, with its reason (naming the host).
+    Unreachable {
+        key: Date,
+        reason: String,
+        server: Server,
+    },
+}
+
+impl Stop {
+    /// What stopped the target, in a few words.
+    pub fn why(&self) -> String {
+        match self {
+            Stop::Setup(message) => format!("its setup is broken: {message}"),
+            Stop::Auth(message) => format!("credentials rejected: {message}"),
+            Stop::RateLimited(wait) => format!("rate limited for {} s", wait.as_secs()),
+            Stop::Unreachable { key, reason, .. } => {
+                format!("the server could not be reached for {key} ({reason})")
+            }
+        }
+    }
+
+    /// The detail of a key skipped for it.
+    pub fn skipped(&self) -> String {
+        format!("target stopped for this run: {}", self.why())
+    }
+
+    /// The reason recorded for a key that was not tried for it.
+    pub fn not_tried(&self) -> String {
+        format!("not tried this run: {}", self.why())
+    }
+}

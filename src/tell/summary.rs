@@ -1,0 +1,60 @@
+//! The line a target's pass ends with, and the one `status` ends a target's rows with: the
+//! counts in the words of `tally`, each with its range and advice where a person may act.
+
+use crate::tally::Tally;
+use jiff::civil::Date;
+
+/// The keys a pass's summary shows as a range, by what they are.
+#[derive(Debug, Clone, Copy)]
+pub struct Ranges<'a> {
+    pub stale: &'a [Date],
+    pub drafts: &'a [Date],
+    /// Failed, and past the catch-up window.
+    pub held: &'a [Date],
+    /// Done, and the post's file is gone.
+    pub deleted: &'a [Date],
+}
+
+/// " FIRST..LAST", " KEY" or nothing.
+fn range(keys: &[Date]) -> String {
+    match (keys.first(), keys.last()) {
+        (Some(first), Some(last)) if first != last => format!(" {first}..{last}"),
+        (Some(first), _) => format!(" {first}"),
+        _ => String::new(),
+    }
+}
+
+/// A pass's one summary line for `target`: what happened today and where the keys stand, in
+/// the words `status` uses; keys that need nothing (drafts, stale) as a count and a range.
+pub fn pass(target: &str, tally: &Tally, ranges: Ranges, catchup_days: i64) -> String {
+    let mut parts = tally.parts(|word, n| match word {
+        "stale" => format!(
+            "{n} stale{} (`run --backfill` publishes them)",
+            range(ranges.stale)
+        ),
+        "draft" => format!("{n} draft{}", range(ranges.drafts)),
+        "held back" => format!(
+            "{n} held back{} (failed, and now past the {catchup_days}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
+            range(ranges.held),
+        ),
+        "deleted" => format!(
+            "{n} deleted{} (published, and the post's file is gone: `dayrun retract` removes the copies)",
+            range(ranges.deleted)
+        ),
+        word => format!("{n} {word}"),
+    });
+    if parts.is_empty() {
+        parts.push("nothing to do".into());
+    }
+    format!("{target}: {}", parts.join(", "))
+}
+
+/// `status`'s line after a target's rows: its counts, plain.
+pub fn status(target: &str, tally: &Tally) -> String {
+    let parts = tally.parts(|word, n| format!("{n} {word}"));
+    let parts = match parts.is_empty() {
+        true => "no keys".into(),
+        false => parts.join(", "),
+    };
+    format!("{target}: {parts}")
+}
