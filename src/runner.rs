@@ -314,11 +314,7 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
             let known = runs
                 .iter()
                 .any(|run| run.line(*key).is_some_and(|l| !l.live_ids().is_empty()));
-            let why = match known {
-                true => "the copies dayrun knows of are still there (the lines above say why)",
-                false => "no selected target holds a copy dayrun knows of",
-            };
-            say::err(&format!("dayrun: {key}: nothing was retracted: {why}"));
+            say::err(&crate::tell::retract::nothing_retracted(*key, known));
             exit.merge(Exit::NeedsHuman);
         }
     }

@@ -232,12 +232,8 @@ impl TargetRun<'_> {
             // One time for the batch, said as such (each key did not take it alone).
             let detail = format!("id={} batch_keys={landed} batch_ms={took}", receipts[0].id);
             self.trace(post.key, "publish", "done", &detail);
-            self.count(
-                "published",
-                post.key,
-                "published",
-                &format!("{detail} {:?}", post.title),
-            );
+            let said = crate::tell::line::titled(&detail, Some(&post.title));
+            self.count("published", post.key, "published", &said);
             Ok(())
         })
     }

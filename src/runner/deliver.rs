@@ -32,7 +32,7 @@ impl TargetRun<'_> {
         };
         if read.draft {
             self.outcome.drafts.push(key);
-            self.count("draft", key, "draft", "`draft: true`: not published");
+            self.count("draft", key, "draft", tell::skip::DRAFT);
             return Ok(());
         }
         let post = self.images_for(&read);
@@ -54,7 +54,7 @@ impl TargetRun<'_> {
             return Ok(());
         };
         if why != Why::Due {
-            self.say(key, "retry", &format!("({})", why.text()));
+            self.say(key, "retry", &tell::line::retry(why));
         }
         let mut out = match self.target.prepare(&post) {
             Ok(out) => out,
@@ -212,11 +212,7 @@ impl TargetRun<'_> {
             return Ok(());
         };
         if self.run.plan.dry_run {
-            self.say(
-                key,
-                "confirm",
-                "its post is gone; an attempt may have landed: would look on the target",
-            );
+            self.say(key, "confirm", tell::dry::LOOK_ONLY);
             return Ok(());
         }
         if self.skip_if_stopped(key) {

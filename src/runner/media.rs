@@ -16,12 +16,7 @@ impl TargetRun<'_> {
     pub(super) fn images_for(&mut self, post: &Post) -> Post {
         let key = post.key;
         for image in post.images.iter().filter(|i| i.alt.is_empty()) {
-            let text = format!(
-                "{}:{}: image `{}` has no alt text",
-                post.path.display(),
-                image.line,
-                image.srcs[0]
-            );
+            let text = crate::tell::images::no_alt(&post.path, image.line, &image.srcs[0]);
             // The post's, not the target's: said once a run.
             if self.run.told.borrow_mut().insert(text.clone()) {
                 self.say(key, "warning", &text);
@@ -30,12 +25,8 @@ impl TargetRun<'_> {
         let (post, rest, who) = self.split(post);
         if !rest.is_empty() {
             let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
-            let text = format!(
-                "{} of {} images left out ({who}): {}",
-                rest.len(),
-                rest.len() + post.images.len(),
-                names.join(", ")
-            );
+            let total = rest.len() + post.images.len();
+            let text = crate::tell::images::left_out(&names, total, &who);
             self.say(key, "warning", &text);
             self.trace(key, "image", "left-out", &text);
         }

@@ -19,15 +19,8 @@ impl TargetRun<'_> {
         let resume = matches!(line.phase, Phase::Pending(crate::life::Op::Retract));
         if self.run.plan.dry_run {
             let ids = line.live_ids().join(", ");
-            let what = match resume {
-                true => "an interrupted retract: would look, and remove what is still there",
-                false => "would remove it",
-            };
-            self.say(
-                key,
-                "retract",
-                &format!("id={ids} ({what} from {})", self.cfg.name),
-            );
+            let text = crate::tell::retract::would(&ids, resume, &self.cfg.name);
+            self.say(key, "retract", &text);
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -124,15 +117,8 @@ impl TargetRun<'_> {
             now.map(|l| l.phase),
             Some(Phase::Retracted { verified: false })
         );
-        let note = match verified {
-            true => String::new(),
-            false => format!(
-                " (the removal was accepted, but {} cannot show that it is gone)",
-                self.cfg.name
-            ),
-        };
         let more = crate::life::removed_note(line, removed);
-        let text = format!("id={id}{note}{more}");
+        let text = crate::tell::retract::removed(&id, verified, &self.cfg.name, &more);
         self.trace(key, "retract", "done", &text);
         self.count("retracted", key, "retracted", &text);
     }
@@ -189,9 +175,7 @@ impl TargetRun<'_> {
             },
         )?;
         self.trace(key, "retract", "unknown", &why);
-        let text = format!(
-            "{why}; the next `dayrun run` or `dayrun retract {key} --yes` finishes the retract"
-        );
+        let text = crate::tell::retract::unsure(key, &why);
         self.count("unconfirmed", key, "unconfirmed", &text);
         Ok(None)
     }

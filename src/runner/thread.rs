@@ -68,7 +68,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         if why != Why::Due {
-            self.say(key, "retry", &format!("({})", why.text()));
+            self.say(key, "retry", &tell::line::retry(why));
         }
         let before = self.line(key);
         if !self.thread_pending(post, &prepared, generation, new_copy)? {

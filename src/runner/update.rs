@@ -133,7 +133,7 @@ impl TargetRun<'_> {
 
     fn unchanged(&mut self, key: Date) -> Result<(), Error> {
         let why = match self.run.plan.mode {
-            life::Mode::Retry(_) => "done; `dayrun retry --force` sends it again, in place",
+            life::Mode::Retry(_) => crate::tell::skip::DONE_IN_PLACE,
             _ => "done",
         };
         self.count("done", key, "skip", why);
@@ -296,11 +296,7 @@ impl TargetRun<'_> {
             false => None,
         };
         if self.run.plan.dry_run {
-            self.say(
-                key,
-                "update",
-                "(an interrupted update: would read the copy back, and send it again if needed)",
-            );
+            self.say(key, "update", crate::tell::dry::FINISH_UPDATE);
             return Ok(());
         }
         let Some(post) = post else {
@@ -377,11 +373,9 @@ impl TargetRun<'_> {
             },
         )?;
         let id = self.line(key).and_then(|l| l.copy.id).unwrap_or_default();
-        let detail = format!(
-            "id={id} duration_ms={} {:?}",
-            started.elapsed().as_millis(),
-            post.title
-        );
+        let millis = started.elapsed().as_millis();
+        let detail =
+            crate::tell::line::titled(&format!("id={id} duration_ms={millis}"), Some(&post.title));
         self.trace(key, "update", "done", &detail);
         self.count("updated", key, "updated", &detail);
         Ok(())

@@ -29,6 +29,18 @@ pub fn update(id: &str, post: &Post) -> String {
     format!("(edited since it was published) id={id} {}", describe(post))
 }
 
+/// An update an earlier run left pending.
+pub const FINISH_UPDATE: &str =
+    "(an interrupted update: would read the copy back, and send it again if needed)";
+
+/// A pending key whose post is gone.
+pub const LOOK_ONLY: &str =
+    "its post is gone; an attempt may have landed: would look on the target";
+
+/// A thread resumed from a line that names no split.
+pub const NO_SPLIT: &str =
+    "(its line names no split: would read the parts out back and compare them first)";
+
 /// One image of a post and what would be done with it (`plan`).
 pub fn image(path: &Path, alt: &str, plan: &str) -> String {
     format!("{} alt={alt:?} → {plan}", path.display())

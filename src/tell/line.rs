@@ -1,6 +1,6 @@
 //! The printed line and the trace detail of a step of a key's life on one target.
 
-use crate::life::Word;
+use crate::life::{Why, Word};
 use crate::post::Post;
 use jiff::civil::Date;
 use std::fmt::Write as _;
@@ -81,6 +81,11 @@ pub fn done(
 pub fn titled(detail: &str, title: Option<&str>) -> String {
     let title = title.map(|t| format!(" {t:?}")).unwrap_or_default();
     format!("{detail}{title}")
+}
+
+/// The line before a retry's attempt: why it is sent again.
+pub fn retry(why: Why) -> String {
+    format!("({})", why.text())
 }
 
 /// A duplicate's words, with where a person looks for the copies.

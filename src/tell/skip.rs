@@ -38,7 +38,7 @@ pub fn skip(skip: &Skip, at: Skipping) -> Counted {
             "done",
             "skip",
             match at.rules.updates {
-                true => "done; `dayrun retry --force` sends it again, in place",
+                true => DONE_IN_PLACE,
                 false => "done; `dayrun retry --force --new` publishes a second copy",
             },
         ),
@@ -68,7 +68,7 @@ pub fn skip(skip: &Skip, at: Skipping) -> Counted {
             "stale",
             "never published; `--backfill` would publish it",
         ),
-        Skip::Draft => counted("draft", "draft", "`draft: true`: not published"),
+        Skip::Draft => counted("draft", "draft", DRAFT),
         Skip::Retracted => counted("retracted", "skip", "retracted"),
         Skip::Aside => counted(
             "failed",
@@ -77,6 +77,12 @@ pub fn skip(skip: &Skip, at: Skipping) -> Counted {
         ),
     }
 }
+
+/// A done key a retry names, on a target that updates its copies in place.
+pub const DONE_IN_PLACE: &str = "done; `dayrun retry --force` sends it again, in place";
+
+/// A post marked as a draft.
+pub const DRAFT: &str = "`draft: true`: not published";
 
 /// A refused edit: the copy keeps its last version.
 pub fn edit_failed(why: &str) -> String {

@@ -61,11 +61,7 @@ impl TargetRun<'_> {
                 fresh.pieces.len()
             ),
             None if self.run.plan.dry_run => {
-                self.say(
-                    key,
-                    "part",
-                    "(its line names no split: would read the parts out back and compare them first)",
-                );
+                self.say(key, "part", crate::tell::dry::NO_SPLIT);
                 return Ok(fresh);
             }
             None => match self.first_parts_differ(line, &fresh.pieces)? {
