@@ -1,5 +1,6 @@
-//! Telling: the printed line, the trace line and the summary tally of each step of a key's
-//! life; what a failure looks like to the rules; what an attempt sent, kept for its lookup.
+//! Telling, the runner's side: each step of a key's life counted, printed and traced as
+//! `tell` words it; what a failure looks like to the rules; what an attempt sent, kept for its
+//! lookup.
 
 use super::TargetRun;
 use crate::clock::stamp;

@@ -120,3 +120,31 @@ pub fn describe(post: &Post) -> String {
         post.summary
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_run_is_quiet_about_keys_that_stand_as_they_should() {
+        let plain = Teller {
+            target: "blog",
+            dry_run: false,
+            retry: false,
+        };
+        assert!(!plain.says("done", "skip"));
+        assert!(plain.says("retracted", "retracted"));
+        assert!(plain.says("published", "published"));
+        let dry = Teller {
+            dry_run: true,
+            ..plain
+        };
+        assert!(dry.says("done", "skip"));
+        let key: Date = "2026-01-02".parse().expect("a date");
+        assert_eq!(plain.line(key, "skip", None), "2026-01-02 blog skip");
+        assert_eq!(
+            plain.line(key, "skip", Some("done")),
+            "2026-01-02 blog skip done"
+        );
+    }
+}

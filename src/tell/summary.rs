@@ -58,3 +58,37 @@ pub fn status(target: &str, tally: &Tally) -> String {
     };
     format!("{target}: {parts}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pass_says_its_ranges_and_nothing_to_do_when_it_counted_nothing() {
+        let day = |d: &str| d.parse::<Date>().expect("a date");
+        let (stale, one) = ([day("2026-01-01"), day("2026-01-03")], [day("2026-02-01")]);
+        let mut tally = Tally::default();
+        for word in ["stale", "stale", "draft", "published"] {
+            tally.add(word);
+        }
+        let ranges = Ranges {
+            stale: &stale,
+            drafts: &one,
+            held: &[],
+            deleted: &[],
+        };
+        assert_eq!(
+            pass("blog", &tally, ranges, 3),
+            "blog: 1 published, 1 draft 2026-02-01, 2 stale 2026-01-01..2026-01-03 (`run --backfill` publishes them)"
+        );
+        let none = Ranges {
+            stale: &[],
+            ..ranges
+        };
+        assert_eq!(
+            pass("blog", &Tally::default(), none, 3),
+            "blog: nothing to do"
+        );
+        assert_eq!(status("blog", &Tally::default()), "blog: no keys");
+    }
+}
