@@ -39,13 +39,13 @@
 
 use super::TargetRun;
 use super::confirm::LandedParts;
-use super::report::detail;
 use crate::error::{Class, Error};
 use crate::fsutil::Staged;
 use crate::life::Receipt;
 use crate::life::{self, Answer, Event, Op};
 use crate::post::Post;
 use crate::targets::Outgoing;
+use crate::tell::failure::detail;
 use std::time::{Duration, Instant};
 
 /// At most this many keys per batch, so progress and the trace stay live.

@@ -180,7 +180,7 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(key, "wait", "failed", &super::report::detail(&err));
+        self.trace(key, "wait", "failed", &crate::tell::failure::detail(&err));
         match err.class() {
             Some(Class::RetrySafe) => {
                 self.outcome.tally.add("failed");

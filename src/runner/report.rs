@@ -68,11 +68,6 @@ impl Failed {
     }
 }
 
-pub(super) fn detail(err: &Error) -> String {
-    let class = err.class().map_or("error", Class::as_str);
-    format!("class={class} reason={:?}", err.reason())
-}
-
 impl<'a> TargetRun<'a> {
     /// The hash of the target's template, part of its posts' edit hash; `None`: it has none.
     pub(super) fn template_mark(&self) -> Option<&'a str> {
@@ -254,7 +249,7 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(key, "read", "failed", &detail(&err));
+        self.trace(key, "read", "failed", &tell::failure::detail(&err));
         self.outcome.exit.merge(Exit::NeedsHuman);
         let _ = step;
         self.outcome.tally.add("failed");

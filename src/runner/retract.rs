@@ -71,7 +71,12 @@ impl TargetRun<'_> {
         {
             Ok(()) => self.verify(key, id, true, before),
             Err(err) if err.class() == Some(Class::Unknown) => {
-                self.trace(key, "retract", "unknown", &super::report::detail(&err));
+                self.trace(
+                    key,
+                    "retract",
+                    "unknown",
+                    &crate::tell::failure::detail(&err),
+                );
                 self.verify(key, id, false, before)
             }
             // Refused: a copy already gone (removed by hand, an earlier retract) is what
@@ -90,7 +95,12 @@ impl TargetRun<'_> {
                         },
                     )?;
                     self.stop_for(key, &err);
-                    self.trace(key, "retract", "failed", &super::report::detail(&err));
+                    self.trace(
+                        key,
+                        "retract",
+                        "failed",
+                        &crate::tell::failure::detail(&err),
+                    );
                     self.report(key, &step, Some(&err))?;
                     Ok(None)
                 }

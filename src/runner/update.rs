@@ -112,7 +112,7 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(key, "update", "failed", &super::report::detail(&err));
+        self.trace(key, "update", "failed", &crate::tell::failure::detail(&err));
         self.report(key, &step, Some(&err))
     }
 
@@ -190,10 +190,15 @@ impl TargetRun<'_> {
             };
             let step = self.send_failed(post, &err, before.as_ref(), sends)?;
             if step.then != Then::ReadBack(std::time::Duration::ZERO) {
-                self.trace(key, "update", "failed", &super::report::detail(&err));
+                self.trace(key, "update", "failed", &crate::tell::failure::detail(&err));
                 return self.report(key, &step, Some(&err));
             }
-            self.trace(key, "update", "unknown", &super::report::detail(&err));
+            self.trace(
+                key,
+                "update",
+                "unknown",
+                &crate::tell::failure::detail(&err),
+            );
             signals::sleep(self.cfg.policy.confirm_delay + self.settle());
             let line = self.line(key).expect("the pending update");
             let out = Outgoing {

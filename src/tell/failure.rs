@@ -53,3 +53,9 @@ pub fn told(step: &Step, line: Option<&KeyLine>, err: Option<&Error>, hints: &Hi
         hint,
     }
 }
+
+/// A failure as the trace keeps it: its class and reason.
+pub fn detail(err: &Error) -> String {
+    let class = err.class().map_or("error", Class::as_str);
+    format!("class={class} reason={:?}", err.reason())
+}
