@@ -14,6 +14,7 @@ use crate::say;
 use crate::signals;
 use crate::state::StateFile;
 use crate::targets::{self, Context, Target};
+use crate::tell;
 use crate::trace::Trace;
 use jiff::civil::Date;
 use std::cell::RefCell;
@@ -174,7 +175,7 @@ fn build<'a>(
 
 /// Says an error that keeps something from being done, after `before`, and its hint.
 fn say_error(before: &str, err: &Error) {
-    for line in crate::tell::header::error_lines(before, err) {
+    for line in tell::header::error_lines(before, err) {
         say::out(&line);
     }
 }
@@ -314,7 +315,7 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
             let known = runs
                 .iter()
                 .any(|run| run.line(*key).is_some_and(|l| !l.live_ids().is_empty()));
-            say::err(&crate::tell::retract::nothing_retracted(*key, known));
+            say::err(&tell::retract::nothing_retracted(*key, known));
             exit.merge(Exit::NeedsHuman);
         }
     }
@@ -323,7 +324,7 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
 
 /// The first line of every run (`tell::header`).
 fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
-    let header = crate::tell::header::Header {
+    let header = tell::header::Header {
         stamp: &clock.stamp(),
         today: clock.today(),
         mode: &plan.mode,
@@ -508,7 +509,7 @@ struct Outcome {
 /// Whether the target may be written to again in this run (`stop.rs`), and when it last was.
 #[derive(Default)]
 struct Pace {
-    stopped: Option<crate::tell::Stop>,
+    stopped: Option<tell::Stop>,
     last_write: Option<Instant>,
 }
 

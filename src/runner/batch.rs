@@ -45,6 +45,7 @@ use crate::life::Receipt;
 use crate::life::{self, Answer, Event, Op};
 use crate::post::Post;
 use crate::targets::Outgoing;
+use crate::tell;
 use crate::tell::failure::detail;
 use std::time::{Duration, Instant};
 
@@ -232,7 +233,7 @@ impl TargetRun<'_> {
             // One time for the batch, said as such (each key did not take it alone).
             let detail = format!("id={} batch_keys={landed} batch_ms={took}", receipts[0].id);
             self.trace(post.key, "publish", "done", &detail);
-            let said = crate::tell::line::titled(&detail, Some(&post.title));
+            let said = tell::line::titled(&detail, Some(&post.title));
             self.count("published", post.key, "published", &said);
             Ok(())
         })

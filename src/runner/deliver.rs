@@ -376,7 +376,7 @@ impl TargetRun<'_> {
     ) -> Result<Option<life::Step>, Error> {
         let key = post.key;
         let step = self.send_failed(post, err, before, sends)?;
-        let detail = crate::tell::failure::detail(err);
+        let detail = tell::failure::detail(err);
         match step.then {
             Then::Send(next) => {
                 let detail = format!("{detail} next_in_ms={}", next.as_millis());
@@ -493,12 +493,7 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(
-            post.key,
-            "publish",
-            result,
-            &crate::tell::failure::detail(err),
-        );
+        self.trace(post.key, "publish", result, &tell::failure::detail(err));
         self.report(post.key, &step, Some(err))
     }
 

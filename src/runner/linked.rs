@@ -9,6 +9,7 @@ use crate::error::{Class, Error};
 use crate::life::{self, Answer, Event, KeyLine};
 use crate::post::Post;
 use crate::state::StateFile;
+use crate::tell;
 use crate::template::Upstream;
 use jiff::civil::Date;
 use std::collections::BTreeMap;
@@ -111,7 +112,7 @@ impl TargetRun<'_> {
     /// `--dry-run`: where the copies the key's text links to stand.
     pub(super) fn say_copies(&self, key: Date) {
         for (name, upstream) in self.upstream(key) {
-            self.say(key, "note", &crate::tell::dry::copy(&name, upstream));
+            self.say(key, "note", &tell::dry::copy(&name, upstream));
         }
     }
 
@@ -120,8 +121,8 @@ impl TargetRun<'_> {
         let post = self.with_copies(post.clone());
         let text = match crate::targets::preview::preview(self.cfg, &post) {
             Ok(None) => return,
-            Ok(Some(text)) => crate::tell::dry::text(&text),
-            Err(err) => crate::tell::dry::cannot_render(&err.message),
+            Ok(Some(text)) => tell::dry::text(&text),
+            Err(err) => tell::dry::cannot_render(&err.message),
         };
         self.say(post.key, "text", &text);
     }
@@ -180,7 +181,7 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(key, "wait", "failed", &crate::tell::failure::detail(&err));
+        self.trace(key, "wait", "failed", &tell::failure::detail(&err));
         match err.class() {
             Some(Class::RetrySafe) => {
                 self.outcome.tally.add("failed");

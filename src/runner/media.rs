@@ -7,6 +7,7 @@ use crate::images::Image;
 use crate::life::{self, Event};
 use crate::post::Post;
 use crate::targets::Media;
+use crate::tell;
 use jiff::civil::Date;
 
 impl TargetRun<'_> {
@@ -16,7 +17,7 @@ impl TargetRun<'_> {
     pub(super) fn images_for(&mut self, post: &Post) -> Post {
         let key = post.key;
         for image in post.images.iter().filter(|i| i.alt.is_empty()) {
-            let text = crate::tell::images::no_alt(&post.path, image.line, &image.srcs[0]);
+            let text = tell::images::no_alt(&post.path, image.line, &image.srcs[0]);
             // The post's, not the target's: said once a run.
             if self.run.told.borrow_mut().insert(text.clone()) {
                 self.say(key, "warning", &text);
@@ -26,7 +27,7 @@ impl TargetRun<'_> {
         if !rest.is_empty() {
             let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
             let total = rest.len() + post.images.len();
-            let text = crate::tell::images::left_out(&names, total, &who);
+            let text = tell::images::left_out(&names, total, &who);
             self.say(key, "warning", &text);
             self.trace(key, "image", "left-out", &text);
         }
@@ -66,7 +67,7 @@ impl TargetRun<'_> {
             )
             .collect();
         for (image, plan) in plans {
-            let text = crate::tell::dry::image(&image.path, &image.alt, &plan);
+            let text = tell::dry::image(&image.path, &image.alt, &plan);
             self.say(post.key, "image", &text);
         }
     }

@@ -8,6 +8,7 @@ use crate::error::{Class, Error};
 use crate::life::{Event, KeyLine, Phase, Then, Word};
 use crate::post::Post;
 use crate::targets::Lookup;
+use crate::tell;
 use jiff::civil::Date;
 
 impl TargetRun<'_> {
@@ -19,7 +20,7 @@ impl TargetRun<'_> {
         let resume = matches!(line.phase, Phase::Pending(crate::life::Op::Retract));
         if self.run.plan.dry_run {
             let ids = line.live_ids().join(", ");
-            let text = crate::tell::retract::would(&ids, resume, &self.cfg.name);
+            let text = tell::retract::would(&ids, resume, &self.cfg.name);
             self.say(key, "retract", &text);
             return Ok(());
         }
@@ -71,12 +72,7 @@ impl TargetRun<'_> {
         {
             Ok(()) => self.verify(key, id, true, before),
             Err(err) if err.class() == Some(Class::Unknown) => {
-                self.trace(
-                    key,
-                    "retract",
-                    "unknown",
-                    &crate::tell::failure::detail(&err),
-                );
+                self.trace(key, "retract", "unknown", &tell::failure::detail(&err));
                 self.verify(key, id, false, before)
             }
             // Refused: a copy already gone (removed by hand, an earlier retract) is what
@@ -95,12 +91,7 @@ impl TargetRun<'_> {
                         },
                     )?;
                     self.stop_for(key, &err);
-                    self.trace(
-                        key,
-                        "retract",
-                        "failed",
-                        &crate::tell::failure::detail(&err),
-                    );
+                    self.trace(key, "retract", "failed", &tell::failure::detail(&err));
                     self.report(key, &step, Some(&err))?;
                     Ok(None)
                 }
@@ -128,7 +119,7 @@ impl TargetRun<'_> {
             Some(Phase::Retracted { verified: false })
         );
         let more = crate::life::removed_note(line, removed);
-        let text = crate::tell::retract::removed(&id, verified, &self.cfg.name, &more);
+        let text = tell::retract::removed(&id, verified, &self.cfg.name, &more);
         self.trace(key, "retract", "done", &text);
         self.count("retracted", key, "retracted", &text);
     }
@@ -185,7 +176,7 @@ impl TargetRun<'_> {
             },
         )?;
         self.trace(key, "retract", "unknown", &why);
-        let text = crate::tell::retract::unsure(key, &why);
+        let text = tell::retract::unsure(key, &why);
         self.count("unconfirmed", key, "unconfirmed", &text);
         Ok(None)
     }

@@ -1,7 +1,8 @@
-//! A target stopped for the rest of a run (`tell::Stop` says why): after a broken setup, refused credentials, a long
-//! rate limit or a server that cannot be reached, nothing more goes to it. Each key it would
-//! have tried says why; a key that nothing of reached is recorded as not tried when the server
-//! cannot be reached, so it fails, escalates and is held back as a tried key would.
+//! A target stopped for the rest of a run (`tell::Stop` says why): after a broken setup,
+//! refused credentials, a long rate limit or a server that cannot be reached, nothing more goes
+//! to it. Each key it would have tried says why; a key that nothing of reached is recorded as
+//! not tried when the server cannot be reached, so it fails, escalates and is held back as a
+//! tried key would.
 
 use super::TargetRun;
 use crate::error::{Class, Error, Kind};

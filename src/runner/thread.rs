@@ -209,7 +209,7 @@ impl TargetRun<'_> {
     ) -> Result<Option<bool>, Error> {
         let key = post.key;
         let step = self.send_failed(post, err, before, failures)?;
-        let detail = format!("part={} {}", n + 1, crate::tell::failure::detail(err));
+        let detail = format!("part={} {}", n + 1, tell::failure::detail(err));
         match step.then {
             Then::Send(wait) => {
                 self.trace(key, "publish", "retry-safe", &detail);

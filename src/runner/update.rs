@@ -11,6 +11,7 @@ use crate::life::{self, Answer, Event, KeyLine, Op, Then, Verdict, Word};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Lookup, Media, Outgoing};
+use crate::tell;
 use jiff::civil::Date;
 use std::time::Instant;
 
@@ -40,7 +41,7 @@ impl TargetRun<'_> {
         }
         if self.run.plan.dry_run {
             let id = line.copy.id.clone().unwrap_or_default();
-            self.say(key, "update", &crate::tell::dry::update(&id, &post));
+            self.say(key, "update", &tell::dry::update(&id, &post));
             self.images_for(&post);
             self.say_images(&post, line.copy.media.as_deref());
             return Ok(());
@@ -112,7 +113,7 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(key, "update", "failed", &crate::tell::failure::detail(&err));
+        self.trace(key, "update", "failed", &tell::failure::detail(&err));
         self.report(key, &step, Some(&err))
     }
 
@@ -133,7 +134,7 @@ impl TargetRun<'_> {
 
     fn unchanged(&mut self, key: Date) -> Result<(), Error> {
         let why = match self.run.plan.mode {
-            life::Mode::Retry(_) => crate::tell::skip::DONE_IN_PLACE,
+            life::Mode::Retry(_) => tell::skip::DONE_IN_PLACE,
             _ => "done",
         };
         self.count("done", key, "skip", why);
@@ -190,15 +191,10 @@ impl TargetRun<'_> {
             };
             let step = self.send_failed(post, &err, before.as_ref(), sends)?;
             if step.then != Then::ReadBack(std::time::Duration::ZERO) {
-                self.trace(key, "update", "failed", &crate::tell::failure::detail(&err));
+                self.trace(key, "update", "failed", &tell::failure::detail(&err));
                 return self.report(key, &step, Some(&err));
             }
-            self.trace(
-                key,
-                "update",
-                "unknown",
-                &crate::tell::failure::detail(&err),
-            );
+            self.trace(key, "update", "unknown", &tell::failure::detail(&err));
             signals::sleep(self.cfg.policy.confirm_delay + self.settle());
             let line = self.line(key).expect("the pending update");
             let out = Outgoing {
@@ -301,7 +297,7 @@ impl TargetRun<'_> {
             false => None,
         };
         if self.run.plan.dry_run {
-            self.say(key, "update", crate::tell::dry::FINISH_UPDATE);
+            self.say(key, "update", tell::dry::FINISH_UPDATE);
             return Ok(());
         }
         let Some(post) = post else {
@@ -380,7 +376,7 @@ impl TargetRun<'_> {
         let id = self.line(key).and_then(|l| l.copy.id).unwrap_or_default();
         let millis = started.elapsed().as_millis();
         let detail =
-            crate::tell::line::titled(&format!("id={id} duration_ms={millis}"), Some(&post.title));
+            tell::line::titled(&format!("id={id} duration_ms={millis}"), Some(&post.title));
         self.trace(key, "update", "done", &detail);
         self.count("updated", key, "updated", &detail);
         Ok(())

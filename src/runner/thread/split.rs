@@ -6,6 +6,7 @@ use crate::error::{Class, Error};
 use crate::life::KeyLine;
 use crate::post::Post;
 use crate::runner::TargetRun;
+use crate::tell;
 use crate::thread::{Piece, Prepared, Turn};
 
 impl TargetRun<'_> {
@@ -61,7 +62,7 @@ impl TargetRun<'_> {
                 fresh.pieces.len()
             ),
             None if self.run.plan.dry_run => {
-                self.say(key, "part", crate::tell::dry::NO_SPLIT);
+                self.say(key, "part", tell::dry::NO_SPLIT);
                 return Ok(fresh);
             }
             None => match self.first_parts_differ(line, &fresh.pieces)? {
