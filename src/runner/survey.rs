@@ -10,7 +10,7 @@ use jiff::civil::Date;
 impl TargetRun<'_> {
     /// Survey the target for the keys of `keys` (the run's walk) that this pass will look up.
     /// A failed survey is traced and changes nothing: every lookup is then made live.
-    pub(super) fn survey(&mut self, keys: impl Iterator<Item = (Date, bool)>) {
+    pub(crate) fn survey(&mut self, keys: impl Iterator<Item = (Date, bool)>) {
         if self.run.plan.dry_run || !self.here.rules.can_find {
             return;
         }

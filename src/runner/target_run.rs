@@ -5,8 +5,8 @@ use super::{Posts, TargetRun};
 use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::Status;
 use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Rules, Seen, Skip, Why};
+use crate::life::{Exit, Status};
 use jiff::civil::Date;
 
 /// The rules of a key's life on this target, from its config and its kind: the run, the dry
@@ -39,7 +39,7 @@ enum Pass {
 impl TargetRun<'_> {
     /// The keys this target looks at besides the posts (every run looks at every post): keys
     /// whose line is not done and that have no post. Notes done keys whose post is gone.
-    pub(super) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Date> {
+    pub(crate) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Date> {
         // Both are in key order: one walk side by side, no lookup per key.
         let mut posts = catalog.files.keys().peekable();
         let (mut deleted, mut other) = (Vec::new(), Vec::new());
@@ -61,7 +61,7 @@ impl TargetRun<'_> {
 
     /// Whether this target looks at `key`: a post, a key whose line is not done, or any key
     /// with a line when retracting.
-    pub(super) fn looks_at(&self, key: Date, has_post: bool) -> bool {
+    pub(crate) fn looks_at(&self, key: Date, has_post: bool) -> bool {
         has_post
             || self.state.get(key).is_some_and(|r| {
                 self.run.plan.mode == Mode::Retract
@@ -95,7 +95,7 @@ impl TargetRun<'_> {
     }
 
     /// What the key's life says to do with it now (no line changes: for the progress count).
-    pub(super) fn sends(&mut self, key: Date, has_post: bool, posts: &Posts) -> bool {
+    pub(crate) fn sends(&mut self, key: Date, has_post: bool, posts: &Posts) -> bool {
         if self.quick_done(key) {
             return false;
         }
@@ -151,7 +151,7 @@ impl TargetRun<'_> {
     }
 
     /// One visit of the key's life on this target, and what it decides, done.
-    pub(super) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
+    pub(crate) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
         let quick = match self.pass(key) {
             Pass::Yes => true,
             Pass::Untouched(at) => !posts.touched_after(key, at),
@@ -369,9 +369,10 @@ impl TargetRun<'_> {
 
     /// The target's one summary line: what happened today and where the keys stand, in the
     /// words `status` uses; keys that need nothing (drafts, stale) as a count and a range.
-    pub(super) fn finish(&mut self) {
+    /// The exit of the pass.
+    pub(crate) fn finish(&mut self) -> Exit {
         if self.run.plan.dry_run {
-            return;
+            return self.outcome.exit;
         }
         let range = |keys: &[Date]| match (keys.first(), keys.last()) {
             (Some(first), Some(last)) if first != last => format!(" {first}..{last}"),
@@ -403,5 +404,6 @@ impl TargetRun<'_> {
             parts.push("nothing to do".into());
         }
         crate::say::out(&format!("{}: {}", self.cfg.name, parts.join(", ")));
+        self.outcome.exit
     }
 }
