@@ -13,6 +13,7 @@ use crate::targets::{Attempts, Outgoing};
 use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::{Duration, Instant};
+use store::sent::Kept;
 
 impl TargetRun<'_> {
     /// Publish one key: look first when an earlier attempt may have landed (or, for a first
@@ -299,7 +300,8 @@ impl TargetRun<'_> {
                 return self.tell(key, &pending, post, Instant::now(), "publish", None);
             }
             if self.here.keeps_payload {
-                self.keep_payload(key, &out.body)?;
+                let bytes = serde_json::to_vec(&out.body).expect("a JSON value serialises");
+                self.sent().keep(key, Kept::Payload, &bytes)?;
             }
             let clock = Instant::now();
             let step = match self.publish_once(post, out) {
@@ -369,7 +371,9 @@ impl TargetRun<'_> {
                 sends,
             },
         )?;
-        self.drop_payload(key);
+        if self.here.keeps_payload {
+            self.sent().remove(key, Kept::Payload);
+        }
         let note = receipts[0].note.clone();
         self.tell(key, &step, post, clock, "publish", note.as_deref())
     }
