@@ -36,7 +36,6 @@ mod retract;
 mod stop;
 mod survey;
 mod target_run;
-pub use target_run::rules;
 mod thread;
 mod update;
 
@@ -168,7 +167,7 @@ impl<'a> TargetRun<'a> {
         state: &'a mut StateFile,
         run: Shared<'a>,
     ) -> Self {
-        let rules = target_run::rules(config, cfg);
+        let rules = config.rules(cfg, crate::targets::capabilities(cfg));
         let credential = target.secrets().fingerprint();
         let find = target.as_find();
         debug_assert_eq!(

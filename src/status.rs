@@ -141,7 +141,7 @@ impl<'a> Target<'a> {
             ));
             exit.merge(Exit::Usage);
         }
-        let rules = crate::runner::rules(config, cfg);
+        let rules = config.rules(cfg, crate::targets::capabilities(cfg));
         let credential = credential(config, cfg, scene.clock, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
         let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;

@@ -2,30 +2,11 @@
 //! each, and the summary it prints.
 
 use super::{Posts, TargetRun};
-use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Rules, Seen, Skip, Why};
+use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Seen, Skip, Why};
 use crate::life::{Exit, Status};
 use jiff::civil::Date;
-
-/// The rules of a key's life on this target, from its config and its kind: the run, the dry
-/// run and `status` judge by these.
-pub fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
-    let policy = &cfg.policy;
-    let (can_find, updates) = crate::targets::capabilities(cfg);
-    Rules {
-        catchup_days: config.catchup_days,
-        escalate_after: policy.escalate_after,
-        edit_days: policy.edit_days,
-        retries: policy.retries,
-        backoff: policy.backoff,
-        updates,
-        can_find,
-        dedup: policy.dedup != Dedup::Off,
-        strict: policy.dedup == Dedup::Strict,
-    }
-}
 
 /// How a key's line may be passed over without reading its post.
 enum Pass {
