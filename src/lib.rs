@@ -9,6 +9,7 @@ pub mod cli;
 pub mod links;
 pub mod mark;
 pub mod plan;
+mod posts;
 pub mod progress;
 pub mod retract;
 pub mod run;

@@ -5,12 +5,12 @@
 
 use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
-use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::{Exit, Lever, Mode};
 use crate::outside::escape;
 use crate::plan::Plan;
 use crate::post::Post;
+use crate::posts::Posts;
 use crate::progress::Progress;
 use crate::say;
 use crate::state::StateFile;
@@ -19,7 +19,6 @@ use crate::trace::Trace;
 use jiff::civil::Date;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::rc::Rc;
 use std::time::Instant;
 
 mod apply;
@@ -86,56 +85,6 @@ pub(crate) fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
         clock.today(),
         targets.join(", ")
     ));
-}
-
-/// A post as read: shared by every target that looks at its key.
-type Read = Rc<Result<Post, Error>>;
-
-/// The post of the key being worked on, read on demand, once, whatever the number of targets.
-pub(crate) struct Posts<'a> {
-    catalog: &'a Catalog,
-    current: RefCell<Option<(Date, Read)>>,
-    /// The modification time of the key being worked on (`Catalog::modified`), stat'd once,
-    /// and the folder it was stat'd in, kept open for the next.
-    modified: RefCell<Modified>,
-}
-
-/// The last key's modification time, and the folder of its post, open.
-#[derive(Default)]
-struct Modified {
-    of: Option<(Date, Option<std::time::SystemTime>)>,
-    mtimes: crate::fsutil::Mtimes,
-}
-
-impl<'a> Posts<'a> {
-    /// Nothing read yet.
-    pub(crate) fn new(catalog: &'a Catalog) -> Self {
-        Posts {
-            catalog,
-            modified: RefCell::default(),
-            current: RefCell::new(None),
-        }
-    }
-
-    /// Whether the post's file was modified after `at`, in a later second (a line's time is cut
-    /// to the second). A file the system gives no time for counts as modified.
-    fn touched_after(&self, key: Date, at: jiff::Timestamp) -> bool {
-        let Modified { of, mtimes } = &mut *self.modified.borrow_mut();
-        if of.as_ref().is_none_or(|(k, _)| *k != key) {
-            *of = Some((key, self.catalog.modified(key, mtimes)));
-        }
-        let when = of.as_ref().and_then(|(_, when)| *when);
-        let when = when.and_then(|when| jiff::Timestamp::try_from(when).ok());
-        when.is_none_or(|when| when.as_second() > at.as_second())
-    }
-
-    fn get(&self, key: Date) -> Rc<Result<Post, Error>> {
-        let mut current = self.current.borrow_mut();
-        if current.as_ref().is_none_or(|(k, _)| *k != key) {
-            *current = Some((key, Rc::new(self.catalog.post(key))));
-        }
-        Rc::clone(&current.as_ref().expect("set above").1)
-    }
 }
 
 /// One target's pass over the keys (`target_run.rs`): its parts, grouped by what they are for.
