@@ -1,0 +1,9 @@
+//! Posts and what is made of them (crates/content): bad posts and images, the image cleaner,
+//! templates and threads.
+
+pub mod images_bad;
+pub mod images_privacy;
+pub mod images_prop;
+pub mod messy_posts;
+pub mod templates;
+pub mod threads;
