@@ -6,7 +6,7 @@
 //! nothing. Counts, never timings (those are `scripts/bench --network`'s).
 
 use crate::fakes::fake_server::Server;
-use crate::real::real_wordpress::days_ago;
+use crate::support::days::days_ago;
 use crate::support::util::Project;
 
 mod bluesky;

@@ -12,7 +12,7 @@
 use crate::fakes::fake_devto::{self, FakeDevto};
 use crate::fakes::fake_mastodon::{self, FakeMastodon};
 use crate::fakes::fake_server::Server;
-use crate::real::real_wordpress::days_ago;
+use crate::support::days::days_ago;
 use crate::support::util::{Project, env_number};
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};

@@ -113,8 +113,7 @@ impl Media {
             "https://m.test/system/media_attachments/files/{}/original/{}",
             self.id, self.file_name
         );
-        let (w, h) =
-            crate::targets::images_targets::media::dimensions(&self.bytes).unwrap_or((0, 0));
+        let (w, h) = crate::fakes::media::dimensions(&self.bytes).unwrap_or((0, 0));
         json!({"id": self.id, "type": self.kind,
                "url": if self.processed() { json!(url) } else { Value::Null },
                "preview_url": url.replace("/original/", "/small/"), "remote_url": null,
@@ -677,7 +676,7 @@ impl Masto {
             Fault::Hang => return Reply::Hang(Duration::from_millis(600)),
             _ => {}
         }
-        let parts = match crate::targets::images_targets::media::multipart(req) {
+        let parts = match crate::fakes::media::multipart(req) {
             Ok(parts) => parts,
             Err(why) => {
                 return Reply::json(
@@ -692,7 +691,7 @@ impl Masto {
                 json!({"error": "Validation failed: File can't be blank"}),
             );
         };
-        let Some((mime, ext)) = crate::targets::images_targets::media::sniff(&file.data) else {
+        let Some((mime, ext)) = crate::fakes::media::sniff(&file.data) else {
             return Reply::json(
                 422,
                 json!({"error": "Validation failed: File content type is invalid, File is invalid"}),

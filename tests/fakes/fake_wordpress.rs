@@ -847,7 +847,7 @@ impl Wp {
             );
         };
         // wp_handle_sideload → wp_check_filetype_and_ext: the real type decides.
-        let Some((mime, real_ext)) = crate::targets::images_targets::media::sniff(&req.body) else {
+        let Some((mime, real_ext)) = crate::fakes::media::sniff(&req.body) else {
             return wp_error(
                 500,
                 "rest_upload_sideload_error",
@@ -868,8 +868,7 @@ impl Wp {
         let dir = Self::upload_dir();
         let unique = self.unique_filename(&dir, &filename);
         let (stem, ext) = unique.rsplit_once('.').unwrap();
-        let (width, height) =
-            crate::targets::images_targets::media::dimensions(&req.body).unwrap_or((0, 0));
+        let (width, height) = crate::fakes::media::dimensions(&req.body).unwrap_or((0, 0));
         // big_image_size_threshold: 2560 px; the attached file becomes `<name>-scaled.<ext>`.
         let scaled = width > 2560 || height > 2560;
         let attached = match scaled {

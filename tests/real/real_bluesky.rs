@@ -6,7 +6,7 @@
 //! page), so "exactly once" is checked where it matters, not in dayrun's own state. Without
 //! `DAYRUN_HARNESS` they are ignored: `cargo test` lists them as such.
 
-use crate::real::real_wordpress::{days_ago, today};
+use crate::support::days::{days_ago, today};
 use crate::support::harness::{self, FaultProxy, Pds, Record};
 use crate::support::util::{Output, Project};
 use serde_json::json;

@@ -4,7 +4,8 @@
 //! Each test counts the posts on the server itself (`list.sh`), so "exactly once" is checked
 //! where it matters. Without `DAYRUN_HARNESS` every test here is ignored unless asked for.
 
-use crate::real::real_wordpress::{LOST_ANSWER, days_ago, today};
+use crate::real::real_wordpress::LOST_ANSWER;
+use crate::support::days::{days_ago, today};
 use crate::support::harness::{self, FaultProxy, Ghost};
 use crate::support::util::{Output, Project};
 use serde_json::{Value, json};

@@ -4,7 +4,8 @@
 //! APIs (`GET /wp/v2/media`, `com.atproto.repo.listRecords`), never through dayrun's state.
 //! Without `DAYRUN_HARNESS` they are ignored: `cargo test` lists them as such.
 
-use crate::real::real_wordpress::{self, today};
+use crate::real::real_wordpress;
+use crate::support::days::today;
 use crate::support::harness::{self, FaultProxy, Pds, WordPress};
 use crate::support::image_gen;
 use crate::support::util::{Output, Project};

@@ -3,7 +3,7 @@
 //! and the PDS holds nothing; the next run sends it, once, with the site's real URL. Records are
 //! counted on the server (`listRecords`).
 
-use crate::real::real_wordpress::today;
+use crate::support::days::today;
 use crate::support::harness;
 use crate::support::util::Project;
 

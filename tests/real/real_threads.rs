@@ -4,7 +4,7 @@
 //! `root` and `parent` against the records' own URI and CID (`getRecord`).
 
 use crate::content::threads::{field, kill_when_at, latest_of, long_body};
-use crate::real::real_wordpress::today;
+use crate::support::days::today;
 use crate::support::harness::{self, FaultProxy, Pds};
 use crate::support::util::Project;
 use unicode_segmentation::UnicodeSegmentation;

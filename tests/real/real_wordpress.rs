@@ -5,25 +5,12 @@
 //! once" is checked where it matters, not in dayrun's own state. Without `DAYRUN_HARNESS` every
 //! test here is ignored unless asked for (`-- --include-ignored`).
 
+use crate::support::days::{days_ago, today};
 use crate::support::harness::{self, FaultProxy, WordPress};
 use crate::support::util::{Output, Project};
 use serde_json::{Value, json};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-/// Today in UTC, the zone of both dayrun (`timezone = "UTC"`) and the harness site. Keys must be
-/// real dates near now: the lookup searches a date window around the key, and a post published
-/// for today carries the time it was sent.
-pub(crate) fn today() -> String {
-    // A timestamp prints in UTC: `2026-11-29T07:00:00.123Z`.
-    jiff::Timestamp::now().to_string()[..10].to_string()
-}
-
-/// A day well before `catchup_days`, so it publishes only with `--backfill` or `--key`.
-pub(crate) fn days_ago(n: i64) -> String {
-    let today: jiff::civil::Date = today().parse().unwrap();
-    (today - jiff::Span::new().days(n)).to_string()
-}
 
 /// A project publishing to `url` (the server, or a fault proxy in front of it). `delivery` is
 /// extra lines for the target table (e.g. `settle_secs`, `dedup`).

@@ -6,9 +6,8 @@
 //! `rest` reads a post with `context=edit`). Without `DAYRUN_HARNESS` every test here prints
 //! ignored unless asked for (`-- --include-ignored`).
 
-use crate::real::real_wordpress::{
-    LOST_ANSWER, config, id, on_server, post, project, state_field, today,
-};
+use crate::real::real_wordpress::{LOST_ANSWER, config, id, on_server, post, project, state_field};
+use crate::support::days::today;
 use crate::support::harness::{self, FaultProxy, WordPress};
 use crate::support::util::Project;
 use serde_json::Value;

@@ -3,8 +3,6 @@
 //! `--dry-run`, and a 0.3 done line. Every test asserts on what the fakes hold and on exact
 //! state fields (`media=`), never on timing.
 
-pub mod media;
-
 mod bluesky;
 mod devto;
 mod fakes;
@@ -14,6 +12,7 @@ mod regressions;
 mod upgrade;
 mod wordpress;
 
+use crate::fakes::media;
 use crate::support::image_gen as pics;
 use crate::support::util::{Output, Project};
 

@@ -56,10 +56,10 @@ fn a_backfill_of_40_posts_costs_a_create_each_a_login_and_one_walk() {
 fn older_records_below_the_keys_end_the_walk_without_asking_for_more() {
     let api = FakeBluesky::start();
     // A post of last year and one of today, by the app: below and above the keys' hours.
-    let year_ago = crate::real::real_wordpress::days_ago(365);
+    let year_ago = crate::support::days::days_ago(365);
     api.seed(&derived_rkey("app", &year_ago, 0), "old");
     api.seed(
-        &derived_rkey("app", &crate::real::real_wordpress::days_ago(0), 0),
+        &derived_rkey("app", &crate::support::days::days_ago(0), 0),
         "today",
     );
     let p = project(&api, "");
@@ -143,7 +143,7 @@ fn a_walk_that_cannot_be_trusted_proves_nothing_and_each_key_is_probed() {
             api.seed(&derived_rkey("app", &key(i), 0), "by the app");
         }
         api.seed(
-            &derived_rkey("app", &crate::real::real_wordpress::days_ago(0), 0),
+            &derived_rkey("app", &crate::support::days::days_ago(0), 0),
             "today",
         );
         api.state.lock().unwrap().list_faults.push_back(fault);

@@ -13,7 +13,7 @@
 use super::Pds;
 use crate::fakes::fake_posts::Fault;
 use crate::fakes::fake_server::{Reply, Request};
-use crate::targets::images_targets::media::{raw_cid, sniff};
+use crate::fakes::media::{raw_cid, sniff};
 use serde_json::{Value, json};
 
 /// A blob the PDS holds.

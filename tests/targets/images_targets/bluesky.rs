@@ -5,9 +5,9 @@
 use super::{ALTS, KEY, TODAY, assert_private, line, media_field, pictures, shown, six_pictures};
 use crate::fakes::fake_bluesky::{APP_PASSWORD, FakeBluesky};
 use crate::fakes::fake_posts::Fault;
+use crate::fakes::media::{dimensions, raw_cid};
 use crate::support::image_gen as pics;
 use crate::support::util::Project;
-use crate::targets::images_targets::media::{dimensions, raw_cid};
 use serde_json::Value;
 
 const UPLOAD: &str = "com.atproto.repo.uploadBlob";

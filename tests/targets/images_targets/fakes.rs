@@ -5,8 +5,8 @@ use crate::fakes::fake_bluesky::{APP_PASSWORD, DID, FakeBluesky, HANDLE};
 use crate::fakes::fake_bluesky_rules::tid;
 use crate::fakes::fake_mastodon::{FakeMastodon, TOKEN};
 use crate::fakes::fake_wordpress::{FakeWordPress, PASSWORD, USER};
+use crate::fakes::media::{raw_cid, sniff};
 use crate::support::image_gen as pics;
-use crate::targets::images_targets::media::{raw_cid, sniff};
 use serde_json::{Value, json};
 
 fn agent() -> ureq::Agent {

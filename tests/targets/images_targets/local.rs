@@ -4,8 +4,8 @@
 
 use super::{ALTS, KEY, TODAY, assert_private, pictures, sha16, shown};
 use crate::fakes::fake_posts::PostsApi;
+use crate::fakes::media::sha256_hex;
 use crate::support::util::Project;
-use crate::targets::images_targets::media::sha256_hex;
 use serde_json::{Value, json};
 
 /// (path as shown, alt, cover, content type) in the contract's order.
