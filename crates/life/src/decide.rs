@@ -62,6 +62,30 @@ pub enum Decision {
     NothingToRetract(String),
 }
 
+impl Decision {
+    /// Whether carrying it out sends or looks something up on the target (a publish, a
+    /// confirm, an interrupted update or retract finished, a retract, an edit checked): the
+    /// key then leaves what the attempt records. Any other is only said, and the key leaves
+    /// the exit its line implies.
+    pub fn reaches_target(&self) -> bool {
+        matches!(
+            self,
+            Decision::Publish { .. }
+                | Decision::Confirm
+                | Decision::FinishUpdate
+                | Decision::FinishRetract
+                | Decision::Retract
+                | Decision::CheckEdit { .. }
+        )
+    }
+
+    /// Whether it may send the post as a new copy: a publish, or a pending publish confirmed
+    /// (sent again if absent). What the run's progress counts ahead.
+    pub fn publishes(&self) -> bool {
+        matches!(self, Decision::Publish { .. } | Decision::Confirm)
+    }
+}
+
 /// Why nothing is done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
@@ -446,3 +470,6 @@ pub(super) fn implied(line: Option<&KeyLine>, decision: &Decision, ctx: &Ctx) ->
         _ => Exit::Ok,
     }
 }
+
+#[cfg(test)]
+mod tests;
