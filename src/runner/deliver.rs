@@ -416,7 +416,9 @@ impl TargetRun<'_> {
         let key = post.key;
         let line = self.line(key).expect("the pending line");
         let marks = line.tried.marks.clone();
-        let deadline = later(self.run.clock.now().timestamp(), self.settle());
+        let deadline = self
+            .landing()
+            .after_answer(self.run.clock.now().timestamp());
         let attempts = Attempts {
             key,
             marks: &marks,
@@ -440,16 +442,18 @@ impl TargetRun<'_> {
         self.judge(key, ask, &parts)
     }
 
-    /// When an attempt recorded on `line` can no longer land: a pending line's attempt may
-    /// run for the target's timeout; any attempt may still show up for the settle time after.
+    /// When an attempt recorded on `line` can no longer land (`life::Landing::deadline`).
     pub(super) fn deadline(&self, line: &KeyLine) -> Timestamp {
-        let now = self.run.clock.now().timestamp();
-        let at = line.time().unwrap_or(now);
-        let mut wait = self.settle() + Duration::from_secs(1); // stamps have whole seconds
-        if matches!(line.phase, Phase::Pending(_)) {
-            wait += self.target.timeout();
+        self.landing()
+            .deadline(line, self.run.clock.now().timestamp())
+    }
+
+    /// How long an attempt may still show up on this target: its timeout, and its settle time.
+    fn landing(&self) -> life::Landing {
+        life::Landing {
+            timeout: self.target.timeout(),
+            settle: self.settle(),
         }
-        later(at, wait)
     }
 
     pub(super) fn settle(&self) -> Duration {
@@ -556,8 +560,4 @@ fn parts(
         media: media.clone(),
         copy: None,
     }
-}
-
-fn later(at: Timestamp, wait: Duration) -> Timestamp {
-    at.checked_add(wait).unwrap_or(Timestamp::MAX)
 }
