@@ -157,7 +157,7 @@ impl TargetRun<'_> {
         &mut self,
         key: Date,
         ask: Ask,
-        landed: &dyn Fn(&[Receipt]) -> LandedParts,
+        landed: &dyn Fn(&[Receipt]) -> life::Keeps,
     ) -> Result<Step, Error> {
         let Ask {
             attempts,
@@ -278,36 +278,6 @@ pub(super) enum Looking {
         deadline: Timestamp,
         wait_first: bool,
     },
-}
-
-/// What a found copy's done line keeps, besides its receipts.
-#[derive(Debug, Clone)]
-pub(super) struct LandedParts {
-    pub fp: String,
-    pub payload: String,
-    pub media: Option<String>,
-    pub copy: Option<(u32, String)>,
-}
-
-impl LandedParts {
-    pub fn landed<'a>(
-        &'a self,
-        receipts: &'a [Receipt],
-        how: life::How,
-        first: bool,
-    ) -> life::Landed<'a> {
-        life::Landed {
-            receipts,
-            how: match first {
-                true => life::How::AlreadyThere,
-                false => how,
-            },
-            fp: &self.fp,
-            payload: &self.payload,
-            media: self.media.as_deref(),
-            copy: self.copy.as_ref().map(|(g, r)| (*g, r.as_str())),
-        }
-    }
 }
 
 /// A failed lookup: transient when the request may simply fail again (a server error, a

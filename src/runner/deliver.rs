@@ -1,7 +1,7 @@
 //! Sending a post: pre-submit dedup, a lookup before any send that could repeat an earlier one,
 //! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
 
-use super::confirm::{Ask, LandedParts, Looking};
+use super::confirm::{Ask, Looking};
 use super::report::Failed;
 use super::{Posts, TargetRun, describe};
 use crate::error::Error;
@@ -239,7 +239,7 @@ impl TargetRun<'_> {
             generation: line.copy.generation,
             deadline: Some(self.deadline(&line)),
         };
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: line.fp.clone().unwrap_or_default(),
             payload: String::new(),
             media: line.copy.media.clone(),
@@ -351,7 +351,7 @@ impl TargetRun<'_> {
         let key = post.key;
         let media = self.unattached(key, post);
         let receipts = [receipt];
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: post.fingerprint.clone(),
             payload: self.edit_mark(post),
             media,
@@ -551,10 +551,10 @@ fn parts(
     post: &Post,
     line: Option<&KeyLine>,
     payload: String,
-) -> impl Fn(&[Receipt]) -> LandedParts + use<> {
+) -> impl Fn(&[Receipt]) -> life::Keeps + use<> {
     let media = line.and_then(|l| l.copy.media.clone());
     let fp = post.fingerprint.clone();
-    move |_| LandedParts {
+    move |_| life::Keeps {
         fp: fp.clone(),
         payload: payload.clone(),
         media: media.clone(),

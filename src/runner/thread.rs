@@ -8,7 +8,7 @@ mod edit;
 mod split;
 
 use super::TargetRun;
-use super::confirm::{LandedParts, Seen};
+use super::confirm::Seen;
 use crate::error::{Class, Error};
 use crate::life::Receipt;
 use crate::life::{self, Answer, Event, KeyLine, Op, Part, Phase, Then, Verdict, Why};
@@ -440,7 +440,7 @@ impl TargetRun<'_> {
             url: line.copy.url.clone(),
             ..Receipt::id(&landed[0].id)
         }];
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: prepared.fp.clone(),
             payload: prepared.payload.clone(),
             media: self.unattached(key, post),

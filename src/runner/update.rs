@@ -3,7 +3,6 @@
 //! reading the copy back). An update is never turned into a create: resending one is harmless,
 //! a second copy is not.
 
-use super::confirm::LandedParts;
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
 use crate::life::Receipt;
@@ -229,7 +228,7 @@ impl TargetRun<'_> {
             false => self.target.as_update().and_then(|u| u.read_back(id, out)),
         };
         let receipts = [Receipt::id(id)];
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: post.fingerprint.clone(),
             payload: self.edit_mark(post),
             media: None,
@@ -368,7 +367,7 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let key = post.key;
         let media = self.unattached(key, post);
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: post.fingerprint.clone(),
             payload: self.edit_mark(post),
             media,
