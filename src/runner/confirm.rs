@@ -3,7 +3,7 @@
 //! that fails (a 503, a timeout) is transient: looked again within the run, then by the next.
 
 use super::TargetRun;
-use crate::error::{Class, Error, Kind};
+use crate::error::{Error, Kind};
 use crate::life::Receipt;
 use crate::life::copies::{self, Sifted};
 use crate::life::{self, Event, KeyLine, Step, Then};
@@ -280,13 +280,11 @@ pub(super) enum Looking {
     },
 }
 
-/// A failed lookup: transient when the request may simply fail again (a server error, a
-/// timeout, a reset, a rate limit); refused for good when the credential or the setup is
-/// refused; a lookup refused as a request (a 4xx) cannot tell, by its nature.
+/// A failed lookup, as its class makes it (`life::look_failed`).
 fn classify(err: Error) -> Seen {
-    match (err.kind, err.class()) {
-        (Kind::Config, _) | (_, Some(Class::Auth)) => Seen::Refused(err),
-        (_, Some(Class::RetrySafe | Class::Unknown)) => Seen::Transient(err.reason()),
-        _ => Seen::CannotTell(err.reason()),
+    match life::look_failed(err.kind == Kind::Config, err.class()) {
+        life::LookFailed::Refused => Seen::Refused(err),
+        life::LookFailed::Transient => Seen::Transient(err.reason()),
+        life::LookFailed::CannotTell => Seen::CannotTell(err.reason()),
     }
 }

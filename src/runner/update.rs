@@ -4,7 +4,7 @@
 //! a second copy is not.
 
 use super::{Posts, TargetRun};
-use crate::error::{Class, Error};
+use crate::error::{Class, Error, Kind};
 use crate::life::Receipt;
 use crate::life::{self, Answer, Event, KeyLine, Op, Then, Verdict, Word};
 use crate::post::Post;
@@ -249,16 +249,16 @@ impl TargetRun<'_> {
             Ok(Lookup::Absent) => Verdict::Absent,
             Ok(Lookup::CannotTell(text)) => Verdict::CannotTell(text),
             Ok(Lookup::Foreign(list)) => Verdict::Foreign(list),
-            Err(err)
-                if err.class() == Some(Class::Auth) || err.kind == crate::error::Kind::Config =>
-            {
-                failed = self.failed(err, Some(post));
-                Verdict::Refused(failed.borrow())
-            }
-            Err(err) => {
-                why = err.reason();
-                Verdict::Transient(&why)
-            }
+            Err(err) => match life::read_back_failed(err.kind == Kind::Config, err.class()) {
+                life::LookFailed::Refused => {
+                    failed = self.failed(err, Some(post));
+                    Verdict::Refused(failed.borrow())
+                }
+                _ => {
+                    why = err.reason();
+                    Verdict::Transient(&why)
+                }
+            },
         };
         let _ = &parts;
         let step = self.apply(
