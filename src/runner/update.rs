@@ -6,7 +6,7 @@
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error, Kind};
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, KeyLine, Op, Then, Verdict, Word};
+use crate::life::{self, Answer, EditCheck, Event, KeyLine, Op, Then, Verdict, Word};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Lookup, Media, Outgoing};
@@ -29,13 +29,19 @@ impl TargetRun<'_> {
         };
         let new = self.edit_mark(&post);
         let old = line.edits.payload.as_deref();
-        if !forced && (old.is_none() || self.predates_mark(old, &post)) {
-            self.apply(key, &Event::Baseline(&new))?;
-            return self.unchanged(key);
-        }
+        let (before_images, before_template) = self.earlier_marks(&post);
+        let earlier = life::Earlier {
+            before_images: &before_images,
+            before_template: before_template.as_deref(),
+        };
         // (A refused edit the post still holds never gets here: its life says `EditFailed`.)
-        if !forced && old == Some(new.as_str()) {
-            return self.unchanged(key);
+        match life::check_edit(old, &new, earlier, forced) {
+            EditCheck::Baseline => {
+                self.apply(key, &Event::Baseline(&new))?;
+                return self.unchanged(key);
+            }
+            EditCheck::Unchanged => return self.unchanged(key),
+            EditCheck::Send => {}
         }
         if self.run.plan.dry_run {
             let id = line.copy.id.clone().unwrap_or_default();
@@ -62,17 +68,11 @@ impl TargetRun<'_> {
         }
     }
 
-    /// Whether the recorded payload `old` is from before the mark covered all it covers now:
-    /// the current mark is then the copy's baseline, and nothing is sent.
-    fn predates_mark(&self, old: Option<&str>, post: &Post) -> bool {
-        // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
-        // Upgrading); the images go with the next edit, or with `retry --force`.
-        let before_images = old == Some(post.edit_mark_before_images().as_str());
-        // Published before the target had a template: the template appearing is not an edit
-        // by itself (docs/templates.md); a later change of the post or the template is.
-        let before_template =
-            self.cfg.template.is_some() && old == Some(post.edit_mark(None).as_str());
-        before_images || before_template
+    /// The post's edit hash under older rules (`life::Earlier`): before images were sent, and
+    /// before this target had a template (only when it has one now).
+    fn earlier_marks(&self, post: &Post) -> (String, Option<String>) {
+        let before_template = self.cfg.template.is_some().then(|| post.edit_mark(None));
+        (post.edit_mark_before_images(), before_template)
     }
 
     /// What the edit sends to the copy, or why it cannot be sent in place.
