@@ -73,11 +73,10 @@ impl TargetRun<'_> {
         }
     }
 
-    /// Whether the key's line holds a refused edit: the rules then compare the post's edit
-    /// hash with it (read only then: it needs the post's images).
+    /// Whether the key's visit compares the post's edit hash (`life::compares_payload`): it
+    /// is made only then (it needs the post's images).
     fn refused(&self, key: Date) -> bool {
-        self.line(key)
-            .is_some_and(|l| l.edits.edit_failed.is_some())
+        life::compares_payload(self.line(key).as_ref())
     }
 
     /// What the key's life says to do with it now (no line changes: for the progress count).

@@ -388,6 +388,13 @@ fn publish(why: Why, look_first: bool, new_copy: bool) -> Decision {
     }
 }
 
+/// Whether a visit of the key compares the post's edit hash (`Facts::payload`): only where its
+/// line holds a refused edit, which stands while the post still holds it. The hash needs the
+/// post's images, so the run and `status` make it only then.
+pub fn compares_payload(line: Option<&KeyLine>) -> bool {
+    line.is_some_and(|l| l.edits.edit_failed.is_some())
+}
+
 /// A done key in a run: its refused edit stands while the post still holds it; else its edit
 /// goes to the copy within the edit window; an edit after the window is said once.
 fn done(line: &KeyLine, seen: Option<&Seen>, ctx: &Ctx) -> Result<Decision, Unread> {

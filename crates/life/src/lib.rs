@@ -31,7 +31,7 @@ mod word;
 
 pub use before::{Before, Sending, sending};
 pub use class::{Class, code};
-pub use decide::{Decision, Skip, Why};
+pub use decide::{Decision, Skip, Why, compares_payload};
 pub use edit::{Earlier, EditCheck, check_edit};
 pub use exit::Exit;
 pub use human::Act;

@@ -1,6 +1,7 @@
 //! What kind of decision a visit made: one carried out on the target, or one only said.
 
-use super::{Decision, Skip, Why};
+use super::{Decision, Skip, Why, compares_payload};
+use crate::{KeyLine, Record};
 
 fn publish() -> Decision {
     Decision::Publish {
@@ -51,4 +52,14 @@ fn only_a_publish_or_a_confirm_may_send_a_new_copy() {
     ] {
         assert!(!decision.publishes(), "{decision:?}");
     }
+}
+
+#[test]
+fn a_visit_compares_the_edit_hash_only_of_a_line_that_holds_a_refused_edit() {
+    let line = |text: &str| KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let refused = line("2026-11-20 done 2026-11-20T07:00:00Z id=7 edit_failed=p");
+    let done = line("2026-11-20 done 2026-11-20T07:00:00Z id=7 payload=p");
+    assert!(compares_payload(Some(&refused)));
+    assert!(!compares_payload(Some(&done)));
+    assert!(!compares_payload(None));
 }
