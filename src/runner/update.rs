@@ -77,11 +77,10 @@ impl TargetRun<'_> {
 
     /// What the edit sends to the copy, or why it cannot be sent in place.
     fn prepare_edit(&mut self, key: Date, line: &KeyLine, post: &Post) -> Result<Outgoing, Error> {
-        // A thread published before the target went back to `long = "cut"`: one post cannot
-        // replace it in place without leaving the thread half old, half new.
+        // A thread published before the target went back to `long = "cut"`.
         let parts = line.copy.parts.len();
-        match parts > 1 && self.target.as_thread().is_none() {
-            true => Err(Error::failure(
+        match life::edits_in_place(parts, self.target.as_thread().is_some()) {
+            false => Err(Error::failure(
                 Class::Rejected,
                 format!("the copy is a thread of {parts} parts and the target now sends one post (long = \"cut\"); nothing was changed"),
             )
@@ -89,7 +88,7 @@ impl TargetRun<'_> {
                 "set long = \"thread\" again to edit the thread in place, or `dayrun retract {key} --yes --target {0}`, then `dayrun retry {key} --force --target {0}` to publish it as one post",
                 self.cfg.name
             ))),
-            false => self.target.prepare(post),
+            true => self.target.prepare(post),
         }
     }
 

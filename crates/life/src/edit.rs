@@ -163,6 +163,13 @@ pub fn check_edit(old: Option<&str>, new: &str, earlier: Earlier, forced: bool) 
     }
 }
 
+/// Whether an edit can go to a copy of `parts` parts in place on a target that sends threads
+/// (`threads`) or one post: not a thread of several parts on a target that now sends one post
+/// (`long = "cut"`): one post cannot replace it without leaving the thread half old, half new.
+pub fn edits_in_place(parts: usize, threads: bool) -> bool {
+    parts <= 1 || threads
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +218,13 @@ mod tests {
             check_edit(Some("plain"), "new", untemplated, false),
             EditCheck::Send
         );
+    }
+
+    #[test]
+    fn a_thread_of_several_parts_takes_no_edit_in_place_on_a_target_that_sends_one_post() {
+        assert!(!edits_in_place(3, false));
+        assert!(edits_in_place(3, true));
+        assert!(edits_in_place(1, false));
+        assert!(edits_in_place(0, false));
     }
 }

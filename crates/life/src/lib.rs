@@ -32,7 +32,7 @@ mod word;
 pub use before::{Before, Sending, sending};
 pub use class::{Class, code};
 pub use decide::{Decision, Skip, Why, compares_payload};
-pub use edit::{Earlier, EditCheck, check_edit};
+pub use edit::{Earlier, EditCheck, check_edit, edits_in_place};
 pub use exit::Exit;
 pub use human::Act;
 pub use keeps::Keeps;
