@@ -26,6 +26,7 @@ mod pass;
 mod receipt;
 mod record;
 mod remove;
+mod resume;
 mod send;
 mod word;
 
@@ -45,6 +46,7 @@ pub use pass::{Pass, looks_at, pass, will_look};
 pub use receipt::Receipt;
 pub use record::{Record, Status};
 pub use remove::removed_note;
+pub use resume::{Resume, first_parts, kept_fits, part_differs, resume};
 pub use send::{Answer, Failure, How, Landed, Verdict};
 pub use word::Word;
 
