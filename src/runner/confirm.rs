@@ -6,7 +6,7 @@ use super::TargetRun;
 use crate::error::{Error, Kind};
 use crate::life::Receipt;
 use crate::life::copies::{self, Sifted};
-use crate::life::{self, Event, KeyLine, Step, Then};
+use crate::life::{self, Event, KeyLine, Looking, Step, Then};
 use crate::signals;
 use crate::targets::{Attempts, Lookup};
 use jiff::Timestamp;
@@ -265,19 +265,6 @@ pub(super) struct Ask<'a> {
     pub sends: u32,
     /// A post is there to send if the copy is absent.
     pub sendable: bool,
-}
-
-/// When a key is looked up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Looking {
-    /// Before any attempt (pre-submit dedup): one look, absent at once.
-    Dedup,
-    /// After an attempt: absent only once it can no longer land (`deadline`); `wait_first`:
-    /// wait before the first look.
-    Confirm {
-        deadline: Timestamp,
-        wait_first: bool,
-    },
 }
 
 /// A failed lookup, as its class makes it (`life::look_failed`).

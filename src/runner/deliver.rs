@@ -1,12 +1,12 @@
 //! Sending a post: pre-submit dedup, a lookup before any send that could repeat an earlier one,
 //! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
 
-use super::confirm::{Ask, Looking};
+use super::confirm::Ask;
 use super::report::Failed;
 use super::{Posts, TargetRun, describe};
 use crate::error::Error;
 use crate::life::Receipt;
-use crate::life::{self, Answer, Before, Event, KeyLine, Op, Phase, Sending, Then, Why};
+use crate::life::{self, Answer, Before, Event, KeyLine, Looking, Op, Phase, Sending, Then, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Outgoing};
@@ -163,7 +163,9 @@ impl TargetRun<'_> {
                 sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
                 marks = line.marks_and(&out.marks);
                 let pending = matches!(line.phase, Phase::Pending(Op::Publish));
-                let deadline = self.deadline(line);
+                let looking = self
+                    .landing()
+                    .confirm(line, self.run.clock.now().timestamp());
                 let attempts = Attempts {
                     key,
                     marks: &marks,
@@ -172,17 +174,9 @@ impl TargetRun<'_> {
                     sent: &sent,
                     rkey: out.rkey.as_deref(),
                     generation: out.generation,
-                    deadline: Some(deadline),
+                    deadline: looking.deadline(),
                 };
-                let wait_first = self.run.clock.now().timestamp() < deadline;
-                (
-                    attempts,
-                    Looking::Confirm {
-                        deadline,
-                        wait_first,
-                    },
-                    "confirm",
-                )
+                (attempts, looking, "confirm")
             }
             _ => {
                 let attempts = Attempts {
@@ -229,6 +223,9 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let sent = self.kept_payload(key).unwrap_or(serde_json::Value::Null);
+        let looking = self
+            .landing()
+            .confirm(&line, self.run.clock.now().timestamp());
         let attempts = Attempts {
             key,
             marks: &line.tried.marks,
@@ -237,7 +234,7 @@ impl TargetRun<'_> {
             sent: &sent,
             rkey: line.copy.rkey.as_deref(),
             generation: line.copy.generation,
-            deadline: Some(self.deadline(&line)),
+            deadline: looking.deadline(),
         };
         let parts = life::Keeps {
             fp: line.fp.clone().unwrap_or_default(),
@@ -245,15 +242,10 @@ impl TargetRun<'_> {
             media: line.copy.media.clone(),
             copy: None,
         };
-        let deadline = self.deadline(&line);
-        let wait_first = self.run.clock.now().timestamp() < deadline;
         let started = Instant::now();
         let ask = Ask {
             attempts: &attempts,
-            looking: Looking::Confirm {
-                deadline,
-                wait_first,
-            },
+            looking,
             sends: 0,
             sendable: false,
         };
@@ -416,9 +408,7 @@ impl TargetRun<'_> {
         let key = post.key;
         let line = self.line(key).expect("the pending line");
         let marks = line.tried.marks.clone();
-        let deadline = self
-            .landing()
-            .after_answer(self.run.clock.now().timestamp());
+        let looking = self.landing().after_lost(self.run.clock.now().timestamp());
         let attempts = Attempts {
             key,
             marks: &marks,
@@ -427,15 +417,12 @@ impl TargetRun<'_> {
             sent: &out.body,
             rkey: out.rkey.as_deref(),
             generation: out.generation,
-            deadline: Some(deadline),
+            deadline: looking.deadline(),
         };
         let parts = parts(post, Some(&line), self.edit_mark(post));
         let ask = Ask {
             attempts: &attempts,
-            looking: Looking::Confirm {
-                deadline,
-                wait_first: true,
-            },
+            looking,
             sends,
             sendable: true,
         };

@@ -33,6 +33,48 @@ impl Landing {
     pub fn after_answer(&self, now: Timestamp) -> Timestamp {
         later(now, self.settle)
     }
+
+    /// How the attempt recorded on `line` is looked for at `now`: absent only after its
+    /// deadline, and the first look waits while the attempt could still land.
+    pub fn confirm(&self, line: &KeyLine, now: Timestamp) -> Looking {
+        let deadline = self.deadline(line, now);
+        Looking::Confirm {
+            deadline,
+            wait_first: now < deadline,
+        }
+    }
+
+    /// How an attempt whose answer was lost at `now` is looked for: after a wait, and absent
+    /// only once the settle time is over.
+    pub fn after_lost(&self, now: Timestamp) -> Looking {
+        Looking::Confirm {
+            deadline: self.after_answer(now),
+            wait_first: true,
+        }
+    }
+}
+
+/// When a key is looked up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Looking {
+    /// Before any attempt (pre-submit dedup): one look, absent at once.
+    Dedup,
+    /// After an attempt: absent only once it can no longer land (`deadline`); `wait_first`:
+    /// wait before the first look.
+    Confirm {
+        deadline: Timestamp,
+        wait_first: bool,
+    },
+}
+
+impl Looking {
+    /// When the attempt looked for can no longer land (none for a look before any attempt).
+    pub fn deadline(self) -> Option<Timestamp> {
+        match self {
+            Looking::Dedup => None,
+            Looking::Confirm { deadline, .. } => Some(deadline),
+        }
+    }
 }
 
 /// `wait` after `at`, or the end of time.
@@ -82,5 +124,35 @@ mod tests {
             ..LANDING
         };
         assert_eq!(forever.after_answer(now), Timestamp::MAX);
+    }
+
+    #[test]
+    fn a_look_for_an_attempt_that_could_still_land_waits_first() {
+        let pending = line("2026-11-20 pending 2026-11-20T07:00:00Z");
+        let soon = at("2026-11-20T07:00:05Z");
+        let deadline = at("2026-11-20T07:00:41Z");
+        let looking = Looking::Confirm {
+            deadline,
+            wait_first: true,
+        };
+        assert_eq!(LANDING.confirm(&pending, soon), looking);
+        assert_eq!(looking.deadline(), Some(deadline));
+        assert_eq!(Looking::Dedup.deadline(), None);
+        let later = at("2026-11-20T08:00:00Z");
+        let looking = Looking::Confirm {
+            deadline,
+            wait_first: false,
+        };
+        assert_eq!(LANDING.confirm(&pending, later), looking);
+    }
+
+    #[test]
+    fn a_look_after_a_lost_answer_always_waits_first() {
+        let now = at("2026-11-20T07:00:00Z");
+        let looking = Looking::Confirm {
+            deadline: at("2026-11-20T07:00:10Z"),
+            wait_first: true,
+        };
+        assert_eq!(LANDING.after_lost(now), looking);
     }
 }
