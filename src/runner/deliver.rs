@@ -89,10 +89,7 @@ impl TargetRun<'_> {
         sending: Sending,
         why: Why,
     ) -> Result<(), Error> {
-        let resuming = !sending.fresh
-            && line
-                .as_ref()
-                .is_some_and(|l| l.tried.maybe || !l.copy.parts.is_empty());
+        let resuming = life::started(line.as_ref(), sending.fresh);
         let post = match (self.run.plan.dry_run, resuming) {
             // The preview: a stand-in for each copy still coming, as the run would have it by
             // the time this target's turn comes.

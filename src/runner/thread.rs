@@ -11,7 +11,7 @@ use super::TargetRun;
 use super::confirm::Seen;
 use crate::error::{Class, Error};
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, KeyLine, Op, Part, Phase, Then, Verdict, Why};
+use crate::life::{self, Answer, Event, KeyLine, Op, Part, Then, Verdict, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Media};
@@ -42,12 +42,7 @@ impl TargetRun<'_> {
         why: Why,
     ) -> Result<(), Error> {
         let key = post.key;
-        let resumed = line.as_ref().is_some_and(|l| {
-            l.copy.generation == generation
-                && !new_copy
-                && (l.tried.maybe || !l.copy.parts.is_empty())
-                && !matches!(l.phase, Phase::Done | Phase::Retracted { .. })
-        });
+        let resumed = life::resumes(line.as_ref(), generation, new_copy);
         let landed = line
             .as_ref()
             .filter(|_| resumed)

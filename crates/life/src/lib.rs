@@ -46,7 +46,7 @@ pub use pass::{Pass, looks_at, pass, will_look};
 pub use receipt::Receipt;
 pub use record::{Record, Status};
 pub use remove::removed_note;
-pub use resume::{Resume, first_parts, kept_fits, part_differs, resume};
+pub use resume::{Resume, first_parts, kept_fits, part_differs, resume, resumes, started};
 pub use send::{Answer, Failure, How, Landed, Verdict};
 pub use word::Word;
 

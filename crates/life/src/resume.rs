@@ -1,6 +1,34 @@
-//! Which parts a resumed thread sends, judged from values: the split it started with (`split=`
-//! on its line, the parts kept beside the state file), the post split now, and the parts out.
-//! Sending the rest of a thread from another split would make one thread of two texts.
+//! Whether a thread resumes, and which parts a resumed thread sends, judged from values: the
+//! split it started with (`split=` on its line, the parts kept beside the state file), the post
+//! split now, and the parts out. Sending the rest of a thread from another split would make one
+//! thread of two texts.
+
+use crate::{KeyLine, Phase};
+
+/// Whether something of a thread's copy may be out: parts on its line, or an attempt that
+/// may have landed.
+fn may_be_out(line: &KeyLine) -> bool {
+    line.tried.maybe || !line.copy.parts.is_empty()
+}
+
+/// Whether a thread about to be sent was started before: not a fresh copy, and something of it
+/// may be out. A new thread waits for the copies its text links to; a started one goes on
+/// with them as they are.
+pub fn started(line: Option<&KeyLine>, fresh: bool) -> bool {
+    !fresh && line.is_some_and(may_be_out)
+}
+
+/// Whether a thread send goes on with the copy on `line` (copy `generation`; `fresh`: a new
+/// copy asked for): the same copy, something of it may be out, and it is neither done nor
+/// retracted. Only a resumed thread sends the parts it was split into before.
+pub fn resumes(line: Option<&KeyLine>, generation: u32, fresh: bool) -> bool {
+    line.is_some_and(|l| {
+        l.copy.generation == generation
+            && !fresh
+            && may_be_out(l)
+            && !matches!(l.phase, Phase::Done | Phase::Retracted { .. })
+    })
+}
 
 /// What the post split now is to a thread whose parts may be out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,5 +133,28 @@ mod tests {
         );
         // No mark kept: it cannot be told, so it differs.
         assert!(first_parts(0, 3, None, Some("a")).is_some());
+    }
+
+    fn line(text: &str) -> KeyLine {
+        KeyLine::of(&crate::Record::parse(text).unwrap().unwrap())
+    }
+
+    #[test]
+    fn a_thread_resumes_only_the_same_copy_with_something_of_it_out_and_not_finished() {
+        let two_out = line("2026-11-20 pending 2026-11-20T07:00:00Z id=a parts=a,b");
+        assert!(resumes(Some(&two_out), 0, false));
+        assert!(started(Some(&two_out), false));
+        // A new copy, or another generation's line, starts a new thread.
+        assert!(!resumes(Some(&two_out), 0, true));
+        assert!(!started(Some(&two_out), true));
+        assert!(!resumes(Some(&two_out), 1, false));
+        // Nothing of it out: nothing to resume.
+        let nothing = line("2026-11-20 failed 2026-11-20T07:00:00Z class=retry-safe");
+        assert!(!resumes(Some(&nothing), 0, false));
+        assert!(!started(Some(&nothing), false));
+        assert!(!resumes(None, 0, false));
+        // A finished thread is edited or sent anew, never resumed.
+        let done = line("2026-11-20 done 2026-11-20T07:00:00Z id=a parts=a,b");
+        assert!(!resumes(Some(&done), 0, false));
     }
 }
