@@ -245,7 +245,7 @@ fn key_row(
             &scene.mode,
         )
     };
-    let refused = line.is_some_and(|l| l.edits.edit_failed.is_some());
+    let refused = life::compares_payload(line);
     // A key a run may send is read as the run reads it, images and all (a bad image
     // fails the run's read); a done one by its text, unless it holds a refused edit.
     let whole = refused || line.is_none_or(|l| l.phase != Phase::Done);

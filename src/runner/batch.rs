@@ -38,7 +38,6 @@
 //! A run stopped by a signal publishes nothing more: keys still queued were not started.
 
 use super::TargetRun;
-use super::confirm::LandedParts;
 use super::report::detail;
 use crate::error::{Class, Error};
 use crate::fsutil::Staged;
@@ -215,7 +214,7 @@ impl TargetRun<'_> {
         renamed.into_iter().try_for_each(|(i, receipt)| {
             let post = &queued[i].post;
             let receipts = [receipt];
-            let parts = LandedParts {
+            let parts = life::Keeps {
                 fp: post.fingerprint.clone(),
                 payload: self.edit_mark(post),
                 media: None,

@@ -8,10 +8,10 @@ mod edit;
 mod split;
 
 use super::TargetRun;
-use super::confirm::{LandedParts, Seen};
+use super::confirm::Seen;
 use crate::error::{Class, Error};
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, KeyLine, Op, Part, Phase, Then, Verdict, Why};
+use crate::life::{self, Answer, Event, KeyLine, Op, Part, Then, Verdict, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Media};
@@ -43,12 +43,7 @@ impl TargetRun<'_> {
         why: Why,
     ) -> Result<(), Error> {
         let key = post.key;
-        let resumed = line.as_ref().is_some_and(|l| {
-            l.copy.generation == generation
-                && !new_copy
-                && (l.tried.maybe || !l.copy.parts.is_empty())
-                && !matches!(l.phase, Phase::Done | Phase::Retracted { .. })
-        });
+        let resumed = life::resumes(line.as_ref(), generation, new_copy);
         let landed = line
             .as_ref()
             .filter(|_| resumed)
@@ -441,7 +436,7 @@ impl TargetRun<'_> {
             url: line.copy.url.clone(),
             ..Receipt::id(&landed[0].id)
         }];
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: prepared.fp.clone(),
             payload: prepared.payload.clone(),
             media: self.unattached(key, post),
