@@ -8,8 +8,11 @@ pub mod check;
 pub mod cli;
 pub mod links;
 pub mod mark;
+pub mod plan;
+mod posts;
 pub mod progress;
 pub mod retract;
+pub mod run;
 pub mod runner;
 pub mod status;
 pub mod tally;
@@ -60,7 +63,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             if let Some(log) = &a.log {
                 log_to(&config, log)?;
             }
-            let plan = runner::Plan {
+            let plan = plan::Plan {
                 mode: life::Mode::Run {
                     backfill: a.backfill,
                 },
@@ -69,7 +72,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                 targets: a.target,
             };
             known(&config, &plan)?;
-            runner::run(&config, &clock(&a.today)?, &plan)
+            run::run(&config, &clock(&a.today)?, &plan)
         }
         Command::Retry(a) => {
             if a.keys.is_empty() {
@@ -77,14 +80,14 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                     "name the key(s) to retry, e.g. `dayrun retry 2026-11-29`",
                 ));
             }
-            let plan = runner::Plan {
+            let plan = plan::Plan {
                 mode: life::Mode::Retry(lever(&a)?),
                 keys: keys(&a.keys, "key")?,
                 targets: a.target,
                 dry_run: false,
             };
             known(&config, &plan)?;
-            runner::run(&config, &clock(&None)?, &plan)
+            run::run(&config, &clock(&None)?, &plan)
         }
         Command::Retract(a) => {
             if a.keys.is_empty() {
@@ -92,7 +95,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
                     "name the key(s) to retract, e.g. `dayrun retract 2026-11-29 --yes`",
                 ));
             }
-            let plan = runner::Plan {
+            let plan = plan::Plan {
                 mode: life::Mode::Retract,
                 keys: keys(&a.keys, "key")?,
                 targets: a.target,
@@ -101,7 +104,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             if !a.dry_run && !a.yes && !retract::confirmed(&config, &plan)? {
                 return Ok(error::code::USAGE);
             }
-            runner::run(&config, &clock(&None)?, &plan)
+            run::run(&config, &clock(&None)?, &plan)
         }
         Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,
         Command::Check(a) => check::run(&config, &clock(&a.today)?, a.online, problems)?,
@@ -215,7 +218,7 @@ fn keys(list: &[String], what: &str) -> Result<Vec<Date>, Error> {
 
 /// Every key named on the command line has a post, or a state line on a selected target:
 /// otherwise it is a typo or a post not written yet, and nothing runs.
-fn known(config: &Config, plan: &runner::Plan) -> Result<(), Error> {
+fn known(config: &Config, plan: &plan::Plan) -> Result<(), Error> {
     if plan.keys.is_empty() {
         return Ok(());
     }

@@ -3,7 +3,7 @@
 
 use crate::config::Config;
 use crate::error::Error;
-use crate::runner::Plan;
+use crate::plan::Plan;
 use std::io::{BufRead, IsTerminal, Write};
 
 /// Whether to go on: on a terminal, asked when more than one target would lose the post;

@@ -140,7 +140,7 @@ impl<'a> Target<'a> {
             ));
             exit.merge(Exit::Usage);
         }
-        let rules = crate::runner::rules(config, cfg);
+        let rules = config.rules(cfg, crate::targets::capabilities(cfg));
         let credential = credential(config, cfg, scene.clock, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
         let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;
@@ -244,7 +244,7 @@ fn key_row(
             &scene.mode,
         )
     };
-    let refused = line.is_some_and(|l| l.edits.edit_failed.is_some());
+    let refused = life::compares_payload(line);
     // A key a run may send is read as the run reads it, images and all (a bad image
     // fails the run's read); a done one by its text, unless it holds a refused edit.
     let whole = refused || line.is_none_or(|l| l.phase != Phase::Done);

@@ -1,76 +1,28 @@
-//! Integration tests: the real `dayrun` binary on real files in temp folders.
+//! Integration tests: the real `dayrun` binary on real files in temp folders, one folder per
+//! thing tested (docs/development.md, "Where a test goes"): first what the tests stand on, then
+//! the features in the order of the crates.
 // Test code is exempt from the 80-line limit on functions (Cargo.toml, clippy.toml).
 #![allow(clippy::too_many_lines)]
 
-mod fake_bluesky;
-mod fake_bluesky_rules;
-mod fake_devto;
-mod fake_ghost;
-mod fake_ghost_rules;
-mod fake_mastodon;
-mod fake_posts;
-mod fake_server;
-mod fake_wordpress;
-mod fake_wordpress_trash;
-mod git;
-mod harness;
-#[path = "images/gen.rs"]
-mod image_gen;
-#[path = "images/hostile_gen.rs"]
-mod image_hostile;
-mod util;
-
-mod batch;
-mod bluesky;
-mod by_hand;
-mod cli;
-mod command_target;
-mod config;
+// util, harness, git, the image generators
+mod support;
+// the strict fakes of the platforms' servers
+mod fakes;
+// suites against the real servers of the harness
+mod real;
+// crates/life: a key's life, exactly once
+mod life;
+// crates/store: the state on disk
+mod store;
+// crates/content: posts, images, templates, threads
 mod content;
-mod copies_set;
-mod core_run;
-mod crash;
-mod cron;
-mod devto;
+// crates/targets: one file per target kind
+mod targets;
+// src/: the commands as a person meets them
+mod commands;
+// the docs and examples run against the binary
 mod docs;
-mod drill;
-mod edits;
-mod exactly_once;
-mod examples;
-mod floor;
-mod fortnight;
-mod ghost;
+// hostile input
 mod hostile;
-mod hostile_two;
-mod http_target;
-mod images_bad;
-mod images_hostile;
-mod images_privacy;
-mod images_prop;
-mod images_targets;
-mod lifecycle;
-mod mastodon;
-mod merge_state;
-mod model;
-mod netbench;
-mod not_ours;
-mod one_answer;
-mod outage;
-mod paper_cuts;
-mod paper_cuts_two;
-mod pending_time;
-mod power_loss;
-mod readme;
-mod real_bluesky;
-mod real_ghost;
-mod real_images;
-mod real_templates;
-mod real_threads;
-mod real_wordpress;
-mod real_wordpress_edits;
-mod retract;
-mod state_file;
-mod templates;
-mod threads;
-mod two_runners;
-mod wordpress;
+// requests per post
+mod bench;

@@ -38,7 +38,6 @@
 //! A run stopped by a signal publishes nothing more: keys still queued were not started.
 
 use super::TargetRun;
-use super::confirm::LandedParts;
 use crate::error::{Class, Error};
 use crate::fsutil::Staged;
 use crate::life::Receipt;
@@ -100,7 +99,7 @@ impl TargetRun<'_> {
     }
 
     /// Publish the queued keys if the oldest has waited `MAX_WAIT`.
-    pub(super) fn flush_if_due(&mut self) -> Result<(), Error> {
+    pub(crate) fn flush_if_due(&mut self) -> Result<(), Error> {
         match self.batch.since {
             Some(since) if since.elapsed() >= MAX_WAIT => self.flush(),
             _ => Ok(()),
@@ -108,12 +107,12 @@ impl TargetRun<'_> {
     }
 
     /// Forget the queued keys (the run was stopped before they started).
-    pub(super) fn drop_queued(&mut self) {
+    pub(crate) fn drop_queued(&mut self) {
         self.batch = Batch::default();
     }
 
     /// Publish the queued keys together (steps 1 to 4 above).
-    pub(super) fn flush(&mut self) -> Result<(), Error> {
+    pub(crate) fn flush(&mut self) -> Result<(), Error> {
         let queued = std::mem::take(&mut self.batch).queued;
         if queued.is_empty() {
             return Ok(());
@@ -216,7 +215,7 @@ impl TargetRun<'_> {
         renamed.into_iter().try_for_each(|(i, receipt)| {
             let post = &queued[i].post;
             let receipts = [receipt];
-            let parts = LandedParts {
+            let parts = life::Keeps {
                 fp: post.fingerprint.clone(),
                 payload: self.edit_mark(post),
                 media: None,

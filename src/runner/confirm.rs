@@ -3,10 +3,10 @@
 //! that fails (a 503, a timeout) is transient: looked again within the run, then by the next.
 
 use super::TargetRun;
-use crate::error::{Class, Error, Kind};
+use crate::error::{Error, Kind};
 use crate::life::Receipt;
 use crate::life::copies::{self, Sifted};
-use crate::life::{self, Event, KeyLine, Step, Then};
+use crate::life::{self, Event, KeyLine, Looking, Step, Then};
 use crate::signals;
 use crate::targets::{Attempts, Lookup};
 use jiff::Timestamp;
@@ -157,7 +157,7 @@ impl TargetRun<'_> {
         &mut self,
         key: Date,
         ask: Ask,
-        landed: &dyn Fn(&[Receipt]) -> LandedParts,
+        landed: &dyn Fn(&[Receipt]) -> life::Keeps,
     ) -> Result<Step, Error> {
         let Ask {
             attempts,
@@ -267,56 +267,11 @@ pub(super) struct Ask<'a> {
     pub sendable: bool,
 }
 
-/// When a key is looked up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Looking {
-    /// Before any attempt (pre-submit dedup): one look, absent at once.
-    Dedup,
-    /// After an attempt: absent only once it can no longer land (`deadline`); `wait_first`:
-    /// wait before the first look.
-    Confirm {
-        deadline: Timestamp,
-        wait_first: bool,
-    },
-}
-
-/// What a found copy's done line keeps, besides its receipts.
-#[derive(Debug, Clone)]
-pub(super) struct LandedParts {
-    pub fp: String,
-    pub payload: String,
-    pub media: Option<String>,
-    pub copy: Option<(u32, String)>,
-}
-
-impl LandedParts {
-    pub fn landed<'a>(
-        &'a self,
-        receipts: &'a [Receipt],
-        how: life::How,
-        first: bool,
-    ) -> life::Landed<'a> {
-        life::Landed {
-            receipts,
-            how: match first {
-                true => life::How::AlreadyThere,
-                false => how,
-            },
-            fp: &self.fp,
-            payload: &self.payload,
-            media: self.media.as_deref(),
-            copy: self.copy.as_ref().map(|(g, r)| (*g, r.as_str())),
-        }
-    }
-}
-
-/// A failed lookup: transient when the request may simply fail again (a server error, a
-/// timeout, a reset, a rate limit); refused for good when the credential or the setup is
-/// refused; a lookup refused as a request (a 4xx) cannot tell, by its nature.
+/// A failed lookup, as its class makes it (`life::look_failed`).
 fn classify(err: Error) -> Seen {
-    match (err.kind, err.class()) {
-        (Kind::Config, _) | (_, Some(Class::Auth)) => Seen::Refused(err),
-        (_, Some(Class::RetrySafe | Class::Unknown)) => Seen::Transient(err.reason()),
-        _ => Seen::CannotTell(err.reason()),
+    match life::look_failed(err.kind == Kind::Config, err.class()) {
+        life::LookFailed::Refused => Seen::Refused(err),
+        life::LookFailed::Transient => Seen::Transient(err.reason()),
+        life::LookFailed::CannotTell => Seen::CannotTell(err.reason()),
     }
 }

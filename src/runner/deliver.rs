@@ -1,12 +1,12 @@
 //! Sending a post: pre-submit dedup, a lookup before any send that could repeat an earlier one,
 //! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
 
-use super::confirm::{Ask, LandedParts, Looking};
+use super::confirm::Ask;
 use super::report::Failed;
 use super::{Posts, TargetRun};
 use crate::error::Error;
 use crate::life::Receipt;
-use crate::life::{self, Answer, Before, Event, KeyLine, Op, Phase, Sending, Then, Why};
+use crate::life::{self, Answer, Before, Event, KeyLine, Looking, Op, Phase, Sending, Then, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Outgoing};
@@ -14,6 +14,7 @@ use crate::tell;
 use jiff::Timestamp;
 use jiff::civil::Date;
 use std::time::{Duration, Instant};
+use store::sent::Kept;
 
 impl TargetRun<'_> {
     /// Publish one key: look first when an earlier attempt may have landed (or, for a first
@@ -90,10 +91,7 @@ impl TargetRun<'_> {
         sending: Sending,
         why: Why,
     ) -> Result<(), Error> {
-        let resuming = !sending.fresh
-            && line
-                .as_ref()
-                .is_some_and(|l| l.tried.maybe || !l.copy.parts.is_empty());
+        let resuming = life::started(line.as_ref(), sending.fresh);
         let post = match (self.run.plan.dry_run, resuming) {
             // The preview: a stand-in for each copy still coming, as the run would have it by
             // the time this target's turn comes.
@@ -157,7 +155,9 @@ impl TargetRun<'_> {
                 sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
                 marks = line.marks_and(&out.marks);
                 let pending = matches!(line.phase, Phase::Pending(Op::Publish));
-                let deadline = self.deadline(line);
+                let looking = self
+                    .landing()
+                    .confirm(line, self.run.clock.now().timestamp());
                 let attempts = Attempts {
                     key,
                     marks: &marks,
@@ -166,17 +166,9 @@ impl TargetRun<'_> {
                     sent: &sent,
                     rkey: out.rkey.as_deref(),
                     generation: out.generation,
-                    deadline: Some(deadline),
+                    deadline: looking.deadline(),
                 };
-                let wait_first = self.run.clock.now().timestamp() < deadline;
-                (
-                    attempts,
-                    Looking::Confirm {
-                        deadline,
-                        wait_first,
-                    },
-                    "confirm",
-                )
+                (attempts, looking, "confirm")
             }
             _ => {
                 let attempts = Attempts {
@@ -219,6 +211,9 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let sent = self.kept_payload(key).unwrap_or(serde_json::Value::Null);
+        let looking = self
+            .landing()
+            .confirm(&line, self.run.clock.now().timestamp());
         let attempts = Attempts {
             key,
             marks: &line.tried.marks,
@@ -227,23 +222,18 @@ impl TargetRun<'_> {
             sent: &sent,
             rkey: line.copy.rkey.as_deref(),
             generation: line.copy.generation,
-            deadline: Some(self.deadline(&line)),
+            deadline: looking.deadline(),
         };
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: line.fp.clone().unwrap_or_default(),
             payload: String::new(),
             media: line.copy.media.clone(),
             copy: None,
         };
-        let deadline = self.deadline(&line);
-        let wait_first = self.run.clock.now().timestamp() < deadline;
         let started = Instant::now();
         let ask = Ask {
             attempts: &attempts,
-            looking: Looking::Confirm {
-                deadline,
-                wait_first,
-            },
+            looking,
             sends: 0,
             sendable: false,
         };
@@ -289,7 +279,8 @@ impl TargetRun<'_> {
                 return self.tell(key, &pending, post, Instant::now(), "publish", None);
             }
             if self.here.keeps_payload {
-                self.keep_payload(key, &out.body)?;
+                let bytes = serde_json::to_vec(&out.body).expect("a JSON value serialises");
+                self.sent().keep(key, Kept::Payload, &bytes)?;
             }
             let clock = Instant::now();
             let step = match self.publish_once(post, out) {
@@ -341,7 +332,7 @@ impl TargetRun<'_> {
         let key = post.key;
         let media = self.unattached(key, post);
         let receipts = [receipt];
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: post.fingerprint.clone(),
             payload: self.edit_mark(post),
             media,
@@ -359,7 +350,9 @@ impl TargetRun<'_> {
                 sends,
             },
         )?;
-        self.drop_payload(key);
+        if self.here.keeps_payload {
+            self.sent().remove(key, Kept::Payload);
+        }
         let note = receipts[0].note.clone();
         self.tell(key, &step, post, clock, "publish", note.as_deref())
     }
@@ -406,7 +399,7 @@ impl TargetRun<'_> {
         let key = post.key;
         let line = self.line(key).expect("the pending line");
         let marks = line.tried.marks.clone();
-        let deadline = later(self.run.clock.now().timestamp(), self.settle());
+        let looking = self.landing().after_lost(self.run.clock.now().timestamp());
         let attempts = Attempts {
             key,
             marks: &marks,
@@ -415,31 +408,30 @@ impl TargetRun<'_> {
             sent: &out.body,
             rkey: out.rkey.as_deref(),
             generation: out.generation,
-            deadline: Some(deadline),
+            deadline: looking.deadline(),
         };
         let parts = parts(post, Some(&line), self.edit_mark(post));
         let ask = Ask {
             attempts: &attempts,
-            looking: Looking::Confirm {
-                deadline,
-                wait_first: true,
-            },
+            looking,
             sends,
             sendable: true,
         };
         self.judge(key, ask, &parts)
     }
 
-    /// When an attempt recorded on `line` can no longer land: a pending line's attempt may
-    /// run for the target's timeout; any attempt may still show up for the settle time after.
+    /// When an attempt recorded on `line` can no longer land (`life::Landing::deadline`).
     pub(super) fn deadline(&self, line: &KeyLine) -> Timestamp {
-        let now = self.run.clock.now().timestamp();
-        let at = line.time().unwrap_or(now);
-        let mut wait = self.settle() + Duration::from_secs(1); // stamps have whole seconds
-        if matches!(line.phase, Phase::Pending(_)) {
-            wait += self.target.timeout();
+        self.landing()
+            .deadline(line, self.run.clock.now().timestamp())
+    }
+
+    /// How long an attempt may still show up on this target: its timeout, and its settle time.
+    fn landing(&self) -> life::Landing {
+        life::Landing {
+            timeout: self.target.timeout(),
+            settle: self.settle(),
         }
-        later(at, wait)
     }
 
     pub(super) fn settle(&self) -> Duration {
@@ -537,17 +529,13 @@ fn parts(
     post: &Post,
     line: Option<&KeyLine>,
     payload: String,
-) -> impl Fn(&[Receipt]) -> LandedParts + use<> {
+) -> impl Fn(&[Receipt]) -> life::Keeps + use<> {
     let media = line.and_then(|l| l.copy.media.clone());
     let fp = post.fingerprint.clone();
-    move |_| LandedParts {
+    move |_| life::Keeps {
         fp: fp.clone(),
         payload: payload.clone(),
         media: media.clone(),
         copy: None,
     }
-}
-
-fn later(at: Timestamp, wait: Duration) -> Timestamp {
-    at.checked_add(wait).unwrap_or(Timestamp::MAX)
 }

@@ -17,7 +17,7 @@ use std::path::Path;
 
 /// The state of each target a selected target's template links to that is not in this run
 /// (not selected with `--target`, or its setup broken): read once, never written.
-pub(super) fn others(
+pub(crate) fn others(
     config: &crate::config::Config,
     running: &[&TargetConfig],
     shown: &Path,
@@ -47,7 +47,7 @@ pub fn linked_states(
 impl TargetRun<'_> {
     /// Before the key is visited: the lines of the targets this one's template links to,
     /// from the runs before it in this run (`before`), or from `others`.
-    pub(super) fn gather(
+    pub(crate) fn gather(
         &mut self,
         key: Date,
         before: &mut [TargetRun],

@@ -13,6 +13,7 @@ use crate::tell::{Hints, Teller};
 use jiff::civil::Date;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use store::sent::{Kept, Sent};
 
 /// A failure, owned, as the key's life reads it (`life::Failure` borrows from this).
 #[derive(Debug, Clone)]
@@ -188,41 +189,19 @@ impl TargetRun<'_> {
         }
     }
 
-    /// `state/<target>.sent/<key>.json`: the exact document of the latest attempt, for targets
-    /// whose lookup is handed what was sent (written durably before the attempt).
-    fn payload_path(&self, key: Date) -> std::path::PathBuf {
-        self.run
-            .state_dir
-            .join(format!("{}.sent", self.cfg.name))
-            .join(format!("{key}.json"))
+    /// What this target's keys keep beside their state (`state/<target>.sent/`).
+    pub(super) fn sent(&self) -> Sent {
+        Sent::of(self.run.state_dir, &self.cfg.name)
     }
 
-    pub(super) fn keep_payload(&self, key: Date, body: &serde_json::Value) -> Result<(), Error> {
-        let path = self.payload_path(key);
-        let bytes = serde_json::to_vec(body).expect("a JSON value serialises");
-        path.parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| crate::fsutil::write_atomic(&path, &bytes))
-            .map_err(|e| Error::io(crate::error::Kind::State, &path, "keep what is sent", &e))
-    }
-
+    /// The exact document of the key's latest attempt, for a target whose lookup is handed
+    /// what was sent (`Find::keeps_payload`; kept durably before the attempt).
     pub(super) fn kept_payload(&self, key: Date) -> Option<serde_json::Value> {
         if !self.here.keeps_payload {
             return None;
         }
-        let bytes = std::fs::read(self.payload_path(key)).ok()?;
+        let bytes = self.sent().kept(key, Kept::Payload)?;
         serde_json::from_slice(&bytes).ok()
-    }
-
-    pub(super) fn drop_payload(&self, key: Date) {
-        if self.here.keeps_payload {
-            let path = self.payload_path(key);
-            let _ = std::fs::remove_file(&path);
-            // The folder goes once it is empty (`remove_dir` leaves a folder that is not).
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::remove_dir(dir);
-            }
-        }
     }
 
     /// A post that cannot be read or derived: recorded once (an attempt that may have landed

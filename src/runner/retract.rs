@@ -183,7 +183,7 @@ impl TargetRun<'_> {
 }
 
 fn posts_of(posts: &Posts, key: Date) -> Option<crate::post::Post> {
-    match posts.catalog.files.contains_key(&key) {
+    match posts.has(key) {
         true => posts.get(key).as_ref().as_ref().ok().cloned(),
         false => None,
     }

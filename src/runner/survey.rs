@@ -4,13 +4,13 @@
 //! When a lookup may be answered from it is `targets::survey`'s rule, for every target.
 
 use super::TargetRun;
-use crate::life::{self, Decision, Event, Facts, Seen, Then};
+use crate::life;
 use jiff::civil::Date;
 
 impl TargetRun<'_> {
     /// Survey the target for the keys of `keys` (the run's walk) that this pass will look up.
     /// A failed survey is traced and changes nothing: every lookup is then made live.
-    pub(super) fn survey(&mut self, keys: impl Iterator<Item = (Date, bool)>) {
+    pub(crate) fn survey(&mut self, keys: impl Iterator<Item = (Date, bool)>) {
         if self.run.plan.dry_run || !self.here.rules.can_find {
             return;
         }
@@ -45,38 +45,9 @@ impl TargetRun<'_> {
         );
     }
 
-    /// Whether visiting `key` will look it up on the target (a confirm, a look before a
-    /// resend, pre-submit dedup), judged from its line: the post is taken as ready to send,
-    /// unread, so a draft or a broken post only widens the survey.
+    /// Whether visiting `key` will look it up on the target (`life::will_look`): never a key
+    /// the pass passes over.
     fn will_look(&self, key: Date, has_post: bool) -> bool {
-        if self.quick_done(key) {
-            return false;
-        }
-        let line = self.line(key);
-        let ready = Facts {
-            fp: line.as_ref().and_then(|l| l.fp.clone()).unwrap_or_default(),
-            payload: None,
-            blocked: None,
-        };
-        let get = || match has_post {
-            true => Seen::Ready(ready.clone()),
-            false => Seen::Gone,
-        };
-        let ctx = self.ctx(key);
-        let next = |seen: Option<&Seen>| {
-            Ok::<_, std::convert::Infallible>(life::next(line.as_ref(), &Event::Visit(seen), &ctx))
-        };
-        let Ok((step, _)) = super::apply::visit(next, get);
-        match step.then {
-            Then::Decide(Decision::Confirm) => true,
-            Then::Decide(Decision::Publish {
-                look_first,
-                new_copy,
-                ..
-            }) => life::sending(line.as_ref(), look_first, new_copy, &self.ctx(key))
-                .before
-                .looks(),
-            _ => false,
-        }
+        !self.quick_done(key) && life::will_look(self.line(key).as_ref(), has_post, &self.ctx(key))
     }
 }

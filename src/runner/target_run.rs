@@ -2,45 +2,17 @@
 //! each, and the summary it prints.
 
 use super::{Posts, TargetRun};
-use crate::config::{Config, Dedup, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
-use crate::life::Status;
-use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Rules, Seen, Skip, Why};
+use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Pass, Seen, Skip, Why};
+use crate::life::{Exit, Status};
 use crate::tell;
 use jiff::civil::Date;
-
-/// The rules of a key's life on this target, from its config and its kind: the run, the dry
-/// run and `status` judge by these.
-pub fn rules(config: &Config, cfg: &TargetConfig) -> Rules {
-    let policy = &cfg.policy;
-    let (can_find, updates) = crate::targets::capabilities(cfg);
-    Rules {
-        catchup_days: config.catchup_days,
-        escalate_after: policy.escalate_after,
-        edit_days: policy.edit_days,
-        retries: policy.retries,
-        backoff: policy.backoff,
-        updates,
-        can_find,
-        dedup: policy.dedup != Dedup::Off,
-        strict: policy.dedup == Dedup::Strict,
-    }
-}
-
-/// How a key's line may be passed over without reading its post.
-enum Pass {
-    /// It may not: the key's life reads what it needs.
-    No,
-    Yes,
-    /// Unless the post's file was modified after this time (the line's).
-    Untouched(jiff::Timestamp),
-}
 
 impl TargetRun<'_> {
     /// The keys this target looks at besides the posts (every run looks at every post): keys
     /// whose line is not done and that have no post. Notes done keys whose post is gone.
-    pub(super) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Date> {
+    pub(crate) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Date> {
         // Both are in key order: one walk side by side, no lookup per key.
         let mut posts = catalog.files.keys().peekable();
         let (mut deleted, mut other) = (Vec::new(), Vec::new());
@@ -60,14 +32,9 @@ impl TargetRun<'_> {
         other
     }
 
-    /// Whether this target looks at `key`: a post, a key whose line is not done, or any key
-    /// with a line when retracting.
-    pub(super) fn looks_at(&self, key: Date, has_post: bool) -> bool {
-        has_post
-            || self.state.get(key).is_some_and(|r| {
-                self.run.plan.mode == Mode::Retract
-                    || !matches!(r.status, Status::Done | Status::Retracted)
-            })
+    /// Whether this target looks at `key` (`life::looks_at`).
+    pub(crate) fn looks_at(&self, key: Date, has_post: bool) -> bool {
+        life::looks_at(self.state.get(key), &self.run.plan.mode, has_post)
     }
 
     /// The post as the rules see it, read only when a rule asks; `facts`: what the rules
@@ -88,15 +55,14 @@ impl TargetRun<'_> {
         }
     }
 
-    /// Whether the key's line holds a refused edit: the rules then compare the post's edit
-    /// hash with it (read only then: it needs the post's images).
+    /// Whether the key's visit compares the post's edit hash (`life::compares_payload`): it
+    /// is made only then (it needs the post's images).
     fn refused(&self, key: Date) -> bool {
-        self.line(key)
-            .is_some_and(|l| l.edits.edit_failed.is_some())
+        life::compares_payload(self.line(key).as_ref())
     }
 
     /// What the key's life says to do with it now (no line changes: for the progress count).
-    pub(super) fn sends(&mut self, key: Date, has_post: bool, posts: &Posts) -> bool {
+    pub(crate) fn sends(&mut self, key: Date, has_post: bool, posts: &Posts) -> bool {
         if self.quick_done(key) {
             return false;
         }
@@ -109,50 +75,23 @@ impl TargetRun<'_> {
             Ok::<_, std::convert::Infallible>(life::next(line.as_ref(), &Event::Visit(seen), &ctx))
         };
         let Ok((step, _)) = super::apply::visit(next, get);
-        matches!(
-            step.then,
-            life::Then::Decide(Decision::Publish { .. } | Decision::Confirm)
-        )
+        matches!(step.then, life::Then::Decide(d) if d.publishes())
     }
 
-    /// A done line the run can pass over without reading its post (`pass`): nothing a visit
-    /// could do with it sends or looks anything up.
+    /// A done line the run can pass over without reading its post (`life::pass`): nothing a
+    /// visit could do with it sends or looks anything up.
     pub(super) fn quick_done(&self, key: Date) -> bool {
-        !matches!(self.pass(key), Pass::No)
+        self.pass(key).may()
     }
 
-    /// Whether a done line can be passed over without reading its post: in a plain run, when
-    /// the target sends no edits, the copy has no id, or the line is older than the edit
-    /// window by more than a day of zone offset (the first publish is never later than the
-    /// line's own time) — then unless the post's file changed since the line was written (an
-    /// edit after the window is said once: `Skip::LateEdit`). A refused edit is never passed
-    /// over: it stands whatever the window. A no-op run over 100k done keys reads nothing
-    /// else, and stats only the posts of copies past the window on a target that updates.
+    /// How the key's line may be passed over without reading its post (`life::pass`).
     fn pass(&self, key: Date) -> Pass {
-        let Some(record) = self.state.get(key) else {
-            return Pass::No;
-        };
-        if record.status != Status::Done || !matches!(self.run.plan.mode, Mode::Run { .. }) {
-            return Pass::No;
-        }
-        if !self.here.rules.updates || !record.has("id") {
-            return Pass::Yes;
-        }
-        if record.has("edit_failed") {
-            return Pass::No;
-        }
-        let at = record.at().get(..10).and_then(crate::clock::parse_key);
-        let past = at.is_some_and(|at| {
-            crate::clock::days_between(at, self.run.today) > self.here.rules.edit_days + 1
-        });
-        match (past, record.at().parse()) {
-            (true, Ok(at)) => Pass::Untouched(at),
-            _ => Pass::No,
-        }
+        let mode = &self.run.plan.mode;
+        life::pass(self.state.get(key), mode, &self.here.rules, self.run.today)
     }
 
     /// One visit of the key's life on this target, and what it decides, done.
-    pub(super) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
+    pub(crate) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
         let quick = match self.pass(key) {
             Pass::Yes => true,
             Pass::Untouched(at) => !posts.touched_after(key, at),
@@ -167,15 +106,7 @@ impl TargetRun<'_> {
         let life::Then::Decide(decision) = step.then else {
             unreachable!("a visit decides")
         };
-        let sends = matches!(
-            decision,
-            Decision::Publish { .. }
-                | Decision::Confirm
-                | Decision::FinishUpdate
-                | Decision::FinishRetract
-                | Decision::Retract
-                | Decision::CheckEdit { .. }
-        );
+        let sends = decision.reaches_target();
         // A key that sends or looks leaves what the attempt records; any other leaves what its
         // line implies. A broken post: the implied exit stands (1 in its window or after an
         // attempt); recording a new error says so again. A dry run, or a target stopped for
@@ -334,10 +265,10 @@ impl TargetRun<'_> {
     }
 
     /// The target's one summary line (`tell::summary`); deleted keys are counted here, where
-    /// their range and advice are known.
-    pub(super) fn finish(&mut self) {
+    /// their range and advice are known. The exit of the pass.
+    pub(crate) fn finish(&mut self) -> Exit {
         if self.run.plan.dry_run {
-            return;
+            return self.outcome.exit;
         }
         for _ in &self.outcome.deleted {
             self.outcome.tally.add("deleted");
@@ -352,5 +283,6 @@ impl TargetRun<'_> {
         let catchup_days = self.here.rules.catchup_days;
         let line = tell::summary::pass(&self.cfg.name, &outcome.tally, ranges, catchup_days);
         crate::say::out(&line);
+        self.outcome.exit
     }
 }

@@ -8,10 +8,10 @@ mod edit;
 mod split;
 
 use super::TargetRun;
-use super::confirm::{LandedParts, Seen};
+use super::confirm::Seen;
 use crate::error::{Class, Error};
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, KeyLine, Op, Part, Phase, Then, Verdict, Why};
+use crate::life::{self, Answer, Event, KeyLine, Op, Part, Then, Verdict, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Media};
@@ -19,6 +19,7 @@ use crate::tell;
 use crate::thread::{Piece, Prepared, Turn};
 use jiff::civil::Date;
 use std::time::Instant;
+use store::sent::Kept;
 
 /// What the look at a part that may be out decided.
 enum Next {
@@ -43,12 +44,7 @@ impl TargetRun<'_> {
         why: Why,
     ) -> Result<(), Error> {
         let key = post.key;
-        let resumed = line.as_ref().is_some_and(|l| {
-            l.copy.generation == generation
-                && !new_copy
-                && (l.tried.maybe || !l.copy.parts.is_empty())
-                && !matches!(l.phase, Phase::Done | Phase::Retracted { .. })
-        });
+        let resumed = life::resumes(line.as_ref(), generation, new_copy);
         let landed = line
             .as_ref()
             .filter(|_| resumed)
@@ -441,7 +437,7 @@ impl TargetRun<'_> {
             url: line.copy.url.clone(),
             ..Receipt::id(&landed[0].id)
         }];
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: prepared.fp.clone(),
             payload: prepared.payload.clone(),
             media: self.unattached(key, post),
@@ -456,7 +452,7 @@ impl TargetRun<'_> {
                 sends: 0,
             },
         )?;
-        self.drop_thread(key);
+        self.sent().remove(key, Kept::Thread);
         self.tell(key, &step, post, started, "publish", Some(note))
     }
 
@@ -481,43 +477,18 @@ impl TargetRun<'_> {
         Ok(())
     }
 
-    /// `state/<target>.sent/<key>.thread.json`: the parts of a thread, before its first send.
-    fn thread_path(&self, key: Date) -> std::path::PathBuf {
-        self.run
-            .state_dir
-            .join(format!("{}.sent", self.cfg.name))
-            .join(format!("{key}.thread.json"))
-    }
-
+    /// The parts of the key's thread as kept before its first send (`store::sent`); kept
+    /// again only when they changed.
     fn keep_thread(&self, key: Date, prepared: &Prepared) -> Result<(), Error> {
-        let path = self.thread_path(key);
         if self.kept_thread(key).as_ref() == Some(prepared) {
             return Ok(());
         }
         let bytes = serde_json::to_vec(prepared).expect("a thread serialises");
-        path.parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| crate::fsutil::write_atomic(&path, &bytes))
-            .map_err(|e| {
-                Error::io(
-                    crate::error::Kind::State,
-                    &path,
-                    "keep a thread's parts",
-                    &e,
-                )
-            })
+        self.sent().keep(key, Kept::Thread, &bytes)
     }
 
     fn kept_thread(&self, key: Date) -> Option<Prepared> {
-        let bytes = std::fs::read(self.thread_path(key)).ok()?;
+        let bytes = self.sent().kept(key, Kept::Thread)?;
         serde_json::from_slice(&bytes).ok()
-    }
-
-    fn drop_thread(&self, key: Date) {
-        let path = self.thread_path(key);
-        let _ = std::fs::remove_file(&path);
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::remove_dir(dir);
-        }
     }
 }

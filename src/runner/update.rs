@@ -3,11 +3,10 @@
 //! reading the copy back). An update is never turned into a create: resending one is harmless,
 //! a second copy is not.
 
-use super::confirm::LandedParts;
 use super::{Posts, TargetRun};
-use crate::error::{Class, Error};
+use crate::error::{Class, Error, Kind};
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, KeyLine, Op, Then, Verdict, Word};
+use crate::life::{self, Answer, EditCheck, Event, KeyLine, Op, Then, Verdict, Word};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Lookup, Media, Outgoing};
@@ -31,13 +30,19 @@ impl TargetRun<'_> {
         };
         let new = self.edit_mark(&post);
         let old = line.edits.payload.as_deref();
-        if !forced && (old.is_none() || self.predates_mark(old, &post)) {
-            self.apply(key, &Event::Baseline(&new))?;
-            return self.unchanged(key);
-        }
+        let (before_images, before_template) = self.earlier_marks(&post);
+        let earlier = life::Earlier {
+            before_images: &before_images,
+            before_template: before_template.as_deref(),
+        };
         // (A refused edit the post still holds never gets here: its life says `EditFailed`.)
-        if !forced && old == Some(new.as_str()) {
-            return self.unchanged(key);
+        match life::check_edit(old, &new, earlier, forced) {
+            EditCheck::Baseline => {
+                self.apply(key, &Event::Baseline(&new))?;
+                return self.unchanged(key);
+            }
+            EditCheck::Unchanged => return self.unchanged(key),
+            EditCheck::Send => {}
         }
         if self.run.plan.dry_run {
             let id = line.copy.id.clone().unwrap_or_default();
@@ -57,26 +62,19 @@ impl TargetRun<'_> {
         }
     }
 
-    /// Whether the recorded payload `old` is from before the mark covered all it covers now:
-    /// the current mark is then the copy's baseline, and nothing is sent.
-    fn predates_mark(&self, old: Option<&str>, post: &Post) -> bool {
-        // Published by dayrun 0.3, which sent no images: not an edit by itself (README,
-        // Upgrading); the images go with the next edit, or with `retry --force`.
-        let before_images = old == Some(post.edit_mark_before_images().as_str());
-        // Published before the target had a template: the template appearing is not an edit
-        // by itself (docs/templates.md); a later change of the post or the template is.
-        let before_template =
-            self.cfg.template.is_some() && old == Some(post.edit_mark(None).as_str());
-        before_images || before_template
+    /// The post's edit hash under older rules (`life::Earlier`): before images were sent, and
+    /// before this target had a template (only when it has one now).
+    fn earlier_marks(&self, post: &Post) -> (String, Option<String>) {
+        let before_template = self.cfg.template.is_some().then(|| post.edit_mark(None));
+        (post.edit_mark_before_images(), before_template)
     }
 
     /// What the edit sends to the copy, or why it cannot be sent in place.
     fn prepare_edit(&mut self, key: Date, line: &KeyLine, post: &Post) -> Result<Outgoing, Error> {
-        // A thread published before the target went back to `long = "cut"`: one post cannot
-        // replace it in place without leaving the thread half old, half new.
+        // A thread published before the target went back to `long = "cut"`.
         let parts = line.copy.parts.len();
-        match parts > 1 && self.target.as_thread().is_none() {
-            true => Err(Error::failure(
+        match life::edits_in_place(parts, self.target.as_thread().is_some()) {
+            false => Err(Error::failure(
                 Class::Rejected,
                 format!("the copy is a thread of {parts} parts and the target now sends one post (long = \"cut\"); nothing was changed"),
             )
@@ -84,7 +82,7 @@ impl TargetRun<'_> {
                 "set long = \"thread\" again to edit the thread in place, or `dayrun retract {key} --yes --target {0}`, then `dayrun retry {key} --force --target {0}` to publish it as one post",
                 self.cfg.name
             ))),
-            false => self.target.prepare(post),
+            true => self.target.prepare(post),
         }
     }
 
@@ -223,7 +221,7 @@ impl TargetRun<'_> {
             false => self.target.as_update().and_then(|u| u.read_back(id, out)),
         };
         let receipts = [Receipt::id(id)];
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: post.fingerprint.clone(),
             payload: self.edit_mark(post),
             media: None,
@@ -244,16 +242,16 @@ impl TargetRun<'_> {
             Ok(Lookup::Absent) => Verdict::Absent,
             Ok(Lookup::CannotTell(text)) => Verdict::CannotTell(text),
             Ok(Lookup::Foreign(list)) => Verdict::Foreign(list),
-            Err(err)
-                if err.class() == Some(Class::Auth) || err.kind == crate::error::Kind::Config =>
-            {
-                failed = self.failed(err, Some(post));
-                Verdict::Refused(failed.borrow())
-            }
-            Err(err) => {
-                why = err.reason();
-                Verdict::Transient(&why)
-            }
+            Err(err) => match life::read_back_failed(err.kind == Kind::Config, err.class()) {
+                life::LookFailed::Refused => {
+                    failed = self.failed(err, Some(post));
+                    Verdict::Refused(failed.borrow())
+                }
+                _ => {
+                    why = err.reason();
+                    Verdict::Transient(&why)
+                }
+            },
         };
         let _ = &parts;
         let step = self.apply(
@@ -358,7 +356,7 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let key = post.key;
         let media = self.unattached(key, post);
-        let parts = LandedParts {
+        let parts = life::Keeps {
             fp: post.fingerprint.clone(),
             payload: self.edit_mark(post),
             media,

@@ -4,6 +4,7 @@
 mod links_file;
 mod order;
 mod policy;
+mod rules;
 pub mod templates;
 
 use crate::error::Error;
@@ -13,6 +14,7 @@ use content::template;
 use jiff::tz::TimeZone;
 use policy::take_policy;
 pub use policy::{Dedup, POLICY_KEYS, Policy, seconds};
+pub use rules::Capabilities;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

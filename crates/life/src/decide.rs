@@ -62,6 +62,30 @@ pub enum Decision {
     NothingToRetract(String),
 }
 
+impl Decision {
+    /// Whether carrying it out sends or looks something up on the target (a publish, a
+    /// confirm, an interrupted update or retract finished, a retract, an edit checked): the
+    /// key then leaves what the attempt records. Any other is only said, and the key leaves
+    /// the exit its line implies.
+    pub fn reaches_target(&self) -> bool {
+        matches!(
+            self,
+            Decision::Publish { .. }
+                | Decision::Confirm
+                | Decision::FinishUpdate
+                | Decision::FinishRetract
+                | Decision::Retract
+                | Decision::CheckEdit { .. }
+        )
+    }
+
+    /// Whether it may send the post as a new copy: a publish, or a pending publish confirmed
+    /// (sent again if absent). What the run's progress counts ahead.
+    pub fn publishes(&self) -> bool {
+        matches!(self, Decision::Publish { .. } | Decision::Confirm)
+    }
+}
+
 /// Why nothing is done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
@@ -364,6 +388,13 @@ fn publish(why: Why, look_first: bool, new_copy: bool) -> Decision {
     }
 }
 
+/// Whether a visit of the key compares the post's edit hash (`Facts::payload`): only where its
+/// line holds a refused edit, which stands while the post still holds it. The hash needs the
+/// post's images, so the run and `status` make it only then.
+pub fn compares_payload(line: Option<&KeyLine>) -> bool {
+    line.is_some_and(|l| l.edits.edit_failed.is_some())
+}
+
 /// A done key in a run: its refused edit stands while the post still holds it; else its edit
 /// goes to the copy within the edit window; an edit after the window is said once.
 fn done(line: &KeyLine, seen: Option<&Seen>, ctx: &Ctx) -> Result<Decision, Unread> {
@@ -446,3 +477,6 @@ pub(super) fn implied(line: Option<&KeyLine>, decision: &Decision, ctx: &Ctx) ->
         _ => Exit::Ok,
     }
 }
+
+#[cfg(test)]
+mod tests;

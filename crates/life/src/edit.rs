@@ -125,3 +125,106 @@ pub(super) fn baseline(line: Option<&KeyLine>, payload: &str) -> Step {
         _ => Step::stop(Change::Keep, Exit::Ok, Word::Done),
     }
 }
+
+/// What a done copy's recorded edit hash makes of the post now, before anything is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditCheck {
+    /// No hash on the line, or one from before the hash covered all it covers now: the post's
+    /// hash now is recorded as the copy's baseline (`Event::Baseline`), and nothing is sent.
+    Baseline,
+    /// The copy holds the post as it is: nothing to send.
+    Unchanged,
+    /// The post changed (or `retry --force` asked): the edit goes to the copy.
+    Send,
+}
+
+/// The edit hashes the post would have had under the rules of an older dayrun.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Earlier<'a> {
+    /// Before images were sent (dayrun 0.3).
+    pub before_images: &'a str,
+    /// Before the target had a template, when it has one now (its hash with no template).
+    pub before_template: Option<&'a str>,
+}
+
+/// Whether the done copy whose line records the edit hash `old` needs the post's edit hash
+/// `new` sent (`forced`: `retry --force`, sent even if nothing changed). A hash from before
+/// the hash covered images (a copy published by dayrun 0.3, which sent none: README,
+/// Upgrading) or the target's template (docs/templates.md) is the copy's baseline: the images
+/// or the template appearing is not an edit by itself; a later change of the post is.
+pub fn check_edit(old: Option<&str>, new: &str, earlier: Earlier, forced: bool) -> EditCheck {
+    let predates = |old: &str| old == earlier.before_images || Some(old) == earlier.before_template;
+    match old {
+        _ if forced => EditCheck::Send,
+        None => EditCheck::Baseline,
+        Some(old) if predates(old) => EditCheck::Baseline,
+        Some(old) if old == new => EditCheck::Unchanged,
+        Some(_) => EditCheck::Send,
+    }
+}
+
+/// Whether an edit can go to a copy of `parts` parts in place on a target that sends threads
+/// (`threads`) or one post: not a thread of several parts on a target that now sends one post
+/// (`long = "cut"`): one post cannot replace it without leaving the thread half old, half new.
+pub fn edits_in_place(parts: usize, threads: bool) -> bool {
+    parts <= 1 || threads
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EARLIER: Earlier = Earlier {
+        before_images: "words",
+        before_template: Some("plain"),
+    };
+
+    #[test]
+    fn a_copy_whose_post_changed_gets_the_edit_and_one_that_did_not_gets_nothing() {
+        assert_eq!(
+            check_edit(Some("old"), "new", EARLIER, false),
+            EditCheck::Send
+        );
+        assert_eq!(
+            check_edit(Some("new"), "new", EARLIER, false),
+            EditCheck::Unchanged
+        );
+    }
+
+    #[test]
+    fn retry_force_sends_the_edit_whatever_the_line_holds() {
+        for old in [None, Some("new"), Some("words"), Some("plain")] {
+            assert_eq!(check_edit(old, "new", EARLIER, true), EditCheck::Send);
+        }
+    }
+
+    #[test]
+    fn a_line_with_no_edit_hash_or_one_from_before_images_or_the_template_is_a_baseline() {
+        assert_eq!(check_edit(None, "new", EARLIER, false), EditCheck::Baseline);
+        assert_eq!(
+            check_edit(Some("words"), "new", EARLIER, false),
+            EditCheck::Baseline
+        );
+        assert_eq!(
+            check_edit(Some("plain"), "new", EARLIER, false),
+            EditCheck::Baseline
+        );
+        // With no template now, a hash with no template is an edit like any other.
+        let untemplated = Earlier {
+            before_template: None,
+            ..EARLIER
+        };
+        assert_eq!(
+            check_edit(Some("plain"), "new", untemplated, false),
+            EditCheck::Send
+        );
+    }
+
+    #[test]
+    fn a_thread_of_several_parts_takes_no_edit_in_place_on_a_target_that_sends_one_post() {
+        assert!(!edits_in_place(3, false));
+        assert!(edits_in_place(3, true));
+        assert!(edits_in_place(1, false));
+        assert!(edits_in_place(0, false));
+    }
+}

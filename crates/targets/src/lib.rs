@@ -6,7 +6,7 @@ use crate::clock::Clock;
 use crate::error::Error;
 use crate::text::mark;
 use base::{clock, error, fsutil, redact, say, signals, text};
-use config::{Config, TargetConfig};
+use config::{Capabilities, Config, TargetConfig};
 use content::{images, post, template, thread};
 use jiff::Timestamp;
 use jiff::civil::Date;
@@ -186,13 +186,16 @@ pub fn kind_of(config: &Config, cfg: &TargetConfig) -> Result<&'static kinds::Ki
 /// What a configured target can do, read from its table alone (no credential is read): whether
 /// it can look a key up, and whether edits go to its copies (`on_edit` first). `status` and the
 /// runner both judge keys by it.
-pub fn capabilities(cfg: &TargetConfig) -> (bool, bool) {
+pub fn capabilities(cfg: &TargetConfig) -> Capabilities {
     match kinds::find(&cfg.kind) {
-        Some(kind) => (
-            (kind.can_find)(cfg),
-            cfg.policy.on_edit.unwrap_or_else(|| (kind.updates)(cfg)),
-        ),
-        None => (false, cfg.policy.on_edit.unwrap_or(false)),
+        Some(kind) => Capabilities {
+            can_find: (kind.can_find)(cfg),
+            updates: cfg.policy.on_edit.unwrap_or_else(|| (kind.updates)(cfg)),
+        },
+        None => Capabilities {
+            can_find: false,
+            updates: cfg.policy.on_edit.unwrap_or(false),
+        },
     }
 }
 

@@ -3,7 +3,7 @@
 //! nothing, for a person, when those parts cannot be known.
 
 use crate::error::{Class, Error};
-use crate::life::KeyLine;
+use crate::life::{self, KeyLine, Resume};
 use crate::post::Post;
 use crate::runner::TargetRun;
 use crate::tell;
@@ -27,14 +27,10 @@ impl TargetRun<'_> {
     ) -> Result<Prepared, Error> {
         let key = post.key;
         let recorded = line.filter(|_| resumed).and_then(|l| l.copy.split.clone());
-        let kept = self
-            .kept_thread(key)
-            .filter(|k| k.generation == generation && resumed)
-            .filter(|k| {
-                recorded
-                    .as_ref()
-                    .is_none_or(|s| *s == crate::thread::hash(&k.pieces))
-            });
+        let kept = self.kept_thread(key).filter(|_| resumed).filter(|k| {
+            let split = crate::thread::hash(&k.pieces);
+            life::kept_fits((k.generation, &split), generation, recorded.as_deref())
+        });
         if let Some(kept) = kept {
             return Ok(match kept.fp.is_empty() {
                 false => kept,
@@ -55,17 +51,14 @@ impl TargetRun<'_> {
             return Ok(fresh);
         };
         let hash = crate::thread::hash(&fresh.pieces);
-        let differs = match &recorded {
-            Some(split) if *split == hash => return Ok(fresh),
-            Some(split) => format!(
-                "the post now splits into {} parts that are not that split ({split} on the line, {hash} now)",
-                fresh.pieces.len()
-            ),
-            None if self.run.plan.dry_run => {
+        let differs = match life::resume(recorded.as_deref(), &hash, fresh.pieces.len()) {
+            Resume::Same => return Ok(fresh),
+            Resume::Differs(why) => why,
+            Resume::Compare if self.run.plan.dry_run => {
                 self.say(key, "part", tell::dry::NO_SPLIT);
                 return Ok(fresh);
             }
-            None => match self.first_parts_differ(line, &fresh.pieces)? {
+            Resume::Compare => match self.first_parts_differ(line, &fresh.pieces)? {
                 None => return Ok(fresh),
                 Some(why) => why,
             },
@@ -88,20 +81,10 @@ impl TargetRun<'_> {
     ) -> Result<Option<String>, Error> {
         let landed = &line.copy.parts;
         let now = pieces.len();
-        if landed.len() > now {
-            return Ok(Some(format!(
-                "{} parts are out, and the post now splits into {now}",
-                landed.len()
-            )));
-        }
-        let not = |n: usize| {
-            Some(format!(
-                "part {n} out is not part {n} of the post as it splits now ({now} parts)"
-            ))
-        };
-        // Nothing on the line, part 1 may be out: the latest attempt sent it.
-        if landed.is_empty() && line.tried.marks.last() != Some(&pieces[0].mark) {
-            return Ok(not(1));
+        let last_mark = line.tried.marks.last().map(String::as_str);
+        let first_mark = pieces.first().map(|p| p.mark.as_str());
+        if let Some(why) = life::first_parts(landed.len(), now, last_mark, first_mark) {
+            return Ok(Some(why));
         }
         for (n, part) in landed.iter().enumerate() {
             let turn = Turn {
@@ -113,7 +96,7 @@ impl TargetRun<'_> {
             };
             let thread = self.target.as_thread().expect("a thread target");
             if !thread.holds(&turn, part)? {
-                return Ok(not(n + 1));
+                return Ok(Some(life::part_differs(n + 1, now)));
             }
         }
         Ok(None)

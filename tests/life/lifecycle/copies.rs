@@ -1,0 +1,153 @@
+//! Rows 5, 6 and 9: every live copy's id stays on the line until a retract removes it, the
+//! retract works from the line alone, and `merge-state` drops no id.
+
+use super::{KEY, at, blog, field, line_of, morning, printed};
+use crate::fakes::fake_mastodon::{self, FakeMastodon};
+use crate::fakes::fake_posts::PostsApi;
+use crate::support::util::{Project, bare};
+
+/// An http target `blog` that retracts with `DELETE /posts/{id}`, and `KEY` published (p-1).
+fn published(api: &PostsApi) -> Project {
+    let p = blog(api, &api.delete_url());
+    morning(&p, &at(KEY, "07:00"), &[])
+        .code(0)
+        .stdout_has(&format!("{KEY} blog published id=p-1"));
+    p
+}
+
+/// The ids the fake removed, sorted.
+fn removed(api: &PostsApi) -> Vec<String> {
+    let mut ids: Vec<String> = api.removed().into_iter().map(|p| p.id).collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn row_05_retract_after_the_post_file_was_deleted_removes_the_copy() {
+    let api = PostsApi::start();
+    let p = published(&api);
+    std::fs::remove_file(p.path(&format!("content/{KEY}.md"))).unwrap();
+    p.run_at(&at(KEY, "09:00"), &["retract", KEY, "--yes"])
+        .code(0)
+        .stdout_has(&format!("{KEY} blog retracted id=p-1"));
+    assert_eq!(removed(&api), ["p-1"]);
+    assert_eq!(api.commits_of(KEY), 0, "still on the server");
+    assert_eq!(p.statuses("blog"), [format!("{KEY} retracted")]);
+    morning(&p, &at(KEY, "10:00"), &[]).code(0);
+    assert_eq!(api.state.lock().unwrap().post_times.len(), 1);
+}
+
+/// What a test of row 6 sees of a target: its project with `KEY` published as `ids[0]`, the
+/// id its second copy gets, how many copies of the key it holds, and how many removals it got.
+struct Site<'a> {
+    p: Project,
+    target: &'a str,
+    ids: [&'a str; 2],
+    live: &'a dyn Fn() -> usize,
+    removals: &'a dyn Fn() -> usize,
+}
+
+/// `retry --force --new`, then `retract`: both copies go in one retract, which finishes; a
+/// retract that then removes nothing says so and fails.
+fn second_copy_then_retract(site: &Site) {
+    let (p, target, [first, second]) = (&site.p, site.target, site.ids);
+    p.run_at(&at(KEY, "08:00"), &["retry", KEY, "--force", "--new"])
+        .code(0)
+        .stdout_has(&format!("{KEY} {target} published id={second}"));
+    assert_eq!((site.live)(), 2, "{target}: no second copy");
+    // The first copy is live too: its id stays, apart from `copies=` (which means duplicates).
+    let line = line_of(p, target, KEY);
+    assert_eq!(field(&line, "id").as_deref(), Some(second), "{line}");
+    assert_eq!(field(&line, "older").as_deref(), Some(first), "{line}");
+    assert_eq!(field(&line, "copies"), None, "{line}");
+    // One retract removes both and finishes.
+    let out = p.run_at(&at(KEY, "09:00"), &["retract", KEY, "--yes"]);
+    out.code(0)
+        .stdout_has(&format!("{KEY} {target} retracted id={second}"));
+    assert_eq!((site.live)(), 0, "{target}: a copy is still there");
+    let line = line_of(p, target, KEY);
+    assert!(
+        line.contains(" retracted ") && field(&line, "older").is_none(),
+        "{line}"
+    );
+    // A retract that removes nothing says so, and fails.
+    let removals = (site.removals)();
+    let out = p.run_at(&at(KEY, "10:00"), &["retract", KEY, "--yes"]);
+    assert_ne!(out.code, 0, "{}", printed(&out));
+    out.stderr_has("nothing was retracted");
+    assert_eq!((site.removals)(), removals);
+}
+
+#[test]
+fn row_06_retract_after_a_second_copy_removes_both_from_mastodon() {
+    let api = FakeMastodon::start(500);
+    let p = Project::new();
+    p.file("dayrun.toml", api.config("settle_secs = 0"));
+    p.secret("secrets/masto.token", fake_mastodon::TOKEN);
+    p.post(KEY, "Today");
+    morning(&p, &at(KEY, "07:00"), &[])
+        .code(0)
+        .stdout_has(&format!("{KEY} masto published id=110000"));
+    second_copy_then_retract(&Site {
+        p,
+        target: "masto",
+        ids: ["110000", "110001"],
+        live: &|| api.statuses().len(),
+        removals: &|| api.state.lock().unwrap().delete_requests,
+    });
+}
+
+#[test]
+fn row_06_retract_after_a_second_copy_removes_both_from_an_http_endpoint() {
+    let api = PostsApi::start();
+    second_copy_then_retract(&Site {
+        p: published(&api),
+        target: "blog",
+        ids: ["p-1", "p-2"],
+        live: &|| api.commits_of(KEY),
+        removals: &|| api.delete_requests(),
+    });
+    assert_eq!(removed(&api), ["p-1", "p-2"]);
+}
+
+/// Run `dayrun merge-state O A B state/blog.state` as git does, in `p`: the exit code, what
+/// it printed and the merged text.
+fn merge(p: &Project, o: &str, a: &str, b: &str) -> (crate::support::util::Output, String) {
+    p.file("m/O", o).file("m/A", a).file("m/B", b);
+    let files = ["m/O", "m/A", "m/B"].map(|f| p.path(f).to_str().unwrap().to_string());
+    let mut args = vec!["merge-state"];
+    args.extend(files.iter().map(String::as_str));
+    args.push("state/blog.state");
+    let out = bare(&p.root, &args);
+    (out, p.read("m/A"))
+}
+
+#[test]
+fn row_09_merge_state_keeps_both_ids_of_one_copy_and_reports_them_but_not_older_copies() {
+    let p = Project::new();
+    let o = "# dayrun state format 2\n2026-11-28 done 2026-11-28T07:00:00+00:00 id=5\n";
+    // One machine is updating copy 7 while the other recorded copy 9 of the same key.
+    let updating = format!("{o}{KEY} pending 2026-11-29T09:00:00+00:00 op=update id=7\n");
+    let done = format!("{o}{KEY} done 2026-11-29T07:00:00+00:00 id=9\n");
+    for (ours, theirs) in [(&updating, &done), (&done, &updating)] {
+        let (out, merged) = merge(&p, o, ours, theirs);
+        let line = merged.lines().find(|l| l.starts_with(KEY)).unwrap();
+        let mut ids = [field(line, "id"), field(line, "copies")];
+        ids.sort();
+        assert_eq!(ids, [Some("7".into()), Some("9".into())], "{line}");
+        out.code(1)
+            .stderr_has(&format!("{KEY} holds two copies: ids 7 and 9"));
+    }
+    // An earlier generation's copy is history: kept (`older=`), not reported as a duplicate.
+    let second = format!("{o}{KEY} done 2026-11-29T10:00:00+00:00 id=9 generation=1\n");
+    let first = format!("{o}{KEY} done 2026-11-29T07:00:00+00:00 id=7\n");
+    for (ours, theirs) in [(&second, &first), (&first, &second)] {
+        let (out, merged) = merge(&p, o, ours, theirs);
+        out.code(0);
+        assert_eq!(out.stderr, "");
+        let line = merged.lines().find(|l| l.starts_with(KEY)).unwrap();
+        assert_eq!(field(line, "id").as_deref(), Some("9"), "{line}");
+        assert_eq!(field(line, "older").as_deref(), Some("7"), "{line}");
+        assert_eq!(field(line, "copies"), None, "{line}");
+    }
+}
