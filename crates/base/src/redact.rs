@@ -5,6 +5,9 @@
 
 mod view;
 
+use base64::Engine;
+use base64::engine::GeneralPurpose;
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 use std::sync::RwLock;
 use view::View;
 
@@ -63,16 +66,14 @@ impl Redactor {
             for escaped in escaped_forms(text) {
                 self.form(escaped.as_bytes());
             }
-            let standard = base64(text.as_bytes());
-            self.form(standard.as_bytes());
-            self.form(standard.trim_end_matches('=').as_bytes());
-            self.form(url_safe(&standard).as_bytes());
-            self.form(url_safe(&standard).trim_end_matches('=').as_bytes());
+            for engine in [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD] {
+                self.form(engine.encode(text).as_bytes());
+            }
             if text.len() >= MIN_ANYWHERE {
                 for prefix in 0..3 {
-                    let part = aligned(text.as_bytes(), prefix);
-                    self.form(url_safe(&part).as_bytes());
-                    self.form(part.as_bytes());
+                    for engine in [URL_SAFE, STANDARD] {
+                        self.form(aligned(&engine, text.as_bytes(), prefix).as_bytes());
+                    }
                 }
             }
         }
@@ -273,19 +274,16 @@ fn lower_hex(encoded: &str) -> String {
     out
 }
 
-/// The characters of the base64 of `bytes`, written after `prefix` (0 to 2) other bytes, that
-/// depend on `bytes` alone: the same wherever they stand at that alignment in a longer text.
-fn aligned(bytes: &[u8], prefix: usize) -> String {
+/// The characters of the base64 of `bytes` (in `engine`'s alphabet), written after `prefix`
+/// (0 to 2) other bytes, that depend on `bytes` alone: the same wherever they stand at that
+/// alignment in a longer text.
+fn aligned(engine: &GeneralPurpose, bytes: &[u8], prefix: usize) -> String {
     let mut padded = vec![0u8; prefix];
     padded.extend_from_slice(bytes);
-    let encoded = base64(&padded);
+    let encoded = engine.encode(&padded);
     let first = (8 * prefix).div_ceil(6);
     let last = 8 * (prefix + bytes.len()) / 6;
     encoded[first..last].to_string()
-}
-
-fn url_safe(standard: &str) -> String {
-    standard.replace('+', "-").replace('/', "_")
 }
 
 /// Replace `form` where it stands as a whole word (not inside a run of letters and digits).
@@ -305,26 +303,6 @@ fn replace_words(text: &str, form: &str) -> String {
         rest = &rest[at + form.len()..];
     }
     out.push_str(rest);
-    out
-}
-
-/// Base64 (standard alphabet, padded), for HTTP Basic credentials and for redaction.
-pub fn base64(input: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
-    for chunk in input.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
     out
 }
 

@@ -49,37 +49,17 @@ pub fn hashtag(tag: &str) -> Option<String> {
     (!clean.is_empty()).then_some(clean)
 }
 
-/// The known word `word` is most likely a misspelling of (at most one or two edits away).
+/// The known word `word` is most likely a misspelling of (at most one or two edits away). An
+/// edit inserts, deletes or replaces a character or swaps two neighbours, and no character is
+/// edited twice (the optimal string alignment distance).
 pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = if word.chars().count() <= 4 { 1 } else { 2 };
     known
         .into_iter()
-        .map(|k| (edits(word, k), k))
+        .map(|k| (strsim::osa_distance(word, k), k))
         .filter(|(n, _)| *n <= limit)
         .min_by_key(|(n, _)| *n)
         .map(|(_, k)| k)
-}
-
-/// Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`.
-fn edits(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    d[0] = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 #[cfg(test)]

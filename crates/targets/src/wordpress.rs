@@ -11,8 +11,10 @@ use super::{
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
-use crate::redact::{Redactor, base64};
+use crate::redact::Redactor;
 use crate::text::slug;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use jiff::civil::Date;
 use life::Receipt;
 use serde::Deserialize;
@@ -86,7 +88,7 @@ impl WordPress {
         // Application Passwords are shown with spaces; WordPress accepts them either way.
         let auth = format!(
             "Basic {}",
-            base64(format!("{}:{}", settings.user, password.expose()).as_bytes())
+            STANDARD.encode(format!("{}:{}", settings.user, password.expose()))
         );
         let (timeout, connect) =
             timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
