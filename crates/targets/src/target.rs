@@ -1,7 +1,8 @@
 //! The target trait: what every target does, and the capabilities only some have (look up,
 //! update, retract, upload media, batch, name records), each a trait of its own that a target
-//! hands out when it has it. Nothing here has a default that fails at run time: a target that
-//! lacks a capability says so when asked for it, with what would give it one.
+//! hands out when it has it. The optional ones have a provided `None` default, so a target
+//! writes only the ones it has. Updating and retracting have no default: a target that lacks
+//! one says so when asked for it, naming the setting that would give it one.
 
 use super::{Attempts, Lookup, Media, Outgoing};
 use crate::error::Error;
@@ -39,27 +40,38 @@ pub trait Target {
     fn secrets(&self) -> Secrets<'_>;
 
     /// Its lookup, when it has one (an http target without `list_url` has none).
-    fn as_find(&mut self) -> Option<&mut dyn Find>;
+    fn as_find(&mut self) -> Option<&mut dyn Find> {
+        None
+    }
 
-    /// Updating a published copy in place; `Err` says what the target lacks (a setting).
+    /// Updating a published copy in place; `Err` says what the target lacks (a setting). No
+    /// default: every kind has it or names its own setting (`update_url`, `update = [...]`).
     fn as_update(&mut self) -> Result<&mut dyn Update, Error>;
 
     /// Taking a published copy back; `Err` says what the target lacks (a setting).
     fn as_retract(&mut self) -> Result<&mut dyn Retract, Error>;
 
     /// Uploading images before the post, when the target takes them that way.
-    fn as_upload(&mut self) -> Option<&mut dyn Upload>;
+    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
+        None
+    }
 
     /// Grouping publishes (`runner/batch.rs`), when its lookup is exact and immediate and a
     /// publish is files written with `stage`.
-    fn as_batch(&mut self) -> Option<&mut dyn Batch>;
+    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
+        None
+    }
 
     /// Naming its own records, for a target where the client chooses each record's key.
-    fn as_names(&self) -> Option<&dyn Names>;
+    fn as_names(&self) -> Option<&dyn Names> {
+        None
+    }
 
     /// Sending a long post as a thread of parts (`long = "thread"`); `None` when it sends one
     /// post (the default `long = "cut"`, or a kind without threads).
-    fn as_thread(&mut self) -> Option<&mut dyn Thread>;
+    fn as_thread(&mut self) -> Option<&mut dyn Thread> {
+        None
+    }
 }
 
 /// A long post as a thread of self-replies, one part at a time: the runner records each part
