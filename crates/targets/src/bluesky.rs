@@ -4,7 +4,7 @@
 use super::net::{Http, Reply, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
+    Attempts, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
     Update, Upload,
 };
 use crate::error::{Class, Error};
@@ -336,10 +336,6 @@ impl Target for Bluesky {
 
     fn as_upload(&mut self) -> Option<&mut dyn Upload> {
         Some(self)
-    }
-
-    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
-        None
     }
 
     fn as_names(&self) -> Option<&dyn Names> {

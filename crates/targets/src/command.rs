@@ -2,8 +2,8 @@
 //! exit-code contract that classes its failures.
 
 use super::{
-    Attempts, Batch, Context, Find, ImageLinks, Keep, Lookup, Media, Names, Outgoing, Retract,
-    Secrets, Target, Update, Upload, copy_name, outgoing, payload, payload_key,
+    Attempts, Context, Find, ImageLinks, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target,
+    Update, Upload, copy_name, outgoing, payload, payload_key,
 };
 use crate::error::{Class, Error};
 use crate::images::Image;
@@ -272,18 +272,6 @@ impl Target for CommandTarget {
 
     fn as_upload(&mut self) -> Option<&mut dyn Upload> {
         Some(self)
-    }
-
-    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
-        None
-    }
-
-    fn as_names(&self) -> Option<&dyn Names> {
-        None
-    }
-
-    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
-        None
     }
 }
 

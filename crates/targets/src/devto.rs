@@ -6,8 +6,7 @@ use super::net::pages::Walked;
 use super::net::{Http, Reply, encode, id_text, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Retract, Secrets, Target,
-    Update, Upload,
+    Attempts, Context, Find, ImageLinks, Lookup, Outgoing, Retract, Secrets, Target, Update,
 };
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -297,22 +296,6 @@ impl Target for Devto {
 
     fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
         Ok(self)
-    }
-
-    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
-        None
-    }
-
-    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
-        None
-    }
-
-    fn as_names(&self) -> Option<&dyn Names> {
-        None
-    }
-
-    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
-        None
     }
 }
 

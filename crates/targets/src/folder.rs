@@ -1,10 +1,7 @@
 //! `kind = "folder"`: write `<dir>/<key>.html` and `<dir>/<key>.json`, each atomically, and
 //! each image of the post beside them as `<key>-<sha16>.<ext>`.
 
-use super::{
-    Attempts, Batch, Context, Find, Lookup, Names, Outgoing, Retract, Secrets, Target, Update,
-    Upload,
-};
+use super::{Attempts, Batch, Context, Find, Lookup, Outgoing, Retract, Secrets, Target, Update};
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::fsutil::{Staged, write_atomic_all};
@@ -217,20 +214,8 @@ impl Target for Folder {
         Ok(self)
     }
 
-    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
-        None
-    }
-
     fn as_batch(&mut self) -> Option<&mut dyn Batch> {
         Some(self)
-    }
-
-    fn as_names(&self) -> Option<&dyn Names> {
-        None
-    }
-
-    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
-        None
     }
 }
 

@@ -7,8 +7,8 @@ use super::items;
 use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Batch, Context, Find, ImageLinks, Lookup, Names, Outgoing, Retract, Secrets, Target,
-    Update, Upload, outgoing, payload_key,
+    Attempts, Context, Find, ImageLinks, Lookup, Outgoing, Retract, Secrets, Target, Update,
+    outgoing, payload_key,
 };
 use crate::error::Error;
 use crate::post::Post;
@@ -344,21 +344,5 @@ impl Target for HttpTarget {
     fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
         self.delete_url()?;
         Ok(self)
-    }
-
-    fn as_upload(&mut self) -> Option<&mut dyn Upload> {
-        None
-    }
-
-    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
-        None
-    }
-
-    fn as_names(&self) -> Option<&dyn Names> {
-        None
-    }
-
-    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
-        None
     }
 }

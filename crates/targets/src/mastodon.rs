@@ -5,8 +5,8 @@ use super::net::{Http, Reply, encode, id_text, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
-    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
-    Update, Upload,
+    Attempts, Context, Find, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target, Update,
+    Upload,
 };
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -292,14 +292,6 @@ impl Target for Mastodon {
 
     fn as_upload(&mut self) -> Option<&mut dyn Upload> {
         Some(self)
-    }
-
-    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
-        None
-    }
-
-    fn as_names(&self) -> Option<&dyn Names> {
-        None
     }
 
     fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {

@@ -5,8 +5,8 @@ use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
-    Attempts, Batch, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
-    Update, Upload,
+    Attempts, Context, Find, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target, Update,
+    Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error};
@@ -325,18 +325,6 @@ impl Target for WordPress {
 
     fn as_upload(&mut self) -> Option<&mut dyn Upload> {
         Some(self)
-    }
-
-    fn as_batch(&mut self) -> Option<&mut dyn Batch> {
-        None
-    }
-
-    fn as_names(&self) -> Option<&dyn Names> {
-        None
-    }
-
-    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
-        None
     }
 }
 
