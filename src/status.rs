@@ -8,6 +8,7 @@ use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::{self, Ctx, Decision, Event, Exit, Facts, KeyLine, Mode, Phase, Seen};
 use crate::state::StateFile;
+use crate::tally::Count;
 use jiff::civil::Date;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -46,6 +47,9 @@ struct Row<'a> {
     edit_failed: bool,
     /// The exit code this key leaves a run with (0, 1, 3 or 75).
     exit: i32,
+    /// `status` as the summary counts it.
+    #[serde(skip)]
+    count: Count,
 }
 
 /// What every target's keys are judged against, and how they are shown.
@@ -284,23 +288,19 @@ fn key_row(
 
 /// The status of a key: its line's, or (no line) what the visit decided; `draft`: whether
 /// its post is a draft, asked only where the decision leaves it open.
-fn status(
-    line: Option<&KeyLine>,
-    decision: &Decision,
-    mut draft: impl FnMut() -> bool,
-) -> &'static str {
+fn status(line: Option<&KeyLine>, decision: &Decision, mut draft: impl FnMut() -> bool) -> Count {
     match (line, decision) {
-        (Some(l), _) => l.record().status.as_str(),
-        (None, Decision::Skip(life::Skip::Scheduled)) => "scheduled",
-        (None, _) if draft() => "draft",
-        (None, Decision::Skip(life::Skip::Stale)) => "stale",
-        (None, _) => "due",
+        (Some(l), _) => Count::of_status(l.record().status),
+        (None, Decision::Skip(life::Skip::Scheduled)) => Count::Scheduled,
+        (None, _) if draft() => Count::Draft,
+        (None, Decision::Skip(life::Skip::Stale)) => Count::Stale,
+        (None, _) => Count::Due,
     }
 }
 
 /// What the run's rules made of one key.
 struct Verdict {
-    status: &'static str,
+    status: Count,
     decision: Decision,
     /// Why its post cannot be sent, if it is to be sent and cannot.
     blocked: Option<String>,
@@ -334,7 +334,8 @@ fn row(
     });
     Row {
         key: key.to_string(),
-        status: verdict.status,
+        status: verdict.status.word(),
+        count: verdict.status,
         at: line.map(|l| l.at.clone()),
         age_secs: age,
         id: line.and_then(|l| l.copy.id.clone()),
@@ -366,16 +367,16 @@ fn tally(
     }
     // A deleted key is not also done, a key held back is not also failed.
     words.add(match () {
-        _ if row.deleted => "deleted",
-        _ if row.held_back => "held back",
-        _ if row.edit_failed => "edit failed",
-        _ => row.status,
+        _ if row.deleted => Count::Deleted,
+        _ if row.held_back => Count::HeldBack,
+        _ if row.edit_failed => Count::EditFailed,
+        _ => row.count,
     });
     if row.edited {
-        words.add("edited");
+        words.add(Count::Edited);
     }
     if dedup {
-        words.add("dedup");
+        words.add(Count::Dedup);
     }
     for (flag, word) in [
         (row.edited, "edited"),
@@ -475,7 +476,7 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
             crate::outside::escape(why, 2048)
         ));
     }
-    if row.status == "done" && row.id.is_none() {
+    if row.count == Count::Done && row.id.is_none() {
         text.push_str(" (no id: edits and retracts cannot reach this copy; `dayrun mark KEY done --id ID` records it)");
     }
     if row.deleted {

@@ -43,6 +43,7 @@ use crate::fsutil::Staged;
 use crate::life::Receipt;
 use crate::life::{self, Answer, Event, Op};
 use crate::post::Post;
+use crate::tally::Count;
 use crate::targets::Outgoing;
 use crate::tell;
 use crate::tell::failure::detail;
@@ -233,7 +234,7 @@ impl TargetRun<'_> {
             let detail = format!("id={} batch_keys={landed} batch_ms={took}", receipts[0].id);
             self.trace(post.key, "publish", "done", &detail);
             let said = tell::line::titled(&detail, Some(&post.title));
-            self.count("published", post.key, "published", &said);
+            self.count(Count::Published, post.key, "published", &said);
             Ok(())
         })
     }

@@ -9,6 +9,7 @@ use crate::life::Receipt;
 use crate::life::{self, Answer, Before, Event, KeyLine, Looking, Op, Phase, Sending, Then, Why};
 use crate::post::Post;
 use crate::signals;
+use crate::tally::Count;
 use crate::targets::{Attempts, Outgoing};
 use crate::tell;
 use jiff::Timestamp;
@@ -33,7 +34,7 @@ impl TargetRun<'_> {
         };
         if read.draft {
             self.outcome.drafts.push(key);
-            self.count("draft", key, "draft", tell::skip::DRAFT);
+            self.count(Count::Draft, key, "draft", tell::skip::DRAFT);
             return Ok(());
         }
         let post = self.images_for(&read);

@@ -9,6 +9,7 @@ use crate::error::{Class, Error};
 use crate::life::{self, Answer, Event, KeyLine};
 use crate::post::Post;
 use crate::state::StateFile;
+use crate::tally::Count;
 use crate::tell;
 use crate::template::Upstream;
 use jiff::civil::Date;
@@ -184,7 +185,7 @@ impl TargetRun<'_> {
         self.trace(key, "wait", "failed", &tell::failure::detail(&err));
         match err.class() {
             Some(Class::RetrySafe) => {
-                self.outcome.tally.add("failed");
+                self.outcome.tally.add(Count::Failed);
                 let text = step
                     .written()
                     .and_then(|l| l.reason.clone())

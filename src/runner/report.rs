@@ -8,6 +8,7 @@ use crate::error::{Class, Error, Kind};
 use crate::life::{self, Event, Exit, Phase, Step, Word};
 use crate::outside::escape;
 use crate::post::Post;
+use crate::tally::Count;
 use crate::tell;
 use crate::tell::{Hints, Teller};
 use jiff::civil::Date;
@@ -116,24 +117,25 @@ impl TargetRun<'_> {
                 let millis = started.elapsed().as_millis();
                 let (action, detail) = tell::line::done(step.word, action, id, millis, note);
                 self.trace(key, action, "done", &detail);
+                let count = Count::of_done(step.word).expect("a done word");
                 let word = step.word.text();
-                self.count(word, key, word, &tell::line::titled(&detail, title));
+                self.count(count, key, word, &tell::line::titled(&detail, title));
                 if let Some(text) = &step.say {
                     self.trace(key, action, "duplicate", text);
                     let look = self.target.where_to_look(key);
                     let text = self.shown(&tell::line::duplicate(text, &look));
                     self.run.progress.err(&self.teller().duplicate(key, &text));
-                    self.outcome.tally.add("duplicate");
+                    self.outcome.tally.add(Count::Duplicate);
                 }
             }
             Word::Failed => self.report(key, step, None)?,
             Word::Unconfirmed => {
                 let text = step.say.clone().unwrap_or_default();
-                self.count("unconfirmed", key, "unconfirmed", &text);
+                self.count(Count::Unconfirmed, key, "unconfirmed", &text);
             }
             Word::HeldBack => {
                 self.outcome.held.push(key);
-                self.outcome.tally.add("held back");
+                self.outcome.tally.add(Count::HeldBack);
                 let text = step.say.as_deref().unwrap_or(tell::line::HELD_BACK);
                 self.say(key, "held back", text);
             }
@@ -161,7 +163,7 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let line = step.written().cloned().or_else(|| self.line(key));
         let told = tell::failure::told(step, line.as_ref(), err, &self.hints(key));
-        self.outcome.tally.add("failed");
+        self.outcome.tally.add(Count::Failed);
         self.say(key, "failed", &told.said);
         if let Some(hint) = told.hint {
             self.say_under(&hint);
@@ -216,7 +218,7 @@ impl TargetRun<'_> {
         // The post's error, not the target's: told in full once a run, then "as above".
         let first = self.run.told.borrow_mut().insert(err.located());
         if same || self.run.plan.dry_run {
-            self.outcome.tally.add("failed");
+            self.outcome.tally.add(Count::Failed);
             self.tell_local(key, &err, first);
             return Ok(());
         }
@@ -232,7 +234,7 @@ impl TargetRun<'_> {
         self.trace(key, "read", "failed", &tell::failure::detail(&err));
         self.outcome.exit.merge(Exit::NeedsHuman);
         let _ = step;
-        self.outcome.tally.add("failed");
+        self.outcome.tally.add(Count::Failed);
         self.tell_local(key, &err, first);
         Ok(())
     }
@@ -245,9 +247,9 @@ impl TargetRun<'_> {
         }
     }
 
-    pub(super) fn count(&mut self, tally: &'static str, key: Date, word: &str, detail: &str) {
-        self.outcome.tally.add(tally);
-        if self.teller().says(tally, word) {
+    pub(super) fn count(&mut self, count: Count, key: Date, word: &str, detail: &str) {
+        self.outcome.tally.add(count);
+        if self.teller().says(count, word) {
             self.say(key, word, detail);
         }
     }

@@ -7,6 +7,7 @@ use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
 use crate::life::{Event, KeyLine, Phase, Then, Word};
 use crate::post::Post;
+use crate::tally::Count;
 use crate::targets::Lookup;
 use crate::tell;
 use jiff::civil::Date;
@@ -121,7 +122,7 @@ impl TargetRun<'_> {
         let more = crate::life::removed_note(line, removed);
         let text = tell::retract::removed(&id, verified, &self.cfg.name, &more);
         self.trace(key, "retract", "done", &text);
-        self.count("retracted", key, "retracted", &text);
+        self.count(Count::Retracted, key, "retracted", &text);
     }
 
     /// After a removal (`sure`: the target said it removed it): `Some(true)` gone,
@@ -177,7 +178,7 @@ impl TargetRun<'_> {
         )?;
         self.trace(key, "retract", "unknown", &why);
         let text = tell::retract::unsure(key, &why);
-        self.count("unconfirmed", key, "unconfirmed", &text);
+        self.count(Count::Unconfirmed, key, "unconfirmed", &text);
         Ok(None)
     }
 }

@@ -8,6 +8,7 @@ use super::TargetRun;
 use crate::error::{Class, Error, Kind};
 use crate::life::{KeyLine, Phase};
 use crate::post::Post;
+use crate::tally::Count;
 use crate::tell::Stop;
 use jiff::civil::Date;
 
@@ -39,7 +40,7 @@ impl TargetRun<'_> {
             return false;
         };
         let detail = stop.skipped();
-        self.count("not attempted", key, "skip", &detail);
+        self.count(Count::NotAttempted, key, "skip", &detail);
         true
     }
 

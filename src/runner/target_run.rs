@@ -6,6 +6,7 @@ use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Pass, Seen, Skip, Why};
 use crate::life::{Exit, Status};
+use crate::tally::Count;
 use crate::tell;
 use jiff::civil::Date;
 
@@ -98,7 +99,7 @@ impl TargetRun<'_> {
             Pass::No => false,
         };
         if quick {
-            self.count("done", key, "skip", "done");
+            self.count(Count::Done, key, "skip", "done");
             return Ok(());
         }
         self.not_ours_first(key)?;
@@ -144,7 +145,7 @@ impl TargetRun<'_> {
         match decision {
             Decision::Skip(skip) => self.skip(key, skip),
             Decision::Wait(why) => {
-                self.outcome.tally.add("failed");
+                self.outcome.tally.add(Count::Failed);
                 self.say(key, "waiting", &why);
                 let line = self.line(key);
                 if let Some(hint) = self.hints(key).hint(line.as_ref(), None) {
@@ -152,12 +153,12 @@ impl TargetRun<'_> {
                 }
             }
             Decision::EditFailed(why) => {
-                self.outcome.tally.add("edit failed");
+                self.outcome.tally.add(Count::EditFailed);
                 self.say(key, "edit failed", &tell::skip::edit_failed(&why));
             }
             Decision::Hold => {
                 self.outcome.held.push(key);
-                self.outcome.tally.add("held back");
+                self.outcome.tally.add(Count::HeldBack);
             }
             Decision::Drop => {
                 self.say(key, "forgotten", tell::skip::DROPPED);
@@ -167,10 +168,10 @@ impl TargetRun<'_> {
             Decision::NothingToRetract(why)
                 if self.line(key).is_some_and(|l| l.phase == life::Phase::Done) =>
             {
-                self.outcome.tally.add("failed");
+                self.outcome.tally.add(Count::Failed);
                 self.say(key, "failed", &tell::skip::cannot_retract(&why));
             }
-            Decision::NothingToRetract(why) => self.count("skip", key, "skip", &why),
+            Decision::NothingToRetract(why) => self.count(Count::Skip, key, "skip", &why),
             _ => unreachable!("sent or looked up by `act`"),
         }
     }
@@ -271,7 +272,7 @@ impl TargetRun<'_> {
             return self.outcome.exit;
         }
         for _ in &self.outcome.deleted {
-            self.outcome.tally.add("deleted");
+            self.outcome.tally.add(Count::Deleted);
         }
         let outcome = &self.outcome;
         let ranges = tell::summary::Ranges {

@@ -9,6 +9,7 @@ use crate::life::Receipt;
 use crate::life::{self, Answer, EditCheck, Event, KeyLine, Op, Then, Verdict, Word};
 use crate::post::Post;
 use crate::signals;
+use crate::tally::Count;
 use crate::targets::{Lookup, Media, Outgoing};
 use crate::tell;
 use jiff::civil::Date;
@@ -135,7 +136,7 @@ impl TargetRun<'_> {
             life::Mode::Retry(_) => tell::skip::DONE_IN_PLACE,
             _ => "done",
         };
-        self.count("done", key, "skip", why);
+        self.count(Count::Done, key, "skip", why);
         Ok(())
     }
 
@@ -274,7 +275,7 @@ impl TargetRun<'_> {
         match step.word {
             Word::Unconfirmed => {
                 self.trace(key, "update", "not-yet", &text);
-                self.count("unconfirmed", key, "unconfirmed", &text);
+                self.count(Count::Unconfirmed, key, "unconfirmed", &text);
             }
             _ => self.report(key, &step, answer.as_ref().err())?,
         }
@@ -312,7 +313,7 @@ impl TargetRun<'_> {
             )?;
             let text = step.say.clone().unwrap_or_default();
             self.trace(key, "update", "not-yet", &text);
-            self.count("unconfirmed", key, "unconfirmed", &text);
+            self.count(Count::Unconfirmed, key, "unconfirmed", &text);
             return Ok(());
         };
         if self.skip_if_stopped(key) {
@@ -337,7 +338,7 @@ impl TargetRun<'_> {
                     },
                 )?;
                 let text = step.say.clone().unwrap_or_default();
-                self.count("unconfirmed", key, "unconfirmed", &text);
+                self.count(Count::Unconfirmed, key, "unconfirmed", &text);
                 return Ok(());
             }
         };
@@ -376,7 +377,7 @@ impl TargetRun<'_> {
         let detail =
             tell::line::titled(&format!("id={id} duration_ms={millis}"), Some(&post.title));
         self.trace(key, "update", "done", &detail);
-        self.count("updated", key, "updated", &detail);
+        self.count(Count::Updated, key, "updated", &detail);
         Ok(())
     }
 }

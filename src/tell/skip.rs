@@ -2,12 +2,13 @@
 //! stale, a draft, …) and the other decisions that leave the target alone.
 
 use crate::life::{Rules, Skip};
+use crate::tally::Count;
 use jiff::civil::Date;
 
 /// What a line that goes to the count says: the count's word, the line's word and detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Counted {
-    pub tally: &'static str,
+    pub tally: Count,
     pub word: &'static str,
     pub detail: String,
 }
@@ -33,9 +34,9 @@ pub fn skip(skip: &Skip, at: Skipping) -> Counted {
         detail: detail.to_string(),
     };
     match skip {
-        Skip::Done => counted("done", "skip", "done"),
+        Skip::Done => counted(Count::Done, "skip", "done"),
         Skip::DoneAsked => counted(
-            "done",
+            Count::Done,
             "skip",
             match at.rules.updates {
                 true => DONE_IN_PLACE,
@@ -43,7 +44,7 @@ pub fn skip(skip: &Skip, at: Skipping) -> Counted {
             },
         ),
         Skip::CannotUpdate => counted(
-            "done",
+            Count::Done,
             "skip",
             &match at.has_id {
                 true => format!(
@@ -55,23 +56,23 @@ pub fn skip(skip: &Skip, at: Skipping) -> Counted {
             },
         ),
         Skip::LateEdit => counted(
-            "done",
+            Count::Done,
             "edited",
             &format!(
                 "after the edit window ({} days from the first publish): not sent, and not said again until the post changes; `dayrun retry {key} --force --target {name}` sends it to the copy, or raise `edit_days`",
                 at.rules.edit_days
             ),
         ),
-        Skip::Scheduled => counted("scheduled", "scheduled", "not due yet"),
+        Skip::Scheduled => counted(Count::Scheduled, "scheduled", "not due yet"),
         Skip::Stale => counted(
-            "stale",
+            Count::Stale,
             "stale",
             "never published; `--backfill` would publish it",
         ),
-        Skip::Draft => counted("draft", "draft", DRAFT),
-        Skip::Retracted => counted("retracted", "skip", "retracted"),
+        Skip::Draft => counted(Count::Draft, "draft", DRAFT),
+        Skip::Retracted => counted(Count::Retracted, "skip", "retracted"),
         Skip::Aside => counted(
-            "failed",
+            Count::Failed,
             "waiting",
             &format!("put aside by hand; `dayrun retry {key}` publishes it"),
         ),

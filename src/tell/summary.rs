@@ -1,7 +1,7 @@
 //! The line a target's pass ends with, and the one `status` ends a target's rows with: the
 //! counts in the words of `tally`, each with its range and advice where a person may act.
 
-use crate::tally::Tally;
+use crate::tally::{Count, Tally};
 use jiff::civil::Date;
 
 /// The keys a pass's summary shows as a range, by what they are.
@@ -27,21 +27,21 @@ fn range(keys: &[Date]) -> String {
 /// A pass's one summary line for `target`: what happened today and where the keys stand, in
 /// the words `status` uses; keys that need nothing (drafts, stale) as a count and a range.
 pub fn pass(target: &str, tally: &Tally, ranges: Ranges, catchup_days: i64) -> String {
-    let mut parts = tally.parts(|word, n| match word {
-        "stale" => format!(
+    let mut parts = tally.parts(|count, n| match count {
+        Count::Stale => format!(
             "{n} stale{} (`run --backfill` publishes them)",
             range(ranges.stale)
         ),
-        "draft" => format!("{n} draft{}", range(ranges.drafts)),
-        "held back" => format!(
+        Count::Draft => format!("{n} draft{}", range(ranges.drafts)),
+        Count::HeldBack => format!(
             "{n} held back{} (failed, and now past the {catchup_days}-day catch-up window: `dayrun run --backfill` or `dayrun retry KEY…` sends them, `dayrun mark KEY… failed` puts them aside)",
             range(ranges.held),
         ),
-        "deleted" => format!(
+        Count::Deleted => format!(
             "{n} deleted{} (published, and the post's file is gone: `dayrun retract` removes the copies)",
             range(ranges.deleted)
         ),
-        word => format!("{n} {word}"),
+        count => format!("{n} {}", count.word()),
     });
     if parts.is_empty() {
         parts.push("nothing to do".into());
@@ -51,7 +51,7 @@ pub fn pass(target: &str, tally: &Tally, ranges: Ranges, catchup_days: i64) -> S
 
 /// `status`'s line after a target's rows: its counts, plain.
 pub fn status(target: &str, tally: &Tally) -> String {
-    let parts = tally.parts(|word, n| format!("{n} {word}"));
+    let parts = tally.parts(|count, n| format!("{n} {}", count.word()));
     let parts = match parts.is_empty() {
         true => "no keys".into(),
         false => parts.join(", "),
@@ -68,8 +68,8 @@ mod tests {
         let day = |d: &str| d.parse::<Date>().expect("a date");
         let (stale, one) = ([day("2026-01-01"), day("2026-01-03")], [day("2026-02-01")]);
         let mut tally = Tally::default();
-        for word in ["stale", "stale", "draft", "published"] {
-            tally.add(word);
+        for count in [Count::Stale, Count::Stale, Count::Draft, Count::Published] {
+            tally.add(count);
         }
         let ranges = Ranges {
             stale: &stale,
