@@ -249,7 +249,7 @@ impl TargetRun<'_> {
 
     pub(super) fn count(&mut self, count: Count, key: Date, word: &str, detail: &str) {
         self.outcome.tally.add(count);
-        if self.teller().says(count, word) {
+        if self.teller().says(count) {
             self.say(key, word, detail);
         }
     }

@@ -122,7 +122,9 @@ impl TargetRun<'_> {
         let more = crate::life::removed_note(line, removed);
         let text = tell::retract::removed(&id, verified, &self.cfg.name, &more);
         self.trace(key, "retract", "done", &text);
-        self.count(Count::Retracted, key, "retracted", &text);
+        // Said whatever the run: the retract is what was asked.
+        self.outcome.tally.add(Count::Retracted);
+        self.say(key, "retracted", &text);
     }
 
     /// After a removal (`sure`: the target said it removed it): `Some(true)` gone,
