@@ -8,6 +8,7 @@ pub mod header;
 pub mod hint;
 pub mod images;
 pub mod line;
+pub mod look;
 pub mod retract;
 pub mod skip;
 pub mod stop;

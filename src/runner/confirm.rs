@@ -228,30 +228,24 @@ impl TargetRun<'_> {
         }
     }
 
-    /// The trace line of one lookup's answer.
+    /// The trace line of one lookup's answer (`tell::look`).
     fn trace_look(&mut self, key: Date, seen: &Seen, step: &Step, first: bool) {
-        let action = match first {
-            true => "dedup",
-            false => "confirm",
-        };
-        let (result, detail) = match seen {
+        use crate::tell::look::{self, Answer};
+        let answer = match seen {
             Seen::Found(_) => return,
-            Seen::Absent if matches!(step.then, Then::Send(_)) && !first => (
-                "absent",
-                "the earlier attempt did not land; sending".to_string(),
-            ),
-            Seen::Absent => ("absent", String::new()),
-            Seen::NotYet(_) => ("not-yet", step.say.clone().unwrap_or_default()),
-            Seen::CannotTell(why) => ("cannot-tell", why.clone()),
-            Seen::Transient(why) => ("lookup-error", why.clone()),
+            Seen::Absent => Answer::Absent {
+                sending: matches!(step.then, Then::Send(_)),
+            },
+            Seen::NotYet(_) => Answer::NotYet(step.say.as_deref()),
+            Seen::CannotTell(why) => Answer::CannotTell(why),
+            Seen::Transient(why) => Answer::Transient(why),
             Seen::Foreign(receipts) => {
-                let ids: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();
-                ("not-ours", format!("ids={}", ids.join(",")))
+                Answer::Foreign(receipts.iter().map(|r| r.id.as_str()).collect())
             }
-            Seen::Refused(err) => ("failed", err.reason()),
+            Seen::Refused(err) => Answer::Refused(err.reason()),
         };
-        if !detail.is_empty() || result != "absent" {
-            self.trace(key, action, result, &detail);
+        if let Some(line) = look::look(answer, first) {
+            self.trace(key, line.action, line.result, &line.detail);
         }
     }
 }
