@@ -22,9 +22,10 @@ const SCHEMA: u32 = 1;
 
 /// One key on one target (schema 1).
 #[derive(Serialize)]
-struct Row<'a> {
+struct Row {
     key: String,
-    status: &'a str,
+    /// Serialised as its word (`Count::word`).
+    status: Count,
     at: Option<String>,
     age_secs: Option<i64>,
     id: Option<String>,
@@ -47,9 +48,6 @@ struct Row<'a> {
     edit_failed: bool,
     /// The exit code this key leaves a run with (0, 1, 3 or 75).
     exit: i32,
-    /// `status` as the summary counts it.
-    #[serde(skip)]
-    count: Count,
 }
 
 /// What every target's keys are judged against, and how they are shown.
@@ -234,7 +232,7 @@ fn key_row(
     line: Option<&KeyLine>,
     drafts: &mut BTreeMap<Date, bool>,
     exit: &mut Exit,
-) -> Row<'static> {
+) -> Row {
     let has_post = scene.catalog.files.contains_key(&key);
     let clock = scene.clock;
     let ctx = Ctx {
@@ -309,13 +307,7 @@ struct Verdict {
 }
 
 /// The row of `key`, from its line, its post (`has_post`: its file is there) and `verdict`.
-fn row(
-    scene: &Scene,
-    key: Date,
-    line: Option<&KeyLine>,
-    has_post: bool,
-    verdict: Verdict,
-) -> Row<'static> {
+fn row(scene: &Scene, key: Date, line: Option<&KeyLine>, has_post: bool, verdict: Verdict) -> Row {
     let age = line
         .and_then(KeyLine::time)
         .map(|at| scene.now.as_second() - at.as_second());
@@ -334,8 +326,7 @@ fn row(
     });
     Row {
         key: key.to_string(),
-        status: verdict.status.word(),
-        count: verdict.status,
+        status: verdict.status,
         at: line.map(|l| l.at.clone()),
         age_secs: age,
         id: line.and_then(|l| l.copy.id.clone()),
@@ -356,12 +347,12 @@ fn row(
 /// Count `row` in `counts` (by status and flag, as `--json` shows them) and in `words` (the
 /// words a run's summary uses); `dedup`: its line records a duplicate.
 fn tally(
-    row: &Row<'static>,
+    row: &Row,
     dedup: bool,
     counts: &mut BTreeMap<&'static str, u64>,
     words: &mut crate::tally::Tally,
 ) {
-    *counts.entry(row.status).or_default() += 1;
+    *counts.entry(row.status.word()).or_default() += 1;
     if dedup {
         *counts.entry("dedup").or_default() += 1;
     }
@@ -370,7 +361,7 @@ fn tally(
         _ if row.deleted => Count::Deleted,
         _ if row.held_back => Count::HeldBack,
         _ if row.edit_failed => Count::EditFailed,
-        _ => row.count,
+        _ => row.status,
     });
     if row.edited {
         words.add(Count::Edited);
@@ -450,7 +441,7 @@ fn blocked(
 }
 
 fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
-    let mut text = row.status.to_string();
+    let mut text = row.status.word().to_string();
     if let Some(age) = row.age_secs {
         text.push_str(&format!(" {} ago", crate::clock::span(age)));
     }
@@ -476,7 +467,7 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
             crate::outside::escape(why, 2048)
         ));
     }
-    if row.count == Count::Done && row.id.is_none() {
+    if row.status == Count::Done && row.id.is_none() {
         text.push_str(" (no id: edits and retracts cannot reach this copy; `dayrun mark KEY done --id ID` records it)");
     }
     if row.deleted {

@@ -31,6 +31,13 @@ pub enum Count {
     Skip,
 }
 
+/// A count is written as its word (`status --json`'s `status`).
+impl serde::Serialize for Count {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.word())
+    }
+}
+
 impl Count {
     /// The word the summary and `status` print.
     pub fn word(self) -> &'static str {
