@@ -274,3 +274,48 @@ fn row_6_a_copy_found_keeps_its_attempts_fingerprint_and_the_edit_goes_out() {
     assert_eq!(api.state.lock().unwrap().updates_applied, 1);
     assert_eq!(api.commits_of(KEY), 1);
 }
+
+/// Row 6, through a person: published, edited, `mark KEY failed`, then `retry KEY`, whose
+/// request is lost before the server (503). The lookup finds the copy the line names, which
+/// still holds the first version: the line records that version's fingerprint (`holds=` kept
+/// it), so the edit goes out to the copy afterwards.
+#[test]
+fn row_6_a_copy_found_again_after_mark_failed_keeps_what_it_holds() {
+    let api = PostsApi::start();
+    let p = blog(
+        &api,
+        &format!("update_url = \"{}\"", api.server.url("/posts/{id}")),
+    );
+    p.run_at(NOW, &["run"])
+        .code(0)
+        .stdout_has("published id=p-1");
+    let first_fp = field(&p, "blog", KEY, "fp").expect("fp=");
+    p.file(
+        &format!("content/{KEY}.md"),
+        "# Today, edited\n\nBody two.\n",
+    );
+    p.run_at(NOW, &["mark", KEY, "failed"]).code(0);
+    assert!(
+        field(&p, "blog", KEY, "holds").is_some_and(|h| h.starts_with(&first_fp)),
+        "{:?}",
+        p.state_lines("blog")
+    );
+    api.state
+        .lock()
+        .unwrap()
+        .post_faults
+        .push_back(Fault::Reject(503));
+    let out = p.run_at(LATER, &["retry", KEY]);
+    out.stdout_has("confirmed id=p-1");
+    assert_eq!(
+        field(&p, "blog", KEY, "fp"),
+        Some(first_fp),
+        "{}",
+        printed(&out)
+    );
+    assert_eq!(field(&p, "blog", KEY, "holds"), None);
+    let out = p.run_at("2026-11-29T10:00:00Z", &["run"]);
+    out.code(0).stdout_has("updated id=p-1");
+    assert_eq!(api.state.lock().unwrap().updates_applied, 1);
+    assert_eq!(api.commits_of(KEY), 1);
+}

@@ -92,6 +92,30 @@ impl KeyLine {
     }
 }
 
+impl KeyLine {
+    /// Before a published line's `fp=` and `payload=` move on to what its copy does not hold
+    /// (a person puts it aside, a send of the same copy starts): keep what the copy holds in
+    /// `holds=`. Only a done line speaks for its copy, and the first keep stands.
+    pub fn keep_what_the_copy_holds(&mut self) {
+        let recorded = self.copy.id.is_some() || !self.copy.parts.is_empty();
+        if self.phase == Phase::Done && recorded && self.copy.holds.is_none() {
+            self.copy.holds = self.fp.clone().map(|fp| crate::Holds {
+                fp,
+                payload: self.edits.payload.clone(),
+            });
+        }
+    }
+
+    /// What a copy that answers as `id` holds, when the line knows it holds something other
+    /// than the line's `fp=` and `payload=`: the copy this line recorded before the attempt.
+    pub fn holds_of(&self, id: &str) -> Option<&crate::Holds> {
+        self.copy
+            .holds
+            .as_ref()
+            .filter(|_| self.copy.id.as_deref() == Some(id))
+    }
+}
+
 /// Why a copy a lookup found does not answer for this attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotOurs {

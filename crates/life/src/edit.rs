@@ -62,6 +62,7 @@ fn updated(line: &KeyLine, landed: &Landed, ctx: &Ctx) -> Step {
     next.edits.payload = Some(landed.payload.to_string());
     next.edits.updated += 1;
     next.edits.edit_failed = None;
+    next.copy.holds = None;
     if let Some(first) = landed.receipts.first() {
         if let Some(url) = &first.url {
             next.copy.url = Some(url.clone());

@@ -76,6 +76,7 @@ fn mark_done(mut next: KeyLine, id: Option<&String>, fp: &str) -> Step {
         next.edits.payload = Some(refused);
     }
     next.phase = Phase::Done;
+    next.copy.holds = None;
     next.reason = Some("marked by hand".into());
     next.fp = Some(fp.to_string()).filter(|f| !f.is_empty()).or(next.fp);
     next.tried = super::Tried::default();
@@ -88,7 +89,9 @@ fn mark_done(mut next: KeyLine, id: Option<&String>, fp: &str) -> Step {
 
 /// `mark KEY failed`: the line is put aside by hand.
 fn mark_failed(mut next: KeyLine, fp: &str) -> Step {
-    // What attempts may have left stays on the line: a later retry looks first.
+    // What attempts may have left stays on the line: a later retry looks first. The copy out
+    // keeps what it holds, since `fp=` now says the post as it was put aside.
+    next.keep_what_the_copy_holds();
     next.phase = Phase::Failed(Class::Rejected, Looked::Nothing);
     next.reason = Some("marked failed by hand".into());
     next.by_hand = true;

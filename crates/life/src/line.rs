@@ -98,6 +98,40 @@ pub struct Copy {
     /// A hash of the parts a thread is sent as (`split=`, `thread::hash`), written before its
     /// first part goes: a resumed thread sends parts that hash the same, or none.
     pub split: Option<String>,
+    /// What this copy holds while the line's `fp=` and `payload=` speak of something else
+    /// (`holds=FP,PAYLOAD`): written when a person puts a published copy aside or a send of
+    /// the same copy starts, so that a lookup that finds this copy again records what it
+    /// holds, not what the attempt sent, and the edit still goes out.
+    pub holds: Option<Holds>,
+}
+
+/// What a copy holds: the post's fingerprint and edit hash when it was made or last updated.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Holds {
+    pub fp: String,
+    pub payload: Option<String>,
+}
+
+impl Holds {
+    /// `FP` or `FP,PAYLOAD`, as the line holds it.
+    pub fn encode(&self) -> String {
+        match &self.payload {
+            Some(payload) => format!("{},{payload}", self.fp),
+            None => self.fp.clone(),
+        }
+    }
+
+    /// The value of a `holds=` field.
+    pub fn decode(value: &str) -> Holds {
+        let (fp, payload) = match value.split_once(',') {
+            Some((fp, payload)) => (fp, Some(payload.to_string())),
+            None => (value, None),
+        };
+        Holds {
+            fp: fp.to_string(),
+            payload: payload.filter(|p| !p.is_empty()),
+        }
+    }
 }
 
 /// What attempts that may have reached the target left: `sent=maybe`, when the first such
@@ -182,6 +216,7 @@ impl KeyLine {
                 "version" => line.copy.version = Some(text()),
                 "parts" => line.copy.parts = super::parts::decode(&value),
                 "split" => line.copy.split = Some(text()),
+                "holds" => line.copy.holds = Some(Holds::decode(&value)),
                 "older" => line.older = list::decode(&value),
                 "copies" => line.copies = list::decode(&value),
                 "foreign" => line.foreign = list::decode(&value),
@@ -284,6 +319,7 @@ impl KeyLine {
         put("version", self.copy.version.clone());
         put("parts", Some(super::parts::encode(&self.copy.parts)));
         put("split", self.copy.split.clone());
+        put("holds", self.copy.holds.as_ref().map(Holds::encode));
         put(
             "attempt",
             (self.attempt > 0).then(|| self.attempt.to_string()),
@@ -393,6 +429,10 @@ pub fn check_field(name: &str, value: &str) -> Result<(), String> {
         "lookup" => one_of(&["absent", "error"]),
         "sent" => one_of(&["maybe"]),
         "parts" => super::parts::check(value),
+        "holds" => match Holds::decode(value).fp.is_empty() {
+            true => Err(format!("field `holds`: `{value}` names no fingerprint")),
+            false => Ok(()),
+        },
         _ => Ok(()),
     }
 }

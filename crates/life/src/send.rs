@@ -140,6 +140,9 @@ pub(super) fn attempt(
         next.attempt = 0;
         next.dedup = false;
     }
+    if op == Op::Publish {
+        next.keep_what_the_copy_holds();
+    }
     if op == Op::Publish && next.copy.rkey.is_none() {
         next.copy.rkey = rkey.map(str::to_string);
     }
@@ -199,6 +202,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
         .cloned()
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
     let first = &landed.receipts[0];
+    let (fp, payload) = kept_fingerprint(&next, landed);
     let copies = kept_copies(&mut next, landed);
     next.phase = Phase::Done;
     next.at = ctx.stamp.clone();
@@ -214,14 +218,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     next.copy.split = None;
     next.older.retain(|id| *id != first.id);
     next.copies = copies;
-    // A copy a lookup found is what an attempt sent, not the file as it is now: it keeps that
-    // attempt's fingerprint and edit hash, so an edit made meanwhile goes out afterwards.
-    let attempt = match landed.how {
-        How::Confirmed if next.tried.maybe => next.fp.clone().zip(next.edits.payload.clone()),
-        _ => None,
-    };
-    let (fp, payload) =
-        attempt.unwrap_or_else(|| (landed.fp.to_string(), landed.payload.to_string()));
+    next.copy.holds = None;
     next.fp = Some(fp);
     next.reason = None;
     next.by_hand = false;
@@ -232,12 +229,30 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     next.first_failure = None;
     next.edits = super::Edits {
         published: Some(ctx.stamp.clone()),
-        payload: Some(payload),
+        payload,
         updated: 0,
         edit_failed: None,
         edit_late: None,
     };
     done_step(next, landed)
+}
+
+/// What the done line says its copy holds. A copy a lookup found is what an attempt sent,
+/// not the file as it is now: the copy this line recorded before the attempt keeps what it
+/// held (`holds=`), and another keeps that attempt's fingerprint and edit hash; so an edit made
+/// meanwhile goes out afterwards. A copy a send just made holds the post as it is now.
+fn kept_fingerprint(line: &KeyLine, landed: &Landed) -> (String, Option<String>) {
+    let now = (landed.fp.to_string(), Some(landed.payload.to_string()));
+    if landed.how == How::Published {
+        return now;
+    }
+    if let Some(holds) = line.holds_of(&landed.receipts[0].id) {
+        return (holds.fp.clone(), holds.payload.clone());
+    }
+    match (landed.how, line.tried.maybe, &line.fp, &line.edits.payload) {
+        (How::Confirmed, true, Some(fp), Some(payload)) => (fp.clone(), Some(payload.clone())),
+        _ => now,
+    }
 }
 
 /// The copies of a done line other than its copy: the line's duplicates, a lookup's extra

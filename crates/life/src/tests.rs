@@ -290,3 +290,85 @@ fn life_is_pure() {
         }
     }
 }
+
+#[test]
+fn a_copy_put_aside_and_found_again_keeps_what_it_holds_not_what_the_retry_sent() {
+    use super::{Act, Answer, Ctx, Event, How, Landed, Rules, Verdict};
+    use crate::Receipt;
+    use crate::Record;
+    let rules = Rules::default();
+    let tz = jiff::tz::TimeZone::UTC;
+    let now: jiff::Timestamp = "2026-11-29T08:00:00Z".parse().unwrap();
+    let mode = Mode::Run { backfill: false };
+    let ctx = Ctx {
+        key: "2026-11-29".parse().unwrap(),
+        now,
+        tz: &tz,
+        stamp: now.to_string(),
+        today: now.to_zoned_datetime(tz.clone()).date(),
+        rules: &rules,
+        mode: &mode,
+        named: false,
+        credential: None,
+    };
+    let text = "2026-11-29 done 2026-11-29T07:00:00Z id=7 fp=one published=2026-11-29T07:00:00Z payload=p1";
+    let done = KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let act = Act::MarkFailed { fp: "two".into() };
+    let aside = super::next(Some(&done), &Event::Human(&act), &ctx);
+    let aside = aside.written().expect("the line put aside").clone();
+    let printed = aside.record().to_line().to_string();
+    assert!(
+        printed.contains(" fp=two ") && printed.contains(" holds=one,p1"),
+        "{printed}"
+    );
+    let aside = KeyLine::of(&Record::parse(&printed).unwrap().unwrap());
+    // A second keep does not overwrite the first: `holds=` is what the copy holds.
+    let mut again = aside.clone();
+    again.fp = Some("three".into());
+    again.keep_what_the_copy_holds();
+    assert_eq!(again.copy.holds, aside.copy.holds);
+    let found = |id: &str, how: How| {
+        let receipts = [Receipt::id(id)];
+        let landed = Landed {
+            receipts: &receipts,
+            how,
+            fp: "two",
+            payload: "p2",
+            media: None,
+            copy: None,
+        };
+        let event = Event::Looked {
+            verdict: Verdict::Found(landed),
+            first: false,
+            looks: 1,
+            sends: 1,
+            sendable: true,
+        };
+        let step = super::next(Some(&aside), &event, &ctx);
+        let line = step.written().expect("a done line").clone();
+        (line.fp.unwrap(), line.edits.payload, line.copy.holds)
+    };
+    // The copy the line names: what it holds. Another copy: what the attempt sent.
+    assert_eq!(
+        found("7", How::Confirmed),
+        ("one".into(), Some("p1".into()), None)
+    );
+    assert_eq!(found("8", How::Confirmed).0, "two");
+    // A send that answers with the copy's own id wrote it: it holds the post as it is now.
+    let receipts = [Receipt::id("7")];
+    let landed = Landed {
+        receipts: &receipts,
+        how: How::Published,
+        fp: "two",
+        payload: "p2",
+        media: None,
+        copy: None,
+    };
+    let answered = Event::Answered {
+        answer: Answer::Landed(landed),
+        before: None,
+        sends: 0,
+    };
+    let step = super::next(Some(&aside), &answered, &ctx);
+    assert_eq!(step.written().unwrap().fp.as_deref(), Some("two"));
+}
