@@ -73,13 +73,13 @@ pub fn done(
         let _ = write!(detail, " note={note:?}");
     }
     let action = match word {
-        Word::AlreadyThere => "dedup",
+        Word::AlreadyThere => {
+            detail.push_str(" (found before sending: recorded as done, not sent again)");
+            "dedup"
+        }
         Word::Confirmed => "confirm",
         _ => action,
     };
-    if action == "dedup" {
-        detail.push_str(" (found before sending: recorded as done, not sent again)");
-    }
     (action, detail)
 }
 
