@@ -29,11 +29,11 @@ pub fn write(config: &Config) -> Result<(), Error> {
                 continue;
             }
             let mut copy = serde_json::Map::new();
-            if let Some(id) = &line.copy.id {
+            if let Some(id) = &line.copies.current.id {
                 copy.insert("id".into(), id.clone().into());
             }
             // Only a web URL goes to a site's templates (a line may hold an older answer).
-            if let Some(url) = crate::outside::web_url(line.copy.url.as_deref()) {
+            if let Some(url) = crate::outside::web_url(line.copies.current.url.as_deref()) {
                 copy.insert("url".into(), url.into());
             }
             links

@@ -329,8 +329,8 @@ fn row(scene: &Scene, key: Date, line: Option<&KeyLine>, has_post: bool, verdict
         status: verdict.status,
         at: line.map(|l| l.at.clone()),
         age_secs: age,
-        id: line.and_then(|l| l.copy.id.clone()),
-        url: line.and_then(|l| l.copy.url.clone()),
+        id: line.and_then(|l| l.copies.current.id.clone()),
+        url: line.and_then(|l| l.copies.current.url.clone()),
         class,
         reason: line.and_then(|l| l.reason.clone()),
         stuck: line.is_some_and(|l| matches!(l.phase, Phase::Pending(_)))
@@ -474,11 +474,11 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
         text.push_str(" DELETED: the post's file is gone (the published copy is not touched)");
     }
     if let Some(line) = line
-        && !line.copies.is_empty()
+        && !line.copies.duplicates.is_empty()
     {
         text.push_str(&format!(
             " DUPLICATE: also {}",
-            crate::outside::escape(&line.copies.join(", "), 2048)
+            crate::outside::escape(&line.copies.duplicates.join(", "), 2048)
         ));
     }
     // A copy is shown by where a person can open it; `--json` keeps both.

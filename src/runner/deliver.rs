@@ -63,7 +63,7 @@ impl TargetRun<'_> {
             Err(err) => return self.not_sent(&post, &err, line.as_ref()),
         };
         out.generation = generation;
-        out.rkey = match line.as_ref().and_then(|l| l.copy.rkey.clone()) {
+        out.rkey = match line.as_ref().and_then(|l| l.copies.current.rkey.clone()) {
             Some(rkey) if !sending.fresh => Some(rkey),
             _ => self
                 .target
@@ -132,7 +132,7 @@ impl TargetRun<'_> {
         let looks_on = (before == Before::Look).then_some(self.cfg.name.as_str());
         let text = tell::dry::publish(why, looks_on, post);
         self.say(key, "publish", &text);
-        self.say_images(read, line.and_then(|l| l.copy.media.as_deref()));
+        self.say_images(read, line.and_then(|l| l.copies.current.media.as_deref()));
         self.say_copies(key);
         self.say_text(post);
         Ok(())
@@ -221,14 +221,14 @@ impl TargetRun<'_> {
             since: line.since(),
             last: line.time(),
             sent: &sent,
-            rkey: line.copy.rkey.as_deref(),
-            generation: line.copy.generation,
+            rkey: line.copies.current.rkey.as_deref(),
+            generation: line.copies.current.generation,
             deadline: looking.deadline(),
         };
         let parts = life::Keeps {
             fp: line.fp.clone().unwrap_or_default(),
             payload: String::new(),
-            media: line.copy.media.clone(),
+            media: line.copies.current.media.clone(),
             copy: None,
         };
         let started = Instant::now();
@@ -531,7 +531,7 @@ fn parts(
     line: Option<&KeyLine>,
     payload: String,
 ) -> impl Fn(&[Receipt]) -> life::Keeps + use<> {
-    let media = line.and_then(|l| l.copy.media.clone());
+    let media = line.and_then(|l| l.copies.current.media.clone());
     let fp = post.fingerprint.clone();
     move |_| life::Keeps {
         fp: fp.clone(),

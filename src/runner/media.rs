@@ -80,7 +80,7 @@ impl TargetRun<'_> {
     /// lets it: README).
     pub(super) fn upload(&mut self, post: &Post, attached: bool) -> Result<Media, Error> {
         let key = post.key;
-        let recorded = self.line(key).and_then(|l| l.copy.media);
+        let recorded = self.line(key).and_then(|l| l.copies.current.media);
         let mut media = Media::parse(recorded.as_deref());
         media.attached = attached;
         if post.images.is_empty() {
@@ -140,7 +140,7 @@ impl TargetRun<'_> {
     /// The uploads the key's line records that the post as sent uses; the others (an image
     /// replaced or removed) are listed in the trace and left off the line.
     pub(super) fn unattached(&mut self, key: Date, post: &Post) -> Option<String> {
-        let recorded = self.line(key).and_then(|l| l.copy.media)?;
+        let recorded = self.line(key).and_then(|l| l.copies.current.media)?;
         let mut media = Media::parse(Some(&recorded));
         for (sha, value) in media.drop_unattached(post) {
             self.trace(

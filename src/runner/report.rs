@@ -113,7 +113,7 @@ impl TargetRun<'_> {
         match step.word {
             Word::Published | Word::Confirmed | Word::AlreadyThere => {
                 let line = step.written().expect("a done line");
-                let id = line.copy.id.as_deref().unwrap_or_default();
+                let id = line.copies.current.id.as_deref().unwrap_or_default();
                 let millis = started.elapsed().as_millis();
                 let (action, detail) = tell::line::done(step.word, action, id, millis, note);
                 self.trace(key, action, "done", &detail);

@@ -113,7 +113,7 @@ impl TargetRun<'_> {
         let now = self.line(key);
         let id = now
             .as_ref()
-            .and_then(|l| l.copy.id.clone())
+            .and_then(|l| l.copies.current.id.clone())
             .unwrap_or_default();
         let verified = !matches!(
             now.map(|l| l.phase),

@@ -187,7 +187,9 @@ impl TargetRun<'_> {
                 .target
                 .as_names()
                 .and_then(|n| n.copy_of(key, id))
-                .is_some_and(|(g, _)| Some(g) == self.line(key).map(|l| l.copy.generation));
+                .is_some_and(|(g, _)| {
+                    Some(g) == self.line(key).map(|l| l.copies.current.generation)
+                });
             let act = Act::NotOurs {
                 id: id.clone(),
                 here,
@@ -242,8 +244,10 @@ impl TargetRun<'_> {
     /// A skip: counted and said as `tell::skip` words it; a late edit is said whatever the
     /// run, and traced.
     fn skip(&mut self, key: Date, skip: Skip) {
-        let has_id =
-            skip == Skip::CannotUpdate && self.line(key).is_some_and(|l| l.copy.id.is_some());
+        let has_id = skip == Skip::CannotUpdate
+            && self
+                .line(key)
+                .is_some_and(|l| l.copies.current.id.is_some());
         let at = tell::skip::Skipping {
             key,
             target: &self.cfg.name,

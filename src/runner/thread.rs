@@ -48,7 +48,7 @@ impl TargetRun<'_> {
         let landed = line
             .as_ref()
             .filter(|_| resumed)
-            .map(|l| l.copy.parts.clone())
+            .map(|l| l.copies.current.parts.clone())
             .unwrap_or_default();
         // Something of this copy may be out: parts on the line, or the first part not on it.
         let outstanding = resumed && (maybe || !landed.is_empty());
@@ -123,7 +123,10 @@ impl TargetRun<'_> {
         // out before this run sent anything.
         let (mut sent, mut found) = (0, 0);
         loop {
-            let landed = self.line(key).map(|l| l.copy.parts).unwrap_or_default();
+            let landed = self
+                .line(key)
+                .map(|l| l.copies.current.parts)
+                .unwrap_or_default();
             let n = landed.len();
             let Some(piece) = pieces.get(n) else {
                 let how = match (sent, before) {
@@ -402,8 +405,10 @@ impl TargetRun<'_> {
         found: &[Receipt],
         line: &KeyLine,
     ) -> Result<Option<(Part, Option<String>)>, Error> {
-        let before = n.checked_sub(1).and_then(|p| line.copy.parts.get(p));
-        let landed = |id: &str| line.copy.parts.iter().any(|p| p.id == id);
+        let before = n
+            .checked_sub(1)
+            .and_then(|p| line.copies.current.parts.get(p));
+        let landed = |id: &str| line.copies.current.parts.iter().any(|p| p.id == id);
         for receipt in found.iter().filter(|r| !landed(&r.id)) {
             let thread = self.target.as_thread().expect("a thread target");
             let (part, parent) = thread.part_of(receipt)?;
@@ -434,7 +439,7 @@ impl TargetRun<'_> {
         let key = post.key;
         let line = self.line(key).expect("the pending line");
         let receipts = [Receipt {
-            url: line.copy.url.clone(),
+            url: line.copies.current.url.clone(),
             ..Receipt::id(&landed[0].id)
         }];
         let parts = life::Keeps {

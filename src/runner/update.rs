@@ -46,10 +46,10 @@ impl TargetRun<'_> {
             EditCheck::Send => {}
         }
         if self.run.plan.dry_run {
-            let id = line.copy.id.clone().unwrap_or_default();
+            let id = line.copies.current.id.clone().unwrap_or_default();
             self.say(key, "update", &tell::dry::update(&id, &post));
             self.images_for(&post);
-            self.say_images(&post, line.copy.media.as_deref());
+            self.say_images(&post, line.copies.current.media.as_deref());
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -73,7 +73,7 @@ impl TargetRun<'_> {
     /// What the edit sends to the copy, or why it cannot be sent in place.
     fn prepare_edit(&mut self, key: Date, line: &KeyLine, post: &Post) -> Result<Outgoing, Error> {
         // A thread published before the target went back to `long = "cut"`.
-        let parts = line.copy.parts.len();
+        let parts = line.copies.current.parts.len();
         match life::edits_in_place(parts, self.target.as_thread().is_some()) {
             false => Err(Error::failure(
                 Class::Rejected,
@@ -150,9 +150,11 @@ impl TargetRun<'_> {
             let before = self.line(key);
             let id = before
                 .as_ref()
-                .and_then(|l| l.copy.id.clone())
+                .and_then(|l| l.copies.current.id.clone())
                 .unwrap_or_default();
-            let version = before.as_ref().and_then(|l| l.copy.version.clone());
+            let version = before
+                .as_ref()
+                .and_then(|l| l.copies.current.version.clone());
             self.apply(
                 key,
                 &Event::Attempt {
@@ -197,7 +199,7 @@ impl TargetRun<'_> {
             signals::sleep(self.cfg.policy.confirm_delay + self.settle());
             let line = self.line(key).expect("the pending update");
             let out = Outgoing {
-                media: Media::on_copy(line.copy.media.as_deref()),
+                media: Media::on_copy(line.copies.current.media.as_deref()),
                 ..out.clone()
             };
             if self.read_back(post, &id, &out, sends, started)? {
@@ -323,7 +325,7 @@ impl TargetRun<'_> {
         let post = self.with_copies(post);
         let out = match self.target.prepare(&post) {
             Ok(out) => Outgoing {
-                media: Media::on_copy(line.copy.media.as_deref()),
+                media: Media::on_copy(line.copies.current.media.as_deref()),
                 ..out
             },
             Err(err) => {
@@ -342,7 +344,7 @@ impl TargetRun<'_> {
                 return Ok(());
             }
         };
-        let id = line.copy.id.clone().unwrap_or_default();
+        let id = line.copies.current.id.clone().unwrap_or_default();
         if self.read_back(&post, &id, &out, 0, Instant::now())? {
             return self.update(&post, &out);
         }
@@ -372,7 +374,10 @@ impl TargetRun<'_> {
                 sends: 0,
             },
         )?;
-        let id = self.line(key).and_then(|l| l.copy.id).unwrap_or_default();
+        let id = self
+            .line(key)
+            .and_then(|l| l.copies.current.id)
+            .unwrap_or_default();
         let millis = started.elapsed().as_millis();
         let detail =
             tell::line::titled(&format!("id={id} duration_ms={millis}"), Some(&post.title));

@@ -38,7 +38,7 @@ pub struct Sending {
 /// out. The run, its survey and the dry run ask this one function.
 pub fn sending(line: Option<&KeyLine>, look_first: bool, new_copy: bool, ctx: &Ctx) -> Sending {
     let fresh = new_copy || line.is_some_and(|l| matches!(l.phase, Phase::Retracted { .. }));
-    let generation = line.map_or(0, |l| l.copy.generation) + u32::from(fresh);
+    let generation = line.map_or(0, |l| l.copies.current.generation) + u32::from(fresh);
     // A fresh copy never answers for the last one: an attempt of an older generation that
     // may have landed is that generation's (`older=` keeps it), not this send's.
     let maybe = line.is_some_and(|l| l.tried.maybe) && !fresh;

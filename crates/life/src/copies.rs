@@ -3,7 +3,7 @@
 //! what each is to the key, and the one rule that sifts what a lookup found for an attempt.
 
 use super::Receipt;
-use super::{KeyLine, Phase};
+use super::{Copies, KeyLine, Phase};
 
 /// What an id on a key's line is to the key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,17 +27,17 @@ pub struct Held<'a> {
     pub role: Role,
 }
 
-impl KeyLine {
-    /// Every id the line holds with each role it has there, in the line's order (an id may
+impl Copies {
+    /// Every id the set holds with each role it has there, in the line's order (an id may
     /// hold two: a thread's part 0 is the copy; a merge may list a part as a duplicate too).
     fn roles(&self) -> impl Iterator<Item = Held<'_>> {
-        let parts = self.copy.parts.iter().enumerate();
+        let parts = self.current.parts.iter().enumerate();
         let lists = [
-            (&self.copies, Role::Duplicate),
+            (&self.duplicates, Role::Duplicate),
             (&self.older, Role::Older),
             (&self.foreign, Role::Foreign),
         ];
-        (self.copy.id.iter().map(|id| (id, Role::Copy)))
+        (self.current.id.iter().map(|id| (id, Role::Copy)))
             .chain(parts.map(|(n, part)| (&part.id, Role::Part(n))))
             .chain(
                 lists
@@ -47,7 +47,7 @@ impl KeyLine {
             .map(|(id, role)| Held { id, role })
     }
 
-    /// Every id the line holds, each once, with its first role (a thread's part 0 is the
+    /// Every id the set holds, each once, with its first role (a thread's part 0 is the
     /// copy).
     pub fn held(&self) -> Vec<Held<'_>> {
         let mut all: Vec<Held> = Vec::new();
@@ -58,13 +58,15 @@ impl KeyLine {
         }
         all
     }
+}
 
+impl KeyLine {
     /// Every copy of the key that is live as far as the line knows: this generation's (unless
     /// it was retracted), its duplicates, and earlier generations' not yet retracted. A line
     /// that names one is never dropped: it is how `retract` finds the copy.
     pub fn live_ids(&self) -> Vec<String> {
         let mut ids = self.own_ids();
-        for id in &self.older {
+        for id in &self.copies.older {
             if !ids.contains(id) {
                 ids.push(id.clone());
             }
@@ -78,7 +80,7 @@ impl KeyLine {
     pub fn own_ids(&self) -> Vec<String> {
         let retracted = matches!(self.phase, Phase::Retracted { .. });
         let mut ids: Vec<String> = Vec::new();
-        for held in self.roles() {
+        for held in self.copies.roles() {
             let live = match held.role {
                 Role::Copy | Role::Part(_) => !retracted,
                 Role::Duplicate => true,
@@ -97,9 +99,9 @@ impl KeyLine {
     /// (a person puts it aside, a send of the same copy starts): keep what the copy holds in
     /// `holds=`. Only a done line speaks for its copy, and the first keep stands.
     pub fn keep_what_the_copy_holds(&mut self) {
-        let recorded = self.copy.id.is_some() || !self.copy.parts.is_empty();
-        if self.phase == Phase::Done && recorded && self.copy.holds.is_none() {
-            self.copy.holds = self.fp.clone().map(|fp| crate::Holds {
+        let recorded = self.copies.current.id.is_some() || !self.copies.current.parts.is_empty();
+        if self.phase == Phase::Done && recorded && self.copies.current.holds.is_none() {
+            self.copies.current.holds = self.fp.clone().map(|fp| crate::Holds {
                 fp,
                 payload: self.edits.payload.clone(),
             });
@@ -109,10 +111,11 @@ impl KeyLine {
     /// What a copy that answers as `id` holds, when the line knows it holds something other
     /// than the line's `fp=` and `payload=`: the copy this line recorded before the attempt.
     pub fn holds_of(&self, id: &str) -> Option<&crate::Holds> {
-        self.copy
+        self.copies
+            .current
             .holds
             .as_ref()
-            .filter(|_| self.copy.id.as_deref() == Some(id))
+            .filter(|_| self.copies.current.id.as_deref() == Some(id))
     }
 }
 
@@ -143,7 +146,13 @@ pub struct Elsewhere<'a> {
 /// of another key took it too).
 pub fn not_ours(line: Option<&KeyLine>, id: &str, elsewhere: bool) -> Option<NotOurs> {
     let roles: Vec<Role> = line
-        .map(|l| l.roles().filter(|h| h.id == id).map(|h| h.role).collect())
+        .map(|l| {
+            l.copies
+                .roles()
+                .filter(|h| h.id == id)
+                .map(|h| h.role)
+                .collect()
+        })
         .unwrap_or_default();
     let own = roles
         .iter()
@@ -224,7 +233,7 @@ mod tests {
             "2026-11-29T07:00:00Z",
             Phase::Done,
         );
-        line.copy = Copy {
+        line.copies.current = Copy {
             generation: 1,
             id: Some("a".into()),
             parts: vec![
@@ -239,16 +248,16 @@ mod tests {
             ],
             ..Copy::default()
         };
-        line.copies = vec!["c".into()];
-        line.older = vec!["o".into()];
-        line.foreign = vec!["f".into()];
+        line.copies.duplicates = vec!["c".into()];
+        line.copies.older = vec!["o".into()];
+        line.copies.foreign = vec!["f".into()];
         line
     }
 
     #[test]
     fn every_id_is_held_once_with_its_role() {
         let line = line();
-        let roles: Vec<(&str, Role)> = line.held().iter().map(|h| (h.id, h.role)).collect();
+        let roles: Vec<(&str, Role)> = line.copies.held().iter().map(|h| (h.id, h.role)).collect();
         assert_eq!(
             roles,
             [

@@ -242,7 +242,7 @@ fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Deci
         Phase::Pending(Op::Retract) => Decision::FinishRetract,
         _ if line.proves_nothing_sent() && gone(seen)? => Decision::Drop,
         Phase::Done => match lever {
-            Some(Lever::Force) if ctx.rules.updates && line.copy.id.is_some() => {
+            Some(Lever::Force) if ctx.rules.updates && line.copies.current.id.is_some() => {
                 Decision::CheckEdit { forced: true }
             }
             Some(Lever::ForceNew) if !gone(seen)? => publish(Why::SecondCopy, false, true),
@@ -399,7 +399,7 @@ pub fn compares_payload(line: Option<&KeyLine>) -> bool {
 /// goes to the copy within the edit window; an edit after the window is said once.
 fn done(line: &KeyLine, seen: Option<&Seen>, ctx: &Ctx) -> Result<Decision, Unread> {
     // Edits of this key go nowhere: the target does not update, or the copy's id is unknown.
-    if !ctx.rules.updates || line.copy.id.is_none() {
+    if !ctx.rules.updates || line.copies.current.id.is_none() {
         return Ok(Decision::Skip(Skip::Done));
     }
     let facts = match post(seen)? {

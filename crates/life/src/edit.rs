@@ -62,14 +62,14 @@ fn updated(line: &KeyLine, landed: &Landed, ctx: &Ctx) -> Step {
     next.edits.payload = Some(landed.payload.to_string());
     next.edits.updated += 1;
     next.edits.edit_failed = None;
-    next.copy.holds = None;
+    next.copies.current.holds = None;
     if let Some(first) = landed.receipts.first() {
         if let Some(url) = &first.url {
-            next.copy.url = Some(url.clone());
+            next.copies.current.url = Some(url.clone());
         }
-        next.copy.version = first.version.clone();
+        next.copies.current.version = first.version.clone();
     }
-    next.copy.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
+    next.copies.current.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
     next.reason = None;
     next.first_failure = None;
     Step::write(next, Exit::Ok, Word::Updated)

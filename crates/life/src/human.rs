@@ -46,8 +46,8 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
 
 /// Move the line on to its next copy: a new generation, with nothing sent for it yet.
 fn start_next_copy(next: &mut KeyLine) {
-    next.copy = super::Copy {
-        generation: next.copy.generation + 1,
+    next.copies.current = super::Copy {
+        generation: next.copies.current.generation + 1,
         ..super::Copy::default()
     };
     next.tried = super::Tried::default();
@@ -59,16 +59,16 @@ fn mark_done(mut next: KeyLine, id: Option<&String>, fp: &str) -> Step {
     if let Some(id) = id {
         // An id the line held for this copy stays: both are live as far as dayrun
         // knows, and retract removes both.
-        if let Some(old) = next.copy.id.take().filter(|old| old != id)
-            && !next.copies.contains(&old)
-            && next.copies.len() <= MAX_IDS / 2
+        if let Some(old) = next.copies.current.id.take().filter(|old| old != id)
+            && !next.copies.duplicates.contains(&old)
+            && next.copies.duplicates.len() <= MAX_IDS / 2
             && !matches!(next.phase, Phase::Retracted { .. })
         {
-            next.copies.push(old);
+            next.copies.duplicates.push(old);
         }
-        next.copies.retain(|c| c != id);
-        next.older.retain(|c| c != id);
-        next.copy.id = Some(id.clone());
+        next.copies.duplicates.retain(|c| c != id);
+        next.copies.older.retain(|c| c != id);
+        next.copies.current.id = Some(id.clone());
     }
     // The copy is accepted as it is: a refused edit is no longer one to send (a
     // later change of the post is).
@@ -76,7 +76,7 @@ fn mark_done(mut next: KeyLine, id: Option<&String>, fp: &str) -> Step {
         next.edits.payload = Some(refused);
     }
     next.phase = Phase::Done;
-    next.copy.holds = None;
+    next.copies.current.holds = None;
     next.reason = Some("marked by hand".into());
     next.fp = Some(fp.to_string()).filter(|f| !f.is_empty()).or(next.fp);
     next.tried = super::Tried::default();
@@ -112,22 +112,22 @@ fn adopt(mut next: KeyLine, fp: &str) -> Step {
 
 /// `retry --not-ours ID`: the copy ID is ruled not this post, and leaves the line's ids.
 fn not_ours(mut next: KeyLine, id: &String, here: bool) -> Step {
-    if !next.foreign.contains(id) {
-        if next.foreign.len() >= MAX_IDS / 2 {
+    if !next.copies.foreign.contains(id) {
+        if next.copies.foreign.len() >= MAX_IDS / 2 {
             return Step::stop(Change::Keep, Exit::NeedsHuman, Word::Failed).say(format!(
                 "{} copies are already ruled not this post; remove some from `foreign=` by hand",
                 MAX_IDS / 2
             ));
         }
-        next.foreign.push(id.clone());
+        next.copies.foreign.push(id.clone());
     }
     // A copy recorded as ours that is not: the key is not out.
-    let was_ours = next.copy.id.as_deref() == Some(id.as_str());
-    next.copies.retain(|c| c != id);
-    next.older.retain(|c| c != id);
+    let was_ours = next.copies.current.id.as_deref() == Some(id.as_str());
+    next.copies.duplicates.retain(|c| c != id);
+    next.copies.older.retain(|c| c != id);
     if was_ours {
-        next.copy.id = None;
-        next.copy.url = None;
+        next.copies.current.id = None;
+        next.copies.current.url = None;
     }
     if was_ours {
         next.phase = Phase::Failed(Class::Unknown, Looked::Nothing);

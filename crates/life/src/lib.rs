@@ -38,7 +38,9 @@ pub use exit::Exit;
 pub use human::Act;
 pub use keeps::Keeps;
 pub use landing::{Landing, Looking};
-pub use line::{Copy, Edits, Holds, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field};
+pub use line::{
+    Copies, Copy, Edits, Holds, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field,
+};
 pub use look_failed::{LookFailed, look_failed, read_back_failed};
 pub use merge::{Conflict, merge};
 pub use parts::{MAX_PARTS, Part};

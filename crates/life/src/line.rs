@@ -55,14 +55,8 @@ pub struct KeyLine {
     pub cred: Option<String>,
     /// The post's content fingerprint at the last attempt (`fp=`).
     pub fp: Option<String>,
-    /// The copy this line is about: which one, where, and its uploads.
-    pub copy: Copy,
-    /// Live copies of earlier generations (`older=`): kept until retracted.
-    pub older: Vec<String>,
-    /// Further copies of this generation a lookup or a merge found (`copies=`): duplicates.
-    pub copies: Vec<String>,
-    /// Copies at this key's place that a human ruled not this post (`foreign=`).
-    pub foreign: Vec<String>,
+    /// Every copy the key has on the target, as one set (`copies.rs` holds its rules).
+    pub copies: Copies,
     /// What attempts of this copy may have left on the target.
     pub tried: Tried,
     /// How many sends of this copy were started (`attempt=`).
@@ -76,6 +70,23 @@ pub struct KeyLine {
     pub edits: Edits,
     /// Fields dayrun does not know, in their order (kept through every rewrite).
     pub extra: Vec<(String, String)>,
+}
+
+/// A key's copies on one target, as one set: this generation's copy (with its thread's parts),
+/// the further copies of it a lookup or a merge found, earlier generations' live copies, and
+/// copies ruled not this post. Parsed and printed with the line (`id= url= parts= copies=
+/// older= foreign=` …), merged by union (`merge.rs`), and read through one view (`held`) by
+/// every rule that asks whose a copy is (`copies.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Copies {
+    /// This generation's copy: which one, where, its uploads and its parts.
+    pub current: Copy,
+    /// Further copies of this generation a lookup or a merge found (`copies=`): duplicates.
+    pub duplicates: Vec<String>,
+    /// Live copies of earlier generations (`older=`): kept until retracted.
+    pub older: Vec<String>,
+    /// Copies at this key's place that a human ruled not this post (`foreign=`).
+    pub foreign: Vec<String>,
 }
 
 /// Which copy of the key, and where it is.
@@ -175,10 +186,7 @@ impl KeyLine {
             by_hand: false,
             cred: None,
             fp: None,
-            copy: Copy::default(),
-            older: Vec::new(),
-            copies: Vec::new(),
-            foreign: Vec::new(),
+            copies: Copies::default(),
             tried: Tried::default(),
             attempt: 0,
             first_failure: None,
@@ -208,18 +216,18 @@ impl KeyLine {
                 "reason" => line.reason = Some(text()),
                 "cred" => line.cred = Some(text()),
                 "fp" => line.fp = Some(text()),
-                "generation" => line.copy.generation = value.parse().unwrap_or(0),
-                "rkey" => line.copy.rkey = Some(text()),
-                "id" => line.copy.id = Some(text()),
-                "url" => line.copy.url = Some(text()),
-                "media" => line.copy.media = Some(text()),
-                "version" => line.copy.version = Some(text()),
-                "parts" => line.copy.parts = super::parts::decode(&value),
-                "split" => line.copy.split = Some(text()),
-                "holds" => line.copy.holds = Some(Holds::decode(&value)),
-                "older" => line.older = list::decode(&value),
-                "copies" => line.copies = list::decode(&value),
-                "foreign" => line.foreign = list::decode(&value),
+                "generation" => line.copies.current.generation = value.parse().unwrap_or(0),
+                "rkey" => line.copies.current.rkey = Some(text()),
+                "id" => line.copies.current.id = Some(text()),
+                "url" => line.copies.current.url = Some(text()),
+                "media" => line.copies.current.media = Some(text()),
+                "version" => line.copies.current.version = Some(text()),
+                "parts" => line.copies.current.parts = super::parts::decode(&value),
+                "split" => line.copies.current.split = Some(text()),
+                "holds" => line.copies.current.holds = Some(Holds::decode(&value)),
+                "older" => line.copies.older = list::decode(&value),
+                "copies" => line.copies.duplicates = list::decode(&value),
+                "foreign" => line.copies.foreign = list::decode(&value),
                 "sent" => sent = &*value == "maybe",
                 "since" => line.tried.since = Some(text()),
                 "marks" => {
@@ -277,49 +285,31 @@ impl KeyLine {
             Phase::Failed(..) => Status::Failed,
             Phase::Retracted { .. } => Status::Retracted,
         };
-        let mut fields: Vec<(&str, String)> = Vec::new();
+        let mut fields = self.phase_fields();
         let mut put = |name: &'static str, value: Option<String>| {
             if let Some(value) = value.filter(|v| !v.is_empty()) {
                 fields.push((name, value));
             }
         };
-        match self.phase {
-            Phase::Pending(Op::Update) => put("op", Some("update".into())),
-            Phase::Pending(Op::Retract) => put("op", Some("retract".into())),
-            Phase::Failed(class, looked) => {
-                put("class", Some(class.as_str().into()));
-                put(
-                    "lookup",
-                    match looked {
-                        Looked::Nothing => None,
-                        Looked::Absent => Some("absent".into()),
-                        Looked::Error => Some("error".into()),
-                    },
-                );
-            }
-            Phase::Retracted { verified: false } => put("verified", Some("no".into())),
-            _ => {}
-        }
         put("by", self.by_hand.then(|| "hand".into()));
         put("reason", self.reason.clone());
-        put("id", self.copy.id.clone());
-        put("url", self.copy.url.clone());
-        put("older", Some(list::encode(&self.older)));
-        put("copies", Some(list::encode(&self.copies)));
-        put("foreign", Some(list::encode(&self.foreign)));
+        let copy = &self.copies.current;
+        put("id", copy.id.clone());
+        put("url", copy.url.clone());
+        put("older", Some(list::encode(&self.copies.older)));
+        put("copies", Some(list::encode(&self.copies.duplicates)));
+        put("foreign", Some(list::encode(&self.copies.foreign)));
         put("fp", self.fp.clone());
         put("cred", self.cred.clone());
         put("dedup", self.dedup.then(|| "1".into()));
-        put(
-            "generation",
-            (self.copy.generation > 0).then(|| self.copy.generation.to_string()),
-        );
-        put("rkey", self.copy.rkey.clone());
-        put("media", self.copy.media.clone());
-        put("version", self.copy.version.clone());
-        put("parts", Some(super::parts::encode(&self.copy.parts)));
-        put("split", self.copy.split.clone());
-        put("holds", self.copy.holds.as_ref().map(Holds::encode));
+        let generation = (copy.generation > 0).then(|| copy.generation.to_string());
+        put("generation", generation);
+        put("rkey", copy.rkey.clone());
+        put("media", copy.media.clone());
+        put("version", copy.version.clone());
+        put("parts", Some(super::parts::encode(&copy.parts)));
+        put("split", copy.split.clone());
+        put("holds", copy.holds.as_ref().map(Holds::encode));
         put(
             "attempt",
             (self.attempt > 0).then(|| self.attempt.to_string()),
@@ -348,6 +338,27 @@ impl KeyLine {
         record
     }
 
+    /// The fields only a phase has: an update's or retract's `op`, a failure's class and what
+    /// its lookup said, an unverified retract.
+    fn phase_fields(&self) -> Vec<(&'static str, String)> {
+        let op = |op: &str| vec![("op", op.to_string())];
+        match self.phase {
+            Phase::Pending(Op::Update) => op("update"),
+            Phase::Pending(Op::Retract) => op("retract"),
+            Phase::Failed(class, looked) => {
+                let mut fields = vec![("class", class.as_str().to_string())];
+                match looked {
+                    Looked::Nothing => {}
+                    Looked::Absent => fields.push(("lookup", "absent".into())),
+                    Looked::Error => fields.push(("lookup", "error".into())),
+                }
+                fields
+            }
+            Phase::Retracted { verified: false } => vec![("verified", "no".into())],
+            _ => Vec::new(),
+        }
+    }
+
     /// The line's time, parsed.
     pub fn time(&self) -> Option<Timestamp> {
         self.at.parse().ok()
@@ -358,9 +369,9 @@ impl KeyLine {
     /// the archive) is never a human's business after its window.
     pub fn attempted(&self) -> bool {
         self.tried.maybe
-            || self.copy.id.is_some()
-            || !self.copy.parts.is_empty()
-            || !self.older.is_empty()
+            || self.copies.current.id.is_some()
+            || !self.copies.current.parts.is_empty()
+            || !self.copies.older.is_empty()
             || self.attempt > 0
             || matches!(
                 self.phase,
@@ -376,10 +387,10 @@ impl KeyLine {
     pub fn proves_nothing_sent(&self) -> bool {
         matches!(self.phase, Phase::Failed(..))
             && !self.tried.maybe
-            && self.copy.id.is_none()
-            && self.copy.parts.is_empty()
-            && self.older.is_empty()
-            && self.copies.is_empty()
+            && self.copies.current.id.is_none()
+            && self.copies.current.parts.is_empty()
+            && self.copies.older.is_empty()
+            && self.copies.duplicates.is_empty()
     }
 
     pub fn since(&self) -> Option<Timestamp> {

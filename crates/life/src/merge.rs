@@ -1,7 +1,7 @@
 //! Two sides of one key's line merged (`merge-state`): the same result whichever side is
 //! "ours", no live id ever dropped, no attempt that may have landed forgotten.
 
-use super::{KeyLine, MAX_MARKS, Op, Part, Phase};
+use super::{Copies, KeyLine, MAX_MARKS, Op, Part, Phase};
 use jiff::civil::Date;
 
 /// A key that holds two different live copies of one generation: a human must settle it.
@@ -29,7 +29,7 @@ fn rank(line: &KeyLine) -> u8 {
 /// The merge's total order: the later copy, then `rank`, then the later time, then the text.
 fn order(line: &KeyLine) -> (u32, u8, Option<jiff::Timestamp>, String) {
     (
-        line.copy.generation,
+        line.copies.current.generation,
         rank(line),
         line.time(),
         line.record().to_line().to_string(),
@@ -43,7 +43,7 @@ fn live(line: &KeyLine) -> bool {
 
 /// The ids of a side that name a live copy of its own generation.
 fn own_live(line: &KeyLine) -> Option<&String> {
-    line.copy.id.as_ref().filter(|_| live(line))
+    line.copies.current.id.as_ref().filter(|_| live(line))
 }
 
 /// `id` kept in `list`, once, unless it is the merged line's own `id=`. Every id either side
@@ -57,7 +57,7 @@ fn keep(list: &mut Vec<String>, id: &String, own: Option<&String>) {
 /// A line's thread as ids, in order: its `parts=`, or its `id=` alone when it lists none (a
 /// copy that is one post is a thread of one part).
 fn thread(line: &KeyLine) -> Vec<&String> {
-    match (&line.copy.parts[..], &line.copy.id) {
+    match (&line.copies.current.parts[..], &line.copies.current.id) {
         ([], Some(id)) => vec![id],
         (parts, _) => parts.iter().map(|p| &p.id).collect(),
     }
@@ -79,9 +79,13 @@ fn merge_parts(
     if !live(win) {
         // The winner took its copy back, a thread whole from its first part: the loser's
         // thread from that part is that one, gone; from another part, another copy, live.
-        if l.first().copied() != win.copy.id.as_ref() {
+        if l.first().copied() != win.copies.current.id.as_ref() {
             for id in l {
-                keep(&mut merged.copies, id, merged.copy.id.as_ref());
+                keep(
+                    &mut merged.copies.duplicates,
+                    id,
+                    merged.copies.current.id.as_ref(),
+                );
             }
         }
         return;
@@ -89,11 +93,18 @@ fn merge_parts(
     let same = w.iter().zip(&l).take_while(|(x, y)| x == y).count();
     if same == w.len() {
         // The winner's thread is where the loser's starts: the loser's went further.
-        let tail: Vec<Part> = match win.copy.parts.is_empty() {
-            true => lose.copy.parts.clone(),
-            false => lose.copy.parts.iter().skip(same).cloned().collect(),
+        let tail: Vec<Part> = match win.copies.current.parts.is_empty() {
+            true => lose.copies.current.parts.clone(),
+            false => lose
+                .copies
+                .current
+                .parts
+                .iter()
+                .skip(same)
+                .cloned()
+                .collect(),
         };
-        merged.copy.parts.extend(tail);
+        merged.copies.current.parts.extend(tail);
     } else if same < l.len() {
         // Both sent a part `same`: two copies of it, and the parts after the loser's.
         let rest: Vec<&String> = l[same..]
@@ -102,7 +113,11 @@ fn merge_parts(
             .copied()
             .collect();
         for id in &rest {
-            keep(&mut merged.copies, id, merged.copy.id.as_ref());
+            keep(
+                &mut merged.copies.duplicates,
+                id,
+                merged.copies.current.id.as_ref(),
+            );
         }
         if conflict.is_none() && rest.first() == Some(&l[same]) {
             let mut ids = [w[same].clone(), l[same].clone()];
@@ -120,76 +135,99 @@ pub fn merge(a: &KeyLine, b: &KeyLine) -> (KeyLine, Option<Conflict>) {
         false => (b, a),
     };
     let mut merged = win.clone();
-    let same_copy = win.copy.generation == lose.copy.generation;
-    let mut conflict = None;
-    let merged_id = merged.copy.id.clone();
-    if same_copy {
-        // Two different ids of one copy: the post exists twice, whatever the statuses.
-        if let (Some(x), Some(y)) = (merged_id.as_ref(), lose.copy.id.as_ref())
-            && x != y
-            && (own_live(lose).is_some() || own_live(win).is_some())
-        {
-            if own_live(lose).is_some() {
-                keep(&mut merged.copies, y, merged_id.as_ref());
-            }
-            let mut ids = [x.clone(), y.clone()];
-            ids.sort();
-            conflict = Some(Conflict { key: win.key, ids });
+    let same_copy = win.copies.current.generation == lose.copies.current.generation;
+    let conflict = match same_copy {
+        true => same_copy_ids(&mut merged, win, lose),
+        false => {
+            earlier_copy_ids(&mut merged.copies, lose);
+            None
         }
-        if merged_id.is_none()
-            && let Some(y) = own_live(lose)
-        {
-            merged.copy.id = Some(y.clone());
-            merged.copy.url.clone_from(&lose.copy.url);
-        }
-        merge_parts(&mut merged, win, lose, &mut conflict);
-        for id in &lose.copies {
-            keep(&mut merged.copies, id, merged.copy.id.as_ref());
-        }
-    } else {
-        // An earlier generation's copies: history, kept live until a retract removes them.
-        if let Some(y) = own_live(lose) {
-            keep(&mut merged.older, y, merged.copy.id.as_ref());
-        }
-        // Every part of its thread, not only the first (`id=`).
-        if live(lose) {
-            for part in &lose.copy.parts {
-                keep(&mut merged.older, &part.id, merged.copy.id.as_ref());
-            }
-        }
-        for id in &lose.copies {
-            keep(&mut merged.older, id, merged.copy.id.as_ref());
-        }
+    };
+    let current = merged.copies.current.id.clone();
+    for id in &lose.copies.older {
+        keep(&mut merged.copies.older, id, current.as_ref());
     }
-    for id in &lose.older {
-        keep(&mut merged.older, id, merged.copy.id.as_ref());
-    }
-    for id in &lose.foreign {
-        if !merged.foreign.contains(id) {
-            merged.foreign.push(id.clone());
+    for id in &lose.copies.foreign {
+        if !merged.copies.foreign.contains(id) {
+            merged.copies.foreign.push(id.clone());
         }
     }
     let unfinished = matches!(merged.phase, Phase::Pending(_) | Phase::Failed(..));
     if unfinished && same_copy && lose.tried.maybe {
-        let since = [win, lose]
-            .iter()
-            .filter_map(|l| l.tried.since.clone())
-            .min_by_key(|s| (s.parse::<jiff::Timestamp>().ok(), s.clone()));
-        let mut marks: Vec<String> = Vec::new();
-        for l in [win, lose] {
-            for m in &l.tried.marks {
-                if !marks.contains(m) {
-                    marks.push(m.clone());
-                }
-            }
-        }
-        let extra = marks.len().saturating_sub(MAX_MARKS);
-        marks.drain(..extra);
-        merged.tried = super::Tried {
-            maybe: true,
-            since,
-            marks,
-        };
+        merged.tried = tried_by_both(win, lose);
     }
     (merged, conflict)
+}
+
+/// Both sides are about one copy: the winner's ids, and the loser's as its id (when the winner
+/// has none), its thread's parts and duplicates. Two ids of one copy are a conflict.
+fn same_copy_ids(merged: &mut KeyLine, win: &KeyLine, lose: &KeyLine) -> Option<Conflict> {
+    let mut conflict = None;
+    let merged_id = merged.copies.current.id.clone();
+    // Two different ids of one copy: the post exists twice, whatever the statuses.
+    if let (Some(x), Some(y)) = (merged_id.as_ref(), lose.copies.current.id.as_ref())
+        && x != y
+        && (own_live(lose).is_some() || own_live(win).is_some())
+    {
+        if own_live(lose).is_some() {
+            keep(&mut merged.copies.duplicates, y, merged_id.as_ref());
+        }
+        let mut ids = [x.clone(), y.clone()];
+        ids.sort();
+        conflict = Some(Conflict { key: win.key, ids });
+    }
+    if merged_id.is_none()
+        && let Some(y) = own_live(lose)
+    {
+        let current = &mut merged.copies.current;
+        current.id = Some(y.clone());
+        current.url.clone_from(&lose.copies.current.url);
+    }
+    merge_parts(merged, win, lose, &mut conflict);
+    let current = merged.copies.current.id.clone();
+    for id in &lose.copies.duplicates {
+        keep(&mut merged.copies.duplicates, id, current.as_ref());
+    }
+    conflict
+}
+
+/// The loser is about an earlier generation: its live copies, its thread's parts and its
+/// duplicates are history, kept live (`older=`) until a retract removes them.
+fn earlier_copy_ids(merged: &mut Copies, lose: &KeyLine) {
+    let current = merged.current.id.clone();
+    if let Some(y) = own_live(lose) {
+        keep(&mut merged.older, y, current.as_ref());
+    }
+    // Every part of its thread, not only the first (`id=`).
+    if live(lose) {
+        for part in &lose.copies.current.parts {
+            keep(&mut merged.older, &part.id, current.as_ref());
+        }
+    }
+    for id in &lose.copies.duplicates {
+        keep(&mut merged.older, id, current.as_ref());
+    }
+}
+
+/// What the attempts of both sides may have left: the earliest start, and the marks of both.
+fn tried_by_both(win: &KeyLine, lose: &KeyLine) -> super::Tried {
+    let since = [win, lose]
+        .iter()
+        .filter_map(|l| l.tried.since.clone())
+        .min_by_key(|s| (s.parse::<jiff::Timestamp>().ok(), s.clone()));
+    let mut marks: Vec<String> = Vec::new();
+    for l in [win, lose] {
+        for m in &l.tried.marks {
+            if !marks.contains(m) {
+                marks.push(m.clone());
+            }
+        }
+    }
+    let extra = marks.len().saturating_sub(MAX_MARKS);
+    marks.drain(..extra);
+    super::Tried {
+        maybe: true,
+        since,
+        marks,
+    }
 }

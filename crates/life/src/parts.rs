@@ -99,13 +99,13 @@ pub(super) fn landed(
         return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     let mut next = line.clone();
-    if n != next.copy.parts.len() || n >= MAX_PARTS {
+    if n != next.copies.current.parts.len() || n >= MAX_PARTS {
         return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     }
-    next.copy.parts.push(part.clone());
+    next.copies.current.parts.push(part.clone());
     if n == 0 {
-        next.copy.id = Some(part.id.clone());
-        next.copy.url = url.map(str::to_string);
+        next.copies.current.id = Some(part.id.clone());
+        next.copies.current.url = url.map(str::to_string);
     }
     next.at = ctx.stamp.clone();
     Step::write(next, Exit::Ok, Word::Nothing)
@@ -116,11 +116,11 @@ pub(super) fn split(line: Option<&KeyLine>, hash: &str, ctx: &Ctx) -> Step {
     let Some(line) = line.filter(|l| matches!(l.phase, Phase::Pending(Op::Publish))) else {
         return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
-    if line.copy.split.as_deref() == Some(hash) {
+    if line.copies.current.split.as_deref() == Some(hash) {
         return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     }
     let mut next = line.clone();
-    next.copy.split = Some(hash.to_string());
+    next.copies.current.split = Some(hash.to_string());
     next.at = ctx.stamp.clone();
     Step::write(next, Exit::Ok, Word::Nothing)
 }

@@ -9,24 +9,26 @@ use crate::Word;
 /// The copy to remove next: duplicates and earlier generations first, then a thread's parts
 /// from the last, this copy (the thread's first part) last.
 pub fn next_id(line: &KeyLine) -> Option<String> {
-    let own = line.copy.id.as_deref();
+    let own = line.copies.current.id.as_deref();
     let part = match line.phase {
         Phase::Retracted { .. } => None,
         _ => line
-            .copy
+            .copies
+            .current
             .parts
             .iter()
             .rev()
             .find(|p| Some(p.id.as_str()) != own),
     };
     line.copies
+        .duplicates
         .last()
-        .or(line.older.last())
+        .or(line.copies.older.last())
         .cloned()
         .or_else(|| part.map(|p| p.id.clone()))
         .or_else(|| match line.phase {
             Phase::Retracted { .. } => None,
-            _ => line.copy.id.clone(),
+            _ => line.copies.current.id.clone(),
         })
 }
 
@@ -37,8 +39,8 @@ pub fn removed_note(line: &KeyLine, removed: &[String]) -> String {
     if removed.len() < 2 {
         return String::new();
     }
-    let thread = line.copy.parts.len();
-    let part = |id: &String| thread > 1 && line.copy.parts.iter().any(|p| &p.id == id);
+    let thread = line.copies.current.parts.len();
+    let part = |id: &String| thread > 1 && line.copies.current.parts.iter().any(|p| &p.id == id);
     let parts = removed.iter().filter(|id| part(id)).count();
     let copies = removed.len() - parts;
     let mut said = Vec::new();
@@ -79,13 +81,13 @@ pub(super) fn removed(line: Option<&KeyLine>, id: &str, verified: bool, ctx: &Ct
         return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
     };
     let mut next = line.clone();
-    next.copies.retain(|c| c != id);
-    next.older.retain(|c| c != id);
-    let own = next.copy.id.as_deref() == Some(id);
-    next.copy.parts.retain(|p| p.id != id);
+    next.copies.duplicates.retain(|c| c != id);
+    next.copies.older.retain(|c| c != id);
+    let own = next.copies.current.id.as_deref() == Some(id);
+    next.copies.current.parts.retain(|p| p.id != id);
     // The runner removes this copy last; were a part left, it goes first.
     let rest = match own {
-        true => next.copy.parts.last().map(|p| p.id.clone()),
+        true => next.copies.current.parts.last().map(|p| p.id.clone()),
         false => next_id(&next),
     };
     match rest {
@@ -95,7 +97,7 @@ pub(super) fn removed(line: Option<&KeyLine>, id: &str, verified: bool, ctx: &Ct
             next.at = ctx.stamp.clone();
             next.first_failure = None;
             next.tried = super::Tried::default();
-            next.copy.media = None;
+            next.copies.current.media = None;
             Step::write(next, Exit::Ok, Word::Retracted)
         }
     }
@@ -123,9 +125,9 @@ pub(super) fn not_removed(
         // The line as it was before the retract, less the copies already removed.
         let live = line.live_ids();
         let mut next = before.clone();
-        next.older.retain(|id| live.contains(id));
-        next.copies.retain(|id| live.contains(id));
-        next.copy.parts.retain(|p| live.contains(&p.id));
+        next.copies.older.retain(|id| live.contains(id));
+        next.copies.duplicates.retain(|id| live.contains(id));
+        next.copies.current.parts.retain(|p| live.contains(&p.id));
         return Step::write(next, exit, Word::Failed);
     }
     let mut next = line.clone();
@@ -139,7 +141,7 @@ pub(super) fn not_removed(
         return Step::write(next, exit, Word::Unconfirmed);
     }
     // Back to published: the copies not removed stay on the line, this one too.
-    next.phase = match next.copy.id.is_some() {
+    next.phase = match next.copies.current.id.is_some() {
         true => Phase::Done,
         false => Phase::Failed(Class::Rejected, super::Looked::Nothing),
     };

@@ -8,7 +8,7 @@ use crate::{KeyLine, Phase};
 /// Whether something of a thread's copy may be out: parts on its line, or an attempt that
 /// may have landed.
 fn may_be_out(line: &KeyLine) -> bool {
-    line.tried.maybe || !line.copy.parts.is_empty()
+    line.tried.maybe || !line.copies.current.parts.is_empty()
 }
 
 /// Whether a thread about to be sent was started before: not a fresh copy, and something of it
@@ -23,7 +23,7 @@ pub fn started(line: Option<&KeyLine>, fresh: bool) -> bool {
 /// retracted. Only a resumed thread sends the parts it was split into before.
 pub fn resumes(line: Option<&KeyLine>, generation: u32, fresh: bool) -> bool {
     line.is_some_and(|l| {
-        l.copy.generation == generation
+        l.copies.current.generation == generation
             && !fresh
             && may_be_out(l)
             && !matches!(l.phase, Phase::Done | Phase::Retracted { .. })

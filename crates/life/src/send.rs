@@ -113,7 +113,7 @@ pub(super) fn attempt(
     let before = next.phase;
     let retracted = matches!(before, Phase::Retracted { .. });
     if new_copy || retracted {
-        if next.copy.generation >= MAX_GENERATION {
+        if next.copies.current.generation >= MAX_GENERATION {
             return Step::stop(Change::Keep, Exit::NeedsHuman, Word::Failed).say(format!(
                 "this key has had {MAX_GENERATION} copies; retract some before making another"
             ));
@@ -121,20 +121,20 @@ pub(super) fn attempt(
         let live: Vec<String> = next
             .live_ids()
             .into_iter()
-            .filter(|id| !next.older.contains(id))
+            .filter(|id| !next.copies.older.contains(id))
             .collect();
-        if next.older.len() + live.len() > MAX_IDS {
+        if next.copies.older.len() + live.len() > MAX_IDS {
             return Step::stop(Change::Keep, Exit::NeedsHuman, Word::Failed).say(format!(
                 "this key already has {} live copies; retract them before making another",
-                next.older.len() + live.len()
+                next.copies.older.len() + live.len()
             ));
         }
-        next.older.extend(live);
-        next.copy = super::Copy {
-            generation: next.copy.generation + 1,
+        next.copies.older.extend(live);
+        next.copies.current = super::Copy {
+            generation: next.copies.current.generation + 1,
             ..super::Copy::default()
         };
-        next.copies.clear();
+        next.copies.duplicates.clear();
         next.tried = super::Tried::default();
         next.edits = super::Edits::default();
         next.attempt = 0;
@@ -143,8 +143,8 @@ pub(super) fn attempt(
     if op == Op::Publish {
         next.keep_what_the_copy_holds();
     }
-    if op == Op::Publish && next.copy.rkey.is_none() {
-        next.copy.rkey = rkey.map(str::to_string);
+    if op == Op::Publish && next.copies.current.rkey.is_none() {
+        next.copies.current.rkey = rkey.map(str::to_string);
     }
     next.phase = Phase::Pending(op);
     next.at = ctx.stamp.clone();
@@ -178,7 +178,7 @@ pub(super) fn uploaded(line: Option<&KeyLine>, media: &str, ctx: &Ctx) -> Step {
     if matches!(next.phase, Phase::Pending(_)) {
         next.at = ctx.stamp.clone();
     }
-    next.copy.media = Some(media.to_string()).filter(|m| !m.is_empty());
+    next.copies.current.media = Some(media.to_string()).filter(|m| !m.is_empty());
     Step::write(next, Exit::Ok, Word::Nothing)
 }
 
@@ -206,19 +206,19 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     let copies = kept_copies(&mut next, landed);
     next.phase = Phase::Done;
     next.at = ctx.stamp.clone();
-    next.copy.id = Some(first.id.clone());
-    next.copy.url = first.url.clone();
-    next.copy.version = first.version.clone();
+    next.copies.current.id = Some(first.id.clone());
+    next.copies.current.url = first.url.clone();
+    next.copies.current.version = first.version.clone();
     if let Some((generation, rkey)) = landed.copy {
-        next.copy.generation = generation;
-        next.copy.rkey = Some(rkey.to_string());
+        next.copies.current.generation = generation;
+        next.copies.current.rkey = Some(rkey.to_string());
     }
-    next.copy.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
+    next.copies.current.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
     // The split a thread was sent as matters only while it goes out.
-    next.copy.split = None;
-    next.older.retain(|id| *id != first.id);
-    next.copies = copies;
-    next.copy.holds = None;
+    next.copies.current.split = None;
+    next.copies.older.retain(|id| *id != first.id);
+    next.copies.duplicates = copies;
+    next.copies.current.holds = None;
     next.fp = Some(fp);
     next.reason = None;
     next.by_hand = false;
@@ -263,6 +263,7 @@ fn kept_copies(next: &mut KeyLine, landed: &Landed) -> Vec<String> {
     // join them.
     let mut copies: Vec<String> = next
         .copies
+        .duplicates
         .iter()
         .filter(|id| **id != first.id)
         .cloned()
@@ -274,7 +275,7 @@ fn kept_copies(next: &mut KeyLine, landed: &Landed) -> Vec<String> {
     }
     // An id the line held for this copy that the answer does not name stays, as a duplicate:
     // no id is ever dropped.
-    if let Some(old) = next.copy.id.take()
+    if let Some(old) = next.copies.current.id.take()
         && old != first.id
         && !copies.contains(&old)
         && !matches!(next.phase, Phase::Retracted { .. })
@@ -292,7 +293,7 @@ fn done_step(next: KeyLine, landed: &Landed) -> Step {
         How::Confirmed => Word::Confirmed,
         How::AlreadyThere => Word::AlreadyThere,
     };
-    match next.copies.is_empty() {
+    match next.copies.duplicates.is_empty() {
         true => Step::write(next, Exit::Ok, word),
         false => {
             let all: Vec<&str> = landed.receipts.iter().map(|r| r.id.as_str()).collect();
@@ -357,7 +358,7 @@ fn failed(
     // and what may have landed is what was known before them (`before`).
     let mut next = record_failure(line, line, class, Looked::Nothing, failure.reason, ctx);
     if line.is_some_and(|l| matches!(l.phase, Phase::Pending(Op::Publish))) {
-        let same = before.filter(|b| b.copy.generation == next.copy.generation);
+        let same = before.filter(|b| b.copies.current.generation == next.copies.current.generation);
         next.tried = same.map(|b| b.tried.clone()).unwrap_or_default();
         // The attempt's edit hash goes with it: nothing of this attempt is out.
         next.edits = same.map(|b| b.edits.clone()).unwrap_or_default();
@@ -391,9 +392,14 @@ fn record_failure(
         .find_map(|l| l.first_failure.clone());
     if let Some(attempt) = attempt {
         next.attempt = next.attempt.max(attempt.attempt);
-        next.copy.media = attempt.copy.media.clone().or(next.copy.media);
-        if next.copy.rkey.is_none() {
-            next.copy.rkey = attempt.copy.rkey.clone();
+        next.copies.current.media = attempt
+            .copies
+            .current
+            .media
+            .clone()
+            .or(next.copies.current.media);
+        if next.copies.current.rkey.is_none() {
+            next.copies.current.rkey = attempt.copies.current.rkey.clone();
         }
     }
     next.phase = Phase::Failed(class, looked);

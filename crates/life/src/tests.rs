@@ -137,7 +137,7 @@ fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
     let text = "2026-11-20 done 2026-11-20T08:00:00+00:00 id=abc version=2026-11-20T08:00:00.000Z";
     let line = KeyLine::of(&Record::parse(text).unwrap().unwrap());
     assert_eq!(
-        line.copy.version.as_deref(),
+        line.copies.current.version.as_deref(),
         Some("2026-11-20T08:00:00.000Z")
     );
     assert!(
@@ -190,7 +190,10 @@ fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dro
         "{printed}"
     );
     let read = KeyLine::of(&Record::parse(&printed).unwrap().unwrap());
-    assert_eq!(read.copy.split.as_deref(), Some("0123456789abcdef"));
+    assert_eq!(
+        read.copies.current.split.as_deref(),
+        Some("0123456789abcdef")
+    );
     // The same split again writes nothing; a line that is not a pending publish is left alone.
     let again = super::next(Some(&read), &Event::Split("0123456789abcdef"), &ctx);
     assert!(again.written().is_none());
@@ -218,8 +221,8 @@ fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dro
         &ctx,
     );
     let done = done.written().expect("the done line");
-    assert_eq!(done.copy.split, None);
-    assert_eq!(done.copy.parts.len(), 2);
+    assert_eq!(done.copies.current.split, None);
+    assert_eq!(done.copies.current.parts.len(), 2);
 }
 
 #[test]
@@ -326,7 +329,7 @@ fn a_copy_put_aside_and_found_again_keeps_what_it_holds_not_what_the_retry_sent(
     let mut again = aside.clone();
     again.fp = Some("three".into());
     again.keep_what_the_copy_holds();
-    assert_eq!(again.copy.holds, aside.copy.holds);
+    assert_eq!(again.copies.current.holds, aside.copies.current.holds);
     let found = |id: &str, how: How| {
         let receipts = [Receipt::id(id)];
         let landed = Landed {
@@ -346,7 +349,11 @@ fn a_copy_put_aside_and_found_again_keeps_what_it_holds_not_what_the_retry_sent(
         };
         let step = super::next(Some(&aside), &event, &ctx);
         let line = step.written().expect("a done line").clone();
-        (line.fp.unwrap(), line.edits.payload, line.copy.holds)
+        (
+            line.fp.unwrap(),
+            line.edits.payload,
+            line.copies.current.holds,
+        )
     };
     // The copy the line names: what it holds. Another copy: what the attempt sent.
     assert_eq!(

@@ -34,7 +34,7 @@ impl Owners {
             true => drop(self.maybe.insert(line.key, line.tried.marks.clone())),
             false => drop(self.maybe.remove(&line.key)),
         }
-        for held in line.held() {
+        for held in line.copies.held() {
             let keys = self.by_id.entry(held.id.into()).or_default();
             if !keys.contains(&line.key) {
                 keys.push(line.key);

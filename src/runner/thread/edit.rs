@@ -36,7 +36,7 @@ impl TargetRun<'_> {
                 self.cfg.name
             )));
         }
-        let generation = line.copy.generation;
+        let generation = line.copies.current.generation;
         for (n, (piece, part)) in pieces.iter().zip(&parts).enumerate() {
             let turn = Turn {
                 key,
@@ -68,7 +68,7 @@ impl TargetRun<'_> {
             );
         }
         Ok(Receipt {
-            url: line.copy.url.clone(),
+            url: line.copies.current.url.clone(),
             ..Receipt::id(&parts[0].id)
         })
     }
@@ -89,7 +89,7 @@ impl TargetRun<'_> {
         for (n, (piece, part)) in pieces.iter().zip(&parts).enumerate() {
             let turn = Turn {
                 key,
-                generation: line.copy.generation,
+                generation: line.copies.current.generation,
                 n,
                 piece,
                 landed: &parts[..n],
@@ -108,7 +108,7 @@ impl TargetRun<'_> {
 /// The parts of the published copy: its `parts=`, or, for a copy published as one post before
 /// the target had `long = "thread"`, that post as a thread of one part.
 fn published_parts(line: &crate::life::KeyLine) -> Vec<crate::life::Part> {
-    match (&line.copy.parts[..], &line.copy.id) {
+    match (&line.copies.current.parts[..], &line.copies.current.id) {
         ([], Some(id)) => vec![crate::life::Part {
             id: id.clone(),
             cid: None,

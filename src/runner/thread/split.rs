@@ -26,7 +26,9 @@ impl TargetRun<'_> {
         outstanding: bool,
     ) -> Result<Prepared, Error> {
         let key = post.key;
-        let recorded = line.filter(|_| resumed).and_then(|l| l.copy.split.clone());
+        let recorded = line
+            .filter(|_| resumed)
+            .and_then(|l| l.copies.current.split.clone());
         let kept = self.kept_thread(key).filter(|_| resumed).filter(|k| {
             let split = crate::thread::hash(&k.pieces);
             life::kept_fits((k.generation, &split), generation, recorded.as_deref())
@@ -79,7 +81,7 @@ impl TargetRun<'_> {
         line: &KeyLine,
         pieces: &[Piece],
     ) -> Result<Option<String>, Error> {
-        let landed = &line.copy.parts;
+        let landed = &line.copies.current.parts;
         let now = pieces.len();
         let last_mark = line.tried.marks.last().map(String::as_str);
         let first_mark = pieces.first().map(|p| p.mark.as_str());
@@ -89,7 +91,7 @@ impl TargetRun<'_> {
         for (n, part) in landed.iter().enumerate() {
             let turn = Turn {
                 key: line.key,
-                generation: line.copy.generation,
+                generation: line.copies.current.generation,
                 n,
                 piece: &pieces[n],
                 landed: &landed[..n],
@@ -108,7 +110,7 @@ impl TargetRun<'_> {
     /// tries again once the post changes).
     fn split_lost(&self, line: &KeyLine, file: &str, differs: &str) -> Error {
         let (key, name) = (line.key, &self.cfg.name);
-        let out = match line.copy.parts.len() {
+        let out = match line.copies.current.parts.len() {
             0 => "its first part may be out".to_string(),
             n => format!("{n} of its parts are out"),
         };

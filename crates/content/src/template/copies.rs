@@ -39,19 +39,21 @@ pub fn judge(name: &str, line: Option<&KeyLine>, need: Need, held: bool) -> Upst
             .unwrap_or_default()
     };
     match line.phase {
-        Phase::Done | Phase::Pending(Op::Update) => match (&line.copy.id, &line.copy.url) {
-            (None, _) => Upstream::Never(format!(
-                "{name}'s copy has no id (it was marked done without one): `dayrun mark {} done --id ID --target {name}` records it",
-                line.key
-            )),
-            (Some(_), None) if need.url => Upstream::Never(format!(
-                "{name}'s copy has no URL: its target names none (a folder target does with `url = \"https://…\"`)"
-            )),
-            (Some(id), url) => Upstream::There(CopyRef {
-                id: id.clone(),
-                url: url.clone(),
-            }),
-        },
+        Phase::Done | Phase::Pending(Op::Update) => {
+            match (&line.copies.current.id, &line.copies.current.url) {
+                (None, _) => Upstream::Never(format!(
+                    "{name}'s copy has no id (it was marked done without one): `dayrun mark {} done --id ID --target {name}` records it",
+                    line.key
+                )),
+                (Some(_), None) if need.url => Upstream::Never(format!(
+                    "{name}'s copy has no URL: its target names none (a folder target does with `url = \"https://…\"`)"
+                )),
+                (Some(id), url) => Upstream::There(CopyRef {
+                    id: id.clone(),
+                    url: url.clone(),
+                }),
+            }
+        }
         Phase::Pending(Op::Publish) => Upstream::Coming(format!(
             "{name}'s attempt is pending: the next run looks it up there"
         )),

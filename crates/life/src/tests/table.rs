@@ -340,7 +340,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
                 id: "11".into(),
                 cid: None,
             };
-            let n = line.map_or(0, |l| l.copy.parts.len());
+            let n = line.map_or(0, |l| l.copies.current.parts.len());
             crate::next(
                 line,
                 &Event::PartLanded {
@@ -390,20 +390,20 @@ pub fn name(line: Option<&KeyLine>) -> String {
         }
     };
     let mut more = Vec::new();
-    if line.copy.generation > 0 {
-        more.push(format!("generation={}", line.copy.generation));
+    if line.copies.current.generation > 0 {
+        more.push(format!("generation={}", line.copies.current.generation));
     }
-    if !line.older.is_empty() {
-        more.push(format!("older={}", line.older.join(",")));
+    if !line.copies.older.is_empty() {
+        more.push(format!("older={}", line.copies.older.join(",")));
     }
-    if !line.copies.is_empty() {
-        more.push(format!("copies={}", line.copies.join(",")));
+    if !line.copies.duplicates.is_empty() {
+        more.push(format!("copies={}", line.copies.duplicates.join(",")));
     }
-    if !line.foreign.is_empty() {
-        more.push(format!("foreign={}", line.foreign.join(",")));
+    if !line.copies.foreign.is_empty() {
+        more.push(format!("foreign={}", line.copies.foreign.join(",")));
     }
-    if !line.copy.parts.is_empty() {
-        more.push(format!("parts={}", line.copy.parts.len()));
+    if !line.copies.current.parts.is_empty() {
+        more.push(format!("parts={}", line.copies.current.parts.len()));
     }
     if !more.is_empty() {
         name = format!("{name} {}", more.join(" "));

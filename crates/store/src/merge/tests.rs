@@ -37,8 +37,8 @@ fn the_order_is_retracted_retracting_done_updating_pending_failed() {
     // A later copy wins over everything of an earlier one, and keeps the earlier copy's id.
     let next = "2026-11-29 pending 2026-11-29T04:00:00Z generation=1 attempt=1 sent=maybe since=2026-11-29T04:00:00Z";
     let got = line(&merged(done, next));
-    assert_eq!(got.copy.generation, 1);
-    assert_eq!(got.older, ["7"]);
+    assert_eq!(got.copies.current.generation, 1);
+    assert_eq!(got.copies.older, ["7"]);
     // Same rank: the later time.
     let later = "2026-11-29 done 2026-11-29T07:00:01Z id=7";
     assert_eq!(merged(done, later), later);
@@ -161,7 +161,8 @@ fn a_thread_that_went_further_on_the_losing_side_keeps_its_later_parts() {
     let (got, _) = merged_with_conflict(failed, pending);
     assert_eq!(
         line(&got)
-            .copy
+            .copies
+            .current
             .parts
             .iter()
             .map(|p| &p.id[..])
@@ -203,13 +204,13 @@ fn an_earlier_generations_thread_is_kept_whole_as_history() {
     let next = "2026-11-29 pending 2026-11-29T04:00:00Z generation=1 attempt=1";
     let thread = "2026-11-29 done 2026-11-29T07:00:00Z id=a copies=q parts=a,b,c";
     let (got, conflict) = merged_with_conflict(next, thread);
-    assert_eq!(line(&got).older, ["a", "b", "c", "q"]);
+    assert_eq!(line(&got).copies.older, ["a", "b", "c", "q"]);
     assert_eq!(conflict, None, "history, not a duplicate");
     assert_eq!(line(&got).live_ids(), ["a", "b", "c", "q"]);
     // A retracted thread of an earlier generation is not live: nothing of it is kept.
     let gone = "2026-11-29 retracted 2026-11-29T07:00:00Z id=a parts=a,b,c";
     let (got, _) = merged_with_conflict(next, gone);
-    assert!(line(&got).older.is_empty(), "{got}");
+    assert!(line(&got).copies.older.is_empty(), "{got}");
 }
 
 #[test]
@@ -298,14 +299,14 @@ proptest::proptest! {
         let live = one.live_ids();
         let taken_back = |side: &KeyLine| {
             matches!(one.phase, life::Phase::Retracted { .. })
-                && one.copy.generation == side.copy.generation
-                && one.copy.id.is_some()
-                && side.copy.parts.first().map(|p| &p.id).or(side.copy.id.as_ref())
-                    == one.copy.id.as_ref()
+                && one.copies.current.generation == side.copies.current.generation
+                && one.copies.current.id.is_some()
+                && side.copies.current.parts.first().map(|p| &p.id).or(side.copies.current.id.as_ref())
+                    == one.copies.current.id.as_ref()
         };
         for side in [&x, &y] {
             let excused: Vec<String> = match taken_back(side) {
-                true => side.copy.id.iter().chain(side.copy.parts.iter().map(|p| &p.id)).cloned().collect(),
+                true => side.copies.current.id.iter().chain(side.copies.current.parts.iter().map(|p| &p.id)).cloned().collect(),
                 false => Vec::new(),
             };
             for id in side.live_ids() {
@@ -317,10 +318,10 @@ proptest::proptest! {
         }
         let printed = one.record().to_line().to_string();
         proptest::prop_assert!(Record::parse(&printed).is_ok(), "{printed}");
-        if let (Some(first), Some(id)) = (one.copy.parts.first(), &one.copy.id) {
+        if let (Some(first), Some(id)) = (one.copies.current.parts.first(), &one.copies.current.id) {
             proptest::prop_assert_eq!(&first.id, id, "{}", printed);
         }
-        let longest = x.copy.parts.len().max(y.copy.parts.len());
-        proptest::prop_assert!(one.copy.parts.len() <= longest, "{printed}");
+        let longest = x.copies.current.parts.len().max(y.copies.current.parts.len());
+        proptest::prop_assert!(one.copies.current.parts.len() <= longest, "{printed}");
     }
 }
