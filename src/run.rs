@@ -67,6 +67,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         plan,
         today: clock.today(),
         state_dir: &config.state,
+        catalog: &catalog,
         told: &told,
         progress: &quiet,
     };

@@ -20,6 +20,7 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
+mod alike;
 mod apply;
 mod batch;
 mod confirm;
@@ -139,6 +140,8 @@ pub(crate) struct Shared<'a> {
     pub(crate) plan: &'a Plan,
     pub(crate) today: Date,
     pub(crate) state_dir: &'a std::path::Path,
+    /// The content's posts, for the marks of the other keys' (`alike.rs`).
+    pub(crate) catalog: &'a crate::content::Catalog,
     /// What was said this run about posts (their errors and warnings), shared by the targets:
     /// a post's error is told once, not once per target.
     pub(crate) told: &'a RefCell<BTreeSet<String>>,
@@ -187,4 +190,7 @@ struct Known {
     upstream: std::collections::BTreeMap<String, Option<crate::life::KeyLine>>,
     /// Which key's line holds each id here, read at the first lookup (`owners.rs`).
     owners: Option<store::owners::Owners>,
+    /// The marks each post of the catalog would be sent with here, read the first time a
+    /// lookup finds a copy no line holds (`alike.rs`).
+    alike: Option<alike::Alike>,
 }

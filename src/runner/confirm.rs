@@ -24,6 +24,8 @@ pub(super) enum Seen {
     Absent,
     NotYet(Timestamp),
     CannotTell(String),
+    /// A copy on no line, and another key of the same text (`copies::Sifted::Whose`).
+    Whose(String),
     Transient(String),
     Foreign(Vec<Receipt>),
     /// Refused for good: auth, or a broken setup.
@@ -43,25 +45,15 @@ impl TargetRun<'_> {
         };
         let exhaustive = find.lists_every_match();
         let answer = find.find(attempts);
-        if matches!(answer, Ok(Lookup::Found(_) | Lookup::Foreign(_)))
-            && self.known.owners.is_none()
-        {
-            self.known.owners = Some(Owners::read(self.state));
-        }
-        // What the other keys' lines say of the copies found.
-        let owners = self.known.owners.as_ref();
         let found = match &answer {
             Ok(Lookup::Found(list) | Lookup::Foreign(list)) => list.as_slice(),
             _ => &[],
         };
-        let held: Vec<String> = (found.iter())
-            .filter(|r| owners.is_some_and(|o| o.other_than(key, &r.id)))
-            .map(|r| r.id.clone())
-            .collect();
-        let twins = owners.map_or_else(Vec::new, |o| o.twins(key, attempts.marks));
+        let others = self.others(key, line.as_ref(), found, attempts.marks);
         let elsewhere = copies::Elsewhere {
-            held: &held,
-            twins: &twins,
+            held: &others.held,
+            twins: &others.twins,
+            alike: &others.alike,
         };
         let sift = |list: Vec<Receipt>, exhaustive: bool| {
             copies::sift(line.as_ref(), list, elsewhere, exhaustive)
@@ -71,6 +63,7 @@ impl TargetRun<'_> {
                 Sifted::Found(found) => Seen::Found(found),
                 Sifted::Absent => Seen::Absent,
                 Sifted::CannotTell(why) => Seen::CannotTell(why),
+                Sifted::Whose(why) => Seen::Whose(why),
             },
             Ok(Lookup::Absent) => Seen::Absent,
             Ok(Lookup::CannotTell(why)) if !self.here.rules.can_find => {
@@ -81,13 +74,15 @@ impl TargetRun<'_> {
                 // Copies whose content no attempt sent: the same-text rule (twins) is not
                 // theirs to answer; whatever sift cannot tell stays so.
                 let foreign = copies::Elsewhere {
-                    twins: &[],
-                    ..elsewhere
+                    held: elsewhere.held,
+                    ..copies::Elsewhere::default()
                 };
                 let left = match copies::sift(line.as_ref(), receipts, foreign, true) {
                     Sifted::Found(left) => left,
                     Sifted::Absent => Vec::new(),
-                    Sifted::CannotTell(why) => return Seen::CannotTell(why),
+                    Sifted::CannotTell(why) | Sifted::Whose(why) => {
+                        return Seen::CannotTell(why);
+                    }
                 };
                 let (recorded, left): (Vec<_>, Vec<_>) =
                     left.into_iter().partition(|r| own.contains(&r.id));
@@ -105,6 +100,41 @@ impl TargetRun<'_> {
                 classify(err)
             }
         }
+    }
+
+    /// What the other keys say of the copies a lookup found (`copies::Elsewhere`): the ids
+    /// their lines hold and the keys whose attempt with one of `marks` may be out, read from
+    /// the state at the first copy found; and, once a copy is on no line, the keys of the
+    /// catalog whose post would be sent with one of `marks` (`alike.rs`).
+    fn others(
+        &mut self,
+        key: Date,
+        line: Option<&KeyLine>,
+        found: &[Receipt],
+        marks: &[String],
+    ) -> Others {
+        if found.is_empty() {
+            return Others::default();
+        }
+        let owners = self
+            .known
+            .owners
+            .get_or_insert_with(|| Owners::read(self.state));
+        let held: Vec<String> = (found.iter())
+            .filter(|r| owners.other_than(key, &r.id))
+            .map(|r| r.id.clone())
+            .collect();
+        let twins = owners.twins(key, marks);
+        let on_line = |id: &str| {
+            held.iter().any(|h| h == id)
+                || line.is_some_and(|l| l.copies.held().iter().any(|h| h.id == id))
+        };
+        let unheld = found.iter().any(|r| !on_line(&r.id));
+        let alike = match unheld {
+            true => self.alike(key, marks),
+            false => Vec::new(),
+        };
+        Others { held, twins, alike }
     }
 
     /// Look until the key is found or the lookup cannot tell, or it is absent past `deadline`.
@@ -193,6 +223,7 @@ impl TargetRun<'_> {
                 Seen::Absent => life::Verdict::Absent,
                 Seen::NotYet(until) => life::Verdict::NotYet(*until),
                 Seen::CannotTell(why) => life::Verdict::CannotTell(why),
+                Seen::Whose(why) => life::Verdict::Whose(why),
                 Seen::Transient(why) => life::Verdict::Transient(why),
                 Seen::Foreign(receipts) => life::Verdict::Foreign(receipts),
                 Seen::Refused(err) => {
@@ -237,7 +268,7 @@ impl TargetRun<'_> {
                 sending: matches!(step.then, Then::Send(_)),
             },
             Seen::NotYet(_) => Answer::NotYet(step.say.as_deref()),
-            Seen::CannotTell(why) => Answer::CannotTell(why),
+            Seen::CannotTell(why) | Seen::Whose(why) => Answer::CannotTell(why),
             Seen::Transient(why) => Answer::Transient(why),
             Seen::Foreign(receipts) => {
                 Answer::Foreign(receipts.iter().map(|r| r.id.as_str()).collect())
@@ -248,6 +279,14 @@ impl TargetRun<'_> {
             self.trace(key, line.action, line.result, &line.detail);
         }
     }
+}
+
+/// What the other keys say of the copies one lookup found (`TargetRun::others`).
+#[derive(Default)]
+struct Others {
+    held: Vec<String>,
+    twins: Vec<Date>,
+    alike: Vec<Date>,
 }
 
 /// What a lookup is asked: which attempts to look for, when, and what the key's life needs

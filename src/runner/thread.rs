@@ -300,6 +300,7 @@ impl TargetRun<'_> {
                 Seen::Absent => Verdict::Absent,
                 Seen::NotYet(until) => Verdict::NotYet(*until),
                 Seen::CannotTell(text) => Verdict::CannotTell(text),
+                Seen::Whose(text) => Verdict::Whose(text),
                 Seen::Transient(text) => {
                     looks += 1;
                     Verdict::Transient(text)

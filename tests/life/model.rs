@@ -33,9 +33,8 @@
 //!
 //! `DAYRUN_MODEL_CASES` (default 48), `DAYRUN_MODEL_STEPS` (most steps per case, default 20),
 //! `DAYRUN_MODEL_SEED` and `DAYRUN_MODEL_SHRINK` (shrink iterations, default 300) size and replay
-//! it; a failure prints its shrunk sequence; `DAYRUN_MODEL_VERBOSE` prints every case. On the
-//! divergences still open (`spec::OPEN`, each replayed and ignored in `model/found.rs`) the model
-//! follows the code, or the case ends there, to search past them.
+//! it; a failure prints its shrunk sequence; `DAYRUN_MODEL_VERBOSE` prints every case.
+//! `model/found.rs` replays each divergence the search found, as a regression test.
 
 use crate::fakes::fake_posts::PostsApi;
 use crate::support::util::{Project, bare, env_number};
@@ -92,8 +91,6 @@ struct Case {
     contend_next: bool,
     /// The next command is (as `contend_next` said when it was started).
     contend: std::cell::Cell<bool>,
-    /// The case met an open divergence the model cannot follow: it ends there.
-    over: bool,
     /// The latest version written of each post.
     versions: Vec<u32>,
     /// How many of the fake's answered ids have been counted.
@@ -135,6 +132,7 @@ impl Case {
                 live: 0,
                 older_live: 0,
                 allowed: 0,
+                named: 0,
             })
             .collect();
         Case {
@@ -149,7 +147,6 @@ impl Case {
             twins,
             contend_next: false,
             contend: std::cell::Cell::new(false),
-            over: false,
             versions: vec![1; KEYS.len()],
             answered: 0,
             log: Vec::new(),
@@ -266,13 +263,12 @@ impl Case {
     fn play(&mut self, n: usize, step: &Step) -> Result<(), TestCaseError> {
         if let Step::Seq(steps) = step {
             for step in steps {
-                if !self.over {
-                    self.play(n, step)?;
-                }
+                self.play(n, step)?;
             }
             return Ok(());
         }
         self.log.push(format!("{n}: {step:?} (failed here)"));
+        self.read_named();
         let (text, output) = match step {
             Step::Run(scripts) => self.run(scripts, None, false)?,
             Step::LockLost(scripts) => {
@@ -337,6 +333,21 @@ impl Case {
         self.check_after(&output)
     }
 
+    /// Each key's `named`, as the state and the fake say before a step: the live copies of the
+    /// key its line names (`id=`, `copies=`).
+    fn read_named(&mut self) {
+        let (lines, live) = (world::lines(&self.p.root), self.live());
+        for (i, key) in self.keys.iter().enumerate() {
+            let held = live.get(key).cloned().unwrap_or_default();
+            let named: BTreeSet<String> = lines.get(key).map_or_else(BTreeSet::new, |obs| {
+                let mut ids = obs.list("id");
+                ids.extend(obs.list("copies"));
+                ids.into_iter().filter(|id| held.contains(id)).collect()
+            });
+            self.model[i].named = named.len();
+        }
+    }
+
     /// A morning's run (killed after `kill` ms when given; `down`: the server refuses every
     /// connection, and `scripts` say so for the model).
     fn run(
@@ -350,9 +361,10 @@ impl Case {
         let before = self.model.clone();
         let mut pass = Pass::new(self.now, Mode::Run, false, scripts);
         pass.settle = self.settle;
+        pass.twins = self.twins;
         self.implied(&pass, &today);
-        for (i, key) in self.model.iter_mut().enumerate() {
-            pass.visit(i, key);
+        for i in 0..self.model.len() {
+            pass.visit_at(i, &mut self.model);
         }
         if down {
             self.api.server.down();
@@ -545,9 +557,6 @@ impl Case {
             }
         }
         broken.extend(self.whose(&lines, output));
-        if self.over {
-            return Ok(());
-        }
         if let Some((_, what, output)) = broken.into_iter().min_by_key(|(n, ..)| *n) {
             return Err(self.fail(what, &output));
         }
@@ -580,11 +589,9 @@ impl Case {
     }
 
     /// Invariants 6 and 7 on every line: whose copies its ids are, and what its copy holds.
-    /// Invariants 6 and 7 on every line: whose copies its ids are, and what its copy holds.
-    fn whose(&mut self, lines: &BTreeMap<String, Obs>, output: &str) -> Vec<(u8, String, String)> {
+    fn whose(&self, lines: &BTreeMap<String, Obs>, output: &str) -> Vec<(u8, String, String)> {
         let owners = owners::owners(&self.api);
         let mut broken = Vec::new();
-        self.took_unrecorded(lines);
         for (key, obs) in lines {
             if let Some(s) = owners::stranger(key, obs, &owners, &self.by_hand) {
                 let what = format!(
@@ -598,28 +605,6 @@ impl Case {
             }
         }
         broken
-    }
-
-    /// Whether a twin's line (in `lines`, one side's state) holds a copy of its twin's that no
-    /// line of the twin names there: the open `twin-unrecorded-copy`, and the case ends.
-    fn took_unrecorded(&mut self, lines: &BTreeMap<String, Obs>) -> bool {
-        if !self.twins || !spec::allowed("twin-unrecorded-copy") {
-            return false;
-        }
-        let owners = owners::owners(&self.api);
-        let took = lines.iter().any(|(key, obs)| {
-            let Some(s) = owners::stranger(key, obs, &owners, &self.by_hand) else {
-                return false;
-            };
-            s.other_key.is_some_and(|k| {
-                self.index(&k) < 2 && !lines.get(&k).is_some_and(|o| o.ids().contains(&s.id))
-            })
-        });
-        if took {
-            seen("open twin-unrecorded-copy: the case ends");
-            self.over = true;
-        }
-        took
     }
 
     fn mark(&mut self, k: usize, done: bool) -> Result<(String, String), TestCaseError> {
@@ -681,7 +666,8 @@ impl Case {
         } else {
             let mut pass = Pass::new(self.now, Mode::Retry(lever), true, &scripts);
             pass.settle = self.settle;
-            pass.visit(k, &mut self.model[k]);
+            pass.twins = self.twins;
+            pass.visit_at(k, &mut self.model);
             self.sane(&pass, "")?;
             pass.exit
         };
@@ -751,9 +737,6 @@ impl Case {
             Some((k, script)) => self.retry(k, Lever::ForceNew, false, script)?,
             None => self.run(a, None, false)?,
         };
-        if self.took_unrecorded(&world::lines(&self.p.root)) {
-            return Ok((format!("{ra} (open)"), out_a));
-        }
         let side_a = self.model.clone();
         // The other side, from the same state, later, against the same fake.
         self.now += minutes(self.gap());
@@ -761,9 +744,10 @@ impl Case {
         let mut model_b: Vec<Key> = base
             .iter()
             .zip(&side_a)
+            // What the fake holds is the first side's doing; what the lines name, the state's
+            // (`older_live`, `named`: the base's, which the other side runs from).
             .map(|(k, a)| Key {
                 live: a.live,
-                older_live: a.older_live,
                 allowed: a.allowed,
                 ..k.clone()
             })
@@ -771,16 +755,14 @@ impl Case {
         let mut pass = Pass::new(self.now, Mode::Run, false, b);
         pass.fork = true;
         pass.settle = self.settle;
-        for (i, key) in model_b.iter_mut().enumerate() {
-            pass.visit(i, key);
+        pass.twins = self.twins;
+        for i in 0..model_b.len() {
+            pass.visit_at(i, &mut model_b);
         }
         self.sane(&pass, "")?;
         let (code, out_b) = self.call(&other, &["run", &today], b, None);
         let code = code.unwrap_or(-1);
         self.take_answered_into_known();
-        if self.took_unrecorded(&world::lines(&other.root)) {
-            return Ok((format!("{ra}, other side → {code} (open)"), out_b));
-        }
         self.stranded(code, &model_b, &out_b)?;
         self.exit_is(code, pass.exit, &format!("(the other side)\n{out_b}"))?;
         // Each side's line must be the model's before they are merged.
@@ -895,9 +877,6 @@ fn play(story: &Story) -> Result<usize, TestCaseError> {
     let mut case = Case::new(story.settle, story.twins);
     for (n, step) in story.steps.iter().enumerate() {
         case.play(n, step)?;
-        if case.over {
-            break;
-        }
     }
     if std::env::var_os("DAYRUN_MODEL_VERBOSE").is_some() {
         println!("--- case\n{}", case.log.join("\n"));

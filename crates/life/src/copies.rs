@@ -130,8 +130,8 @@ pub enum NotOurs {
     Foreign,
 }
 
-/// What the other keys' lines on this target say about the copies a lookup found, read by
-/// the runner from the state file.
+/// What the other keys say about the copies a lookup found: their lines, read by the runner
+/// from the state file, and their posts, read from the content catalog.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Elsewhere<'a> {
     /// The ids found that another key's line holds.
@@ -139,6 +139,10 @@ pub struct Elsewhere<'a> {
     /// Other keys whose attempt may be out and sent a text this attempt sent too (a mark in
     /// common): a copy on no line may be theirs.
     pub twins: &'a [jiff::civil::Date],
+    /// Other keys of the catalog whose post this target would be sent with a text this attempt
+    /// sent too (a mark in common): a copy on no line may be theirs, made by another runner
+    /// whose lines this state has not seen. Read only when a copy found is on no line.
+    pub alike: &'a [jiff::civil::Date],
 }
 
 /// Why the copy `id` cannot be this attempt's, if it cannot. `elsewhere`: another key's line
@@ -175,16 +179,21 @@ pub enum Sifted {
     /// lookup lists every copy it matches: the attempt's is not there.
     Absent,
     /// Every copy found is not ours, and the lookup answers one copy at most (a `confirm`
-    /// script), or a copy found may be another key's that sent the same text: it says nothing
-    /// of the attempt's own.
+    /// script): it says nothing of the attempt's own.
     CannotTell(String),
+    /// A copy found is on no line, and another key sent (or would send) the same text: whose
+    /// copy it is cannot be told. Unlike a lookup that cannot tell, it saw a copy that may be
+    /// this key's, so not even a first send goes past it: a person says whose it is.
+    Whose(String),
 }
 
 /// The one rule for what a lookup found: a copy answers for an attempt only when it is not
-/// another key's, not an earlier generation's, and not ruled foreign; and while another key's
-/// attempt that sent the same text may be out, only a copy this key's line already records
-/// does. `exhaustive`: the lookup lists every copy it matches (`Find::lists_every_match`), so
-/// with all of them left out, the attempt's copy is provably absent.
+/// another key's, not an earlier generation's, and not ruled foreign; and while another key
+/// sent or would send the same text (`Elsewhere::twins`, `Elsewhere::alike`), only a copy this
+/// key's line already records does: a copy is known by what was sent, for which key, never by
+/// its text alone. `exhaustive`: the lookup lists every copy it matches
+/// (`Find::lists_every_match`), so with all of them left out, the attempt's copy is provably
+/// absent.
 pub fn sift(
     line: Option<&KeyLine>,
     found: Vec<Receipt>,
@@ -194,20 +203,20 @@ pub fn sift(
     let (ours, left): (Vec<Receipt>, Vec<Receipt>) = found
         .into_iter()
         .partition(|r| not_ours(line, &r.id, elsewhere.held.contains(&r.id)).is_none());
-    if !elsewhere.twins.is_empty() && !ours.is_empty() {
+    let mut others: Vec<jiff::civil::Date> = elsewhere.twins.to_vec();
+    for key in elsewhere.alike {
+        if !others.contains(key) {
+            others.push(*key);
+        }
+    }
+    if !others.is_empty() && !ours.is_empty() {
         let own = line.map(KeyLine::own_ids).unwrap_or_default();
         let (recorded, unknown): (Vec<Receipt>, Vec<Receipt>) =
             ours.into_iter().partition(|r| own.contains(&r.id));
         if !recorded.is_empty() {
             return Sifted::Found(recorded);
         }
-        let ids: Vec<&str> = unknown.iter().map(|r| r.id.as_str()).collect();
-        let twins: Vec<String> = elsewhere.twins.iter().map(ToString::to_string).collect();
-        return Sifted::CannotTell(format!(
-            "the lookup found {}, on no line; {} sent the same text and may be out too, so whose copy it is cannot be told: look on the target, then `dayrun mark KEY done --id ID` on the key each copy is",
-            ids.join(", "),
-            twins.join(", ")
-        ));
+        return Sifted::Whose(whose(&unknown, elsewhere, &others));
     }
     match (ours.is_empty(), exhaustive) {
         (false, _) => Sifted::Found(ours),
@@ -220,6 +229,21 @@ pub fn sift(
             ))
         }
     }
+}
+
+/// Why copies on no line cannot be told to be this key's: the other keys with the same text.
+fn whose(unknown: &[Receipt], elsewhere: Elsewhere, others: &[jiff::civil::Date]) -> String {
+    let ids: Vec<&str> = unknown.iter().map(|r| r.id.as_str()).collect();
+    let keys: Vec<String> = others.iter().map(ToString::to_string).collect();
+    let how = match elsewhere.twins.is_empty() {
+        false => "sent the same text and may be out too",
+        true => "would be sent with the same text (another runner may have published it)",
+    };
+    format!(
+        "the lookup found {}, on no line; {} {how}, so whose copy it is cannot be told: look on the target, then `dayrun mark KEY done --id ID` on the key each copy is",
+        ids.join(", "),
+        keys.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -278,7 +302,7 @@ mod tests {
         let held = ["x".to_string(), "a".to_string()];
         let other = Elsewhere {
             held: &held,
-            twins: &[],
+            ..Elsewhere::default()
         };
         let found = |ids: &[&str]| ids.iter().map(|id| Receipt::id(*id)).collect::<Vec<_>>();
         // Its own copy, even when a (0.5.0) line of another key took the id too.
@@ -306,13 +330,13 @@ mod tests {
         let line = line();
         let twins = ["2026-11-30".parse().unwrap()];
         let twin = Elsewhere {
-            held: &[],
             twins: &twins,
+            ..Elsewhere::default()
         };
         let found = |ids: &[&str]| ids.iter().map(|id| Receipt::id(*id)).collect::<Vec<_>>();
         assert!(matches!(
             sift(Some(&line), found(&["new"]), twin, true),
-            Sifted::CannotTell(why) if why.contains("2026-11-30")
+            Sifted::Whose(why) if why.contains("2026-11-30") && why.contains("may be out")
         ));
         assert_eq!(
             sift(Some(&line), found(&["new", "a"]), twin, true),
@@ -320,7 +344,43 @@ mod tests {
         );
         assert!(matches!(
             sift(None, found(&["new"]), twin, true),
-            Sifted::CannotTell(_)
+            Sifted::Whose(_)
         ));
+    }
+
+    /// Issue 28: a second runner's state has no line of the other key at all; its post, in the
+    /// catalog, would be sent with the same text, so a copy on no line may be its.
+    #[test]
+    fn while_another_key_of_the_catalog_would_send_the_same_text_only_a_recorded_copy_answers() {
+        let line = line();
+        let (alike, held) = (["2026-11-30".parse().unwrap()], ["x".to_string()]);
+        let catalog = Elsewhere {
+            held: &held,
+            alike: &alike,
+            ..Elsewhere::default()
+        };
+        let found = |ids: &[&str]| ids.iter().map(|id| Receipt::id(*id)).collect::<Vec<_>>();
+        assert!(matches!(
+            sift(None, found(&["new", "x"]), catalog, true),
+            Sifted::Whose(why) if why.contains("2026-11-30") && why.contains("found new, on no line")
+        ));
+        assert_eq!(
+            sift(Some(&line), found(&["new", "a"]), catalog, true),
+            Sifted::Found(found(&["a"]))
+        );
+        // Copies every one of which a line holds: the same text elsewhere changes nothing.
+        assert_eq!(
+            sift(Some(&line), found(&["x", "o"]), catalog, true),
+            Sifted::Absent
+        );
+        // With no other key of that text, a copy on no line is this key's.
+        let none = Elsewhere {
+            held: &held,
+            ..Elsewhere::default()
+        };
+        assert_eq!(
+            sift(None, found(&["new", "x"]), none, true),
+            Sifted::Found(found(&["new"]))
+        );
     }
 }

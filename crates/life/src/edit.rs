@@ -100,7 +100,7 @@ pub(super) fn read_back(line: Option<&KeyLine>, verdict: &Verdict, sends: u32, c
             Step::stop(Change::Keep, Exit::Ok, Word::Nothing).then(Then::Send(Duration::ZERO))
         }
         Verdict::Absent | Verdict::NotYet(_) => unsure("the copy does not hold the edit yet"),
-        Verdict::CannotTell(why) | Verdict::Transient(why) => unsure(why),
+        Verdict::CannotTell(why) | Verdict::Transient(why) | Verdict::Whose(why) => unsure(why),
         Verdict::Foreign(_) => unsure("the copy holds something else"),
         Verdict::Refused(failure) => {
             let mut next = line.clone();

@@ -80,6 +80,9 @@ pub enum Verdict<'a> {
     NotYet(Timestamp),
     /// The lookup cannot say, by its nature (no exact lookup, a list cut short).
     CannotTell(&'a str),
+    /// A copy found is on no line and another key sent or would send the same text: whose
+    /// it is cannot be told (`copies::Sifted::Whose`). Not even a first send goes past it.
+    Whose(&'a str),
     /// The lookup failed (a 503, a timeout): look again, later if need be.
     Transient(&'a str),
     /// Copies at this key's place whose content is not what was sent: not provably ours.
@@ -454,6 +457,7 @@ pub(super) fn looked(
             ))
         }
         Verdict::CannotTell(why) => looked::cannot_tell(line, why, first, ctx),
+        Verdict::Whose(why) => looked::whose(line, why, ctx),
         Verdict::Foreign(receipts) => looked::foreign(line, receipts, ctx),
         Verdict::Refused(failure) => looked::refused(line, failure, ctx),
     }

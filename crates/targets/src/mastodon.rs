@@ -310,6 +310,12 @@ impl Find for Mastodon {
         self.look(attempts)
     }
 
+    /// The status text `prepare` would send, marked as it marks it (the lookup compares it);
+    /// the instance's limits, read once a pass, are its one request.
+    fn marks_of(&mut self, post: &Post) -> Option<Vec<String>> {
+        self.prepare(post).ok().map(|out| out.marks)
+    }
+
     /// One walk back to the earliest key's eve, and each status's source since, in place of
     /// a walk per key (which reads the sources of the statuses the run itself made).
     fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {

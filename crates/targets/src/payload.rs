@@ -49,8 +49,13 @@ pub fn outgoing(post: &Post, images: &ImageLinks) -> Outgoing {
         media: Media::default(),
         version: None,
         body: payload(post, images),
-        marks: vec![mark(&post.fingerprint)],
+        marks: outgoing_marks(post),
     }
+}
+
+/// The marks `outgoing` gives a post: its fingerprint's (the one thing a lookup compares).
+pub fn outgoing_marks(post: &Post) -> Vec<String> {
+    vec![mark(&post.fingerprint)]
 }
 
 /// The payload with `text`, the target's template rendered for the post, when it has one

@@ -139,6 +139,13 @@ pub trait Find {
     fn lists_every_match(&self) -> bool {
         true
     }
+
+    /// The marks a send of `post` would carry (`Outgoing::marks`), worked out with no request:
+    /// for a lookup that matches by text, whether a copy found may be another key's post.
+    /// `None`: not worked out (a lookup that matches by key, or marks that need the server).
+    fn marks_of(&mut self, _post: &Post) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// Replacing a published copy.

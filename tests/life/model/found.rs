@@ -1,9 +1,9 @@
 //! Divergences between the code and issue 20 that the property test found, each as its shrunk
 //! (and then hand-tidied) sequence, replayed through the same model and checks. The name says
-//! what the issue asks. Fixed ones stay as regression tests; an open one is
-//! `#[ignore = "divergence: …"]`, named in `spec::OPEN` (its name is in its doc), and its test's
-//! name begins with `open_`: `.ci/run` skips those by that prefix, so CI stays a record of what
-//! holds while `cargo test` lists each open divergence as ignored.
+//! what the issue asks. Fixed ones stay as regression tests (none is open today); an open one
+//! would be `#[ignore = "divergence: …"]` with a name that begins with `open_`: `.ci/run` skips
+//! those by that prefix, so CI stays a record of what holds while `cargo test` lists each open
+//! divergence as ignored.
 
 use super::spec::{Lever, Look, Script, Send};
 use super::steps::{Step, Story};
@@ -42,10 +42,9 @@ fn replay_settling(settle: i64, steps: &[Step]) {
     });
 }
 
-/// `replay` with keys 0 and 1 of the same text, the model strict on open divergences.
+/// `replay` with keys 0 and 1 of the same text.
 #[track_caller]
 fn replay_twins(steps: &[Step]) {
-    super::spec::strict();
     replay_story(Story {
         settle: 0,
         twins: true,
@@ -255,9 +254,9 @@ fn a_found_copy_of_an_earlier_version_keeps_that_versions_fingerprint() {
 /// send) and records it: "already there id=p-1", exit 75 for key 0 only. Key 0's next lookup
 /// then leaves p-1 out (another key's line holds it), calls its attempt absent and publishes a
 /// second copy; key 1 is never published, and `retract` of key 1 deletes key 0's post.
-/// Fixed: a copy on no line, while another key's attempt with the same marks may be out,
-/// cannot be told to be this key's (`life::copies::sift`'s twins): key 1's dedup cannot tell,
-/// warns and sends its own copy, and key 0's lookup then finds its own.
+/// Fixed: a copy on no line, while another key's attempt with the same marks may be out (or
+/// its post would be sent with them), cannot be told to be this key's (`life::copies::sift`):
+/// key 1's dedup cannot tell whose p-1 is, sends nothing and waits for a person (exit 1).
 #[test]
 fn a_key_never_takes_a_copy_another_keys_pending_attempt_may_have_made() {
     let mut first = calm();
@@ -265,15 +264,16 @@ fn a_key_never_takes_a_copy_another_keys_pending_attempt_may_have_made() {
     replay_twins(&[Step::Run(first)]);
 }
 
-/// The same open divergence through two runners: each publishes from the same state, and the
+/// The same divergence through two runners: each publishes from the same state, and the
 /// second runner's lookup of key 0 finds key 0's copy and key 1's (same text, on no line of
-/// that runner's state): it records key 1's copy as key 0's (a DUPLICATE), and then, that copy
-/// being another key's, calls key 1 absent and publishes it a second time.
-/// (Open: `twin-unrecorded-copy` in `spec::OPEN`: this runner's state has no line of the
-/// twin at all, so nothing on disk says another key may have made the copy; telling would
-/// take the twin's post text, or a lookup that matches by key.)
+/// that runner's state): it recorded key 1's copy as key 0's (a DUPLICATE), and then, that
+/// copy being another key's, called key 1 absent and published it a second time.
+/// (Was open as `twin-unrecorded-copy`: that runner's state has no line of the twin at all.
+/// Fixed: the lookup reads the marks every post of the catalog would be sent with; key 1's
+/// would be sent with key 0's text, so a copy on no line may be either's and neither key's
+/// lookup can tell: both wait for a person (exit 1), nothing is sent, and the merged state
+/// keeps the first runner's two done lines.)
 #[test]
-#[ignore = "divergence: a runner takes a same-text copy that only the other runner recorded"]
-fn open_a_second_runner_never_takes_the_other_keys_same_text_copy() {
+fn a_second_runner_never_takes_the_other_keys_same_text_copy() {
     replay_twins(&[Step::Merge(calm(), calm())]);
 }

@@ -39,11 +39,8 @@ fn generation(key: &str, idem: &str) -> Option<u32> {
     (0..=64).find(|g| dayrun::targets::idempotency_key(TARGET, date, *g) == idem)
 }
 
-/// An id on a key's line that is not the key's, and whose it is.
+/// An id on a key's line that is not the key's, and why.
 pub struct Stranger {
-    pub id: String,
-    /// The key whose copy it is, when it is another key's.
-    pub other_key: Option<String>,
     pub why: String,
 }
 
@@ -57,23 +54,16 @@ pub fn stranger(
     by_hand: &BTreeSet<String>,
 ) -> Option<Stranger> {
     let generation = obs.generation();
-    let said = |id: &str, why: String| Stranger {
-        id: id.into(),
-        other_key: None,
-        why,
-    };
+    let said = |why: String| Stranger { why };
     for (field, older) in [("id", false), ("copies", false), ("older", true)] {
         for id in obs.list(field).iter().filter(|id| !by_hand.contains(*id)) {
             let Some(o) = owners.get(id) else {
-                return Some(said(
-                    id,
-                    format!("{field}={id}: the fake never held a post {id}"),
-                ));
+                return Some(said(format!(
+                    "{field}={id}: the fake never held a post {id}"
+                )));
             };
             if o.key != key {
                 return Some(Stranger {
-                    id: id.clone(),
-                    other_key: Some(o.key.clone()),
                     why: format!("{field}={id} is {}'s copy", o.key),
                 });
             }
@@ -83,13 +73,10 @@ pub fn stranger(
                 None => false,
             };
             if !fits {
-                return Some(said(
-                    id,
-                    format!(
-                        "{field}={id} is generation {:?}'s copy; the line is generation {generation}",
-                        o.generation
-                    ),
-                ));
+                return Some(said(format!(
+                    "{field}={id} is generation {:?}'s copy; the line is generation {generation}",
+                    o.generation
+                )));
             }
         }
     }

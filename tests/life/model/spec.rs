@@ -21,6 +21,13 @@
 //! - `merge-state` keeps the line that comes first in the README's order, every live id of both
 //!   sides, and what the other side may have sent; two ids of one copy exit 1 (row 9);
 //! - `run --dry-run` and `status` exit with what the state implies (row 11);
+//! - (issue 28, row 3) a copy is known by what was sent, for which key, never by its text: with
+//!   keys 0 and 1 of the same text (twins) and a lookup that matches by text, a lookup of one
+//!   finds the other's copies too. Those the other's line names are left out; one that no line
+//!   names may be either's while the other key's post would be sent with that text (its file
+//!   is there) or its attempt may be out, so then only a copy the key's own line names answers,
+//!   and with none, whose copy it is cannot be told: a person's (exit 1), and nothing is sent,
+//!   not even a first send (the copy may be this post, made by another runner);
 //! - in an outage (every connection refused), the first request refused stops the target for
 //!   the rest of the run: each later key is neither sent nor looked up; one of which nothing
 //!   may be out is recorded as a retry-safe failure (not tried), the others stay as they are,
@@ -47,27 +54,6 @@
 
 use jiff::Timestamp;
 use jiff::civil::Date;
-
-/// Divergences still open in the code, each replayed in `found.rs` (ignored until the code
-/// follows the issue). The random search does not fail on these: a case that meets one ends
-/// there (the model cannot follow the code past it) or, where the model follows the code, goes
-/// on; so that the search goes on finding others.
-const OPEN: &[&str] = &["twin-unrecorded-copy"];
-
-thread_local! {
-    /// This thread replays a divergence: the model follows the issue on every one.
-    static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// From now on this thread's model follows the issue even on the open divergences.
-pub fn strict() {
-    STRICT.set(true);
-}
-
-/// Whether a case that meets `bug`, an open divergence, ends there rather than fails.
-pub fn allowed(bug: &str) -> bool {
-    !STRICT.get() && OPEN.contains(&bug)
-}
 
 /// In-run retries (`retries`), and the config's `escalate_after` and `catchup_days`.
 pub const RETRIES: usize = 2;
@@ -219,6 +205,27 @@ pub struct Key {
     pub older_live: usize,
     /// Copies beyond the first that a human asked for, or that two diverged sides made.
     pub allowed: usize,
+    /// Of the live copies of this generation, those the line names (`id=`, `copies=`); read
+    /// from the state before each step, kept by the model within it.
+    pub named: usize,
+}
+
+impl Key {
+    /// Live copies of the key that no line names (earlier generations' named in `older=` aside).
+    fn strays(&self) -> usize {
+        self.live.saturating_sub(self.older_live + self.named)
+    }
+}
+
+/// What a lookup of one twin sees of the other, as the run reaches it.
+#[derive(Debug, Clone, Copy)]
+pub struct Twin {
+    /// Its post would be sent with the same text (its file is there).
+    pub file: bool,
+    /// An attempt of it may be out (`sent=maybe`).
+    pub maybe: bool,
+    /// Its live copies that no line names.
+    pub strays: usize,
 }
 
 /// The facts of a key's line.
@@ -236,6 +243,9 @@ pub struct Line {
     pub since: Option<Timestamp>,
     /// The post version the last failure or mark was about (an edit is a later version).
     pub fp: Option<u32>,
+    /// An attempt was ever started (a pending line was written): a failed line with none, of
+    /// which nothing was ever sent, is looked up before its send as a first send is.
+    pub attempted: bool,
     /// When the line was last written (the merge's order).
     pub written: Timestamp,
 }
@@ -250,6 +260,7 @@ impl Line {
             generation: 0,
             since: None,
             fp: None,
+            attempted: false,
             written: at,
         }
     }
@@ -281,6 +292,8 @@ pub enum Lever {
 enum Seen {
     Found(usize),
     Absent,
+    /// A copy no line names, and the twin's post or attempt has its text: whose is it?
+    Whose,
     Transient,
     CannotTell,
     Refused,
@@ -295,6 +308,9 @@ pub struct Pass<'a> {
     pub named: bool,
     /// A fork's second side: a copy it sends beside the first side's is the fork's doing.
     pub fork: bool,
+    /// Keys 0 and 1 have the same text (`visit_at` tells each what it sees of the other).
+    pub twins: bool,
+    twin: Option<Twin>,
     /// The target's `settle_secs`, in minutes: an attempt may still land this long after it
     /// (0, or 15: longer than a run waits, so a lookup before then says "not yet").
     pub settle: i64,
@@ -325,6 +341,8 @@ impl<'a> Pass<'a> {
             mode,
             named,
             fork: false,
+            twins: false,
+            twin: None,
             settle: 0,
             scripts,
             stopped: false,
@@ -377,12 +395,45 @@ impl<'a> Pass<'a> {
                 Look::Garbage => return Seen::CannotTell,
                 Look::Auth => return Seen::Refused,
             }
-            return match key.live.saturating_sub(key.older_live) {
+            return self.seen(key);
+        }
+        Seen::Transient
+    }
+
+    /// What an answered lookup finds: the key's copies of this generation; a twin's, the other
+    /// twin's that no line names too (those its line names are left out).
+    fn seen(&self, key: &Key) -> Seen {
+        let own = key.live.saturating_sub(key.older_live);
+        let Some(twin) = self.twin else {
+            return match own {
                 0 => Seen::Absent,
                 n => Seen::Found(n),
             };
+        };
+        let recorded = key.named.min(own);
+        let strays = own - recorded + twin.strays;
+        match (twin.file || twin.maybe) && strays > 0 {
+            true if recorded > 0 => Seen::Found(recorded),
+            true => Seen::Whose,
+            false if own + twin.strays == 0 => Seen::Absent,
+            false => Seen::Found(own + twin.strays),
         }
-        Seen::Transient
+    }
+
+    /// Key `i` of `keys`, visited; a twin is told what it sees of the other, as it is now.
+    pub fn visit_at(&mut self, i: usize, keys: &mut [Key]) {
+        self.twin = match self.twins && i < 2 {
+            true => {
+                let other = &keys[1 - i];
+                Some(Twin {
+                    file: other.file.is_some(),
+                    maybe: other.line.maybe,
+                    strays: other.strays(),
+                })
+            }
+            false => None,
+        };
+        self.visit(i, &mut keys[i]);
     }
 
     /// The exit code the state implies if nothing answers otherwise (row 11), what `run
@@ -537,12 +588,24 @@ impl<'a> Pass<'a> {
         if let Some(exit) = self.stopped_before(i, key, false) {
             return exit;
         }
+        self.dedup(i, key)
+            .unwrap_or_else(|| self.send(i, key, false))
+    }
+
+    /// The look before a first send (best effort): the exit when it decides, `None` to send.
+    fn dedup(&mut self, i: usize, key: &mut Key) -> Option<Exit> {
         match self.look(i, key) {
-            Seen::Found(n) => self.done(i, key, Some(n)),
+            Seen::Found(n) => Some(self.done(i, key, Some(n))),
             // Nothing was sent: the line names no post, so no edit is a change (it waits for
             // the credential, or a human).
-            Seen::Refused => self.refused(i, key),
-            _ => self.send(i, key, false),
+            Seen::Refused => Some(self.refused(i, key)),
+            // A copy that may be this post: nothing of it may be out from here, and not sent.
+            Seen::Whose => {
+                self.notes.push((i, "whose copy: not sent"));
+                self.record(i, key, Why::CannotTell, false);
+                Some(Exit::Human)
+            }
+            _ => None,
         }
     }
 
@@ -563,7 +626,7 @@ impl<'a> Pass<'a> {
             Seen::Absent if self.past_window(key) => self.held_back(i, key),
             Seen::Absent => self.send(i, key, false),
             Seen::Transient => self.lookup_failed(i, key),
-            Seen::CannotTell => self.cannot_tell(i, key),
+            Seen::CannotTell | Seen::Whose => self.cannot_tell(i, key),
             Seen::Refused => self.refused(i, key),
         }
     }
@@ -600,6 +663,10 @@ impl<'a> Pass<'a> {
             since: None,
             fp: key.file,
             ..key.line.clone()
+        };
+        key.named = match copies {
+            Some(n) => n,
+            None => key.named + 1,
         };
         self.write(i, key, line);
         if twice {
@@ -664,6 +731,17 @@ impl<'a> Pass<'a> {
         if let Some(exit) = self.stopped_before(i, key, maybe_before) {
             return exit;
         }
+        // A failed line of which nothing was ever sent: still a first send, looked up first
+        // (whatever the lever: `--force --new` of nothing sent is a first copy too).
+        let line = &key.line;
+        let untried = matches!(line.rec, Rec::Failed(_))
+            && !line.attempted
+            && !line.maybe
+            && !line.own
+            && !line.older;
+        if untried && let Some(exit) = self.dedup(i, key) {
+            return exit;
+        }
         let mut sends = 0;
         loop {
             sends += 1;
@@ -677,7 +755,9 @@ impl<'a> Pass<'a> {
                 pending.own = false;
                 pending.generation += 1;
                 pending.maybe = false;
+                key.named = 0;
             }
+            pending.attempted = true;
             if !pending.in_streak() {
                 pending.since = None;
             }
@@ -746,7 +826,7 @@ impl<'a> Pass<'a> {
                             }
                         }
                         Seen::Transient => self.lookup_failed(i, key),
-                        Seen::CannotTell => self.cannot_tell(i, key),
+                        Seen::CannotTell | Seen::Whose => self.cannot_tell(i, key),
                         Seen::Refused => self.refused(i, key),
                     }
                 }
@@ -825,6 +905,7 @@ pub fn merge(a: &Line, b: &Line) -> Line {
         false => merged.older |= lose.own,
     }
     merged.older |= lose.older;
+    merged.attempted |= lose.attempted;
     let unfinished = matches!(win.rec, Rec::Pending | Rec::Failed(_));
     if unfinished && win.generation == lose.generation && lose.maybe {
         merged.maybe = true;

@@ -64,6 +64,20 @@ pub(super) fn cannot_tell(line: Option<&KeyLine>, why: &str, first: bool, ctx: &
     Step::write(next, Exit::NeedsHuman, Word::Failed)
 }
 
+/// A copy found may be this key's or another's of the same text: not sent (a first send
+/// neither: the copy may be this post, made by another runner), and a person says whose it is.
+pub(super) fn whose(line: Option<&KeyLine>, why: &str, ctx: &Ctx) -> Step {
+    let text = match line.filter(|l| l.tried.maybe) {
+        Some(l) => format!(
+            "outcome unknown ({}), and {why}; not sent again",
+            attempt_said(l)
+        ),
+        None => format!("{why}; not sent"),
+    };
+    let next = record_failure(line, line, Class::Unknown, Looked::Nothing, &text, ctx);
+    Step::write(next, Exit::NeedsHuman, Word::Failed)
+}
+
 /// A copy at the key's place is someone else's: not sent, and a human decides.
 pub(super) fn foreign(line: Option<&KeyLine>, receipts: &[Receipt], ctx: &Ctx) -> Step {
     let ids: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();

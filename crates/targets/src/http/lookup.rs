@@ -234,4 +234,10 @@ impl Find for HttpTarget {
     fn keeps_payload(&self) -> bool {
         false
     }
+
+    /// What `outgoing` marks a send with: the post's fingerprint (a template's text is not
+    /// compared), so no template is rendered for it.
+    fn marks_of(&mut self, post: &Post) -> Option<Vec<String>> {
+        Some(super::super::payload::outgoing_marks(post))
+    }
 }
