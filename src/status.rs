@@ -142,7 +142,9 @@ impl<'a> Target<'a> {
             ));
             exit.merge(Exit::Usage);
         }
-        let rules = config.rules(cfg, crate::targets::capabilities(cfg));
+        // A table that cannot be read can do nothing; `credential` says why, as a run would.
+        let can = crate::targets::capabilities(config, cfg).unwrap_or_default();
+        let rules = config.rules(cfg, can);
         let credential = credential(config, cfg, scene.clock, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
         let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;
@@ -412,7 +414,7 @@ fn credential(
         clock,
     };
     match crate::targets::build(&ctx) {
-        Ok(target) => target.secrets().fingerprint(),
+        Ok(built) => built.target.secrets().fingerprint(),
         Err(err) => {
             crate::say::err(&format!(
                 "dayrun: {}: a run would not run it: {}",

@@ -55,6 +55,17 @@ pub struct Settings {
     max_parts: Option<usize>,
 }
 
+/// Every Bluesky target looks keys up; a timeline's followers have seen the post, so an edit is
+/// sent only when `on_edit` asks.
+impl super::kinds::Settings for Settings {
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: true,
+            updates: false,
+        }
+    }
+}
+
 pub struct Bluesky {
     name: String,
     settings: Settings,
@@ -252,9 +263,13 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "bluesky",
     publishes_to: "a Bluesky post on your PDS",
     needs: "an App Password",
-    build: |ctx| Ok(Box::new(Bluesky::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: super::kinds::never,
+    build: |ctx| {
+        Ok(Box::new(Bluesky::new(
+            ctx,
+            super::settings(ctx.config, ctx.target)?,
+        )?))
+    },
+    capabilities: super::kinds::capabilities::<Settings>,
     template: Some("the post's text"),
 };
 

@@ -48,6 +48,16 @@ pub struct Settings {
     env: Option<Vec<String>>,
 }
 
+/// A lookup needs a `confirm` command; edits go to the copy when `update` is set.
+impl super::kinds::Settings for Settings {
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: self.confirm.is_some(),
+            updates: self.update.is_some(),
+        }
+    }
+}
+
 pub struct CommandTarget {
     name: String,
     /// `image_base_url`, and the folder of the images' cleaned copies the script reads.
@@ -189,9 +199,13 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "command",
     publishes_to: "your own script, with the post on stdin",
     needs: "the script",
-    build: |ctx| Ok(Box::new(CommandTarget::new(ctx, super::settings(ctx)?)?)),
-    can_find: |cfg| cfg.settings.contains_key("confirm"),
-    updates: |cfg| cfg.settings.contains_key("update"),
+    build: |ctx| {
+        Ok(Box::new(CommandTarget::new(
+            ctx,
+            super::settings(ctx.config, ctx.target)?,
+        )?))
+    },
+    capabilities: super::kinds::capabilities::<Settings>,
     template: Some("the payload's `text`"),
 };
 
@@ -252,12 +266,9 @@ impl Target for CommandTarget {
         }
     }
 
-    /// A lookup needs a `confirm` command.
+    /// Used when a `confirm` command is set (`Settings::capabilities`).
     fn as_find(&mut self) -> Option<&mut dyn Find> {
-        match self.confirm {
-            Some(_) => Some(self),
-            None => None,
-        }
+        Some(self)
     }
 
     fn as_update(&mut self) -> Result<&mut dyn Update, Error> {

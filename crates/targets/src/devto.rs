@@ -52,6 +52,16 @@ pub struct Settings {
     connect_timeout_secs: Option<toml::Value>,
 }
 
+/// Every Forem target looks keys up, and edits its articles in place.
+impl super::kinds::Settings for Settings {
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: true,
+            updates: true,
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }
@@ -173,9 +183,13 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "devto",
     publishes_to: "dev.to or another Forem",
     needs: "an API key",
-    build: |ctx| Ok(Box::new(Devto::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: |_| true,
+    build: |ctx| {
+        Ok(Box::new(Devto::new(
+            ctx,
+            super::settings(ctx.config, ctx.target)?,
+        )?))
+    },
+    capabilities: super::kinds::capabilities::<Settings>,
     template: Some("the title"),
 };
 

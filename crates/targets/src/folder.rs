@@ -25,6 +25,16 @@ pub struct Settings {
     url: Option<String>,
 }
 
+/// Every folder is looked in, and its files rewritten with an edit.
+impl super::kinds::Settings for Settings {
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: true,
+            updates: true,
+        }
+    }
+}
+
 pub struct Folder {
     dir: PathBuf,
     shown: PathBuf,
@@ -141,9 +151,13 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "folder",
     publishes_to: "`<dir>/<key>.html` and `.json`, and the images",
     needs: "nothing",
-    build: |ctx| Ok(Box::new(Folder::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: |_| true,
+    build: |ctx| {
+        Ok(Box::new(Folder::new(
+            ctx,
+            super::settings(ctx.config, ctx.target)?,
+        )?))
+    },
+    capabilities: super::kinds::capabilities::<Settings>,
     template: None,
 };
 

@@ -42,6 +42,16 @@ pub struct Settings {
     connect_timeout_secs: Option<toml::Value>,
 }
 
+/// Every Ghost target looks keys up, and edits its posts in place.
+impl super::kinds::Settings for Settings {
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: true,
+            updates: true,
+        }
+    }
+}
+
 pub struct Ghost {
     /// The site root, without a trailing `/`.
     site: String,
@@ -248,9 +258,13 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "ghost",
     publishes_to: "a Ghost site, through its Admin API",
     needs: "a custom integration's Admin API key",
-    build: |ctx| Ok(Box::new(Ghost::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: |_| true,
+    build: |ctx| {
+        Ok(Box::new(Ghost::new(
+            ctx,
+            super::settings(ctx.config, ctx.target)?,
+        )?))
+    },
+    capabilities: super::kinds::capabilities::<Settings>,
     template: Some("the title"),
 };
 

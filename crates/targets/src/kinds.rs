@@ -4,7 +4,8 @@
 
 use super::{Context, Target};
 use crate::error::Error;
-use config::{KnownKind, TargetConfig};
+use config::{Capabilities, Config, KnownKind, TargetConfig};
+use serde::de::DeserializeOwned;
 
 /// One kind of target.
 pub struct Kind {
@@ -15,13 +16,9 @@ pub struct Kind {
     pub needs: &'static str,
     /// Build a target of this kind from its table (reads credential files, sends nothing).
     pub build: fn(&Context) -> Result<Box<dyn Target>, Error>,
-    /// Whether a target with this table can look keys up (a built one hands out `as_find`
-    /// exactly then): the rules of a key's life (`runner::rules`) read it from the table, for
-    /// the run and `status` alike.
-    pub can_find: fn(&TargetConfig) -> bool,
-    /// Whether edits go to the published copy unless `on_edit` says otherwise: kinds that
-    /// edit in place without telling anyone (a folder, a blog) do; a timeline does not.
-    pub updates: fn(&TargetConfig) -> bool,
+    /// What a target with this table can do: its settings read (no credential is), and their
+    /// `Settings::capabilities`. Every kind's is `capabilities::<Settings>`.
+    pub capabilities: fn(&Config, &TargetConfig) -> Result<Capabilities, Error>,
     /// What a template (`template`, `template_file`) sets here; `None`: the kind takes none.
     pub template: Option<&'static str>,
 }
@@ -59,14 +56,19 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     KINDS.iter().map(|k| k.name)
 }
 
-/// For kinds that always can: `can_find: always`.
-pub fn always(_: &TargetConfig) -> bool {
-    true
+/// A kind's own settings, read from its table. What a target can do follows from them alone,
+/// derived here once: `status`, the rules of a key's life and the runner all read this value.
+pub trait Settings: DeserializeOwned {
+    /// What a target with these settings can do (before `on_edit`).
+    fn capabilities(&self) -> Capabilities;
 }
 
-/// For kinds that never do: `updates: never`.
-pub fn never(_: &TargetConfig) -> bool {
-    false
+/// What a target whose kind reads settings `S` can do, from its table (`Kind::capabilities`).
+pub fn capabilities<S: Settings>(
+    config: &Config,
+    target: &TargetConfig,
+) -> Result<Capabilities, Error> {
+    Ok(super::settings::<S>(config, target)?.capabilities())
 }
 
 /// The README's targets table, made from the registry.

@@ -48,6 +48,17 @@ pub struct Settings {
     max_parts: Option<usize>,
 }
 
+/// Every Mastodon target looks keys up; a timeline's followers have seen the status, so an edit is
+/// sent only when `on_edit` asks.
+impl super::kinds::Settings for Settings {
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: true,
+            updates: false,
+        }
+    }
+}
+
 fn default_visibility() -> String {
     "public".into()
 }
@@ -219,9 +230,13 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "mastodon",
     publishes_to: "a Mastodon status",
     needs: "an access token",
-    build: |ctx| Ok(Box::new(Mastodon::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: super::kinds::never,
+    build: |ctx| {
+        Ok(Box::new(Mastodon::new(
+            ctx,
+            super::settings(ctx.config, ctx.target)?,
+        )?))
+    },
+    capabilities: super::kinds::capabilities::<Settings>,
     template: Some("the status text"),
 };
 

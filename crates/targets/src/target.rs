@@ -39,7 +39,9 @@ pub trait Target {
     /// The target's secrets: what it masks, and the credential it sends.
     fn secrets(&self) -> Secrets<'_>;
 
-    /// Its lookup, when it has one (an http target without `list_url` has none).
+    /// Its lookup, when its kind has one. Whether a configured target uses it is its settings'
+    /// to say (`Capabilities::can_find`, from `kinds::Settings`): the runner and `check` ask
+    /// for it only then, so the rules of a key's life and the lookup cannot disagree.
     fn as_find(&mut self) -> Option<&mut dyn Find> {
         None
     }

@@ -48,6 +48,16 @@ pub struct Settings {
     connect_timeout_secs: Option<toml::Value>,
 }
 
+/// Every WordPress target looks keys up, and edits its posts in place.
+impl super::kinds::Settings for Settings {
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: true,
+            updates: true,
+        }
+    }
+}
+
 fn default_status() -> String {
     "publish".into()
 }
@@ -220,9 +230,13 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "wordpress",
     publishes_to: "a self-hosted WordPress, through its REST API",
     needs: "an Application Password",
-    build: |ctx| Ok(Box::new(WordPress::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: |_| true,
+    build: |ctx| {
+        Ok(Box::new(WordPress::new(
+            ctx,
+            super::settings(ctx.config, ctx.target)?,
+        )?))
+    },
+    capabilities: super::kinds::capabilities::<Settings>,
     template: Some("the title"),
 };
 
