@@ -7,7 +7,7 @@ use crate::{Config, Dedup, TargetConfig};
 use life::Rules;
 
 /// What a configured target can do, as its kind derives it once from its settings; the rules
-/// of its keys' lives, `status` and the runner read this one value. The default: nothing.
+/// of its keys' lives, `status` and the runner read this one value. The default: `NONE`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Capabilities {
     /// The target can look a key up at all (an http target without `list_url` cannot); the
@@ -16,6 +16,25 @@ pub struct Capabilities {
     /// Edits go to the published copy unless `on_edit` says otherwise: kinds that edit in
     /// place without telling anyone (a folder, a blog) do; a timeline does not.
     pub updates: bool,
+}
+
+impl Capabilities {
+    /// Nothing: no lookup, and edits go out only when `on_edit` asks.
+    pub const NONE: Capabilities = Capabilities {
+        can_find: false,
+        updates: false,
+    };
+    /// A place whose copies are looked up and edited in place (a folder, a blog).
+    pub const IN_PLACE: Capabilities = Capabilities {
+        can_find: true,
+        updates: true,
+    };
+    /// A timeline: its copies are looked up, but followers have seen a post, so an edit is
+    /// sent only when `on_edit` asks.
+    pub const TIMELINE: Capabilities = Capabilities {
+        can_find: true,
+        updates: false,
+    };
 }
 
 impl Config {

@@ -4,8 +4,8 @@
 use super::net::{Http, Reply, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
-    Update, Upload,
+    Attempts, Context, Find, Lookup, Media, Names, Outgoing, Retract, Secrets, Target, Update,
+    Upload,
 };
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -53,17 +53,6 @@ pub struct Settings {
     numbering: Option<bool>,
     /// The most parts a thread may have (default 10).
     max_parts: Option<usize>,
-}
-
-/// Every Bluesky target looks keys up; a timeline's followers have seen the post, so an edit is
-/// sent only when `on_edit` asks.
-impl super::kinds::Settings for Settings {
-    fn capabilities(&self) -> config::Capabilities {
-        config::Capabilities {
-            can_find: true,
-            updates: false,
-        }
-    }
 }
 
 pub struct Bluesky {
@@ -263,13 +252,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "bluesky",
     publishes_to: "a Bluesky post on your PDS",
     needs: "an App Password",
-    build: |ctx| {
-        Ok(Box::new(Bluesky::new(
-            ctx,
-            super::settings(ctx.config, ctx.target)?,
-        )?))
-    },
-    capabilities: super::kinds::capabilities::<Settings>,
+    build: |ctx| Ok(Box::new(Bluesky::new(ctx, super::settings(ctx)?)?)),
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the post's text"),
 };
 
@@ -331,10 +315,7 @@ impl Target for Bluesky {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.client.http().redactor(),
-            credential: Some(self.client.password()),
-        }
+        Secrets::sending(self.client.http().redactor(), self.client.password())
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -484,18 +465,6 @@ impl Find for Bluesky {
 
     fn keeps_payload(&self) -> bool {
         false
-    }
-}
-
-impl Upload for Bluesky {
-    /// `createRecord` under the copy's record key. A second create with that key is refused
-    /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        Some((media::MAX_IMAGES, "Bluesky".into()))
     }
 }
 

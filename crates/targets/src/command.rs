@@ -49,7 +49,8 @@ pub struct Settings {
 }
 
 /// A lookup needs a `confirm` command; edits go to the copy when `update` is set.
-impl super::kinds::Settings for Settings {
+impl Settings {
+    /// What a target with these settings can do (before `on_edit`): its kind's `capabilities`.
     fn capabilities(&self) -> config::Capabilities {
         config::Capabilities {
             can_find: self.confirm.is_some(),
@@ -199,13 +200,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "command",
     publishes_to: "your own script, with the post on stdin",
     needs: "the script",
-    build: |ctx| {
-        Ok(Box::new(CommandTarget::new(
-            ctx,
-            super::settings(ctx.config, ctx.target)?,
-        )?))
-    },
-    capabilities: super::kinds::capabilities::<Settings>,
+    build: |ctx| Ok(Box::new(CommandTarget::new(ctx, super::settings(ctx)?)?)),
+    capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
 };
 

@@ -52,16 +52,6 @@ pub struct Settings {
     connect_timeout_secs: Option<toml::Value>,
 }
 
-/// Every Forem target looks keys up, and edits its articles in place.
-impl super::kinds::Settings for Settings {
-    fn capabilities(&self) -> config::Capabilities {
-        config::Capabilities {
-            can_find: true,
-            updates: true,
-        }
-    }
-}
-
 fn yes() -> bool {
     true
 }
@@ -183,13 +173,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "devto",
     publishes_to: "dev.to or another Forem",
     needs: "an API key",
-    build: |ctx| {
-        Ok(Box::new(Devto::new(
-            ctx,
-            super::settings(ctx.config, ctx.target)?,
-        )?))
-    },
-    capabilities: super::kinds::capabilities::<Settings>,
+    build: |ctx| Ok(Box::new(Devto::new(ctx, super::settings(ctx)?)?)),
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
 };
 
@@ -294,10 +279,7 @@ impl Target for Devto {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.http.redactor(),
-            credential: Some(&self.key),
-        }
+        Secrets::sending(self.http.redactor(), &self.key)
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {

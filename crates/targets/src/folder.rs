@@ -25,16 +25,6 @@ pub struct Settings {
     url: Option<String>,
 }
 
-/// Every folder is looked in, and its files rewritten with an edit.
-impl super::kinds::Settings for Settings {
-    fn capabilities(&self) -> config::Capabilities {
-        config::Capabilities {
-            can_find: true,
-            updates: true,
-        }
-    }
-}
-
 pub struct Folder {
     dir: PathBuf,
     shown: PathBuf,
@@ -151,13 +141,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "folder",
     publishes_to: "`<dir>/<key>.html` and `.json`, and the images",
     needs: "nothing",
-    build: |ctx| {
-        Ok(Box::new(Folder::new(
-            ctx,
-            super::settings(ctx.config, ctx.target)?,
-        )?))
-    },
-    capabilities: super::kinds::capabilities::<Settings>,
+    build: |ctx| Ok(Box::new(Folder::new(ctx, super::settings(ctx)?)?)),
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: None,
 };
 

@@ -5,8 +5,7 @@
 use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Context, Find, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target, Update,
-    Upload,
+    Attempts, Context, Find, Lookup, Media, Outgoing, Retract, Secrets, Target, Update, Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
@@ -40,16 +39,6 @@ pub struct Settings {
     admin_key_file: PathBuf,
     timeout_secs: Option<toml::Value>,
     connect_timeout_secs: Option<toml::Value>,
-}
-
-/// Every Ghost target looks keys up, and edits its posts in place.
-impl super::kinds::Settings for Settings {
-    fn capabilities(&self) -> config::Capabilities {
-        config::Capabilities {
-            can_find: true,
-            updates: true,
-        }
-    }
 }
 
 pub struct Ghost {
@@ -258,13 +247,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "ghost",
     publishes_to: "a Ghost site, through its Admin API",
     needs: "a custom integration's Admin API key",
-    build: |ctx| {
-        Ok(Box::new(Ghost::new(
-            ctx,
-            super::settings(ctx.config, ctx.target)?,
-        )?))
-    },
-    capabilities: super::kinds::capabilities::<Settings>,
+    build: |ctx| Ok(Box::new(Ghost::new(ctx, super::settings(ctx)?)?)),
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
 };
 
@@ -346,10 +330,7 @@ impl Target for Ghost {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.http.redactor(),
-            credential: Some(&self.secret),
-        }
+        Secrets::sending(self.http.redactor(), &self.secret)
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -388,16 +369,6 @@ impl Find for Ghost {
 
     fn keeps_payload(&self) -> bool {
         false
-    }
-}
-
-impl Upload for Ghost {
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        None
     }
 }
 

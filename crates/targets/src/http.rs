@@ -71,7 +71,8 @@ pub struct Settings {
 }
 
 /// A lookup needs `list_url`; edits go to the copy when `update_url` is set.
-impl super::kinds::Settings for Settings {
+impl Settings {
+    /// What a target with these settings can do (before `on_edit`): its kind's `capabilities`.
     fn capabilities(&self) -> config::Capabilities {
         config::Capabilities {
             can_find: self.list_url.is_some(),
@@ -282,13 +283,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "http",
     publishes_to: "a JSON endpoint of yours (`POST`)",
     needs: "an optional token or header file",
-    build: |ctx| {
-        Ok(Box::new(HttpTarget::new(
-            ctx,
-            super::settings(ctx.config, ctx.target)?,
-        )?))
-    },
-    capabilities: super::kinds::capabilities::<Settings>,
+    build: |ctx| Ok(Box::new(HttpTarget::new(ctx, super::settings(ctx)?)?)),
+    capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
 };
 

@@ -4,7 +4,7 @@
 
 use super::{Context, Target};
 use crate::error::Error;
-use config::{Capabilities, Config, KnownKind, TargetConfig};
+use config::{Capabilities, KnownKind};
 use serde::de::DeserializeOwned;
 
 /// One kind of target.
@@ -16,9 +16,11 @@ pub struct Kind {
     pub needs: &'static str,
     /// Build a target of this kind from its table (reads credential files, sends nothing).
     pub build: fn(&Context) -> Result<Box<dyn Target>, Error>,
-    /// What a target with this table can do: its settings read (no credential is), and their
-    /// `Settings::capabilities`. Every kind's is `capabilities::<Settings>`.
-    pub capabilities: fn(&Config, &TargetConfig) -> Result<Capabilities, Error>,
+    /// What a target with this table can do, derived once from its settings (no credential is
+    /// read): `status`, `check`, the rules of a key's life and the runner all read this value.
+    /// A kind whose settings give a capability (http's `list_url`) reads it from them; the
+    /// others say `fixed`.
+    pub capabilities: fn(&Context) -> Result<Capabilities, Error>,
     /// What a template (`template`, `template_file`) sets here; `None`: the kind takes none.
     pub template: Option<&'static str>,
 }
@@ -56,19 +58,11 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     KINDS.iter().map(|k| k.name)
 }
 
-/// A kind's own settings, read from its table. What a target can do follows from them alone,
-/// derived here once: `status`, the rules of a key's life and the runner all read this value.
-pub trait Settings: DeserializeOwned {
-    /// What a target with these settings can do (before `on_edit`).
-    fn capabilities(&self) -> Capabilities;
-}
-
-/// What a target whose kind reads settings `S` can do, from its table (`Kind::capabilities`).
-pub fn capabilities<S: Settings>(
-    config: &Config,
-    target: &TargetConfig,
-) -> Result<Capabilities, Error> {
-    Ok(super::settings::<S>(config, target)?.capabilities())
+/// `Kind::capabilities` for a kind whose settings give no capability of their own: `can`, once
+/// the table reads as its settings `S` (a table that does not can do nothing, as it cannot
+/// be built).
+pub fn fixed<S: DeserializeOwned>(ctx: &Context, can: Capabilities) -> Result<Capabilities, Error> {
+    super::settings::<S>(ctx).map(|_: S| can)
 }
 
 /// The README's targets table, made from the registry.

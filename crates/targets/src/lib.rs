@@ -30,6 +30,7 @@ pub mod mastodon;
 pub mod media;
 pub mod net;
 pub mod payload;
+pub mod placeholder;
 pub mod preview;
 pub mod secret;
 pub mod survey;
@@ -180,7 +181,7 @@ impl Built {
 pub fn build(ctx: &Context) -> Result<Built, Error> {
     let kind = kind_of(ctx.config, ctx.target)?;
     Ok(Built {
-        can: (kind.capabilities)(ctx.config, ctx.target)?,
+        can: (kind.capabilities)(ctx)?,
         target: (kind.build)(ctx)?,
     })
 }
@@ -206,16 +207,14 @@ pub fn kind_of(config: &Config, cfg: &TargetConfig) -> Result<&'static kinds::Ki
 /// What a configured target can do, derived once from its settings by its kind (no credential
 /// is read): whether it can look a key up, and whether edits go to its copies unless `on_edit`
 /// says otherwise (`Config::rules`). `status`, `check` and the runner all read it.
-pub fn capabilities(config: &Config, cfg: &TargetConfig) -> Result<Capabilities, Error> {
-    (kind_of(config, cfg)?.capabilities)(config, cfg)
+pub fn capabilities(ctx: &Context) -> Result<Capabilities, Error> {
+    (kind_of(ctx.config, ctx.target)?.capabilities)(ctx)
 }
 
 /// The target's own settings from its table; errors name the table, file and line, and an
 /// unknown key lists every key the table may hold.
-pub(crate) fn settings<T: DeserializeOwned>(
-    config: &Config,
-    target: &TargetConfig,
-) -> Result<T, Error> {
+pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
+    let (config, target) = (ctx.config, ctx.target);
     T::deserialize(target.settings.clone()).map_err(|e| {
         let message = e.message().trim();
         let err = |msg: String, line: Option<usize>| {

@@ -5,8 +5,7 @@ use super::net::{Http, Reply, encode, id_text, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
-    Attempts, Context, Find, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target, Update,
-    Upload,
+    Attempts, Context, Find, Lookup, Media, Outgoing, Retract, Secrets, Target, Update, Upload,
 };
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -46,17 +45,6 @@ pub struct Settings {
     numbering: Option<bool>,
     /// The most parts a thread may have (default 10).
     max_parts: Option<usize>,
-}
-
-/// Every Mastodon target looks keys up; a timeline's followers have seen the status, so an edit is
-/// sent only when `on_edit` asks.
-impl super::kinds::Settings for Settings {
-    fn capabilities(&self) -> config::Capabilities {
-        config::Capabilities {
-            can_find: true,
-            updates: false,
-        }
-    }
 }
 
 fn default_visibility() -> String {
@@ -230,13 +218,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "mastodon",
     publishes_to: "a Mastodon status",
     needs: "an access token",
-    build: |ctx| {
-        Ok(Box::new(Mastodon::new(
-            ctx,
-            super::settings(ctx.config, ctx.target)?,
-        )?))
-    },
-    capabilities: super::kinds::capabilities::<Settings>,
+    build: |ctx| Ok(Box::new(Mastodon::new(ctx, super::settings(ctx)?)?)),
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the status text"),
 };
 
@@ -287,10 +270,7 @@ impl Target for Mastodon {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.http.redactor(),
-            credential: Some(&self.token),
-        }
+        Secrets::sending(self.http.redactor(), &self.token)
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -387,22 +367,6 @@ impl Retract for Mastodon {
             404 => Ok(Lookup::Absent),
             _ if status_class(reply.status).is_some() => Err(self.failure("read a status", &reply)),
             _ => Ok(Lookup::Found(vec![Receipt::id(id)])),
-        }
-    }
-}
-
-impl Upload for Mastodon {
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
-        match (ask, self.limits) {
-            (false, None) => Some((
-                Limits::default().max_media,
-                "a Mastodon instance usually".into(),
-            )),
-            _ => Some((self.limits().max_media, "the instance".into())),
         }
     }
 }

@@ -207,7 +207,15 @@ pub struct Secrets<'a> {
     pub credential: Option<&'a super::secret::Secret>,
 }
 
-impl Secrets<'_> {
+impl<'a> Secrets<'a> {
+    /// The secrets of a target that sends `credential`, masked (with the run's) by `redactor`.
+    pub fn sending(redactor: &'a Redactor, credential: &'a super::secret::Secret) -> Secrets<'a> {
+        Secrets {
+            redactor,
+            credential: Some(credential),
+        }
+    }
+
     /// Mask every form of the run's secrets in a text from outside (a server's body, a
     /// script's output) before it is stored or printed.
     pub fn redact(&self, text: &str) -> String {

@@ -5,8 +5,7 @@ use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
-    Attempts, Context, Find, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target, Update,
-    Upload,
+    Attempts, Context, Find, Lookup, Media, Outgoing, Retract, Secrets, Target, Update, Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error};
@@ -46,16 +45,6 @@ pub struct Settings {
     categories: Vec<String>,
     timeout_secs: Option<toml::Value>,
     connect_timeout_secs: Option<toml::Value>,
-}
-
-/// Every WordPress target looks keys up, and edits its posts in place.
-impl super::kinds::Settings for Settings {
-    fn capabilities(&self) -> config::Capabilities {
-        config::Capabilities {
-            can_find: true,
-            updates: true,
-        }
-    }
 }
 
 fn default_status() -> String {
@@ -230,13 +219,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     name: "wordpress",
     publishes_to: "a self-hosted WordPress, through its REST API",
     needs: "an Application Password",
-    build: |ctx| {
-        Ok(Box::new(WordPress::new(
-            ctx,
-            super::settings(ctx.config, ctx.target)?,
-        )?))
-    },
-    capabilities: super::kinds::capabilities::<Settings>,
+    build: |ctx| Ok(Box::new(WordPress::new(ctx, super::settings(ctx)?)?)),
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
 };
 
@@ -319,10 +303,7 @@ impl Target for WordPress {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.http.redactor(),
-            credential: Some(&self.password),
-        }
+        Secrets::sending(self.http.redactor(), &self.password)
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -475,15 +456,5 @@ impl Retract for WordPress {
             Some(_) => Lookup::Found(vec![Receipt::id(id)]),
             None => Lookup::CannotTell("the post's answer has no status".into()),
         })
-    }
-}
-
-impl Upload for WordPress {
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        None
     }
 }

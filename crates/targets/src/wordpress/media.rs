@@ -7,73 +7,37 @@ use crate::error::{Class, Error};
 use crate::images::Image;
 use crate::net::{encode, status_class};
 use crate::post::Post;
-use crate::{Keep, Media, items};
+use crate::{Keep, Media, Upload, items, placeholder};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-
-/// What `prepare` writes where a media URL or id goes; `fill` puts the upload's answer there.
-const PLACEHOLDER: &str = "dayrun-media:";
 
 impl WordPress {
     /// The post's HTML with each local image pointing at its placeholder.
     pub(super) fn content(post: &Post) -> String {
-        if post.images.is_empty() {
-            return post.html.clone();
-        }
-        crate::images::rewrite::html(&post.markdown, |dest| {
-            let image = post.images.iter().find(|i| i.named_by(dest))?;
-            Some(format!("{PLACEHOLDER}{}", image.sha16()))
-        })
+        placeholder::html(post)
     }
 
     /// The featured image: the cover's placeholder.
     pub(super) fn featured(post: &Post) -> Option<Value> {
         let cover = post.images.iter().find(|i| i.cover)?;
-        Some(json!(format!("{PLACEHOLDER}{}", cover.sha16())))
+        Some(json!(placeholder::of(cover)))
     }
 
     /// `body` with every placeholder replaced by what the uploads became (`ID@URL`).
     pub(super) fn fill(body: &Value, media: &Media) -> Result<Value, Error> {
         let mut body = body.clone();
-        let missing = |sha: &str| {
-            Error::failure(
-                Class::RetrySafe,
-                format!("image {sha} has not been uploaded yet; nothing was sent"),
-            )
-        };
         let upload = |sha: &str| -> Result<(u64, String), Error> {
-            let value = media.get_sha(sha).ok_or_else(|| missing(sha))?;
-            let (id, url) = value.split_once('@').ok_or_else(|| missing(sha))?;
-            Ok((id.parse().map_err(|_| missing(sha))?, url.to_string()))
+            let value = placeholder::upload(media, sha)?;
+            let (id, url) =
+                (value.split_once('@')).ok_or_else(|| placeholder::not_uploaded(sha))?;
+            let id = id.parse().map_err(|_| placeholder::not_uploaded(sha))?;
+            Ok((id, url.to_string()))
         };
-        if let Some(sha) = body["featured_media"]
-            .as_str()
-            .and_then(|f| f.strip_prefix(PLACEHOLDER))
-        {
+        if let Some(sha) = placeholder::sha(body["featured_media"].as_str()) {
             body["featured_media"] = json!(upload(sha)?.0);
         }
         if let Some(content) = body["content"].as_str() {
-            // Only where `content` put a placeholder: as an image's whole `src`. A post's own
-            // words cannot make that (their `<` is escaped), so they are never replaced.
-            let open = format!("<img src=\"{PLACEHOLDER}");
-            let mut out = String::with_capacity(content.len());
-            let mut rest = content;
-            while let Some(at) = rest.find(&open) {
-                let after = &rest[at + open.len()..];
-                let sha = after
-                    .get(..16)
-                    .filter(|_| after.as_bytes().get(16) == Some(&b'"'));
-                let Some(sha) = sha.filter(|s| s.bytes().all(|b| b.is_ascii_hexdigit())) else {
-                    out.push_str(&rest[..at + open.len()]);
-                    rest = after;
-                    continue;
-                };
-                out.push_str(&rest[..at]);
-                out.push_str(&format!("<img src=\"{}", attribute(&upload(sha)?.1)));
-                rest = &after[16..];
-            }
-            out.push_str(rest);
-            body["content"] = json!(out);
+            body["content"] = json!(placeholder::fill(content, |sha| Ok(upload(sha)?.1))?);
         }
         Ok(body)
     }
@@ -89,66 +53,6 @@ impl WordPress {
                 got.map_or("none".into(), |g| g.to_string())
             )),
         }
-    }
-
-    /// Upload each image the line does not record, looking it up by its hashed name first.
-    pub(super) fn upload_images(
-        &mut self,
-        post: &Post,
-        media: &mut Media,
-        keep: &mut Keep,
-    ) -> Result<(), Error> {
-        for image in &post.images {
-            if media.get(image).is_some() {
-                continue;
-            }
-            if let Some((id, url, more)) = self.find_media(image)? {
-                media.insert(image, &format!("{id}@{url}"))?;
-                let more = match more.is_empty() {
-                    true => String::new(),
-                    false => format!("; also uploaded, not attached: {}", more.join(", ")),
-                };
-                keep(media, &format!("found {} id={id}{more}", image.sha16()))?;
-                continue;
-            }
-            let mut query = format!("alt_text={}", encode(&image.alt));
-            if image.alt.is_empty() {
-                query.clear();
-            }
-            let name = image.hashed_name();
-            let url = self.url("/wp/v2/media", &query, self.pretty.unwrap_or(true));
-            let headers = [
-                ("Authorization".to_string(), self.auth.clone()),
-                (
-                    "Content-Disposition".to_string(),
-                    format!("attachment; filename=\"{name}\""),
-                ),
-            ];
-            let sent = Instant::now();
-            let reply = self
-                .http
-                .post_bytes(&url, &headers, image.format.content_type(), &image.bytes)
-                .inspect_err(|e| {
-                    if e.class() == Some(Class::Unknown) {
-                        self.lost.insert(image.sha16().to_string(), sent);
-                    }
-                })?;
-            let reply = reply.success(|r| self.failure("upload image", r))?;
-            let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-            let (Some(id), Some(url)) = (doc["id"].as_u64(), doc["source_url"].as_str()) else {
-                self.lost.insert(image.sha16().to_string(), sent);
-                return Err(Error::failure(
-                    Class::Unknown,
-                    format!(
-                        "upload image: HTTP {} without a media id and URL",
-                        reply.status
-                    ),
-                ));
-            };
-            media.insert(image, &format!("{id}@{url}"))?;
-            keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
-        }
-        Ok(())
     }
 
     /// The media item holding `image`: its file name carries the hash. The lowest id when
@@ -212,9 +116,60 @@ impl WordPress {
     }
 }
 
-/// A URL as the value of an HTML attribute.
-fn attribute(url: &str) -> String {
-    url.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
+impl Upload for WordPress {
+    /// Upload each image the line does not record, looking it up by its hashed name first.
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        for image in media.missing(post) {
+            if let Some((id, url, more)) = self.find_media(image)? {
+                media.insert(image, &format!("{id}@{url}"))?;
+                let more = match more.is_empty() {
+                    true => String::new(),
+                    false => format!("; also uploaded, not attached: {}", more.join(", ")),
+                };
+                keep(media, &format!("found {} id={id}{more}", image.sha16()))?;
+                continue;
+            }
+            let mut query = format!("alt_text={}", encode(&image.alt));
+            if image.alt.is_empty() {
+                query.clear();
+            }
+            let name = image.hashed_name();
+            let url = self.url("/wp/v2/media", &query, self.pretty.unwrap_or(true));
+            let headers = [
+                ("Authorization".to_string(), self.auth.clone()),
+                (
+                    "Content-Disposition".to_string(),
+                    format!("attachment; filename=\"{name}\""),
+                ),
+            ];
+            let sent = Instant::now();
+            let reply = self
+                .http
+                .post_bytes(&url, &headers, image.format.content_type(), &image.bytes)
+                .inspect_err(|e| {
+                    if e.class() == Some(Class::Unknown) {
+                        self.lost.insert(image.sha16().to_string(), sent);
+                    }
+                })?;
+            let reply = reply.success(|r| self.failure("upload image", r))?;
+            let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+            let (Some(id), Some(url)) = (doc["id"].as_u64(), doc["source_url"].as_str()) else {
+                self.lost.insert(image.sha16().to_string(), sent);
+                return Err(Error::failure(
+                    Class::Unknown,
+                    format!(
+                        "upload image: HTTP {} without a media id and URL",
+                        reply.status
+                    ),
+                ));
+            };
+            media.insert(image, &format!("{id}@{url}"))?;
+            keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
+        }
+        Ok(())
+    }
+
+    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
+        None
+    }
 }
