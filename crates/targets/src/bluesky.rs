@@ -462,10 +462,6 @@ impl Find for Bluesky {
     fn immediate(&self) -> bool {
         true
     }
-
-    fn keeps_payload(&self) -> bool {
-        false
-    }
 }
 
 impl Names for Bluesky {

@@ -10,7 +10,6 @@ use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
 use config::seconds;
-use jiff::Timestamp;
 use jiff::civil::Date;
 use life::Receipt;
 use outcome::{how, receipt};
@@ -282,6 +281,7 @@ impl Target for CommandTarget {
     }
 }
 
+/// No `survey`: what your `confirm` script looks at is its own business.
 impl Find for CommandTarget {
     /// The `confirm` command gets what the attempt it confirms sent, and when it started.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
@@ -307,17 +307,8 @@ impl Find for CommandTarget {
         })
     }
 
-    /// Nothing to read ahead: what your `confirm` script looks at is its own business.
-    fn survey(&mut self, _: &[Date], _: Timestamp) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-
     fn keeps_payload(&self) -> bool {
         true
-    }
-
-    fn immediate(&self) -> bool {
-        false
     }
 
     /// Your script prints one id: another key's says nothing of this attempt's copy.
@@ -347,9 +338,5 @@ impl Upload for CommandTarget {
             }
         }
         Ok(())
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        None
     }
 }

@@ -305,14 +305,6 @@ impl Find for Devto {
     fn survey(&mut self, _: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_articles(now).map(Some)
     }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
-    }
 }
 
 impl Update for Devto {

@@ -218,6 +218,7 @@ impl Target for Folder {
     }
 }
 
+/// No `survey`: each lookup is one file read, exact and at once.
 impl Find for Folder {
     /// The key's JSON names the fingerprint that was written: found when it is one an attempt
     /// sent. Anything else is absent, and a rewrite replaces it (a folder holds one copy).
@@ -248,17 +249,8 @@ impl Find for Folder {
         })
     }
 
-    /// Nothing to read ahead: each lookup is one file read, exact and at once.
-    fn survey(&mut self, _: &[Date], _: jiff::Timestamp) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-
     fn immediate(&self) -> bool {
         true
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 }
 

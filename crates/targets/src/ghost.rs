@@ -297,7 +297,11 @@ impl Target for Ghost {
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
-        Self::plan(image, media)
+        media.plan(
+            image,
+            str::to_string,
+            &format!(" as {}", image.hashed_name()),
+        )
     }
 
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -350,25 +354,13 @@ impl Target for Ghost {
     }
 }
 
+/// No `survey` yet: a Ghost lookup lists by slug or date and then reads each
+/// candidate to compare its words, so one listing for a run would still leave a read per
+/// candidate; a Ghost backfill keeps one listing per key (issue 23 asks the floor of
+/// WordPress and Bluesky).
 impl Find for Ghost {
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         self.lookup(attempts)
-    }
-
-    /// Nothing read ahead yet: a Ghost lookup lists by slug or date and then reads each
-    /// candidate to compare its words, so one listing for a run would still leave a read per
-    /// candidate; a Ghost backfill keeps one listing per key (issue 23 asks the floor of
-    /// WordPress and Bluesky).
-    fn survey(&mut self, _: &[Date], _: jiff::Timestamp) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 }
 

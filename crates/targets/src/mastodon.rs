@@ -237,7 +237,11 @@ impl Target for Mastodon {
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
-        Self::plan(image, media)
+        media.plan(
+            image,
+            |id| format!("media {id}"),
+            " with its alt text as description",
+        )
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -309,14 +313,6 @@ impl Find for Mastodon {
     /// a walk per key (which reads the sources of the statuses the run itself made).
     fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_timeline(keys, now).map(Some)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 }
 

@@ -67,6 +67,18 @@ impl Media {
             .collect()
     }
 
+    /// What publishing does with `image` (`--dry-run`): reuse what its upload became (as
+    /// `shown` words it), or upload it (`how`, after its size).
+    pub fn plan(&self, image: &Image, shown: fn(&str) -> String, how: &str) -> String {
+        match self.get(image) {
+            Some(value) => format!("reuse {} (uploaded earlier)", shown(value)),
+            None => format!(
+                "upload {}{how}",
+                crate::images::megabytes(image.bytes.len() as u64)
+            ),
+        }
+    }
+
     /// What the image whose hash starts with `sha16` became.
     pub fn get_sha(&self, sha16: &str) -> Option<&str> {
         self.uploads.get(sha16).map(String::as_str)

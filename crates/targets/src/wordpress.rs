@@ -272,7 +272,14 @@ impl Target for WordPress {
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
-        Self::plan(image, media)
+        media.plan(
+            image,
+            |v| format!("media {}", v.split('@').next().unwrap_or(v)),
+            &format!(
+                " as {} (unless a media item of that name is there)",
+                image.hashed_name()
+            ),
+        )
     }
 
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -368,14 +375,6 @@ impl Find for WordPress {
     /// apart), in place of one per key.
     fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_windows(keys, now).map(Some)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 }
 

@@ -9,7 +9,6 @@
 
 use super::{Ghost, before_post};
 use crate::error::{Class, Error};
-use crate::images::Image;
 use crate::net::{FilePart, status_class};
 use crate::outside::web_url;
 use crate::post::Post;
@@ -40,18 +39,6 @@ impl Ghost {
         }
         Ok(body)
     }
-
-    /// What publishing does with an image (`--dry-run`).
-    pub(super) fn plan(image: &Image, media: &Media) -> String {
-        match media.get(image) {
-            Some(url) => format!("reuse {url} (uploaded earlier)"),
-            None => format!(
-                "upload {} as {}",
-                crate::images::megabytes(image.bytes.len() as u64),
-                image.hashed_name()
-            ),
-        }
-    }
 }
 
 impl Upload for Ghost {
@@ -59,12 +46,7 @@ impl Upload for Ghost {
     fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
         for image in media.missing(post) {
             let name = image.hashed_name();
-            let file = FilePart {
-                field: "file",
-                name: &name,
-                content_type: image.format.content_type(),
-                bytes: &image.bytes,
-            };
+            let file = FilePart::image(image, &name);
             let mut reply = self.http.post_form(
                 &self.url("/images/upload/", ""),
                 &self.headers(),
@@ -90,9 +72,5 @@ impl Upload for Ghost {
             keep(media, &format!("uploaded {} url={url}", image.sha16()))?;
         }
         Ok(())
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        None
     }
 }

@@ -98,16 +98,6 @@ impl Mastodon {
         }
         Ok(body)
     }
-
-    pub(super) fn plan(image: &Image, media: &Media) -> String {
-        match media.get(image) {
-            Some(id) => format!("reuse media {id} (uploaded earlier)"),
-            None => format!(
-                "upload {} with its alt text as description",
-                crate::images::megabytes(image.bytes.len() as u64)
-            ),
-        }
-    }
 }
 
 impl Upload for Mastodon {
@@ -130,12 +120,7 @@ impl Upload for Mastodon {
                 fields.push(("description", image.alt.as_str()));
             }
             let name = image.hashed_name();
-            let file = FilePart {
-                field: "file",
-                name: &name,
-                content_type: image.format.content_type(),
-                bytes: &image.bytes,
-            };
+            let file = FilePart::image(image, &name);
             let reply =
                 self.http
                     .post_form(&self.url("/api/v2/media"), &self.headers(), &fields, file)?;

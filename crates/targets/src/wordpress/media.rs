@@ -99,21 +99,6 @@ impl WordPress {
         found.sort();
         Ok(found)
     }
-
-    /// What publishing does with an image (`--dry-run`).
-    pub(super) fn plan(image: &Image, media: &Media) -> String {
-        match media.get(image) {
-            Some(value) => format!(
-                "reuse media {} (uploaded earlier)",
-                value.split('@').next().unwrap_or(value)
-            ),
-            None => format!(
-                "upload {} as {} (unless a media item of that name is there)",
-                crate::images::megabytes(image.bytes.len() as u64),
-                image.hashed_name()
-            ),
-        }
-    }
 }
 
 impl Upload for WordPress {
@@ -167,9 +152,5 @@ impl Upload for WordPress {
             keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
         }
         Ok(())
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        None
     }
 }
