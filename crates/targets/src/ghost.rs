@@ -10,7 +10,6 @@ use super::{
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
 use crate::post::Post;
-use crate::text::slug;
 use jiff::civil::Date;
 use life::Receipt;
 use serde::Deserialize;
@@ -157,11 +156,7 @@ impl Ghost {
     /// The slug that names this post on the site: the key, then the title. Ghost makes a taken
     /// slug unique with `-2`, `-3`.
     fn slug(post: &Post) -> String {
-        let title = slug(&post.title, 60);
-        match title.is_empty() {
-            true => post.key.to_string(),
-            false => format!("{}-{title}", post.key),
-        }
+        crate::text::post_slug(post.key, &post.title)
     }
 
     /// What a lookup compares of a copy: the characters of its title and HTML other than tags

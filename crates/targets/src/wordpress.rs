@@ -11,7 +11,6 @@ use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::redact::Redactor;
-use crate::text::slug;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use jiff::civil::Date;
@@ -197,12 +196,7 @@ impl WordPress {
 
     /// The slug that names this post on the site: the key, then the title.
     fn slug(post: &Post) -> String {
-        let title = slug(&post.title, 60);
-        if title.is_empty() {
-            post.key.to_string()
-        } else {
-            format!("{}-{title}", post.key)
-        }
+        crate::text::post_slug(post.key, &post.title)
     }
 }
 
