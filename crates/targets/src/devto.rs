@@ -180,10 +180,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
 
 impl Target for Devto {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        let title = match &self.template {
-            Some(template) => template.title(post)?,
-            None => post.title.clone(),
-        };
+        let title = super::payload::title(self.template.as_ref(), post)?;
         let chars = title.chars().count();
         if chars > MAX_TITLE_CHARS {
             return Err(Error::failure(

@@ -252,10 +252,7 @@ impl Target for Ghost {
     /// day as the date of a post sent on another day. Never `newsletter` or `email_segment`:
     /// a post created through the API this way e-mails nobody.
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        let title = match &self.template {
-            Some(template) => template.title(post)?,
-            None => post.title.clone(),
-        };
+        let title = super::payload::title(self.template.as_ref(), post)?;
         let mut body = json!({
             "title": title,
             "html": Self::content(post),

@@ -228,10 +228,7 @@ impl Target for WordPress {
         for name in self.categories.clone() {
             categories.push(self.term("categories", &name)?);
         }
-        let title = match &self.template {
-            Some(template) => template.title(post)?,
-            None => post.title.clone(),
-        };
+        let title = super::payload::title(self.template.as_ref(), post)?;
         let mut body = json!({
             "title": title,
             "content": Self::content(post),
