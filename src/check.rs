@@ -10,7 +10,7 @@ use crate::life::Exit;
 use crate::outside::escape;
 use crate::post::Post;
 use crate::state::StateFile;
-use crate::targets::{self, Attempts, Context, Lookup, Target};
+use crate::targets::{self, Attempts, Built, Context, Lookup};
 
 /// What `check` found so far: how many problems, and the exit the worst of them leaves.
 #[derive(Default)]
@@ -83,13 +83,13 @@ pub fn run(
     Ok(found.exit.code())
 }
 
-/// Every target built and its state file read, as a run would; each that cannot be is said,
-/// and the others are checked still.
+/// Every target built (with what its settings say it can do) and its state file read, as a
+/// run would; each that cannot be is said, and the others are checked still.
 fn setup<'a>(
     config: &'a Config,
     clock: &Clock,
     found: &mut Found,
-) -> Vec<(&'a TargetConfig, Box<dyn Target>)> {
+) -> Vec<(&'a TargetConfig, Built)> {
     let shown = config.show(&config.state);
     let mut built = Vec::new();
     for cfg in &config.targets {
@@ -144,7 +144,7 @@ fn check_post(config: &Config, catalog: &Catalog, post: &Post, found: &mut Found
 fn look_up_today(
     clock: &Clock,
     catalog: &Catalog,
-    built: &mut [(&TargetConfig, Box<dyn Target>)],
+    built: &mut [(&TargetConfig, Built)],
     found: &mut Found,
 ) {
     let today = clock.today();
@@ -158,8 +158,9 @@ fn look_up_today(
         .map(|p| crate::text::mark(&p.fingerprint))
         .collect();
     let attempts = Attempts::none_yet(today, &marks, &sent);
-    for (cfg, target) in built.iter_mut() {
-        let looked = target.as_find().map(|f| f.find(&attempts));
+    for (cfg, built) in built.iter_mut() {
+        let looked = built.finder().map(|f| f.find(&attempts));
+        let target = &built.target;
         let shown = |text: &str| escape(&target.secrets().redact(text), 2000);
         let said = match looked {
             None => "cannot look posts up (no list_url or confirm command): unknown outcomes will go to you".to_string(),

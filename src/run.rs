@@ -18,7 +18,7 @@ use crate::progress::Progress;
 use crate::runner::{self, Shared, TargetRun};
 use crate::say;
 use crate::signals;
-use crate::targets::{self, Context, Target};
+use crate::targets::{self, Context};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 
@@ -72,7 +72,9 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         progress: &quiet,
     };
     let mut runs: Vec<TargetRun> = (built.iter_mut().zip(states.iter_mut()))
-        .map(|((cfg, target), state)| TargetRun::new(config, cfg, target.as_mut(), state, shared))
+        .map(|((cfg, built), state)| {
+            TargetRun::new(config, cfg, built.target.as_mut(), built.can, state, shared)
+        })
         .collect();
     let extra = walk::extra_keys(&mut runs, &catalog, plan);
     let all = || keys::walk(&catalog, &extra, &plan.keys);
@@ -107,20 +109,21 @@ fn stopped() -> Option<i32> {
 /// A selected target with what building it gave: the target, or why its setup is broken.
 type Built<'a, T> = Vec<(&'a TargetConfig, T)>;
 
-/// The selected targets, built, each with its config; and those whose setup is broken.
+/// The selected targets, built, each with its config and what its settings say it can do;
+/// and those whose setup is broken.
 fn build<'a>(
     config: &Config,
     clock: &Clock,
     selected: &[&'a TargetConfig],
-) -> (Built<'a, Box<dyn Target>>, Built<'a, Error>) {
+) -> (Built<'a, targets::Built>, Built<'a, Error>) {
     let (mut built, mut broken) = (Vec::new(), Vec::new());
     for &cfg in selected {
-        let target = targets::build(&Context {
+        let ctx = Context {
             config,
             target: cfg,
             clock,
-        });
-        match target {
+        };
+        match targets::build(&ctx) {
             Ok(target) => built.push((cfg, target)),
             Err(err) => broken.push((cfg, err)),
         }

@@ -4,7 +4,7 @@
 //! command (`run.rs`) builds one pass per target and walks the keys across them.
 
 use crate::clock::Clock;
-use crate::config::{Config, TargetConfig};
+use crate::config::{Capabilities, Config, TargetConfig};
 use crate::error::Error;
 use crate::life::Exit;
 use crate::plan::Plan;
@@ -80,24 +80,20 @@ pub(crate) struct TargetRun<'a> {
 }
 
 impl<'a> TargetRun<'a> {
-    /// A target's pass, not started: its rules, and how its lookup behaves.
+    /// A target's pass, not started: its rules (from what its settings say it can do, `can`),
+    /// and how its lookup behaves.
     pub(crate) fn new(
         config: &Config,
         cfg: &'a TargetConfig,
         target: &'a mut dyn Target,
+        can: Capabilities,
         state: &'a mut StateFile,
         run: Shared<'a>,
     ) -> Self {
-        let rules = config.rules(cfg, crate::targets::capabilities(cfg));
+        let rules = config.rules(cfg, can);
         let credential = target.secrets().fingerprint();
-        let find = target.as_find();
-        debug_assert_eq!(
-            find.is_some(),
-            rules.can_find,
-            "the registry and the target agree"
-        );
-        let (immediate, keeps_payload) =
-            find.map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
+        let (immediate, keeps_payload) = (can.can_find.then(|| target.as_find()).flatten())
+            .map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
         TargetRun {
             cfg,
             target,
@@ -130,6 +126,15 @@ impl<'a> TargetRun<'a> {
     /// Whether the key's line here holds a live copy dayrun knows of.
     pub(crate) fn knows_copy(&self, key: Date) -> bool {
         self.line(key).is_some_and(|l| !l.live_ids().is_empty())
+    }
+
+    /// The target's lookup, when its settings give it one (`rules.can_find`): the rules of a
+    /// key's life and the lookups made read the same value.
+    pub(crate) fn finder(&mut self) -> Option<&mut dyn crate::targets::Find> {
+        match self.here.rules.can_find {
+            true => self.target.as_find(),
+            false => None,
+        }
     }
 }
 

@@ -142,8 +142,15 @@ impl<'a> Target<'a> {
             ));
             exit.merge(Exit::Usage);
         }
-        let rules = config.rules(cfg, crate::targets::capabilities(cfg));
-        let credential = credential(config, cfg, scene.clock, exit);
+        // A table that cannot be read can do nothing; `credential` says why, as a run would.
+        let ctx = crate::targets::Context {
+            config,
+            target: cfg,
+            clock: scene.clock,
+        };
+        let can = crate::targets::capabilities(&ctx).unwrap_or_default();
+        let rules = config.rules(cfg, can);
+        let credential = credential(&ctx, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
         let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;
         Ok(Target {
@@ -398,25 +405,15 @@ fn totals(
     Ok(())
 }
 
-/// The fingerprint of `cfg`'s credential, read as a run reads it (so a renewed token is seen
+/// The fingerprint of the target's credential, read as a run reads it (so a renewed token is seen
 /// as renewed); a setup a run would refuse is said, and exits 2 as the run does.
-fn credential(
-    config: &Config,
-    cfg: &TargetConfig,
-    clock: &Clock,
-    exit: &mut Exit,
-) -> Option<String> {
-    let ctx = crate::targets::Context {
-        config,
-        target: cfg,
-        clock,
-    };
-    match crate::targets::build(&ctx) {
-        Ok(target) => target.secrets().fingerprint(),
+fn credential(ctx: &crate::targets::Context, exit: &mut Exit) -> Option<String> {
+    match crate::targets::build(ctx) {
+        Ok(built) => built.target.secrets().fingerprint(),
         Err(err) => {
             crate::say::err(&format!(
                 "dayrun: {}: a run would not run it: {}",
-                cfg.name,
+                ctx.target.name,
                 crate::outside::escape(&err.located(), 4000)
             ));
             exit.merge(Exit::Usage);

@@ -40,7 +40,7 @@ impl TargetRun<'_> {
     pub(super) fn look(&mut self, key: Date, attempts: &Attempts) -> Seen {
         let line = self.line(key);
         let own = line.as_ref().map(KeyLine::own_ids).unwrap_or_default();
-        let Some(find) = self.target.as_find() else {
+        let Some(find) = self.finder() else {
             return Seen::CannotTell(format!("{} cannot look posts up", self.cfg.name));
         };
         let exhaustive = find.lists_every_match();

@@ -25,7 +25,7 @@ impl TargetRun<'_> {
             return;
         };
         let now = self.run.clock.instant();
-        let Some(find) = self.target.as_find() else {
+        let Some(find) = self.finder() else {
             return;
         };
         let (result, said) = match find.survey(&wanted, now) {

@@ -4,8 +4,8 @@
 use super::net::{Http, Reply, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Context, Find, Keep, Lookup, Media, Names, Outgoing, Retract, Secrets, Target,
-    Update, Upload,
+    Attempts, Context, Find, Lookup, Media, Names, Outgoing, Retract, Secrets, Target, Update,
+    Upload,
 };
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -253,8 +253,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     publishes_to: "a Bluesky post on your PDS",
     needs: "an App Password",
     build: |ctx| Ok(Box::new(Bluesky::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: super::kinds::never,
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the post's text"),
 };
 
@@ -316,10 +315,7 @@ impl Target for Bluesky {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.client.http().redactor(),
-            credential: Some(self.client.password()),
-        }
+        Secrets::sending(self.client.http().redactor(), self.client.password())
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -465,22 +461,6 @@ impl Find for Bluesky {
 
     fn immediate(&self) -> bool {
         true
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
-    }
-}
-
-impl Upload for Bluesky {
-    /// `createRecord` under the copy's record key. A second create with that key is refused
-    /// by the server (the reference PDS answers 500), so a resend never makes a second copy.
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        Some((media::MAX_IMAGES, "Bluesky".into()))
     }
 }
 

@@ -10,7 +10,6 @@ use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
 use config::seconds;
-use jiff::Timestamp;
 use jiff::civil::Date;
 use life::Receipt;
 use outcome::{how, receipt};
@@ -46,6 +45,17 @@ pub struct Settings {
     /// Pass the command only these environment variables (plus PATH, HOME, LANG, LC_*, TZ and
     /// DAYRUN_*). Unset: it inherits dayrun's environment.
     env: Option<Vec<String>>,
+}
+
+/// A lookup needs a `confirm` command; edits go to the copy when `update` is set.
+impl Settings {
+    /// What a target with these settings can do (before `on_edit`): its kind's `capabilities`.
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: self.confirm.is_some(),
+            updates: self.update.is_some(),
+        }
+    }
 }
 
 pub struct CommandTarget {
@@ -190,8 +200,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     publishes_to: "your own script, with the post on stdin",
     needs: "the script",
     build: |ctx| Ok(Box::new(CommandTarget::new(ctx, super::settings(ctx)?)?)),
-    can_find: |cfg| cfg.settings.contains_key("confirm"),
-    updates: |cfg| cfg.settings.contains_key("update"),
+    capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
 };
 
@@ -252,12 +261,9 @@ impl Target for CommandTarget {
         }
     }
 
-    /// A lookup needs a `confirm` command.
+    /// Used when a `confirm` command is set (`Settings::capabilities`).
     fn as_find(&mut self) -> Option<&mut dyn Find> {
-        match self.confirm {
-            Some(_) => Some(self),
-            None => None,
-        }
+        Some(self)
     }
 
     fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
@@ -275,6 +281,7 @@ impl Target for CommandTarget {
     }
 }
 
+/// No `survey`: what your `confirm` script looks at is its own business.
 impl Find for CommandTarget {
     /// The `confirm` command gets what the attempt it confirms sent, and when it started.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
@@ -300,17 +307,8 @@ impl Find for CommandTarget {
         })
     }
 
-    /// Nothing to read ahead: what your `confirm` script looks at is its own business.
-    fn survey(&mut self, _: &[Date], _: Timestamp) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-
     fn keeps_payload(&self) -> bool {
         true
-    }
-
-    fn immediate(&self) -> bool {
-        false
     }
 
     /// Your script prints one id: another key's says nothing of this attempt's copy.
@@ -340,9 +338,5 @@ impl Upload for CommandTarget {
             }
         }
         Ok(())
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        None
     }
 }

@@ -174,17 +174,13 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     publishes_to: "dev.to or another Forem",
     needs: "an API key",
     build: |ctx| Ok(Box::new(Devto::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: |_| true,
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
 };
 
 impl Target for Devto {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        let title = match &self.template {
-            Some(template) => template.title(post)?,
-            None => post.title.clone(),
-        };
+        let title = super::payload::title(self.template.as_ref(), post)?;
         let chars = title.chars().count();
         if chars > MAX_TITLE_CHARS {
             return Err(Error::failure(
@@ -280,10 +276,7 @@ impl Target for Devto {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.http.redactor(),
-            credential: Some(&self.key),
-        }
+        Secrets::sending(self.http.redactor(), &self.key)
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -308,14 +301,6 @@ impl Find for Devto {
     /// Every page of the user's articles once, in place of every page per key.
     fn survey(&mut self, _: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_articles(now).map(Some)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 }
 

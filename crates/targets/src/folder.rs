@@ -142,8 +142,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     publishes_to: "`<dir>/<key>.html` and `.json`, and the images",
     needs: "nothing",
     build: |ctx| Ok(Box::new(Folder::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: |_| true,
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: None,
 };
 
@@ -219,6 +218,7 @@ impl Target for Folder {
     }
 }
 
+/// No `survey`: each lookup is one file read, exact and at once.
 impl Find for Folder {
     /// The key's JSON names the fingerprint that was written: found when it is one an attempt
     /// sent. Anything else is absent, and a rewrite replaces it (a folder holds one copy).
@@ -249,17 +249,8 @@ impl Find for Folder {
         })
     }
 
-    /// Nothing to read ahead: each lookup is one file read, exact and at once.
-    fn survey(&mut self, _: &[Date], _: jiff::Timestamp) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-
     fn immediate(&self) -> bool {
         true
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 }
 

@@ -5,13 +5,11 @@
 use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::{
-    Attempts, Context, Find, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target, Update,
-    Upload,
+    Attempts, Context, Find, Lookup, Media, Outgoing, Retract, Secrets, Target, Update, Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
 use crate::post::Post;
-use crate::text::slug;
 use jiff::civil::Date;
 use life::Receipt;
 use serde::Deserialize;
@@ -158,11 +156,7 @@ impl Ghost {
     /// The slug that names this post on the site: the key, then the title. Ghost makes a taken
     /// slug unique with `-2`, `-3`.
     fn slug(post: &Post) -> String {
-        let title = slug(&post.title, 60);
-        match title.is_empty() {
-            true => post.key.to_string(),
-            false => format!("{}-{title}", post.key),
-        }
+        crate::text::post_slug(post.key, &post.title)
     }
 
     /// What a lookup compares of a copy: the characters of its title and HTML other than tags
@@ -249,8 +243,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     publishes_to: "a Ghost site, through its Admin API",
     needs: "a custom integration's Admin API key",
     build: |ctx| Ok(Box::new(Ghost::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: |_| true,
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
 };
 
@@ -259,10 +252,7 @@ impl Target for Ghost {
     /// day as the date of a post sent on another day. Never `newsletter` or `email_segment`:
     /// a post created through the API this way e-mails nobody.
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
-        let title = match &self.template {
-            Some(template) => template.title(post)?,
-            None => post.title.clone(),
-        };
+        let title = super::payload::title(self.template.as_ref(), post)?;
         let mut body = json!({
             "title": title,
             "html": Self::content(post),
@@ -299,7 +289,11 @@ impl Target for Ghost {
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
-        Self::plan(image, media)
+        media.plan(
+            image,
+            str::to_string,
+            &format!(" as {}", image.hashed_name()),
+        )
     }
 
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -332,10 +326,7 @@ impl Target for Ghost {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.http.redactor(),
-            credential: Some(&self.secret),
-        }
+        Secrets::sending(self.http.redactor(), &self.secret)
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -355,35 +346,13 @@ impl Target for Ghost {
     }
 }
 
+/// No `survey` yet: a Ghost lookup lists by slug or date and then reads each
+/// candidate to compare its words, so one listing for a run would still leave a read per
+/// candidate; a Ghost backfill keeps one listing per key (issue 23 asks the floor of
+/// WordPress and Bluesky).
 impl Find for Ghost {
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         self.lookup(attempts)
-    }
-
-    /// Nothing read ahead yet: a Ghost lookup lists by slug or date and then reads each
-    /// candidate to compare its words, so one listing for a run would still leave a read per
-    /// candidate; a Ghost backfill keeps one listing per key (issue 23 asks the floor of
-    /// WordPress and Bluesky).
-    fn survey(&mut self, _: &[Date], _: jiff::Timestamp) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
-    }
-}
-
-impl Upload for Ghost {
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        None
     }
 }
 

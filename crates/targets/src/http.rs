@@ -70,6 +70,17 @@ pub struct Settings {
     connect_timeout_secs: Option<toml::Value>,
 }
 
+/// A lookup needs `list_url`; edits go to the copy when `update_url` is set.
+impl Settings {
+    /// What a target with these settings can do (before `on_edit`): its kind's `capabilities`.
+    fn capabilities(&self) -> config::Capabilities {
+        config::Capabilities {
+            can_find: self.list_url.is_some(),
+            updates: self.update_url.is_some(),
+        }
+    }
+}
+
 fn default_update_method() -> String {
     "PUT".into()
 }
@@ -273,8 +284,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     publishes_to: "a JSON endpoint of yours (`POST`)",
     needs: "an optional token or header file",
     build: |ctx| Ok(Box::new(HttpTarget::new(ctx, super::settings(ctx)?)?)),
-    can_find: |cfg| cfg.settings.contains_key("list_url"),
-    updates: |cfg| cfg.settings.contains_key("update_url"),
+    capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
 };
 
@@ -328,12 +338,9 @@ impl Target for HttpTarget {
         }
     }
 
-    /// A lookup needs `list_url`.
+    /// Used when `list_url` is set (`Settings::capabilities`).
     fn as_find(&mut self) -> Option<&mut dyn Find> {
-        match self.settings.list_url {
-            Some(_) => Some(self),
-            None => None,
-        }
+        Some(self)
     }
 
     fn as_update(&mut self) -> Result<&mut dyn Update, Error> {

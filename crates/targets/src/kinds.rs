@@ -4,7 +4,8 @@
 
 use super::{Context, Target};
 use crate::error::Error;
-use config::{KnownKind, TargetConfig};
+use config::{Capabilities, KnownKind};
+use serde::de::DeserializeOwned;
 
 /// One kind of target.
 pub struct Kind {
@@ -15,13 +16,11 @@ pub struct Kind {
     pub needs: &'static str,
     /// Build a target of this kind from its table (reads credential files, sends nothing).
     pub build: fn(&Context) -> Result<Box<dyn Target>, Error>,
-    /// Whether a target with this table can look keys up (a built one hands out `as_find`
-    /// exactly then): the rules of a key's life (`runner::rules`) read it from the table, for
-    /// the run and `status` alike.
-    pub can_find: fn(&TargetConfig) -> bool,
-    /// Whether edits go to the published copy unless `on_edit` says otherwise: kinds that
-    /// edit in place without telling anyone (a folder, a blog) do; a timeline does not.
-    pub updates: fn(&TargetConfig) -> bool,
+    /// What a target with this table can do, derived once from its settings (no credential is
+    /// read): `status`, `check`, the rules of a key's life and the runner all read this value.
+    /// A kind whose settings give a capability (http's `list_url`) reads it from them; the
+    /// others say `fixed`.
+    pub capabilities: fn(&Context) -> Result<Capabilities, Error>,
     /// What a template (`template`, `template_file`) sets here; `None`: the kind takes none.
     pub template: Option<&'static str>,
 }
@@ -59,14 +58,11 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     KINDS.iter().map(|k| k.name)
 }
 
-/// For kinds that always can: `can_find: always`.
-pub fn always(_: &TargetConfig) -> bool {
-    true
-}
-
-/// For kinds that never do: `updates: never`.
-pub fn never(_: &TargetConfig) -> bool {
-    false
+/// `Kind::capabilities` for a kind whose settings give no capability of their own: `can`, once
+/// the table reads as its settings `S` (a table that does not can do nothing, as it cannot
+/// be built).
+pub fn fixed<S: DeserializeOwned>(ctx: &Context, can: Capabilities) -> Result<Capabilities, Error> {
+    super::settings::<S>(ctx).map(|_: S| can)
 }
 
 /// The README's targets table, made from the registry.

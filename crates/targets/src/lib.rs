@@ -30,6 +30,7 @@ pub mod mastodon;
 pub mod media;
 pub mod net;
 pub mod payload;
+pub mod placeholder;
 pub mod preview;
 pub mod secret;
 pub mod survey;
@@ -159,10 +160,30 @@ pub struct Context<'a> {
     pub clock: &'a Clock,
 }
 
-/// Build the configured target, by its kind in the registry (`kinds::KINDS`). Reads credential
-/// files but sends nothing.
-pub fn build(ctx: &Context) -> Result<Box<dyn Target>, Error> {
-    (kind_of(ctx.config, ctx.target)?.build)(ctx)
+/// A configured target, built, and what its settings say it can do.
+pub struct Built {
+    pub target: Box<dyn Target>,
+    pub can: Capabilities,
+}
+
+impl Built {
+    /// Its lookup, when its settings give it one (`can.can_find`).
+    pub fn finder(&mut self) -> Option<&mut dyn Find> {
+        match self.can.can_find {
+            true => self.target.as_find(),
+            false => None,
+        }
+    }
+}
+
+/// Build the configured target, by its kind in the registry (`kinds::KINDS`), with what it can
+/// do. Reads credential files but sends nothing.
+pub fn build(ctx: &Context) -> Result<Built, Error> {
+    let kind = kind_of(ctx.config, ctx.target)?;
+    Ok(Built {
+        can: (kind.capabilities)(ctx)?,
+        target: (kind.build)(ctx)?,
+    })
 }
 
 /// The registry's entry for a configured target, or a config error naming the known kinds.
@@ -183,31 +204,22 @@ pub fn kind_of(config: &Config, cfg: &TargetConfig) -> Result<&'static kinds::Ki
     })
 }
 
-/// What a configured target can do, read from its table alone (no credential is read): whether
-/// it can look a key up, and whether edits go to its copies (`on_edit` first). `status` and the
-/// runner both judge keys by it.
-pub fn capabilities(cfg: &TargetConfig) -> Capabilities {
-    match kinds::find(&cfg.kind) {
-        Some(kind) => Capabilities {
-            can_find: (kind.can_find)(cfg),
-            updates: cfg.policy.on_edit.unwrap_or_else(|| (kind.updates)(cfg)),
-        },
-        None => Capabilities {
-            can_find: false,
-            updates: cfg.policy.on_edit.unwrap_or(false),
-        },
-    }
+/// What a configured target can do, derived once from its settings by its kind (no credential
+/// is read): whether it can look a key up, and whether edits go to its copies unless `on_edit`
+/// says otherwise (`Config::rules`). `status`, `check` and the runner all read it.
+pub fn capabilities(ctx: &Context) -> Result<Capabilities, Error> {
+    (kind_of(ctx.config, ctx.target)?.capabilities)(ctx)
 }
 
 /// The target's own settings from its table; errors name the table, file and line, and an
 /// unknown key lists every key the table may hold.
 pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
-    let target = ctx.target;
+    let (config, target) = (ctx.config, ctx.target);
     T::deserialize(target.settings.clone()).map_err(|e| {
         let message = e.message().trim();
         let err = |msg: String, line: Option<usize>| {
             Error::config(format!("[targets.{}]: {msg}", target.name))
-                .at(ctx.config.show(&target.source))
+                .at(config.show(&target.source))
                 .at_line(line)
         };
         // serde: "unknown field `x`, expected `a`" / "… one of `a`, `b`" / "… there are no fields"

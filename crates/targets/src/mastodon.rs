@@ -5,8 +5,7 @@ use super::net::{Http, Reply, encode, id_text, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
-    Attempts, Context, Find, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target, Update,
-    Upload,
+    Attempts, Context, Find, Lookup, Media, Outgoing, Retract, Secrets, Target, Update, Upload,
 };
 use crate::error::{Class, Error};
 use crate::post::Post;
@@ -220,8 +219,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     publishes_to: "a Mastodon status",
     needs: "an access token",
     build: |ctx| Ok(Box::new(Mastodon::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: super::kinds::never,
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the status text"),
 };
 
@@ -239,7 +237,11 @@ impl Target for Mastodon {
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
-        Self::plan(image, media)
+        media.plan(
+            image,
+            |id| format!("media {id}"),
+            " with its alt text as description",
+        )
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -272,10 +274,7 @@ impl Target for Mastodon {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.http.redactor(),
-            credential: Some(&self.token),
-        }
+        Secrets::sending(self.http.redactor(), &self.token)
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -320,14 +319,6 @@ impl Find for Mastodon {
     /// a walk per key (which reads the sources of the statuses the run itself made).
     fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_timeline(keys, now).map(Some)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 }
 
@@ -378,22 +369,6 @@ impl Retract for Mastodon {
             404 => Ok(Lookup::Absent),
             _ if status_class(reply.status).is_some() => Err(self.failure("read a status", &reply)),
             _ => Ok(Lookup::Found(vec![Receipt::id(id)])),
-        }
-    }
-}
-
-impl Upload for Mastodon {
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
-        match (ask, self.limits) {
-            (false, None) => Some((
-                Limits::default().max_media,
-                "a Mastodon instance usually".into(),
-            )),
-            _ => Some((self.limits().max_media, "the instance".into())),
         }
     }
 }

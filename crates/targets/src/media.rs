@@ -60,6 +60,25 @@ impl Media {
         self.get_sha(image.sha16())
     }
 
+    /// The post's images not uploaded yet, in the post's order: what an upload sends.
+    pub fn missing<'p>(&self, post: &'p Post) -> Vec<&'p Image> {
+        (post.images.iter())
+            .filter(|image| self.get(image).is_none())
+            .collect()
+    }
+
+    /// What publishing does with `image` (`--dry-run`): reuse what its upload became (as
+    /// `shown` words it), or upload it (`how`, after its size).
+    pub fn plan(&self, image: &Image, shown: fn(&str) -> String, how: &str) -> String {
+        match self.get(image) {
+            Some(value) => format!("reuse {} (uploaded earlier)", shown(value)),
+            None => format!(
+                "upload {}{how}",
+                crate::images::megabytes(image.bytes.len() as u64)
+            ),
+        }
+    }
+
     /// What the image whose hash starts with `sha16` became.
     pub fn get_sha(&self, sha16: &str) -> Option<&str> {
         self.uploads.get(sha16).map(String::as_str)

@@ -58,6 +58,14 @@ pub fn outgoing_marks(post: &Post) -> Vec<String> {
     vec![mark(&post.fingerprint)]
 }
 
+/// The title sent for `post`: the target's template rendered (`template`), or the post's own.
+pub fn title(template: Option<&crate::template::Template>, post: &Post) -> Result<String, Error> {
+    match template {
+        Some(template) => template.title(post),
+        None => Ok(post.title.clone()),
+    }
+}
+
 /// The payload with `text`, the target's template rendered for the post, when it has one
 /// (the rest of the payload, which lookups compare, is as without it).
 pub fn with_text(

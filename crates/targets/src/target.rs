@@ -39,7 +39,9 @@ pub trait Target {
     /// The target's secrets: what it masks, and the credential it sends.
     fn secrets(&self) -> Secrets<'_>;
 
-    /// Its lookup, when it has one (an http target without `list_url` has none).
+    /// Its lookup, when its kind has one. Whether a configured target uses it is its settings'
+    /// to say (`Capabilities::can_find`, from `kinds::Settings`): the runner and `check` ask
+    /// for it only then, so the rules of a key's life and the lookup cannot disagree.
     fn as_find(&mut self) -> Option<&mut dyn Find> {
         None
     }
@@ -123,15 +125,24 @@ pub trait Find {
     /// that `find` answers them from it where it provably reaches (`survey::Survey` decides
     /// when it may). `now`: the run's clock before the first request. Returns what was read
     /// and how far it reaches, for the trace; `None`: a target whose lookup is exact and cheap
-    /// reads nothing (and leaves no trace). `Err`: the listing failed, every lookup stays live.
-    fn survey(&mut self, keys: &[Date], now: Timestamp) -> Result<Option<String>, Error>;
+    /// reads nothing (and leaves no trace): the default. `Err`: the listing failed, every
+    /// lookup stays live.
+    fn survey(&mut self, keys: &[Date], now: Timestamp) -> Result<Option<String>, Error> {
+        let _ = (keys, now);
+        Ok(None)
+    }
 
     /// Whether `find` sees a finished publish at once (a folder does; a web API may lag), so
-    /// confirmation needs one look and no waiting.
-    fn immediate(&self) -> bool;
+    /// confirmation needs one look and no waiting. The default: it may lag.
+    fn immediate(&self) -> bool {
+        false
+    }
 
     /// Whether lookups need the exact document an attempt sent, kept in `state/<target>.sent/`.
-    fn keeps_payload(&self) -> bool;
+    /// The default: they do not.
+    fn keeps_payload(&self) -> bool {
+        false
+    }
 
     /// Whether `find` answers every copy it matches (a listing, an exact query), so that when
     /// each is another key's or an earlier generation's, this attempt's copy is provably not
@@ -176,8 +187,12 @@ pub trait Upload {
     fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error>;
 
     /// The most images one post can carry here, and who says so (for the warning about the
-    /// rest); `None`: no limit. `ask`: the target may ask the server (never in a dry run).
-    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)>;
+    /// rest); `None`: no limit (the default). `ask`: the target may ask the server (never in
+    /// a dry run).
+    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
+        let _ = ask;
+        None
+    }
 }
 
 /// Grouping publishes: files staged for many keys, made durable together.
@@ -212,7 +227,15 @@ pub struct Secrets<'a> {
     pub credential: Option<&'a super::secret::Secret>,
 }
 
-impl Secrets<'_> {
+impl<'a> Secrets<'a> {
+    /// The secrets of a target that sends `credential`, masked (with the run's) by `redactor`.
+    pub fn sending(redactor: &'a Redactor, credential: &'a super::secret::Secret) -> Secrets<'a> {
+        Secrets {
+            redactor,
+            credential: Some(credential),
+        }
+    }
+
     /// Mask every form of the run's secrets in a text from outside (a server's body, a
     /// script's output) before it is stored or printed.
     pub fn redact(&self, text: &str) -> String {

@@ -5,14 +5,12 @@ use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
-    Attempts, Context, Find, Keep, Lookup, Media, Outgoing, Retract, Secrets, Target, Update,
-    Upload,
+    Attempts, Context, Find, Lookup, Media, Outgoing, Retract, Secrets, Target, Update, Upload,
 };
 use crate::clock::Clock;
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::redact::Redactor;
-use crate::text::slug;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use jiff::civil::Date;
@@ -198,12 +196,7 @@ impl WordPress {
 
     /// The slug that names this post on the site: the key, then the title.
     fn slug(post: &Post) -> String {
-        let title = slug(&post.title, 60);
-        if title.is_empty() {
-            post.key.to_string()
-        } else {
-            format!("{}-{title}", post.key)
-        }
+        crate::text::post_slug(post.key, &post.title)
     }
 }
 
@@ -221,8 +214,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     publishes_to: "a self-hosted WordPress, through its REST API",
     needs: "an Application Password",
     build: |ctx| Ok(Box::new(WordPress::new(ctx, super::settings(ctx)?)?)),
-    can_find: super::kinds::always,
-    updates: |_| true,
+    capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
 };
 
@@ -236,10 +228,7 @@ impl Target for WordPress {
         for name in self.categories.clone() {
             categories.push(self.term("categories", &name)?);
         }
-        let title = match &self.template {
-            Some(template) => template.title(post)?,
-            None => post.title.clone(),
-        };
+        let title = super::payload::title(self.template.as_ref(), post)?;
         let mut body = json!({
             "title": title,
             "content": Self::content(post),
@@ -274,7 +263,14 @@ impl Target for WordPress {
     }
 
     fn image_plan(&self, _: &Post, image: &crate::images::Image, media: &Media) -> String {
-        Self::plan(image, media)
+        media.plan(
+            image,
+            |v| format!("media {}", v.split('@').next().unwrap_or(v)),
+            &format!(
+                " as {} (unless a media item of that name is there)",
+                image.hashed_name()
+            ),
+        )
     }
 
     fn publish(&mut self, _: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -305,10 +301,7 @@ impl Target for WordPress {
     }
 
     fn secrets(&self) -> Secrets<'_> {
-        Secrets {
-            redactor: self.http.redactor(),
-            credential: Some(&self.password),
-        }
+        Secrets::sending(self.http.redactor(), &self.password)
     }
 
     fn as_find(&mut self) -> Option<&mut dyn Find> {
@@ -373,14 +366,6 @@ impl Find for WordPress {
     /// apart), in place of one per key.
     fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_windows(keys, now).map(Some)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 }
 
@@ -461,15 +446,5 @@ impl Retract for WordPress {
             Some(_) => Lookup::Found(vec![Receipt::id(id)]),
             None => Lookup::CannotTell("the post's answer has no status".into()),
         })
-    }
-}
-
-impl Upload for WordPress {
-    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
-        self.upload_images(post, media, keep)
-    }
-
-    fn image_limit(&mut self, _: bool) -> Option<(usize, String)> {
-        None
     }
 }

@@ -66,7 +66,8 @@ fn trim_link(word: &str) -> &str {
     }
 }
 
-fn facet(start: usize, end: usize, feature: Value) -> Value {
+/// A facet over bytes `start..end` of a text, saying `feature`.
+pub(super) fn facet(start: usize, end: usize, feature: Value) -> Value {
     json!({
         "index": {"byteStart": start, "byteEnd": end},
         "features": [feature],

@@ -1,6 +1,7 @@
 //! The post text: title, summary, hashtags and link fitted to 300 graphemes and 3000 bytes,
 //! with the facets (UTF-8 byte ranges) that make the link and hashtags clickable.
 
+use super::facets::facet;
 use crate::error::{Class, Error};
 use crate::post::Post;
 use serde_json::{Value, json};
@@ -136,13 +137,6 @@ fn compose(title: &str, summary: &str, tags: &[String], link: Option<&str>) -> T
         ));
     }
     Text { text, facets }
-}
-
-fn facet(start: usize, end: usize, feature: Value) -> Value {
-    json!({
-        "index": {"byteStart": start, "byteEnd": end},
-        "features": [feature],
-    })
 }
 
 /// At most `n` graphemes of `text` (for the link card's description).

@@ -208,6 +208,8 @@ impl HttpTarget {
     }
 }
 
+/// No `survey`: the lookup is your endpoint's own query (exact with `{key}` in
+/// `list_url`), made per key as configured.
 impl Find for HttpTarget {
     /// Found when an item matches. Absent only when the lookup covers where the post would
     /// be: an exact query, a listing that reaches back past the attempt (`created_pointer`),
@@ -215,24 +217,6 @@ impl Find for HttpTarget {
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let fields = self.fields();
         self.lookup(attempts, fields, false, true)
-    }
-
-    /// Nothing to read ahead: the lookup is your endpoint's own query (exact with `{key}` in
-    /// `list_url`), made per key as configured.
-    fn survey(
-        &mut self,
-        _: &[jiff::civil::Date],
-        _: jiff::Timestamp,
-    ) -> Result<Option<String>, Error> {
-        Ok(None)
-    }
-
-    fn immediate(&self) -> bool {
-        false
-    }
-
-    fn keeps_payload(&self) -> bool {
-        false
     }
 
     /// What `outgoing` marks a send with: the post's fingerprint (a template's text is not

@@ -6,61 +6,11 @@ use crate::error::{Class, Error};
 use crate::images::Image;
 use crate::net::{FilePart, encode};
 use crate::post::Post;
-use crate::{Keep, Media};
+use crate::{Keep, Media, Upload};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 impl Mastodon {
-    /// Upload each image the line does not record; its id is recorded the moment it arrives,
-    /// before the wait for processing.
-    pub(super) fn upload_images(
-        &mut self,
-        post: &Post,
-        media: &mut Media,
-        keep: &mut Keep,
-    ) -> Result<(), Error> {
-        for image in &post.images {
-            if let Some(id) = media.get(image).map(str::to_string) {
-                if media.attached || self.still_usable(&id, image)? {
-                    continue;
-                }
-                media.remove(image);
-                keep(
-                    media,
-                    &format!("gone {} id={id}: uploading it again", image.sha16()),
-                )?;
-            }
-            let mut fields = Vec::new();
-            if !image.alt.is_empty() {
-                fields.push(("description", image.alt.as_str()));
-            }
-            let name = image.hashed_name();
-            let file = FilePart {
-                field: "file",
-                name: &name,
-                content_type: image.format.content_type(),
-                bytes: &image.bytes,
-            };
-            let reply =
-                self.http
-                    .post_form(&self.url("/api/v2/media"), &self.headers(), &fields, file)?;
-            let reply = reply.success(|r| self.failure("upload image", r))?;
-            let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-            let Some(id) = id_of(&doc) else {
-                return Err(Error::failure(
-                    Class::Unknown,
-                    format!("upload image: HTTP {} without a media id", reply.status),
-                ));
-            };
-            media.insert(image, &id)?;
-            keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
-            if reply.status == 202 || doc["url"].is_null() {
-                self.processed(&id)?;
-            }
-        }
-        Ok(())
-    }
-
     /// Whether media `id`, uploaded by an earlier attempt and not attached, can still be
     /// attached for `image`: the instance still has it (it deletes unattached media after a
     /// while), it holds the alt text the post has now, and it is processed (waited for).
@@ -148,14 +98,56 @@ impl Mastodon {
         }
         Ok(body)
     }
+}
 
-    pub(super) fn plan(image: &Image, media: &Media) -> String {
-        match media.get(image) {
-            Some(id) => format!("reuse media {id} (uploaded earlier)"),
-            None => format!(
-                "upload {} with its alt text as description",
-                crate::images::megabytes(image.bytes.len() as u64)
-            ),
+impl Upload for Mastodon {
+    /// Upload each image the line does not record; its id is recorded the moment it arrives,
+    /// before the wait for processing.
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        for image in &post.images {
+            if let Some(id) = media.get(image).map(str::to_string) {
+                if media.attached || self.still_usable(&id, image)? {
+                    continue;
+                }
+                media.remove(image);
+                keep(
+                    media,
+                    &format!("gone {} id={id}: uploading it again", image.sha16()),
+                )?;
+            }
+            let mut fields = Vec::new();
+            if !image.alt.is_empty() {
+                fields.push(("description", image.alt.as_str()));
+            }
+            let name = image.hashed_name();
+            let file = FilePart::image(image, &name);
+            let reply =
+                self.http
+                    .post_form(&self.url("/api/v2/media"), &self.headers(), &fields, file)?;
+            let reply = reply.success(|r| self.failure("upload image", r))?;
+            let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+            let Some(id) = id_of(&doc) else {
+                return Err(Error::failure(
+                    Class::Unknown,
+                    format!("upload image: HTTP {} without a media id", reply.status),
+                ));
+            };
+            media.insert(image, &id)?;
+            keep(media, &format!("uploaded {} id={id}", image.sha16()))?;
+            if reply.status == 202 || doc["url"].is_null() {
+                self.processed(&id)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn image_limit(&mut self, ask: bool) -> Option<(usize, String)> {
+        match (ask, self.limits) {
+            (false, None) => Some((
+                super::Limits::default().max_media,
+                "a Mastodon instance usually".into(),
+            )),
+            _ => Some((self.limits().max_media, "the instance".into())),
         }
     }
 }

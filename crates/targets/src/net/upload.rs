@@ -58,3 +58,15 @@ pub struct FilePart<'a> {
     pub content_type: &'a str,
     pub bytes: &'a [u8],
 }
+
+impl<'a> FilePart<'a> {
+    /// An image as the form's `file`, under `name` (its hashed name, which the caller keeps).
+    pub fn image(image: &'a crate::images::Image, name: &'a str) -> FilePart<'a> {
+        FilePart {
+            field: "file",
+            name,
+            content_type: image.format.content_type(),
+            bytes: &image.bytes,
+        }
+    }
+}

@@ -7,73 +7,37 @@ use crate::error::{Class, Error};
 use crate::images::Image;
 use crate::net::{encode, status_class};
 use crate::post::Post;
-use crate::{Keep, Media, items};
+use crate::{Keep, Media, Upload, items, placeholder};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-
-/// What `prepare` writes where a media URL or id goes; `fill` puts the upload's answer there.
-const PLACEHOLDER: &str = "dayrun-media:";
 
 impl WordPress {
     /// The post's HTML with each local image pointing at its placeholder.
     pub(super) fn content(post: &Post) -> String {
-        if post.images.is_empty() {
-            return post.html.clone();
-        }
-        crate::images::rewrite::html(&post.markdown, |dest| {
-            let image = post.images.iter().find(|i| i.named_by(dest))?;
-            Some(format!("{PLACEHOLDER}{}", image.sha16()))
-        })
+        placeholder::html(post)
     }
 
     /// The featured image: the cover's placeholder.
     pub(super) fn featured(post: &Post) -> Option<Value> {
         let cover = post.images.iter().find(|i| i.cover)?;
-        Some(json!(format!("{PLACEHOLDER}{}", cover.sha16())))
+        Some(json!(placeholder::of(cover)))
     }
 
     /// `body` with every placeholder replaced by what the uploads became (`ID@URL`).
     pub(super) fn fill(body: &Value, media: &Media) -> Result<Value, Error> {
         let mut body = body.clone();
-        let missing = |sha: &str| {
-            Error::failure(
-                Class::RetrySafe,
-                format!("image {sha} has not been uploaded yet; nothing was sent"),
-            )
-        };
         let upload = |sha: &str| -> Result<(u64, String), Error> {
-            let value = media.get_sha(sha).ok_or_else(|| missing(sha))?;
-            let (id, url) = value.split_once('@').ok_or_else(|| missing(sha))?;
-            Ok((id.parse().map_err(|_| missing(sha))?, url.to_string()))
+            let value = placeholder::upload(media, sha)?;
+            let (id, url) =
+                (value.split_once('@')).ok_or_else(|| placeholder::not_uploaded(sha))?;
+            let id = id.parse().map_err(|_| placeholder::not_uploaded(sha))?;
+            Ok((id, url.to_string()))
         };
-        if let Some(sha) = body["featured_media"]
-            .as_str()
-            .and_then(|f| f.strip_prefix(PLACEHOLDER))
-        {
+        if let Some(sha) = placeholder::sha(body["featured_media"].as_str()) {
             body["featured_media"] = json!(upload(sha)?.0);
         }
         if let Some(content) = body["content"].as_str() {
-            // Only where `content` put a placeholder: as an image's whole `src`. A post's own
-            // words cannot make that (their `<` is escaped), so they are never replaced.
-            let open = format!("<img src=\"{PLACEHOLDER}");
-            let mut out = String::with_capacity(content.len());
-            let mut rest = content;
-            while let Some(at) = rest.find(&open) {
-                let after = &rest[at + open.len()..];
-                let sha = after
-                    .get(..16)
-                    .filter(|_| after.as_bytes().get(16) == Some(&b'"'));
-                let Some(sha) = sha.filter(|s| s.bytes().all(|b| b.is_ascii_hexdigit())) else {
-                    out.push_str(&rest[..at + open.len()]);
-                    rest = after;
-                    continue;
-                };
-                out.push_str(&rest[..at]);
-                out.push_str(&format!("<img src=\"{}", attribute(&upload(sha)?.1)));
-                rest = &after[16..];
-            }
-            out.push_str(rest);
-            body["content"] = json!(out);
+            body["content"] = json!(placeholder::fill(content, |sha| Ok(upload(sha)?.1))?);
         }
         Ok(body)
     }
@@ -91,17 +55,56 @@ impl WordPress {
         }
     }
 
-    /// Upload each image the line does not record, looking it up by its hashed name first.
-    pub(super) fn upload_images(
-        &mut self,
-        post: &Post,
-        media: &mut Media,
-        keep: &mut Keep,
-    ) -> Result<(), Error> {
-        for image in &post.images {
-            if media.get(image).is_some() {
-                continue;
+    /// The media item holding `image`: its file name carries the hash. The lowest id when
+    /// several do (the others are named for the trace). After an upload of this run whose
+    /// answer was lost, "not there" is only believed once PHP cannot still be working on it.
+    fn find_media(&mut self, image: &Image) -> Result<Option<(u64, String, Vec<String>)>, Error> {
+        loop {
+            let found = self.search_media(image)?;
+            if let Some(first) = found.first() {
+                let more = found[1..].iter().map(|(id, _)| id.to_string()).collect();
+                return Ok(Some((first.0, first.1.clone(), more)));
             }
+            let Some(lost) = self.lost.get(image.sha16()) else {
+                return Ok(None);
+            };
+            let deadline = *lost + self.timeout + super::Target::settle(self);
+            if Instant::now() >= deadline || !crate::signals::sleep(Duration::from_secs(2)) {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn search_media(&mut self, image: &Image) -> Result<Vec<(u64, String)>, Error> {
+        let query = format!("search={}&per_page=100&context=edit", image.sha16());
+        let reply = self.call("/wp/v2/media", &query, None)?;
+        if status_class(reply.status).is_some() {
+            // Nothing was uploaded: the attempt can go again.
+            return Err(super::before_post(self.failure("look up media", &reply)));
+        }
+        let mut found = Vec::new();
+        let walk = items::each(&reply.body, "", &mut |item| {
+            let url = item["source_url"].as_str().unwrap_or_default();
+            let file = url.rsplit('/').next().unwrap_or_default();
+            if let (true, Some(id)) = (file.contains(image.sha16()), item["id"].as_u64()) {
+                found.push((id, url.to_string()));
+            }
+        });
+        if !matches!(walk, Ok(items::Walk::Array)) {
+            return Err(Error::failure(
+                Class::RetrySafe,
+                "look up media: the answer is not a list; nothing was uploaded",
+            ));
+        }
+        found.sort();
+        Ok(found)
+    }
+}
+
+impl Upload for WordPress {
+    /// Upload each image the line does not record, looking it up by its hashed name first.
+    fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error> {
+        for image in media.missing(post) {
             if let Some((id, url, more)) = self.find_media(image)? {
                 media.insert(image, &format!("{id}@{url}"))?;
                 let more = match more.is_empty() {
@@ -150,71 +153,4 @@ impl WordPress {
         }
         Ok(())
     }
-
-    /// The media item holding `image`: its file name carries the hash. The lowest id when
-    /// several do (the others are named for the trace). After an upload of this run whose
-    /// answer was lost, "not there" is only believed once PHP cannot still be working on it.
-    fn find_media(&mut self, image: &Image) -> Result<Option<(u64, String, Vec<String>)>, Error> {
-        loop {
-            let found = self.search_media(image)?;
-            if let Some(first) = found.first() {
-                let more = found[1..].iter().map(|(id, _)| id.to_string()).collect();
-                return Ok(Some((first.0, first.1.clone(), more)));
-            }
-            let Some(lost) = self.lost.get(image.sha16()) else {
-                return Ok(None);
-            };
-            let deadline = *lost + self.timeout + super::Target::settle(self);
-            if Instant::now() >= deadline || !crate::signals::sleep(Duration::from_secs(2)) {
-                return Ok(None);
-            }
-        }
-    }
-
-    fn search_media(&mut self, image: &Image) -> Result<Vec<(u64, String)>, Error> {
-        let query = format!("search={}&per_page=100&context=edit", image.sha16());
-        let reply = self.call("/wp/v2/media", &query, None)?;
-        if status_class(reply.status).is_some() {
-            // Nothing was uploaded: the attempt can go again.
-            return Err(super::before_post(self.failure("look up media", &reply)));
-        }
-        let mut found = Vec::new();
-        let walk = items::each(&reply.body, "", &mut |item| {
-            let url = item["source_url"].as_str().unwrap_or_default();
-            let file = url.rsplit('/').next().unwrap_or_default();
-            if let (true, Some(id)) = (file.contains(image.sha16()), item["id"].as_u64()) {
-                found.push((id, url.to_string()));
-            }
-        });
-        if !matches!(walk, Ok(items::Walk::Array)) {
-            return Err(Error::failure(
-                Class::RetrySafe,
-                "look up media: the answer is not a list; nothing was uploaded",
-            ));
-        }
-        found.sort();
-        Ok(found)
-    }
-
-    /// What publishing does with an image (`--dry-run`).
-    pub(super) fn plan(image: &Image, media: &Media) -> String {
-        match media.get(image) {
-            Some(value) => format!(
-                "reuse media {} (uploaded earlier)",
-                value.split('@').next().unwrap_or(value)
-            ),
-            None => format!(
-                "upload {} as {} (unless a media item of that name is there)",
-                crate::images::megabytes(image.bytes.len() as u64),
-                image.hashed_name()
-            ),
-        }
-    }
-}
-
-/// A URL as the value of an HTML attribute.
-fn attribute(url: &str) -> String {
-    url.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
 }
