@@ -49,6 +49,11 @@ const TODAY: &str = "--today=2026-11-29";
 /// The instance's limit: each post is a thread of three parts.
 const LIMIT: u64 = 300;
 
+/// The open divergence the model stops at (see `open_a_thread_cut_off_is_refused_without_looking_for_its_next_part`):
+/// a run turns a `pending` thread line into `failed` without looking for the part after the last
+/// one listed, which may be out.
+const OPEN: &str = "open: a thread cut off refused without looking for its next part: ";
+
 thread_local! {
     /// What the cases met, for the summary line (`what` → times).
     static MET: std::cell::RefCell<BTreeMap<String, usize>> = const {
@@ -127,14 +132,15 @@ fn answer() -> impl Strategy<Value = Answer> {
 }
 
 fn step() -> impl Strategy<Value = Step> {
+    let held = prop_oneof![Just(None), Just(Some(true)), Just(Some(false))];
     prop_oneof![
-        4 => proptest::collection::vec((0usize..6, answer()), 0..3).prop_map(Step::Run),
-        3 => (1usize..7, prop_oneof![Just(None), Just(Some(true)), Just(Some(false))])
-            .prop_map(|(n, held)| Step::Kill(n, held)),
-        2 => (0usize..2, any::<bool>()).prop_map(|(key, split)| Step::Edit { key, split }),
+        4 => proptest::collection::vec((0usize..6, answer()), 1..3).prop_map(Step::Run),
+        1 => Just(Step::Run(Vec::new())),
+        5 => (1usize..7, held).prop_map(|(n, held)| Step::Kill(n, held)),
+        3 => (0usize..2, any::<bool>()).prop_map(|(key, split)| Step::Edit { key, split }),
         1 => Just(Step::Hour),
         1 => (0usize..2).prop_map(Step::Retract),
-        1 => Just(Step::DropSent),
+        2 => Just(Step::DropSent),
     ]
 }
 
@@ -292,6 +298,10 @@ struct Case {
     refused: bool,
     /// The last command's exit (`None`: killed) and the lines after it.
     last: Option<i32>,
+    /// A replay: an open divergence fails it (in the model, it ends the case, to search past).
+    strict: bool,
+    /// The case met an open divergence and ends there.
+    over: bool,
     log: Vec<String>,
     calls: usize,
 }
@@ -318,6 +328,8 @@ impl Case {
             dropped: false,
             refused: false,
             last: None,
+            strict: false,
+            over: false,
             log: Vec::new(),
             calls: 0,
         }
@@ -539,8 +551,13 @@ impl Case {
         let lines = lines(&self.p);
         for k in 0..KEYS.len() {
             let line = lines.get(KEYS[k]).cloned().unwrap_or_default();
-            self.owned(k, &line)
-                .and_then(|()| self.kept(k, &line))
+            let checked = self.owned(k, &line).and_then(|()| self.kept(k, &line));
+            if checked.as_ref().is_err_and(|what| what.starts_with(OPEN)) {
+                met(OPEN.trim_end_matches(": "));
+                self.over = true;
+                return Ok(());
+            }
+            checked
                 .and_then(|()| self.once(k))
                 .map_err(|what| self.fail(what, output))?;
         }
@@ -633,6 +650,9 @@ impl Case {
         let next = |id: &String| self.seen[id].parent == parts.last().cloned();
         let allowed = match unrecorded.as_slice() {
             [] => true,
+            [one] if line.status == "failed" && next(one) && !self.strict => {
+                return Err(format!("{OPEN}{}", KEYS[k]));
+            }
             [one] => line.status == "pending" && next(one),
             _ => false,
         };
@@ -756,10 +776,14 @@ impl Case {
 }
 
 /// Play a story; the number of commands it ran.
-fn play(steps: &[Step]) -> Result<usize, TestCaseError> {
+fn play(steps: &[Step], strict: bool) -> Result<usize, TestCaseError> {
     let mut case = Case::new();
+    case.strict = strict;
     for (n, step) in steps.iter().enumerate() {
         case.play(n, step)?;
+        if case.over {
+            return Ok(case.calls);
+        }
     }
     case.settle()?;
     if std::env::var_os("DAYRUN_THREAD_MODEL_VERBOSE").is_some() {
@@ -797,7 +821,7 @@ fn random_lives_of_two_threads_keep_the_invariants() {
     let result = runner.run(&stories, |story| {
         played.set(played.get() + 1);
         steps.set(steps.get() + story.len());
-        calls.set(calls.get() + play(&story)?);
+        calls.set(calls.get() + play(&story, false)?);
         Ok(())
     });
     let (played, steps, calls) = (played.get(), steps.get(), calls.get());
@@ -817,4 +841,46 @@ fn random_lives_of_two_threads_keep_the_invariants() {
         Err(TestError::Fail(why, story)) => panic!("{why}\nminimal case: {story:#?}"),
         Err(e) => panic!("{e}"),
     }
+}
+
+/// Play one story to its end, failing with its scene (a replay of a case the model found).
+fn replay(steps: &[Step]) {
+    if let Err(why) = play(steps, true) {
+        panic!("{why}");
+    }
+}
+
+/// The story the docs send to a person: a thread stopped between parts (a 429), its post edited
+/// into another split, and its kept parts gone: the next runs send nothing and exit 1.
+#[test]
+fn a_resumed_thread_whose_split_changed_waits_for_a_person() {
+    replay(&[
+        Step::Run(vec![(1, Answer::Busy)]),
+        Step::Edit {
+            key: 0,
+            split: true,
+        },
+        Step::DropSent,
+    ]);
+}
+
+/// Found by a story written for the model's steps (the model meets it too, rarely, and stops there): a run killed while part 2 of 3 is stored and its answer not yet
+/// back leaves `pending parts=ID0`; the post is edited into another split and `state/masto.sent/`
+/// is removed. The next run fails the key as `rejected` ("1 of its parts are out … nothing
+/// sent") without looking for part 2, which is live on the instance and on no line: `retract`
+/// (the advice) leaves it there, a reply to a deleted status, and "publish the rest by hand"
+/// sends it twice. docs/state-file.md: "On a `pending` line, only the part after the last one
+/// listed can be out unrecorded: the next run looks for that part before it sends it"; the run
+/// decided without that look, and no line names the part.
+#[test]
+#[ignore = "divergence: a thread cut off is refused (split changed, kept parts gone) without looking for the part after the last one listed"]
+fn open_a_thread_cut_off_is_refused_without_looking_for_its_next_part() {
+    replay(&[
+        Step::Kill(2, Some(true)),
+        Step::Edit {
+            key: 0,
+            split: true,
+        },
+        Step::DropSent,
+    ]);
 }
