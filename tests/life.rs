@@ -12,3 +12,4 @@ pub mod not_ours;
 pub mod one_answer;
 pub mod outage;
 pub mod pending_time;
+pub mod thread_model;

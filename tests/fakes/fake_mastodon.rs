@@ -5,6 +5,9 @@
 //! `@user`), length in grapheme clusters, timelines newest first at most 40 a page with `max_id`,
 //! `created_at`, `/statuses/:id/source`, 429 with `X-RateLimit-Reset`; `GET` and `DELETE
 //! /api/v1/statuses/:id` (an Idempotency-Key whose status was deleted answers 404, as `find` does).
+//! A status's transport faults: stored, then its answer lost (`CommitHang`, `CommitClose`,
+//! `CommitStatus`: a proxy's 500 after the commit); or lost before anything is stored (`Hang`,
+//! `Reject(502)`: a proxy's 5xx). `Reject(503)` is Mastodon's own: stored, then 503.
 //!
 //! Replies (`long = "thread"`), as `Api::V1::StatusesController#set_thread`, a before_action,
 //! so before the Idempotency-Key: an `in_reply_to_id` that is present (not null, not "") and
@@ -387,6 +390,10 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
                 }
                 // No answer, nothing stored (the request never got through).
                 Fault::Hang => return Reply::Hang(s.hang),
+                // A proxy in front answers (502, 504 …): nothing reached Mastodon.
+                Fault::Reject(code) if code >= 500 && code != 503 => {
+                    return Reply::json(code, json!({"error": "Bad Gateway"}));
+                }
                 _ => {}
             }
             let mut status = s.store(&text, req.json()["visibility"].clone());
@@ -405,6 +412,11 @@ fn handle(state: &Mutex<Masto>, req: &Request) -> Reply {
             }
             match fault {
                 Fault::CommitHang => Reply::Hang(s.hang),
+                // Stored, then the answer lost on the way back (a proxy's 500, a reset).
+                Fault::CommitStatus(code) => {
+                    Reply::json(code, json!({"error": "Internal Server Error"}))
+                }
+                Fault::CommitClose => Reply::Close,
                 // A concurrent duplicate was caught while the first one was being processed.
                 Fault::Reject(503) => Reply::json(
                     503,
