@@ -55,7 +55,10 @@ impl TargetRun<'_> {
         let prepared =
             match self.thread_split(post, line.as_ref(), generation, resumed, outstanding) {
                 Ok(prepared) => prepared,
-                Err(err) => return self.not_sent(post, &err, line.as_ref()),
+                Err(unsplit) => {
+                    let split::Unsplit { err, settled } = *unsplit;
+                    return self.not_sent(post, &err, settled.as_ref().or(line.as_ref()));
+                }
             };
         if self.run.plan.dry_run {
             return self.say_thread(post, &prepared.pieces, &landed, maybe, why);
@@ -251,7 +254,13 @@ impl TargetRun<'_> {
         url: Option<&str>,
         of: usize,
     ) -> Result<(), Error> {
-        self.apply(key, &Event::PartLanded { n, part, url })?;
+        let landed = Event::PartLanded {
+            n,
+            part,
+            url,
+            cut_off: false,
+        };
+        self.apply(key, &landed)?;
         let text = format!("part={}/{of} id={}", n + 1, part.id);
         self.trace(key, "publish", "part", &text);
         Ok(())
@@ -356,6 +365,7 @@ impl TargetRun<'_> {
                         n,
                         part: &part,
                         url: url.as_deref(),
+                        cut_off: false,
                     },
                 )?;
                 return Ok(None);

@@ -353,10 +353,14 @@ pub enum Event<'a> {
         before: Option<&'a KeyLine>,
     },
     /// Part `n` of a thread landed (`url`: the link of part 0): on the pending line at once.
+    /// `cut_off`: found after the run that sent it was cut off, and no part after it was
+    /// sent (a part goes only once the one before it is on the line), so nothing of the
+    /// thread is out unrecorded any more.
     PartLanded {
         n: usize,
         part: &'a Part,
         url: Option<&'a str>,
+        cut_off: bool,
     },
     /// The parts a thread is sent as (`thread::hash`): on its pending line before the first
     /// part goes.
@@ -413,7 +417,12 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             unsure,
             before,
         } => remove::not_removed(line, *class, reason, *unsure, *before, ctx),
-        Event::PartLanded { n, part, url } => parts::landed(line, *n, part, *url, ctx),
+        Event::PartLanded {
+            n,
+            part,
+            url,
+            cut_off,
+        } => parts::landed(line, (*n, part, *url), *cut_off, ctx),
         Event::Split(hash) => parts::split(line, hash, ctx),
         Event::Human(act) => human::act(line, act, ctx),
     }

@@ -87,12 +87,13 @@ fn escape(value: &str) -> String {
 
 /// Part `n` of the thread landed: on the pending line at once, before the next part goes.
 /// Part 0 is the copy (`id=`, `url=`). A part out of turn, or past `MAX_PARTS`, leaves the line
-/// as it is (the runner sends parts in order; the cap is checked before the first).
+/// as it is (the runner sends parts in order; the cap is checked before the first). A part
+/// found after its run was cut off (`cut_off`) is the last one out: nothing of the attempt is
+/// out unrecorded any more, so the line no longer says `sent=maybe`.
 pub(super) fn landed(
     line: Option<&KeyLine>,
-    n: usize,
-    part: &Part,
-    url: Option<&str>,
+    (n, part, url): (usize, &Part, Option<&str>),
+    cut_off: bool,
     ctx: &Ctx,
 ) -> Step {
     let Some(line) = line.filter(|l| matches!(l.phase, Phase::Pending(Op::Publish))) else {
@@ -106,6 +107,9 @@ pub(super) fn landed(
     if n == 0 {
         next.copies.current.id = Some(part.id.clone());
         next.copies.current.url = url.map(str::to_string);
+    }
+    if cut_off {
+        next.tried = super::Tried::default();
     }
     next.at = ctx.stamp.clone();
     Step::write(next, Exit::Ok, Word::Nothing)

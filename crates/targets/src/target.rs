@@ -102,6 +102,11 @@ pub trait Thread {
     /// key's, another site's on the same account) may end in the same words.
     fn part_of(&mut self, found: &Receipt) -> Result<(life::Part, Option<String>), Error>;
 
+    /// The posts made since the attempt that may be part `attempts` is about, found by what
+    /// they reply to (`parent`), whatever their text: for a thread cut off whose next part's
+    /// text is not known any more. The runner keeps only one that replies to `parent`.
+    fn replies_to(&mut self, attempts: &Attempts, parent: &life::Part) -> Result<Lookup, Error>;
+
     /// Replace one published part's text in place (an edit with the same number of parts);
     /// `media`: the post's images as uploaded, which part 0 keeps (or takes on).
     fn update_part(

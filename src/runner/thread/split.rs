@@ -3,11 +3,26 @@
 //! nothing, for a person, when those parts cannot be known.
 
 use crate::error::{Class, Error};
-use crate::life::{self, KeyLine, Resume};
+use crate::life::{self, Event, KeyLine, Op, Phase, Resume};
 use crate::post::Post;
 use crate::runner::TargetRun;
+use crate::targets::{Attempts, Lookup};
 use crate::tell;
 use crate::thread::{Piece, Prepared, Turn};
+
+/// Why a thread's parts cannot be sent, and, when a part found on the way settled what may be
+/// out, the line as it was then (`life` says what may be out; the state file's pending line
+/// would say it may all be).
+pub(super) struct Unsplit {
+    pub err: Error,
+    pub settled: Option<KeyLine>,
+}
+
+impl From<Error> for Box<Unsplit> {
+    fn from(err: Error) -> Box<Unsplit> {
+        Box::new(Unsplit { err, settled: None })
+    }
+}
 
 impl TargetRun<'_> {
     /// The parts this run sends. A new thread's: the post split now. A resumed thread's: the
@@ -24,7 +39,7 @@ impl TargetRun<'_> {
         generation: u32,
         resumed: bool,
         outstanding: bool,
-    ) -> Result<Prepared, Error> {
+    ) -> Result<Prepared, Box<Unsplit>> {
         let key = post.key;
         let recorded = line
             .filter(|_| resumed)
@@ -69,7 +84,59 @@ impl TargetRun<'_> {
             Some(_) => "are not the split on the line",
             None => "are gone",
         };
-        Err(self.split_lost(line, file, &differs))
+        let settled = self.keep_cut_off_part(line)?;
+        let err = self.split_lost(settled.as_ref().unwrap_or(line), file, &differs);
+        Err(Box::new(Unsplit { err, settled }))
+    }
+
+    /// A thread cut off while a part was on its way (a kill, a lost answer), whose parts
+    /// cannot be known any more: before a person is asked, the part after the last one listed,
+    /// the one that may be out unrecorded, is looked for by what it replies to (its text is
+    /// not known) and put on the line when it is there, so that no part of the thread is left
+    /// on no line. The line as it is then, when the part was found.
+    fn keep_cut_off_part(&mut self, line: &KeyLine) -> Result<Option<KeyLine>, Error> {
+        let key = line.key;
+        let parts = &line.copies.current.parts;
+        let pending = matches!(line.phase, Phase::Pending(Op::Publish));
+        let Some(last) = parts.last().filter(|_| pending && line.tried.maybe) else {
+            return Ok(None);
+        };
+        let (n, generation) = (parts.len(), line.copies.current.generation);
+        let rkey = self.part_key(key, generation, n);
+        let attempts = Attempts {
+            since: line.since(),
+            last: line.time(),
+            rkey: rkey.as_deref(),
+            generation,
+            ..Attempts::none_yet(key, &[], &serde_json::Value::Null)
+        };
+        let thread = self.target.as_thread().expect("a thread target");
+        let found = match thread.replies_to(&attempts, last) {
+            Ok(Lookup::Found(found)) => found,
+            Ok(_) => return Ok(None),
+            Err(err) => {
+                self.trace(key, "confirm", "failed", &tell::failure::detail(&err));
+                return Ok(None);
+            }
+        };
+        if let Ok(Some((part, url))) = self.own_part(key, n, &found, line)
+            && part.usable()
+        {
+            let text = format!("part={} id={} (found: a thread cut off)", n + 1, part.id);
+            self.trace(key, "confirm", "part", &text);
+            let (part, url, cut_off) = (&part, url.as_deref(), true);
+            let step = self.apply(
+                key,
+                &Event::PartLanded {
+                    n,
+                    part,
+                    url,
+                    cut_off,
+                },
+            )?;
+            return Ok(step.written().cloned());
+        }
+        Ok(None)
     }
 
     /// On a line from before `split=` (dayrun 0.5.0): where the parts out are not the first

@@ -187,6 +187,39 @@ fn a_kill_between_parts_resumes_at_the_first_part_not_out_with_the_parts_kept() 
     }
 }
 
+/// A kill while part 3 is stored and its answer not back, then the post edited into another
+/// split and the kept parts gone: the thread cannot go on, and a person is asked; but first the
+/// part that may be out unrecorded is looked for under its record key, whatever its text, and
+/// put on the line, so that `retract` (the advice) takes it back too. Nothing is sent.
+#[test]
+fn a_thread_cut_off_keeps_its_stored_part_on_the_line_before_it_asks_a_person() {
+    let api = FakeBluesky::start();
+    api.state.lock().unwrap().hang = std::time::Duration::from_secs(15);
+    api.create_faults(&[Fault::Normal, Fault::Normal, Fault::CommitHang]);
+    let p = project(&api, &format!("{THREAD}\n# slow"));
+    kill_when(&p, || api.count(CREATE) == 3);
+    assert_eq!(field(&line(&p), "parts").unwrap().split(',').count(), 2);
+    std::fs::remove_dir_all(p.path("state/sky.sent")).unwrap();
+    write_post(
+        &p,
+        "Why the date is the key",
+        "Edited since: one short line.",
+    );
+    let out = p.run(&["run", TODAY]);
+    out.code(1).stdout_has("failed (rejected)");
+    assert_eq!(api.count(CREATE), 3, "nothing sent");
+    let l = line(&p);
+    let chain = thread(&api);
+    assert_eq!(chain.len(), 3);
+    let parts = field(&l, "parts").unwrap();
+    for record in &chain {
+        assert!(parts.contains(&record.uri), "{} not on {l}", record.uri);
+    }
+    assert!(l.contains("3 of its parts are out"), "{l}");
+    p.run(&["retract", KEY, "--yes"]).code(0);
+    assert!(api.records().is_empty(), "{:#?}", api.records());
+}
+
 #[test]
 fn retract_removes_every_part_last_first_and_checks_each() {
     let api = FakeBluesky::start();

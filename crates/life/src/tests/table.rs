@@ -347,6 +347,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
                     n,
                     part: &part,
                     url: None,
+                    cut_off: false,
                 },
                 &ctx,
             )

@@ -8,7 +8,7 @@ use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
-use crate::{Media, Thread};
+use crate::{Attempts, Lookup, Media, Thread};
 use jiff::civil::Date;
 use life::Part;
 use life::Receipt;
@@ -92,6 +92,21 @@ impl Thread for Bluesky {
 
     /// `getRecord`: the record's CID, which a lost answer did not bring, and the record it
     /// replies to (`reply.parent.uri`; no `reply`: none).
+    /// The record under the part's own record key (`attempts.rkey`), whatever its text: the
+    /// client names each part's record, so that is where the part would be.
+    fn replies_to(&mut self, attempts: &Attempts, _parent: &Part) -> Result<Lookup, Error> {
+        let Some(rkey) = attempts.rkey else {
+            return Ok(Lookup::CannotTell("the part has no record key".into()));
+        };
+        Ok(match self.get_record(rkey)? {
+            Some(doc) => match doc["uri"].as_str() {
+                Some(uri) => Lookup::Found(vec![self.receipt(uri)]),
+                None => Lookup::CannotTell(format!("getRecord {rkey}: no uri")),
+            },
+            None => Lookup::Absent,
+        })
+    }
+
     fn part_of(&mut self, found: &Receipt) -> Result<(Part, Option<String>), Error> {
         let rkey = self.rkey_of(&found.id)?.to_string();
         let Some(doc) = self.get_record(&rkey)? else {

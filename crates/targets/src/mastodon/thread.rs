@@ -10,7 +10,7 @@ use crate::post::Post;
 use crate::text::hashtag;
 use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
-use crate::{Media, Thread};
+use crate::{Attempts, Lookup, Media, Thread};
 use jiff::civil::Date;
 use life::Part;
 use life::Receipt;
@@ -93,6 +93,11 @@ impl Thread for Mastodon {
 
     fn part_key(&self, _: Date, _: u32, _: usize) -> Option<String> {
         None
+    }
+
+    /// The account's statuses since the attempt whose `in_reply_to_id` is `parent`.
+    fn replies_to(&mut self, attempts: &Attempts, parent: &Part) -> Result<Lookup, Error> {
+        self.replies(attempts, &parent.id)
     }
 
     /// `GET /api/v1/statuses/{id}`: the status it replies to (`in_reply_to_id`, null for none).

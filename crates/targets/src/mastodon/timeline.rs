@@ -30,6 +30,8 @@ pub(super) struct Listed {
     id: String,
     created: Timestamp,
     url: Option<String>,
+    /// The status it replies to (`in_reply_to_id`).
+    parent: Option<String>,
 }
 
 /// The statuses created since `reach`, newest first, each with the mark of its source text
@@ -67,6 +69,41 @@ impl Mastodon {
             }
         }
         Ok(judge(seen.into_iter(), attempts, cut))
+    }
+
+    /// The statuses created since the first attempt that reply to `parent`, whatever their
+    /// text (`Thread::replies_to`).
+    pub(super) fn replies(&mut self, attempts: &Attempts, parent: &str) -> Result<Lookup, Error> {
+        let reach = attempts.reach_back() - SKEW;
+        let surveyed = (self.survey.as_ref())
+            .and_then(|s| s.for_lookup(attempts))
+            .filter(|t| t.reach <= reach)
+            .map(|t| {
+                t.statuses
+                    .iter()
+                    .map(|(s, _)| s.clone())
+                    .collect::<Vec<_>>()
+            });
+        let (listed, cut) = match surveyed {
+            Some(listed) => (listed, None),
+            None => match self.walk_back(reach)? {
+                Ok(walked) => walked,
+                Err(why) => return Ok(Lookup::CannotTell(why)),
+            },
+        };
+        let found: Vec<Receipt> = (listed.iter().rev())
+            .filter(|s| s.created >= reach && s.parent.as_deref() == Some(parent))
+            .map(|s| Receipt {
+                id: s.id.clone(),
+                url: s.url.clone(),
+                ..Receipt::default()
+            })
+            .collect();
+        Ok(match (found.is_empty(), cut) {
+            (false, _) => Lookup::Found(found),
+            (true, Some(why)) => Lookup::CannotTell(why),
+            (true, None) => Lookup::Absent,
+        })
     }
 
     /// The run's survey: one walk back to the eve of the first key, and the source of every
@@ -179,7 +216,13 @@ fn page(body: &str) -> Result<Vec<Listed>, String> {
                 .and_then(|t| t.parse::<Timestamp>().ok())
                 .ok_or_else(|| format!("status {id} has no created_at"))?;
             let url = web_url(status["url"].as_str());
-            Ok(Listed { id, created, url })
+            let parent = id_text(&status["in_reply_to_id"]);
+            Ok(Listed {
+                id,
+                created,
+                url,
+                parent,
+            })
         })
         .collect()
 }
