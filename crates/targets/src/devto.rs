@@ -279,16 +279,8 @@ impl Target for Devto {
         Secrets::sending(self.http.redactor(), &self.key)
     }
 
-    fn as_find(&mut self) -> Option<&mut dyn Find> {
+    fn as_manage(&mut self) -> Option<&mut dyn crate::Manage> {
         Some(self)
-    }
-
-    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
-        Ok(self)
-    }
-
-    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
-        Ok(self)
     }
 }
 

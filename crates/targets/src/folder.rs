@@ -201,16 +201,8 @@ impl Target for Folder {
         }
     }
 
-    fn as_find(&mut self) -> Option<&mut dyn Find> {
+    fn as_manage(&mut self) -> Option<&mut dyn crate::Manage> {
         Some(self)
-    }
-
-    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
-        Ok(self)
-    }
-
-    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
-        Ok(self)
     }
 
     fn as_batch(&mut self) -> Option<&mut dyn Batch> {

@@ -4,9 +4,7 @@
 
 use super::net::{Http, Reply, encode, status_class, timeouts};
 use super::secret::Secret;
-use super::{
-    Attempts, Context, Find, Lookup, Media, Outgoing, Retract, Secrets, Target, Update, Upload,
-};
+use super::{Attempts, Context, Find, Lookup, Media, Outgoing, Secrets, Target, Upload};
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
 use crate::post::Post;
@@ -329,16 +327,8 @@ impl Target for Ghost {
         Secrets::sending(self.http.redactor(), &self.secret)
     }
 
-    fn as_find(&mut self) -> Option<&mut dyn Find> {
+    fn as_manage(&mut self) -> Option<&mut dyn crate::Manage> {
         Some(self)
-    }
-
-    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
-        Ok(self)
-    }
-
-    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
-        Ok(self)
     }
 
     fn as_upload(&mut self) -> Option<&mut dyn Upload> {

@@ -277,16 +277,8 @@ impl Target for Mastodon {
         Secrets::sending(self.http.redactor(), &self.token)
     }
 
-    fn as_find(&mut self) -> Option<&mut dyn Find> {
+    fn as_manage(&mut self) -> Option<&mut dyn crate::Manage> {
         Some(self)
-    }
-
-    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
-        Ok(self)
-    }
-
-    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
-        Ok(self)
     }
 
     fn as_upload(&mut self) -> Option<&mut dyn Upload> {

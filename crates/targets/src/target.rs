@@ -39,19 +39,36 @@ pub trait Target {
     /// The target's secrets: what it masks, and the credential it sends.
     fn secrets(&self) -> Secrets<'_>;
 
+    /// Looking its copies up, updating and retracting them, for a target that always does all
+    /// three (every platform): the three accessors below read it, so such a target writes
+    /// this one (`Some(self)`) and none of them.
+    fn as_manage(&mut self) -> Option<&mut dyn Manage> {
+        None
+    }
+
     /// Its lookup, when its kind has one. Whether a configured target uses it is its settings'
     /// to say (`Capabilities::can_find`, from `kinds::Settings`): the runner and `check` ask
     /// for it only then, so the rules of a key's life and the lookup cannot disagree.
     fn as_find(&mut self) -> Option<&mut dyn Find> {
-        None
+        self.as_manage().map(|m| m as &mut dyn Find)
     }
 
-    /// Updating a published copy in place; `Err` says what the target lacks (a setting). No
-    /// default: every kind has it or names its own setting (`update_url`, `update = [...]`).
-    fn as_update(&mut self) -> Result<&mut dyn Update, Error>;
+    /// Updating a published copy in place; `Err` says what the target lacks. A kind whose
+    /// updates hang on a setting says which (`update_url`, `update = [...]`).
+    fn as_update(&mut self) -> Result<&mut dyn Update, Error> {
+        let manage = self
+            .as_manage()
+            .ok_or_else(|| lacks("update a published copy"))?;
+        Ok(manage as &mut dyn Update)
+    }
 
     /// Taking a published copy back; `Err` says what the target lacks (a setting).
-    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error>;
+    fn as_retract(&mut self) -> Result<&mut dyn Retract, Error> {
+        let manage = self
+            .as_manage()
+            .ok_or_else(|| lacks("take a published copy back"))?;
+        Ok(manage as &mut dyn Retract)
+    }
 
     /// Uploading images before the post, when the target takes them that way.
     fn as_upload(&mut self) -> Option<&mut dyn Upload> {
@@ -75,6 +92,16 @@ pub trait Target {
         None
     }
 }
+
+/// What a target that cannot do `what` answers when asked to.
+fn lacks(what: &str) -> Error {
+    Error::config(format!("this target cannot {what}"))
+}
+
+/// A target that looks its copies up, updates and retracts them (`Target::as_manage`).
+pub trait Manage: Find + Update + Retract {}
+
+impl<T: Find + Update + Retract> Manage for T {}
 
 /// A long post as a thread of self-replies, one part at a time: the runner records each part
 /// on the key's line as it lands, and looks a part up (with `Find`, its mark and record key)
