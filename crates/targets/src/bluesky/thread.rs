@@ -77,17 +77,11 @@ impl Thread for Bluesky {
             ));
         };
         let url = self.receipt(uri).url;
-        Ok((
-            Part {
-                id: uri.to_string(),
-                cid: Some(cid),
-            },
-            url,
-        ))
+        Ok((super::native::part(uri.to_string(), cid), url))
     }
 
-    fn part_key(&self, key: Date, generation: u32, n: usize) -> Option<String> {
-        Some(tid::part_key(&self.name, key, generation, n))
+    fn part_native(&self, key: Date, generation: u32, n: usize) -> life::Native {
+        super::native::chosen(tid::part_key(&self.name, key, generation, n))
     }
 
     /// `getRecord`: the record's CID, which a lost answer did not bring, and the record it
@@ -118,11 +112,7 @@ impl Thread for Bluesky {
                 }
             },
         };
-        let part = Part {
-            id: found.id.clone(),
-            cid: Some(cid),
-        };
-        Ok((part, parent))
+        Ok((super::native::part(found.id.clone(), cid), parent))
     }
 
     /// `putRecord` under the part's key, keeping its `createdAt`, its reply references and,
@@ -161,9 +151,11 @@ impl Thread for Bluesky {
 /// `reply`: the thread's root (part 0) and this part's parent (the part before it), each by
 /// URI and CID.
 fn reply(turn: &Turn) -> Result<Value, Error> {
-    let strong = |part: Option<&Part>| match part {
-        Some(Part { id, cid: Some(cid) }) => Ok(json!({"uri": id, "cid": cid})),
-        _ => Err(Error::failure(
+    let strong = |part: Option<&Part>| match part
+        .and_then(|p| Some((&p.id, super::native::cid(p)?)))
+    {
+        Some((id, cid)) => Ok(json!({"uri": id, "cid": cid})),
+        None => Err(Error::failure(
             Class::Local,
             format!(
                 "part {} cannot reply: the parts before it are not all on the line with their cid",

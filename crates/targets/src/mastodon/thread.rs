@@ -85,14 +85,14 @@ impl Thread for Mastodon {
         Ok((
             Part {
                 id: receipt.id,
-                cid: None,
+                native: None,
             },
             receipt.url,
         ))
     }
 
-    fn part_key(&self, _: Date, _: u32, _: usize) -> Option<String> {
-        None
+    fn part_native(&self, _: Date, _: u32, _: usize) -> life::Native {
+        life::Native::default()
     }
 
     /// `GET /api/v1/statuses/{id}`: the status it replies to (`in_reply_to_id`, null for none).
@@ -116,7 +116,7 @@ impl Thread for Mastodon {
         };
         let part = Part {
             id: found.id.clone(),
-            cid: None,
+            native: None,
         };
         Ok((part, parent))
     }
