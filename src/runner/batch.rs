@@ -159,7 +159,7 @@ impl TargetRun<'_> {
                     marks: &q.out.marks,
                     payload: Some(&payload),
                     new_copy: q.new_copy,
-                    rkey: q.out.rkey.as_deref(),
+                    native: &q.out.native,
                 },
                 &self.ctx(key),
             );

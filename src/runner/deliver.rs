@@ -63,13 +63,14 @@ impl TargetRun<'_> {
             Err(err) => return self.not_sent(&post, &err, line.as_ref()),
         };
         out.generation = generation;
-        out.rkey = match line.as_ref().and_then(|l| l.copies.current.rkey.clone()) {
-            Some(rkey) if !sending.fresh => Some(rkey),
-            _ => self
-                .target
-                .as_names()
-                .map(|n| n.record_key(key, generation)),
-        };
+        // What the platform chose for this copy (a record key), as the line keeps it, else
+        // chosen now; a fresh copy starts with nothing of the last one's.
+        if let Some(line) = line.as_ref().filter(|_| !sending.fresh) {
+            out.native = line.copies.current.native.clone();
+        }
+        if let Some(names) = self.target.as_names() {
+            out.native.fill(&names.choose(key, generation));
+        }
         if before == Before::OnWord {
             self.trace(
                 key,
@@ -165,7 +166,7 @@ impl TargetRun<'_> {
                     since: line.since(),
                     last: pending.then(|| line.time()).flatten().or(line.since()),
                     sent: &sent,
-                    rkey: out.rkey.as_deref(),
+                    native: &out.native,
                     generation: out.generation,
                     deadline: looking.deadline(),
                 };
@@ -173,7 +174,7 @@ impl TargetRun<'_> {
             }
             _ => {
                 let attempts = Attempts {
-                    rkey: out.rkey.as_deref(),
+                    native: &out.native,
                     generation: out.generation,
                     ..Attempts::none_yet(key, &out.marks, &out.body)
                 };
@@ -221,7 +222,7 @@ impl TargetRun<'_> {
             since: line.since(),
             last: line.time(),
             sent: &sent,
-            rkey: line.copies.current.rkey.as_deref(),
+            native: &line.copies.current.native,
             generation: line.copies.current.generation,
             deadline: looking.deadline(),
         };
@@ -272,7 +273,7 @@ impl TargetRun<'_> {
                     marks: &out.marks,
                     payload: Some(&payload),
                     new_copy: new_copy && sends == 1,
-                    rkey: out.rkey.as_deref(),
+                    native: &out.native,
                 },
             )?;
             if pending.written().is_none() {
@@ -407,7 +408,7 @@ impl TargetRun<'_> {
             since: line.since(),
             last: line.time(),
             sent: &out.body,
-            rkey: out.rkey.as_deref(),
+            native: &out.native,
             generation: out.generation,
             deadline: looking.deadline(),
         };

@@ -87,7 +87,7 @@ impl TargetRun<'_> {
     ) -> Result<bool, Error> {
         let key = post.key;
         let first = [prepared.pieces[0].mark.clone()];
-        let rkey = self.part_key(key, generation, 0);
+        let chosen = self.part_native(key, generation, 0);
         let pending = self.apply(
             key,
             &Event::Attempt {
@@ -96,7 +96,7 @@ impl TargetRun<'_> {
                 marks: &first,
                 payload: Some(&prepared.payload),
                 new_copy,
-                rkey: rkey.as_deref(),
+                native: &chosen,
             },
         )?;
         if pending.written().is_none() {
@@ -240,9 +240,12 @@ impl TargetRun<'_> {
         }
     }
 
-    fn part_key(&mut self, key: Date, generation: u32, n: usize) -> Option<String> {
-        let thread = self.target.as_thread()?;
-        thread.part_key(key, generation, n)
+    /// What the platform chooses for part `n` before sending it (a record key), if anything.
+    fn part_native(&mut self, key: Date, generation: u32, n: usize) -> life::Native {
+        match self.target.as_thread() {
+            Some(thread) => thread.part_native(key, generation, n),
+            None => life::Native::new(),
+        }
     }
 
     /// Part `n` landed: on the line before anything else happens.
@@ -279,14 +282,14 @@ impl TargetRun<'_> {
     ) -> Result<Next, Error> {
         let line = self.line(key).expect("the pending line");
         let marks = [piece.mark.clone()];
-        let rkey = self.part_key(key, generation, n);
+        let chosen = self.part_native(key, generation, n);
         let attempts = Attempts {
             key,
             marks: &marks,
             since: line.since(),
             last: line.time(),
             sent: &piece.body,
-            rkey: rkey.as_deref(),
+            native: &chosen,
             generation,
             deadline: Some(self.deadline(&line)),
         };

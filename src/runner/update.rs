@@ -152,9 +152,11 @@ impl TargetRun<'_> {
                 .as_ref()
                 .and_then(|l| l.copies.current.id.clone())
                 .unwrap_or_default();
-            let version = before
+            // What only the platform reads of the copy (the version Ghost wants back).
+            let native = before
                 .as_ref()
-                .and_then(|l| l.copies.current.version.clone());
+                .map(|l| l.copies.current.native.clone())
+                .unwrap_or_default();
             self.apply(
                 key,
                 &Event::Attempt {
@@ -163,7 +165,7 @@ impl TargetRun<'_> {
                     marks: &[],
                     payload: None,
                     new_copy: false,
-                    rkey: None,
+                    native: &life::Native::new(),
                 },
             )?;
             let started = Instant::now();
@@ -172,7 +174,7 @@ impl TargetRun<'_> {
             let result = uploaded.and_then(|media| {
                 let out = Outgoing {
                     media,
-                    version,
+                    native,
                     ..out.clone()
                 };
                 match self.target.as_thread().is_some() {

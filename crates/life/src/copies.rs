@@ -263,11 +263,11 @@ mod tests {
             parts: vec![
                 Part {
                     id: "a".into(),
-                    cid: None,
+                    native: None,
                 },
                 Part {
                     id: "b".into(),
-                    cid: None,
+                    native: None,
                 },
             ],
             ..Copy::default()

@@ -67,7 +67,7 @@ fn updated(line: &KeyLine, landed: &Landed, ctx: &Ctx) -> Step {
         if let Some(url) = &first.url {
             next.copies.current.url = Some(url.clone());
         }
-        next.copies.current.version = first.version.clone();
+        next.copies.current.native.answered(&first.native);
     }
     next.copies.current.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
     next.reason = None;

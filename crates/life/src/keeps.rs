@@ -12,8 +12,9 @@ pub struct Keeps {
     pub payload: String,
     /// The uploads the copy uses.
     pub media: Option<String>,
-    /// The copy the target recognises in the id (its generation and record key).
-    pub copy: Option<(u32, String)>,
+    /// The copy the target recognises in the id (its generation and what its platform chose
+    /// for it).
+    pub copy: Option<(u32, crate::Native)>,
 }
 
 impl Keeps {
@@ -29,7 +30,7 @@ impl Keeps {
             fp: &self.fp,
             payload: &self.payload,
             media: self.media.as_deref(),
-            copy: self.copy.as_ref().map(|(g, r)| (*g, r.as_str())),
+            copy: self.copy.as_ref().map(|(g, n)| (*g, n)),
         }
     }
 }
@@ -44,7 +45,7 @@ mod tests {
             fp: "f".into(),
             payload: "p".into(),
             media: Some("m".into()),
-            copy: Some((1, "r".into())),
+            copy: Some((1, crate::Native::one("rkey", "r"))),
         };
         let receipts = [Receipt::id("9")];
         let dedup = keeps.landed(&receipts, How::Confirmed, true);
@@ -54,7 +55,7 @@ mod tests {
         assert_eq!(confirmed.fp, "f");
         assert_eq!(confirmed.payload, "p");
         assert_eq!(confirmed.media, Some("m"));
-        assert_eq!(confirmed.copy, Some((1, "r")));
+        assert_eq!(confirmed.copy, Some((1, &crate::Native::one("rkey", "r"))));
         assert_eq!(confirmed.receipts[0].id, "9");
     }
 }

@@ -20,6 +20,7 @@ mod line;
 pub mod list;
 mod look_failed;
 mod merge;
+pub mod native;
 pub mod outside;
 mod parts;
 mod pass;
@@ -43,6 +44,7 @@ pub use line::{
 };
 pub use look_failed::{LookFailed, look_failed, read_back_failed};
 pub use merge::{Conflict, merge};
+pub use native::Native;
 pub use parts::{MAX_PARTS, Part};
 pub use pass::{Pass, looks_at, pass, will_look};
 pub use receipt::Receipt;
@@ -309,15 +311,16 @@ pub enum Event<'a> {
     Visit(Option<&'a Seen>),
     /// A send starts (`op` publish or update): the pending line, durable before the request.
     /// `marks`: what this attempt sends; `payload`: its edit hash (a copy a lookup finds later
-    /// is this attempt's, whatever the file says by then); `rkey`: the record key for a new
-    /// copy, if the target names records; `new_copy`: the human asked for the key's next copy.
+    /// is this attempt's, whatever the file says by then); `native`: what the platform chose for
+    /// the copy before sending (a record key), taken when the copy has none; `new_copy`: the
+    /// human asked for the key's next copy.
     Attempt {
         op: Op,
         fp: &'a str,
         marks: &'a [String],
         payload: Option<&'a str>,
         new_copy: bool,
-        rkey: Option<&'a str>,
+        native: &'a Native,
     },
     /// An upload's answer arrived: the uploads so far, on the pending line at once.
     Uploaded(&'a str),
@@ -380,14 +383,14 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             marks,
             payload,
             new_copy,
-            rkey,
+            native,
         } => {
             let sent = send::Sent {
                 fp,
                 marks,
                 payload: *payload,
             };
-            send::attempt(line, *op, &sent, *new_copy, *rkey, ctx)
+            send::attempt(line, *op, &sent, *new_copy, native, ctx)
         }
         Event::Uploaded(media) => send::uploaded(line, media, ctx),
         Event::Answered {
@@ -464,16 +467,11 @@ pub fn checked(receipt: &Receipt) -> Result<Receipt, String> {
     }
     // A link: http(s), or a path on the site (`/posts/x.json`); never `javascript:` and the like.
     let url = crate::outside::web_url(receipt.url.as_deref()).filter(|u| u.len() <= MAX_ID);
-    // A version is a short token (Ghost: a timestamp): anything else is not kept, and the
-    // target then has no version to send back.
-    let version = receipt.version.clone().filter(|v| {
-        !v.is_empty() && v.len() <= 64 && v.chars().all(|c| c.is_ascii_graphic() && c != '"')
-    });
     Ok(Receipt {
         id: id.clone(),
         url,
         note: receipt.note.clone(),
-        version,
+        native: receipt.native.checked(),
     })
 }
 

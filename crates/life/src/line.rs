@@ -5,6 +5,7 @@
 use super::list;
 use super::{Record, Status};
 use crate::Class;
+use crate::native::Source;
 use jiff::Timestamp;
 use jiff::civil::Date;
 
@@ -94,16 +95,14 @@ pub struct Copies {
 pub struct Copy {
     /// 0 for the first copy; a retracted key published again, or `retry --new`, is the next.
     pub generation: u32,
-    /// The record key chosen for this copy, on targets where the client names records.
-    pub rkey: Option<String>,
     /// The receipt id (`id=`) and link (`url=`).
     pub id: Option<String>,
     pub url: Option<String>,
     /// The images uploaded for this copy (`media=`).
     pub media: Option<String>,
-    /// The copy's version as dayrun last wrote it (`version=`, Ghost's `updated_at`): an
-    /// update sends it back, so a change made on the target since is refused, not overwritten.
-    pub version: Option<String>,
+    /// What only its platform reads of this copy (Bluesky's record key, Ghost's version),
+    /// each a field of its own on the line (`native.rs`).
+    pub native: super::Native,
     /// A thread's parts that landed, in order (`parts=`); the first is the copy (`id=`).
     pub parts: Vec<super::Part>,
     /// A hash of the parts a thread is sent as (`split=`, `thread::hash`), written before its
@@ -217,11 +216,9 @@ impl KeyLine {
                 "cred" => line.cred = Some(text()),
                 "fp" => line.fp = Some(text()),
                 "generation" => line.copies.current.generation = value.parse().unwrap_or(0),
-                "rkey" => line.copies.current.rkey = Some(text()),
                 "id" => line.copies.current.id = Some(text()),
                 "url" => line.copies.current.url = Some(text()),
                 "media" => line.copies.current.media = Some(text()),
-                "version" => line.copies.current.version = Some(text()),
                 "parts" => line.copies.current.parts = super::parts::decode(&value),
                 "split" => line.copies.current.split = Some(text()),
                 "holds" => line.copies.current.holds = Some(Holds::decode(&value)),
@@ -245,7 +242,10 @@ impl KeyLine {
                 "updated" => line.edits.updated = value.parse().unwrap_or(0),
                 "edit_failed" => line.edits.edit_failed = Some(text()),
                 "edit_late" => line.edits.edit_late = Some(text()),
-                _ => line.extra.push((name.to_string(), text())),
+                _ => match super::native::field(name) {
+                    Some(name) => line.copies.current.native.set(name, text()),
+                    None => line.extra.push((name.to_string(), text())),
+                },
             }
         }
         line.phase = match record.status {
@@ -304,9 +304,17 @@ impl KeyLine {
         put("dedup", self.dedup.then(|| "1".into()));
         let generation = (copy.generation > 0).then(|| copy.generation.to_string());
         put("generation", generation);
-        put("rkey", copy.rkey.clone());
+        for (name, _, value) in copy
+            .native
+            .fields()
+            .filter(|(_, s, _)| *s == Source::Chosen)
+        {
+            put(name, Some(value.to_string()));
+        }
         put("media", copy.media.clone());
-        put("version", copy.version.clone());
+        for (name, _, value) in copy.native.fields().filter(|(_, s, _)| *s == Source::Told) {
+            put(name, Some(value.to_string()));
+        }
         put("parts", Some(super::parts::encode(&copy.parts)));
         put("split", copy.split.clone());
         put("holds", copy.holds.as_ref().map(Holds::encode));

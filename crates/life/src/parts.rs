@@ -1,7 +1,8 @@
 //! The parts of a thread on the key's line (`parts=`): each part that landed, in order, as its
-//! id and, on Bluesky, the record's CID (a reply names its root and parent by both). Part 0 is
-//! the copy itself (`id=` names it too). Written as a list: parts by `,`, id and CID by `;`,
-//! with `%`, `,` and `;` inside a value written `%25`, `%2C` and `%3B`.
+//! id and what only its platform reads of it (Bluesky: the record's CID, as a reply names its
+//! root and parent by both). Part 0 is the copy itself (`id=` names it too). Written as a list:
+//! parts by `,`, id and platform half by `;` (`URI;CID`), with `%`, `,` and `;` inside a value
+//! written `%25`, `%2C` and `%3B`.
 
 use super::list::unescape;
 use super::{Change, Ctx, Exit, KeyLine, Op, Phase, Step};
@@ -10,7 +11,7 @@ use crate::Word;
 /// The most parts a thread may have, whatever `max_parts` says: with parts of at most
 /// `MAX_PART` bytes the field stays near 5 KiB, and the line under the state file's limit.
 pub const MAX_PARTS: usize = 20;
-/// The longest part (id and CID) kept from a server.
+/// The longest part (id and platform half) kept from a server.
 pub const MAX_PART: usize = 256;
 
 /// One part of a thread that landed.
@@ -18,8 +19,9 @@ pub const MAX_PART: usize = 256;
 pub struct Part {
     /// The status id, or the record's `at://` URI.
     pub id: String,
-    /// The record's CID (Bluesky), for the reply references of the parts after it.
-    pub cid: Option<String>,
+    /// What only its platform reads of the part (Bluesky's CID, which the replies after it
+    /// name), opaque to the rest.
+    pub native: Option<String>,
 }
 
 impl Part {
@@ -28,15 +30,15 @@ impl Part {
     pub fn usable(&self) -> bool {
         let ok = |s: &str| !s.is_empty() && !s.chars().any(|c| c.is_control() || c.is_whitespace());
         ok(&self.id)
-            && self.cid.as_deref().is_none_or(ok)
-            && self.id.len() + self.cid.as_deref().map_or(0, str::len) <= MAX_PART
+            && self.native.as_deref().is_none_or(ok)
+            && self.id.len() + self.native.as_deref().map_or(0, str::len) <= MAX_PART
     }
 }
 
 /// The field's value for `parts` (empty for none).
 pub fn encode(parts: &[Part]) -> String {
-    let item = |part: &Part| match &part.cid {
-        Some(cid) => format!("{};{}", escape(&part.id), escape(cid)),
+    let item = |part: &Part| match &part.native {
+        Some(native) => format!("{};{}", escape(&part.id), escape(native)),
         None => escape(&part.id),
     };
     parts.iter().map(item).collect::<Vec<_>>().join(",")
@@ -48,13 +50,13 @@ pub fn decode(value: &str) -> Vec<Part> {
         .split(',')
         .filter(|item| !item.is_empty())
         .map(|item| match item.split_once(';') {
-            Some((id, cid)) => Part {
+            Some((id, native)) => Part {
                 id: unescape(id),
-                cid: Some(unescape(cid)),
+                native: Some(unescape(native)),
             },
             None => Part {
                 id: unescape(item),
-                cid: None,
+                native: None,
             },
         })
         .collect()
@@ -139,11 +141,11 @@ mod tests {
         let parts = vec![
             Part {
                 id: "at://did:plc:x/app.bsky.feed.post/3k2a".into(),
-                cid: Some("bafyreia".into()),
+                native: Some("bafyreia".into()),
             },
             Part {
                 id: "at://did:plc:x/app.bsky.feed.post/3k2b".into(),
-                cid: Some("bafyreib".into()),
+                native: Some("bafyreib".into()),
             },
         ];
         let text = encode(&parts);
@@ -161,7 +163,7 @@ mod tests {
         fn any_parts_come_back_as_they_went_in(
             parts in proptest::collection::vec(("[^\\s]{1,12}", proptest::option::of("[^\\s]{1,12}")), 0..6)
         ) {
-            let parts: Vec<Part> = parts.into_iter().map(|(id, cid)| Part { id, cid }).collect();
+            let parts: Vec<Part> = parts.into_iter().map(|(id, native)| Part { id, native }).collect();
             prop_assert_eq!(decode(&encode(&parts)), parts);
         }
     }

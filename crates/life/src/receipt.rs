@@ -7,9 +7,9 @@ pub struct Receipt {
     pub url: Option<String>,
     /// Anything the human should know about how it was sent (e.g. tags that were cleaned).
     pub note: Option<String>,
-    /// The copy's version as written (Ghost's `updated_at`), for targets that refuse an update
-    /// made against another version; kept on the line and handed back in `Outgoing::version`.
-    pub version: Option<String>,
+    /// What only the platform reads of the copy (Ghost's version): replaces the line's
+    /// (`Native::answered`), and goes back to the platform in `Outgoing::native`.
+    pub native: crate::Native,
 }
 
 impl Receipt {

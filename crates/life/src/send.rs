@@ -33,9 +33,9 @@ pub struct Landed<'a> {
     pub payload: &'a str,
     /// The uploads the copy uses (the others were traced as unattached).
     pub media: Option<&'a str>,
-    /// The copy the target recognises in the id (its generation and record key), for a copy
-    /// found with no line behind it.
-    pub copy: Option<(u32, &'a str)>,
+    /// The copy the target recognises in the id (its generation and what its platform chose
+    /// for it), for a copy found with no line behind it.
+    pub copy: Option<(u32, &'a super::Native)>,
 }
 
 /// How a copy came to be known.
@@ -106,7 +106,7 @@ pub(super) fn attempt(
     op: Op,
     sent: &Sent,
     new_copy: bool,
-    rkey: Option<&str>,
+    chosen: &super::Native,
     ctx: &Ctx,
 ) -> Step {
     let (fp, marks) = (sent.fp, sent.marks);
@@ -146,8 +146,8 @@ pub(super) fn attempt(
     if op == Op::Publish {
         next.keep_what_the_copy_holds();
     }
-    if op == Op::Publish && next.copies.current.rkey.is_none() {
-        next.copies.current.rkey = rkey.map(str::to_string);
+    if op == Op::Publish {
+        next.copies.current.native.fill(chosen);
     }
     next.phase = Phase::Pending(op);
     next.at = ctx.stamp.clone();
@@ -211,10 +211,10 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     next.at = ctx.stamp.clone();
     next.copies.current.id = Some(first.id.clone());
     next.copies.current.url = first.url.clone();
-    next.copies.current.version = first.version.clone();
-    if let Some((generation, rkey)) = landed.copy {
+    next.copies.current.native.answered(&first.native);
+    if let Some((generation, native)) = landed.copy {
         next.copies.current.generation = generation;
-        next.copies.current.rkey = Some(rkey.to_string());
+        next.copies.current.native.overlay(native);
     }
     next.copies.current.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
     // The split a thread was sent as matters only while it goes out.
@@ -401,9 +401,10 @@ fn record_failure(
             .media
             .clone()
             .or(next.copies.current.media);
-        if next.copies.current.rkey.is_none() {
-            next.copies.current.rkey = attempt.copies.current.rkey.clone();
-        }
+        next.copies
+            .current
+            .native
+            .fill(&attempt.copies.current.native);
     }
     next.phase = Phase::Failed(class, looked);
     next.at = ctx.stamp.clone();

@@ -137,7 +137,7 @@ fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
     let text = "2026-11-20 done 2026-11-20T08:00:00+00:00 id=abc version=2026-11-20T08:00:00.000Z";
     let line = KeyLine::of(&Record::parse(text).unwrap().unwrap());
     assert_eq!(
-        line.copies.current.version.as_deref(),
+        line.copies.current.native.get("version"),
         Some("2026-11-20T08:00:00.000Z")
     );
     assert!(
@@ -146,16 +146,19 @@ fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
             .contains(" version=2026-11-20T08:00:00.000Z")
     );
     let hostile = Receipt {
-        version: Some("2026 \"x\"".into()),
-        ..Receipt::id("abc")
-    };
-    assert_eq!(super::checked(&hostile).unwrap().version, None);
-    let fine = Receipt {
-        version: Some("2026-11-21T08:00:00.000Z".into()),
+        native: crate::Native::one("version", "2026 \"x\""),
         ..Receipt::id("abc")
     };
     assert_eq!(
-        super::checked(&fine).unwrap().version.as_deref(),
+        super::checked(&hostile).unwrap().native.get("version"),
+        None
+    );
+    let fine = Receipt {
+        native: crate::Native::one("version", "2026-11-21T08:00:00.000Z"),
+        ..Receipt::id("abc")
+    };
+    assert_eq!(
+        super::checked(&fine).unwrap().native.get("version"),
         Some("2026-11-21T08:00:00.000Z")
     );
 }

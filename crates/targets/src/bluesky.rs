@@ -20,6 +20,7 @@ use std::time::Duration;
 mod edit;
 mod facets;
 mod media;
+mod native;
 mod records;
 mod session;
 mod text;
@@ -154,13 +155,12 @@ impl Bluesky {
     fn receipt(&self, uri: &str) -> Receipt {
         let rkey = uri.rsplit('/').next().unwrap_or_default();
         Receipt {
-            version: None,
             id: uri.to_string(),
             url: Some(format!(
                 "https://bsky.app/profile/{}/post/{rkey}",
                 self.client.handle()
             )),
-            note: None,
+            ..Default::default()
         }
     }
 
@@ -266,12 +266,9 @@ impl Target for Bluesky {
         };
         let record = Self::record(&text.text, &text.facets, post, link.as_deref());
         Ok(Outgoing {
-            version: None,
             marks: vec![mark(&text.text)],
             body: record,
-            generation: 0,
-            rkey: None,
-            media: Default::default(),
+            ..Outgoing::default()
         })
     }
 
@@ -280,9 +277,11 @@ impl Target for Bluesky {
     }
 
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let rkey = out.rkey.clone().ok_or_else(|| {
-            Error::failure(Class::Local, "no record key was chosen for this copy")
-        })?;
+        let rkey = native::rkey(&out.native)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                Error::failure(Class::Local, "no record key was chosen for this copy")
+            })?;
         let record = Self::embed(&out.body, post, &out.media)?;
         let doc = self.create(&rkey, record)?;
         match doc["uri"].as_str() {
@@ -398,7 +397,8 @@ impl Find for Bluesky {
     /// account may have used it): a record is ours when its text is a text an attempt sent
     /// (the PDS keeps the text as sent).
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let mut rkeys: Vec<String> = attempts.rkey.map(str::to_string).into_iter().collect();
+        let chosen = native::rkey(attempts.native).map(str::to_string);
+        let mut rkeys: Vec<String> = chosen.into_iter().collect();
         if attempts.since.is_none() {
             for generation in 0..PROBE_GENERATIONS {
                 let rkey = tid::record_key(&self.name, attempts.key, generation);
@@ -457,14 +457,15 @@ impl Find for Bluesky {
 }
 
 impl Names for Bluesky {
-    fn record_key(&self, key: Date, generation: u32) -> String {
-        tid::record_key(&self.name, key, generation)
+    /// The copy's record key.
+    fn choose(&self, key: Date, generation: u32) -> life::Native {
+        native::chosen(tid::record_key(&self.name, key, generation))
     }
 
-    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)> {
+    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, life::Native)> {
         let rkey = self.rkey_of(id).ok()?;
         (0..PROBE_GENERATIONS)
             .find(|g| tid::record_key(&self.name, key, *g) == rkey)
-            .map(|g| (g, rkey.to_string()))
+            .map(|g| (g, native::chosen(rkey.to_string())))
     }
 }

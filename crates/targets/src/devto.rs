@@ -232,12 +232,9 @@ impl Target for Devto {
             article["series"] = json!(series);
         }
         Ok(Outgoing {
-            version: None,
-            generation: 0,
-            rkey: None,
-            media: Default::default(),
             body: json!({ "article": article }),
             marks,
+            ..Outgoing::default()
         })
     }
 

@@ -149,10 +149,6 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
 impl Target for Folder {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         Ok(Outgoing {
-            version: None,
-            generation: 0,
-            rkey: None,
-            media: Default::default(),
             body: serde_json::json!({
                 "title": post.title,
                 "tags": post.tags,
@@ -160,6 +156,7 @@ impl Target for Folder {
                 "html": page(post),
             }),
             marks: vec![mark(&post.fingerprint)],
+            ..Outgoing::default()
         })
     }
 
@@ -252,12 +249,9 @@ impl Update for Folder {
         self.publish(
             post,
             &Outgoing {
-                version: None,
-                generation: 0,
-                rkey: None,
-                media: Default::default(),
                 body: serde_json::Value::Null,
                 marks: Vec::new(),
+                ..Outgoing::default()
             },
         )
     }

@@ -19,6 +19,7 @@ mod edit;
 mod lookup;
 mod media;
 mod token;
+mod version;
 
 use token::AdminKey;
 
@@ -175,7 +176,7 @@ impl Ghost {
         let receipt = self.http.receipt(reply, "/posts/0/id", "/posts/0/url")?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         Ok(Receipt {
-            version: doc["posts"][0]["updated_at"].as_str().map(str::to_string),
+            native: version::of_post(&doc["posts"][0]),
             ..receipt
         })
     }
@@ -277,12 +278,9 @@ impl Target for Ghost {
             body["html"].as_str().unwrap_or_default(),
         )];
         Ok(Outgoing {
-            version: None,
             body,
             marks,
-            generation: 0,
-            rkey: None,
-            media: Media::default(),
+            ..Outgoing::default()
         })
     }
 

@@ -71,9 +71,10 @@ pub struct Attempts<'a> {
     pub last: Option<Timestamp>,
     /// The document that attempt sent (or would send now), for targets that hand it over.
     pub sent: &'a serde_json::Value,
-    /// The record key chosen for the copy being looked for (see `Target::record_key`); `None`
-    /// when no attempt chose one (a lookup with no state behind it).
-    pub rkey: Option<&'a str>,
+    /// What the platform chose for the copy being looked for (`Names::choose`: a record key);
+    /// empty when no attempt chose anything (a lookup with no state behind it). Only the
+    /// platform reads it.
+    pub native: &'a life::Native,
     /// Which copy of the key is looked for (0 for the first): a lookup matches its own
     /// idempotency key, never an earlier generation's.
     pub generation: u32,
@@ -82,6 +83,9 @@ pub struct Attempts<'a> {
     /// says nothing of where they land (`Survey::for_lookup`).
     pub deadline: Option<Timestamp>,
 }
+
+/// No platform data: what a lookup with no attempt behind it carries.
+const NONE: &life::Native = &life::Native::new();
 
 impl<'a> Attempts<'a> {
     /// A lookup with no attempt behind it (pre-submit dedup, a read-back, `check --online`):
@@ -93,7 +97,7 @@ impl<'a> Attempts<'a> {
             since: None,
             last: None,
             sent,
-            rkey: None,
+            native: NONE,
             generation: 0,
             deadline: None,
         }
@@ -121,22 +125,21 @@ impl<'a> Attempts<'a> {
     }
 }
 
-/// What one attempt will send: the exact document, and the marks a lookup will compare.
-#[derive(Debug, Clone, PartialEq)]
+/// What one attempt will send: the exact document, and the marks a lookup will compare. A
+/// target's `prepare` writes these two (`..Outgoing::default()`); the runner sets the rest.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outgoing {
     pub body: serde_json::Value,
     pub marks: Vec<String>,
     /// Which copy of the key this is: 0 for the first; `retry --force --new` makes the next.
     /// Mixed into the idempotency key, so a server that dedups on it makes a new copy.
     pub generation: u32,
-    /// The record key this copy is created under, for targets that let the client choose it
-    /// (`Target::record_key`); set by the runner, from the key's state line when it has one.
-    pub rkey: Option<String>,
+    /// What only the platform reads of the copy: for a publish, what it chose for the copy
+    /// (`Names::choose`: the record key it is created under) or the line kept of it; for an
+    /// update, the copy's as the line keeps it (the version it sends back). Set by the runner.
+    pub native: life::Native,
     /// The post's images as uploaded (`Target::upload`); set by the runner before it sends.
     pub media: Media,
-    /// For an update: the copy's version as dayrun last wrote it (`Receipt::version`), set by
-    /// the runner from the key's line.
-    pub version: Option<String>,
 }
 
 impl Outgoing {

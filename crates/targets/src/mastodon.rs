@@ -227,12 +227,9 @@ impl Target for Mastodon {
     fn prepare(&mut self, post: &Post) -> Result<Outgoing, Error> {
         let text = self.text(post)?;
         Ok(Outgoing {
-            version: None,
-            generation: 0,
-            rkey: None,
-            media: Default::default(),
             marks: vec![mark(&normal(&text))],
             body: json!({ "status": text, "visibility": self.settings.visibility }),
+            ..Outgoing::default()
         })
     }
 

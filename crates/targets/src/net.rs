@@ -285,10 +285,9 @@ impl Http {
             )
         })?;
         Ok(life::Receipt {
-            version: None,
             id,
             url: crate::outside::web_url(id_at(&doc, url_pointer).as_deref()),
-            note: None,
+            ..Default::default()
         })
     }
 

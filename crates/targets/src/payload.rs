@@ -1,7 +1,7 @@
 //! The JSON document http and command targets get (schema in docs/targets/http.md), and where
 //! it says a post's images are.
 
-use super::{Context, Media, Outgoing};
+use super::{Context, Outgoing};
 use crate::error::Error;
 use crate::images::Image;
 use crate::post::Post;
@@ -44,12 +44,9 @@ pub fn payload(post: &Post, images: &ImageLinks) -> serde_json::Value {
 /// What http and command targets send: the payload, marked by the post's fingerprint.
 pub fn outgoing(post: &Post, images: &ImageLinks) -> Outgoing {
     Outgoing {
-        generation: 0,
-        rkey: None,
-        media: Media::default(),
-        version: None,
         body: payload(post, images),
         marks: outgoing_marks(post),
+        ..Outgoing::default()
     }
 }
 

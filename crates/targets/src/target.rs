@@ -81,7 +81,8 @@ pub trait Target {
         None
     }
 
-    /// Naming its own records, for a target where the client chooses each record's key.
+    /// Choosing what a copy is sent with before its first send (a record key), for a target
+    /// where the client names its records.
     fn as_names(&self) -> Option<&dyn Names> {
         None
     }
@@ -120,8 +121,9 @@ pub trait Thread {
         media: &Media,
     ) -> Result<(life::Part, Option<String>), Error>;
 
-    /// The record key of a part, where the client names records (part 0's is the copy's).
-    fn part_key(&self, key: Date, generation: u32, n: usize) -> Option<String>;
+    /// What the platform chooses for part `n` before sending it (a record key; part 0's is
+    /// the copy's, `Names::choose`); empty where it chooses nothing. Only it reads it.
+    fn part_native(&self, key: Date, generation: u32, n: usize) -> life::Native;
 
     /// A part a lookup found, as replies name it (Bluesky reads its CID back), and the id of
     /// the post it replies to as the server has it (`None`: it replies to nothing). A found
@@ -239,14 +241,16 @@ pub trait Batch {
     ) -> Result<Receipt, Error>;
 }
 
-/// Record keys chosen by the client, one per copy, so that a resend can never make a second.
+/// What the client chooses for each copy before it is sent (Bluesky: its record key), so that
+/// a resend can never make a second. The shared code carries it as `life::Native` (on the
+/// line, in `Outgoing::native` and `Attempts::native`); only the platform reads it.
 pub trait Names {
-    /// The record key of copy `generation` of `key`: the same for every attempt.
-    fn record_key(&self, key: Date, generation: u32) -> String;
+    /// What copy `generation` of `key` is sent with: the same for every attempt.
+    fn choose(&self, key: Date, generation: u32) -> life::Native;
 
-    /// Which copy a found `id` is (its generation and record key), so that a copy found after
-    /// a lost state file is recorded as the copy it is. `None`: not a key it would derive.
-    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, String)>;
+    /// Which copy a found `id` is (its generation and what was chosen for it), so that a copy
+    /// found after a lost state file is recorded as the copy it is. `None`: not one it chose.
+    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, life::Native)>;
 }
 
 /// Where a target hands each upload's answer: the media so far, and a line for the trace.

@@ -253,12 +253,9 @@ impl Target for WordPress {
             body["content"].as_str().unwrap_or_default(),
         )];
         Ok(Outgoing {
-            version: None,
             body,
             marks,
-            generation: 0,
-            rkey: None,
-            media: Default::default(),
+            ..Outgoing::default()
         })
     }
 

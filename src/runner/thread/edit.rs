@@ -111,7 +111,7 @@ fn published_parts(line: &crate::life::KeyLine) -> Vec<crate::life::Part> {
     match (&line.copies.current.parts[..], &line.copies.current.id) {
         ([], Some(id)) => vec![crate::life::Part {
             id: id.clone(),
-            cid: None,
+            native: None,
         }],
         (parts, _) => parts.to_vec(),
     }

@@ -102,11 +102,11 @@ impl TargetRun<'_> {
             return Ok(None);
         };
         let (n, generation) = (parts.len(), line.copies.current.generation);
-        let rkey = self.part_key(key, generation, n);
+        let chosen = self.part_native(key, generation, n);
         let attempts = Attempts {
             since: line.since(),
             last: line.time(),
-            rkey: rkey.as_deref(),
+            native: &chosen,
             generation,
             ..Attempts::none_yet(key, &[], &serde_json::Value::Null)
         };

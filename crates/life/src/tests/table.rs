@@ -282,7 +282,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
                 marks: &attempt,
                 payload: None,
                 new_copy: false,
-                rkey: None,
+                native: &crate::Native::default(),
             },
             &ctx,
         ),
@@ -338,7 +338,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
         Example::PartLanded => {
             let part = crate::Part {
                 id: "11".into(),
-                cid: None,
+                native: None,
             };
             let n = line.map_or(0, |l| l.copies.current.parts.len());
             crate::next(

@@ -77,25 +77,17 @@ impl Thread for Bluesky {
             ));
         };
         let url = self.receipt(uri).url;
-        Ok((
-            Part {
-                id: uri.to_string(),
-                cid: Some(cid),
-            },
-            url,
-        ))
+        Ok((super::native::part(uri.to_string(), cid), url))
     }
 
-    fn part_key(&self, key: Date, generation: u32, n: usize) -> Option<String> {
-        Some(tid::part_key(&self.name, key, generation, n))
+    fn part_native(&self, key: Date, generation: u32, n: usize) -> life::Native {
+        super::native::chosen(tid::part_key(&self.name, key, generation, n))
     }
 
-    /// `getRecord`: the record's CID, which a lost answer did not bring, and the record it
-    /// replies to (`reply.parent.uri`; no `reply`: none).
-    /// The record under the part's own record key (`attempts.rkey`), whatever its text: the
-    /// client names each part's record, so that is where the part would be.
+    /// The record under the part's own record key (chosen for it, in `attempts.native`),
+    /// whatever its text: the client names each part's record, so that is where it would be.
     fn replies_to(&mut self, attempts: &Attempts, _parent: &Part) -> Result<Lookup, Error> {
-        let Some(rkey) = attempts.rkey else {
+        let Some(rkey) = super::native::rkey(attempts.native) else {
             return Ok(Lookup::CannotTell("the part has no record key".into()));
         };
         Ok(match self.get_record(rkey)? {
@@ -107,6 +99,8 @@ impl Thread for Bluesky {
         })
     }
 
+    /// `getRecord`: the record's CID, which a lost answer did not bring, and the record it
+    /// replies to (`reply.parent.uri`; no `reply`: none).
     fn part_of(&mut self, found: &Receipt) -> Result<(Part, Option<String>), Error> {
         let rkey = self.rkey_of(&found.id)?.to_string();
         let Some(doc) = self.get_record(&rkey)? else {
@@ -133,11 +127,7 @@ impl Thread for Bluesky {
                 }
             },
         };
-        let part = Part {
-            id: found.id.clone(),
-            cid: Some(cid),
-        };
-        Ok((part, parent))
+        Ok((super::native::part(found.id.clone(), cid), parent))
     }
 
     /// `putRecord` under the part's key, keeping its `createdAt`, its reply references and,
@@ -176,9 +166,11 @@ impl Thread for Bluesky {
 /// `reply`: the thread's root (part 0) and this part's parent (the part before it), each by
 /// URI and CID.
 fn reply(turn: &Turn) -> Result<Value, Error> {
-    let strong = |part: Option<&Part>| match part {
-        Some(Part { id, cid: Some(cid) }) => Ok(json!({"uri": id, "cid": cid})),
-        _ => Err(Error::failure(
+    let strong = |part: Option<&Part>| match part
+        .and_then(|p| Some((&p.id, super::native::cid(p)?)))
+    {
+        Some((id, cid)) => Ok(json!({"uri": id, "cid": cid})),
+        None => Err(Error::failure(
             Class::Local,
             format!(
                 "part {} cannot reply: the parts before it are not all on the line with their cid",

@@ -34,10 +34,9 @@ pub fn receipt(stdout: &str, fallback: &str) -> Result<Receipt, Error> {
         };
         if let Some(id) = text("id") {
             receipt = Receipt {
-                version: None,
                 id,
                 url: text("url"),
-                note: None,
+                ..Default::default()
             };
         }
     }

@@ -16,7 +16,7 @@ impl Update for Ghost {
     /// edit made on Ghost is never overwritten. Without a recorded version (a line from
     /// `mark done --id`) nothing is sent, unless the copy already holds the edit.
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
-        let Some(version) = out.version.clone() else {
+        let Some(version) = super::version::kept(&out.native).map(str::to_string) else {
             let copy = self.read(id)?.ok_or_else(|| {
                 Error::failure(Class::Rejected, format!("post {id} is no longer on Ghost"))
                     .hint("`dayrun retract` forgets it; `dayrun retry KEY --force --new` publishes a new copy")
@@ -108,6 +108,6 @@ fn holds(copy: &Value, id: &str, out: &Outgoing) -> Option<Receipt> {
         id: id.to_string(),
         url: crate::outside::web_url(copy["url"].as_str()),
         note: None,
-        version: copy["updated_at"].as_str().map(str::to_string),
+        native: super::version::of_post(copy),
     })
 }

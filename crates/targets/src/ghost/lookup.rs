@@ -155,7 +155,7 @@ impl Ghost {
                 id: candidate.id.clone(),
                 url: web_url(copy["url"].as_str()),
                 note: None,
-                version: copy["updated_at"].as_str().map(str::to_string),
+                native: super::version::of_post(&copy),
             };
             if attempts.marks.contains(&words) {
                 ours.push(receipt);

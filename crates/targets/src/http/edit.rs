@@ -14,13 +14,12 @@ impl Update for HttpTarget {
             .send(&self.settings.update_method, &url, &self.headers, &out.body)?;
         let reply = reply.success(|r| self.http.failure("update", r, self.credential_file()))?;
         Ok(Receipt {
-            version: None,
             id: id.to_string(),
             url: serde_json::from_str::<Value>(&reply.body)
                 .ok()
                 .and_then(|doc| id_at(&doc, &self.settings.url_pointer))
                 .and_then(|url| crate::outside::web_url(Some(&url))),
-            note: None,
+            ..Default::default()
         })
     }
 

@@ -140,10 +140,9 @@ impl HttpTarget {
         let walk = items::each(body, pointer, &mut |item| {
             tally.listed += 1;
             let receipt = || Receipt {
-                version: None,
                 id: id_at(&item, &self.settings.id_pointer).unwrap_or_else(|| "found".into()),
                 url: crate::outside::web_url(id_at(&item, &self.settings.url_pointer).as_deref()),
-                note: None,
+                ..Default::default()
             };
             match self.matches(&item, attempts, fields, identity) {
                 Item::Ours => tally.found.push(receipt()),

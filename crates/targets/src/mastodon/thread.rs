@@ -85,14 +85,14 @@ impl Thread for Mastodon {
         Ok((
             Part {
                 id: receipt.id,
-                cid: None,
+                native: None,
             },
             receipt.url,
         ))
     }
 
-    fn part_key(&self, _: Date, _: u32, _: usize) -> Option<String> {
-        None
+    fn part_native(&self, _: Date, _: u32, _: usize) -> life::Native {
+        life::Native::default()
     }
 
     /// The account's statuses since the attempt whose `in_reply_to_id` is `parent`.
@@ -121,7 +121,7 @@ impl Thread for Mastodon {
         };
         let part = Part {
             id: found.id.clone(),
-            cid: None,
+            native: None,
         };
         Ok((part, parent))
     }
