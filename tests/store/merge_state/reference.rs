@@ -188,8 +188,10 @@ fn merge_line(x: &str, y: &str) -> (String, Option<(String, [String; 2])>) {
     }
     out.set("copies", copies.join(","));
     out.set("older", older.join(","));
-    let unfinished = matches!(win.status.as_str(), "pending" | "failed");
-    if unfinished && same && lose.get("sent") == Some("maybe") {
+    // What the other side may have sent of this copy stays, whatever the winner's status but
+    // retracted (a done line too: the next run looks for it, issue 28).
+    let open = win.status != "retracted";
+    if open && same && lose.get("sent") == Some("maybe") {
         let since = [win.get("since"), lose.get("since")]
             .into_iter()
             .flatten()
