@@ -200,13 +200,18 @@ impl TargetRun<'_> {
     }
 
     /// A pending key whose post is gone: look; a copy found is recorded, a proved absence
-    /// forgets the line (nothing is out and nothing is left to send).
+    /// forgets the line (nothing is out and nothing is left to send). A done key whose line
+    /// says `sent=maybe` (a merge): look for copies beside its own, whatever its post.
     pub(super) fn look_only(&mut self, key: Date) -> Result<(), Error> {
         let Some(line) = self.line(key) else {
             return Ok(());
         };
         if self.run.plan.dry_run {
-            self.say(key, "confirm", tell::dry::LOOK_ONLY);
+            let text = match line.phase {
+                Phase::Done => tell::dry::LOOK_BESIDE,
+                _ => tell::dry::LOOK_ONLY,
+            };
+            self.say(key, "confirm", text);
             return Ok(());
         }
         if self.skip_if_stopped(key) {

@@ -220,7 +220,9 @@ impl TargetRun<'_> {
             }
             Decision::Confirm => {
                 self.run.progress.start(&key.to_string(), &self.cfg.name);
-                match has_post {
+                // A done copy is looked for beside, never sent (`life::Decision::Confirm`).
+                let done = self.line(key).is_some_and(|l| l.phase == life::Phase::Done);
+                match has_post && !done {
                     true => self.attempt(key, posts, Why::Pending, true, false)?,
                     false => self.look_only(key)?,
                 }

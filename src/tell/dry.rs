@@ -37,6 +37,9 @@ pub const FINISH_UPDATE: &str =
 pub const LOOK_ONLY: &str =
     "its post is gone; an attempt may have landed: would look on the target";
 
+/// A done copy beside which another runner's attempt may have landed (a merge kept it).
+pub const LOOK_BESIDE: &str = "published; another runner's attempt of this copy may have landed too: would look on the target for further copies";
+
 /// A thread resumed from a line that names no split.
 pub const NO_SPLIT: &str =
     "(its line names no split: would read the parts out back and compare them first)";

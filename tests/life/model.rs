@@ -860,6 +860,7 @@ fn facts(line: &Line) -> Option<String> {
     Some(match line.rec {
         Rec::None => return None,
         Rec::Pending => "pending".into(),
+        Rec::Done if line.maybe => "done sent=maybe".into(),
         Rec::Done => "done".into(),
         Rec::Retracted => "retracted".into(),
         Rec::Failed(Why::RetrySafe) => failed("retry-safe", None, false),

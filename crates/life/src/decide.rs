@@ -241,6 +241,10 @@ fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Deci
         Phase::Pending(Op::Update) => Decision::FinishUpdate,
         Phase::Pending(Op::Retract) => Decision::FinishRetract,
         _ if line.proves_nothing_sent() && gone(seen)? => Decision::Drop,
+        // Published, and a merge kept another runner's attempt of this copy that may have
+        // landed: looked for first, whatever is asked (a `--force --new` too, so that a copy
+        // of this generation is never taken for the next one's).
+        Phase::Done if maybe => Decision::Confirm,
         Phase::Done => match lever {
             Some(Lever::Force) if ctx.rules.updates && line.copies.current.id.is_some() => {
                 Decision::CheckEdit { forced: true }
@@ -464,6 +468,12 @@ pub(super) fn implied(line: Option<&KeyLine>, decision: &Decision, ctx: &Ctx) ->
         },
         // A target that cannot look: an unknown outcome is a human's at once.
         (Decision::Confirm, Some(_)) if !ctx.rules.can_find => Exit::NeedsHuman,
+        // A done copy looked for beside: as if the look will find nothing more, until its
+        // lookups have failed.
+        (Decision::Confirm, Some(l)) if l.phase == Phase::Done => match l.first_failure {
+            Some(_) => crate::send::still_out(l, ctx),
+            None => Exit::Ok,
+        },
         (Decision::Confirm | Decision::FinishUpdate | Decision::FinishRetract, Some(l)) => {
             waiting(l)
         }

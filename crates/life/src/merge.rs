@@ -152,8 +152,11 @@ pub fn merge(a: &KeyLine, b: &KeyLine) -> (KeyLine, Option<Conflict>) {
             merged.copies.foreign.push(id.clone());
         }
     }
-    let unfinished = matches!(merged.phase, Phase::Pending(_) | Phase::Failed(..));
-    if unfinished && same_copy && lose.tried.maybe {
+    // What the other side's attempts of this copy may have left on the target is never
+    // forgotten, whatever the winner says of its own copy: a done line keeps it too, and the
+    // next run looks for further copies (`send::looked::done_copy`).
+    let open = !matches!(merged.phase, Phase::Retracted { .. });
+    if open && same_copy && lose.tried.maybe {
         merged.tried = tried_by_both(win, lose);
     }
     (merged, conflict)

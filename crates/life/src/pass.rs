@@ -11,8 +11,16 @@ use jiff::civil::Date;
 pub fn looks_at(line: Option<&Record>, mode: &Mode, has_post: bool) -> bool {
     has_post
         || line.is_some_and(|r| {
-            *mode == Mode::Retract || !matches!(r.status, Status::Done | Status::Retracted)
+            *mode == Mode::Retract
+                || !matches!(r.status, Status::Done | Status::Retracted)
+                || maybe_out(r)
         })
+}
+
+/// A done line that says `sent=maybe` (only a merge makes one: another runner's attempt of the
+/// copy may have landed): its key is looked up, its post there or not. The quick typed check.
+fn maybe_out(record: &Record) -> bool {
+    record.status == Status::Done && record.has("sent")
 }
 
 /// How a key's line may be passed over without reading its post.
@@ -43,7 +51,7 @@ pub fn pass(line: Option<&Record>, mode: &Mode, rules: &Rules, today: Date) -> P
     let Some(record) = line else {
         return Pass::No;
     };
-    if record.status != Status::Done || !matches!(mode, Mode::Run { .. }) {
+    if record.status != Status::Done || !matches!(mode, Mode::Run { .. }) || maybe_out(record) {
         return Pass::No;
     }
     if !rules.updates || !record.has("id") {

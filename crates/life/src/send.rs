@@ -3,6 +3,7 @@
 
 use crate::Word;
 mod looked;
+pub(crate) use looked::still_out;
 
 use super::Receipt;
 use super::{
@@ -427,6 +428,9 @@ pub(super) fn looked(
     ctx: &Ctx,
 ) -> Step {
     let keep = || Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
+    if let Some(line) = line.filter(|l| l.phase == Phase::Done && l.tried.maybe && !first) {
+        return looked::done_copy(line, verdict, looks, ctx);
+    }
     match verdict {
         Verdict::Found(landed) => done(line, landed, ctx),
         Verdict::Absent | Verdict::NotYet(_) if first => keep().then(Then::Send(Duration::ZERO)),

@@ -1,6 +1,7 @@
 //! The table is the spec: `docs/life-of-a-key.md` lists every (state, event) pair with what it
 //! leads to, and must be what `next` does; and what no pair may ever do, checked over all.
 
+mod merged_maybe;
 pub(crate) mod table;
 
 use super::{Change, Decision, Exit, KeyLine, Lever, Mode, Phase, Then};

@@ -277,3 +277,18 @@ fn a_key_never_takes_a_copy_another_keys_pending_attempt_may_have_made() {
 fn a_second_runner_never_takes_the_other_keys_same_text_copy() {
     replay_twins(&[Step::Merge(calm(), calm())]);
 }
+
+/// Issue 28: runner A publishes key 0; runner B, from the same state, sends it too and its
+/// answer and lookups fail. The merge keeps A's done line and what B may have sent
+/// (`sent=maybe`), so the next command (`retry --force --new`) looks first and finds B's copy
+/// as a second copy of generation 0 (a DUPLICATE, exit 1): never as generation 1's copy.
+#[test]
+fn a_merge_never_forgets_an_attempt_beside_a_done_copy_and_no_copy_answers_for_a_newer_generation()
+{
+    let mut other = calm();
+    other[0] = answers(&[Send::Commit500], Look::FailAlways);
+    replay(&[
+        Step::Merge(calm(), other),
+        Step::MergeNew(0, answers(&[Send::Commit500], Look::Ok), calm()),
+    ]);
+}

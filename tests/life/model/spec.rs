@@ -19,7 +19,11 @@
 //!   `mark done` records it; `retract` removes every live copy the line knows (row 5, 6);
 //! - a line that proves nothing was sent goes when its post goes (row 7); a done line stays;
 //! - `merge-state` keeps the line that comes first in the README's order, every live id of both
-//!   sides, and what the other side may have sent; two ids of one copy exit 1 (row 9);
+//!   sides, and what the other side may have sent (a done line keeps it too: an attempt that
+//!   may have landed is never forgotten); two ids of one copy exit 1 (row 9). The next run
+//!   looks such a done copy up: more copies of its generation found are duplicates (exit 1),
+//!   none means nothing more is out; nothing is sent, and `--force --new` looks first too
+//!   (issue 28: a copy recorded for an older generation never answers for a newer one);
 //! - `run --dry-run` and `status` exit with what the state implies (row 11);
 //! - (issue 28, row 3) a copy is known by what was sent, for which key, never by its text: with
 //!   keys 0 and 1 of the same text (twins) and a lookup that matches by text, a lookup of one
@@ -268,7 +272,8 @@ impl Line {
     /// In a run of failures (of any class, until the post goes out or a human marks the key):
     /// its start carries over.
     fn in_streak(&self) -> bool {
-        matches!(self.rec, Rec::Pending | Rec::Failed(_)) && self.since.is_some()
+        let looking = self.rec == Rec::Done && self.maybe;
+        (looking || matches!(self.rec, Rec::Pending | Rec::Failed(_))) && self.since.is_some()
     }
 }
 
@@ -450,6 +455,9 @@ impl<'a> Pass<'a> {
         };
         let changed = line.fp.is_some_and(|fp| Some(fp) != key.file);
         match (line.rec, key.file) {
+            // A done copy still to be looked for beside (a merge kept the other side's
+            // attempt): as if the look will find nothing more, until its lookups have failed.
+            (Rec::Done, _) if line.maybe && line.since.is_some() => waiting(),
             (Rec::None | Rec::Done | Rec::Retracted, _) => Exit::Ok,
             (Rec::Pending, _) => waiting(),
             (Rec::Failed(why), None) => match why {
@@ -483,6 +491,9 @@ impl<'a> Pass<'a> {
             (Rec::None, _) => self.first(i, key),
             (Rec::Pending, Mode::Retry(Lever::Absent)) if !gone => self.send(i, key, false),
             (Rec::Pending, _) => self.confirm(i, key),
+            // Published, and another runner's attempt of this copy may be out too (a merge
+            // kept it): looked for first, whatever is asked (`--force --new` too).
+            (Rec::Done, _) if line.maybe => self.done_look(i, key),
             (Rec::Done, Mode::Retry(Lever::ForceNew)) if !gone => self.send(i, key, true),
             (Rec::Done, _) => Exit::Ok,
             (Rec::Retracted, Mode::Retry(Lever::Force | Lever::ForceNew)) if !gone => {
@@ -631,6 +642,57 @@ impl<'a> Pass<'a> {
         }
     }
 
+    /// A done line that says `sent=maybe`: looked up for copies of this generation beside the
+    /// one it names. Found more: they are duplicates (exit 1); found only its own, or absent once
+    /// nothing can land any more: nothing more is out (0). The line stays done either way and
+    /// nothing is sent. A failed lookup: the next run looks again (75, 1 once it has lasted).
+    fn done_look(&mut self, i: usize, key: &mut Key) -> Exit {
+        if let Some(exit) = self.stopped_before(i, key, true) {
+            return exit;
+        }
+        let settled = |pass: &Pass, key: &Key| Line {
+            maybe: false,
+            since: None,
+            written: pass.now,
+            ..key.line.clone()
+        };
+        match self.look(i, key) {
+            Seen::Found(n) => {
+                let line = settled(self, key);
+                key.named = n;
+                self.write(i, key, line);
+                match n > 1 {
+                    true => {
+                        self.notes.push((i, "duplicate of a merged attempt"));
+                        Exit::Human
+                    }
+                    false => Exit::Ok,
+                }
+            }
+            Seen::Absent
+                if self.now.duration_since(key.line.written).as_secs() < self.settle * 60 =>
+            {
+                self.not_yet(i, key)
+            }
+            Seen::Absent => {
+                let line = settled(self, key);
+                self.write(i, key, line);
+                Exit::Ok
+            }
+            Seen::Transient => {
+                // The line is written as it was, with when its lookups began to fail.
+                key.line.since.get_or_insert(self.now);
+                self.trail[i].push(key.line.clone());
+                match self.escalated(&key.line) {
+                    true => Exit::Human,
+                    false => Exit::Later,
+                }
+            }
+            Seen::CannotTell | Seen::Whose => self.cannot_tell(i, key),
+            Seen::Refused => self.refused(i, key),
+        }
+    }
+
     /// Not there yet, and the attempt may still land: the line stays as it is, and the next run
     /// looks again (75, or 1 once the key's failures have lasted past `escalate_after`: row 3).
     fn not_yet(&mut self, i: usize, key: &Key) -> Exit {
@@ -749,8 +811,11 @@ impl<'a> Pass<'a> {
             if fresh && sends == 1 {
                 // The live copies of the earlier generation stay on the line (`older=`).
                 pending.older |= key.line.own && key.line.rec != Rec::Retracted;
+                // Only the copies the line names become `older=`: a copy on no line is
+                // nobody's generation that the line knows of, and a lookup for the next
+                // generation may find it (invariant 6 says whether the code takes it).
                 if key.line.own && key.line.rec != Rec::Retracted {
-                    key.older_live = key.live;
+                    key.older_live = (key.older_live + key.named).min(key.live);
                 }
                 pending.own = false;
                 pending.generation += 1;
@@ -906,8 +971,10 @@ pub fn merge(a: &Line, b: &Line) -> Line {
     }
     merged.older |= lose.older;
     merged.attempted |= lose.attempted;
-    let unfinished = matches!(win.rec, Rec::Pending | Rec::Failed(_));
-    if unfinished && win.generation == lose.generation && lose.maybe {
+    // What the other side may have sent of this copy is kept whatever the winner says of its
+    // own (a done line too): only a retracted line drops it.
+    let open = win.rec != Rec::Retracted;
+    if open && win.generation == lose.generation && lose.maybe {
         merged.maybe = true;
     }
     merged

@@ -1,8 +1,8 @@
 //! What a lookup's answer makes of a line when it does not simply send or wait: each verdict
 //! that records a failure or holds the key for a later run.
 
-use super::super::{Change, Ctx, Exit, KeyLine, Looked, Phase, Step, escalated, reason};
-use super::{Failure, attempt_said, record_failure, waiting};
+use super::super::{Change, Ctx, Exit, KeyLine, Looked, Phase, Step, Then, escalated, reason};
+use super::{Failure, Verdict, attempt_said, record_failure, waiting};
 use crate::Class;
 use crate::Receipt;
 use crate::Word;
@@ -106,5 +106,84 @@ pub(super) fn refused(line: Option<&KeyLine>, failure: &Failure, ctx: &Ctx) -> S
     match failure.hint {
         Some(hint) => step.say(hint),
         None => step,
+    }
+}
+
+/// A lookup of a `done` line that still says `sent=maybe` (a merge keeps the other side's
+/// attempt that may have landed): copies of this generation beyond the ones the line names.
+/// Found: they are its duplicates (a DUPLICATE, exit 1), or there are none; absent once the
+/// attempt can no longer land: nothing more is out. Either way `sent=maybe` goes, and the line
+/// stays done: nothing is ever sent for it. A failed lookup keeps it for the next run (75, red
+/// once it lasts); one that cannot tell, or a refusal, is recorded as for a pending line.
+pub(super) fn done_copy(line: &KeyLine, verdict: &Verdict, looks: u32, ctx: &Ctx) -> Step {
+    let keep = || Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
+    match verdict {
+        Verdict::Found(landed) => found_beside(line, landed.receipts, ctx),
+        Verdict::Absent => {
+            Step::write(settled(line, ctx), Exit::Ok, Word::Done)
+        }
+        Verdict::NotYet(until) => keep().exit(still_out(line, ctx), Word::Unconfirmed).say(format!(
+            "a copy another runner's attempt may have made is not on the target yet, and the target cannot prove it absent before {until}; the next run looks again"
+        )),
+        Verdict::Transient(_) if looks <= ctx.rules.retries => {
+            keep().then(Then::Look(super::backoff(ctx, looks.max(1))))
+        }
+        Verdict::Transient(why) => {
+            let mut next = line.clone();
+            next.first_failure.get_or_insert_with(|| ctx.stamp.clone());
+            let exit = still_out(&next, ctx);
+            Step::write(next, exit, Word::Unconfirmed).say(format!(
+                "the lookup for further copies failed ({why}); the next run looks again"
+            ))
+        }
+        Verdict::CannotTell(why) => cannot_tell(Some(line), why, false, ctx),
+        Verdict::Whose(why) => whose(Some(line), why, ctx),
+        Verdict::Foreign(receipts) => foreign(Some(line), receipts, ctx),
+        Verdict::Refused(failure) => refused(Some(line), failure, ctx),
+    }
+}
+
+/// The done line with nothing more out: `sent=maybe` and its lookups' failures gone.
+fn settled(line: &KeyLine, ctx: &Ctx) -> KeyLine {
+    let mut next = line.clone();
+    next.tried = crate::Tried::default();
+    next.first_failure = None;
+    next.at = ctx.stamp.clone();
+    next
+}
+
+/// The copies found beside the ones the line names: its duplicates. The line keeps its copy.
+fn found_beside(line: &KeyLine, receipts: &[Receipt], ctx: &Ctx) -> Step {
+    let mut next = settled(line, ctx);
+    let own = line.own_ids();
+    for receipt in receipts.iter().filter(|r| !own.contains(&r.id)) {
+        let copies = &mut next.copies.duplicates;
+        if !copies.contains(&receipt.id) && copies.len() < crate::MAX_IDS / 2 {
+            copies.push(receipt.id.clone());
+        }
+    }
+    if next.copies.duplicates.is_empty() {
+        return Step::write(next, Exit::Ok, Word::Done);
+    }
+    let id = next.copies.current.id.clone().unwrap_or_default();
+    let text = format!(
+        "DUPLICATE: the target holds further copies of this post (ids {}) beside id={id}: an attempt another runner made of this copy landed too; recorded them in copies= and sent nothing; delete the extra copies on the target by hand",
+        next.copies.duplicates.join(", ")
+    );
+    Step::write(next, Exit::NeedsHuman, Word::Done).say(text)
+}
+
+/// The exit of a done line whose other copies are still to be looked for: 75, or 1 once its
+/// lookups have failed past `escalate_after` (counted from the first failed one).
+pub(crate) fn still_out(line: &KeyLine, ctx: &Ctx) -> Exit {
+    let lasted = line.first_failure_time().is_some_and(|t| {
+        ctx.now
+            .duration_since(t)
+            .try_into()
+            .is_ok_and(|d: std::time::Duration| d > ctx.rules.escalate_after)
+    });
+    match lasted {
+        true => Exit::NeedsHuman,
+        false => Exit::RetryLater,
     }
 }
