@@ -686,8 +686,10 @@ impl Case {
         let named = obs.as_ref().map(Obs::live_ids).unwrap_or_default();
         let on_fake = self.live().get(&key).cloned().unwrap_or_default();
         let m = &self.model[k];
+        // A done line that says `sent=maybe` (a merge kept the other side's attempt) waits too:
+        // the next run looks for that attempt's copy first.
         let maybe_out = matches!(m.line.rec, Rec::Pending)
-            || (matches!(m.line.rec, Rec::Failed(_)) && m.line.maybe);
+            || (matches!(m.line.rec, Rec::Failed(_) | Rec::Done) && m.line.maybe);
         // A copy the line does not name (a human's wrong `--absent`, an attempt of the other
         // side of a merge) is left: the retract works from the line alone (row 5) and checks
         // each removal by its id.

@@ -213,7 +213,10 @@ pub fn sift(
         let own = line.map(KeyLine::own_ids).unwrap_or_default();
         let (recorded, unknown): (Vec<Receipt>, Vec<Receipt>) =
             ours.into_iter().partition(|r| own.contains(&r.id));
-        if !recorded.is_empty() {
+        // A done line that looks for further copies (a merge kept another runner's attempt):
+        // a copy on no line beside its own is what it looks for, and may be the other key's.
+        let further = line.is_some_and(|l| l.phase == Phase::Done && l.tried.maybe);
+        if !recorded.is_empty() && (unknown.is_empty() || !further) {
             return Sifted::Found(recorded);
         }
         return Sifted::Whose(whose(&unknown, elsewhere, &others));
@@ -381,6 +384,33 @@ mod tests {
         assert_eq!(
             sift(None, found(&["new", "x"]), none, true),
             Sifted::Found(found(&["new"]))
+        );
+    }
+
+    /// A done line that looks for further copies (a merge kept another runner's attempt): a
+    /// copy on no line beside its own, while another key has the same text, may be either's.
+    #[test]
+    fn a_done_copy_looking_for_more_cannot_take_a_copy_on_no_line_while_a_twin_has_its_text() {
+        let mut line = line();
+        line.tried.maybe = true;
+        let alike = ["2026-11-30".parse().unwrap()];
+        let catalog = Elsewhere {
+            alike: &alike,
+            ..Elsewhere::default()
+        };
+        let found = |ids: &[&str]| ids.iter().map(|id| Receipt::id(*id)).collect::<Vec<_>>();
+        assert!(matches!(
+            sift(Some(&line), found(&["a", "new"]), catalog, true),
+            Sifted::Whose(why) if why.contains("new")
+        ));
+        assert_eq!(
+            sift(Some(&line), found(&["a"]), catalog, true),
+            Sifted::Found(found(&["a"]))
+        );
+        line.tried.maybe = false;
+        assert_eq!(
+            sift(Some(&line), found(&["a", "new"]), catalog, true),
+            Sifted::Found(found(&["a"]))
         );
     }
 }

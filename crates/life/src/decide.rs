@@ -244,6 +244,10 @@ fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Deci
         // Published, and a merge kept another runner's attempt of this copy that may have
         // landed: looked for first, whatever is asked (a `--force --new` too, so that a copy
         // of this generation is never taken for the next one's).
+        Phase::Done if maybe && !ctx.rules.can_find => Decision::Wait(format!(
+            "another runner's attempt of this copy may have landed too, and this target cannot look posts up: look on the target, then `dayrun mark {} done` (with `--id ID` for a copy to keep)",
+            line.key
+        )),
         Phase::Done if maybe => Decision::Confirm,
         Phase::Done => match lever {
             Some(Lever::Force) if ctx.rules.updates && line.copies.current.id.is_some() => {
@@ -366,6 +370,14 @@ fn retract(line: Option<&KeyLine>) -> Decision {
         Phase::Failed(..) if line.tried.maybe => {
             return Decision::Wait(format!(
                 "an attempt may have landed and dayrun has no id for it: look on the target, `dayrun mark {} done --id ID` if it is there, then retract",
+                line.key
+            ));
+        }
+        // A merge kept another runner's attempt of this copy beside it: a retract now would
+        // leave that attempt's copy out and forgotten.
+        Phase::Done if line.tried.maybe => {
+            return Decision::Wait(format!(
+                "another runner's attempt of this copy may have landed too: `dayrun run` looks for it first (it records any copy it finds), then retract {}",
                 line.key
             ));
         }

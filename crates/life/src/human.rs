@@ -128,6 +128,7 @@ fn not_ours(mut next: KeyLine, id: &String, here: bool) -> Step {
     if was_ours {
         next.copies.current.id = None;
         next.copies.current.url = None;
+        next.copies.current.holds = None;
     }
     if was_ours {
         next.phase = Phase::Failed(Class::Unknown, Looked::Nothing);

@@ -146,8 +146,6 @@ pub(super) fn attempt(
     }
     if op == Op::Publish {
         next.keep_what_the_copy_holds();
-    }
-    if op == Op::Publish {
         next.copies.current.native.fill(chosen);
     }
     next.phase = Phase::Pending(op);
@@ -244,14 +242,17 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
 /// What the done line says its copy holds. A copy a lookup found is what an attempt sent,
 /// not the file as it is now: the copy this line recorded before the attempt keeps what it
 /// held (`holds=`), and another keeps that attempt's fingerprint and edit hash; so an edit made
-/// meanwhile goes out afterwards. A copy a send just made holds the post as it is now.
+/// meanwhile goes out afterwards, even when a send answers with it (a server that
+/// deduplicated the send). A copy a send just made holds the post as it is now.
 fn kept_fingerprint(line: &KeyLine, landed: &Landed) -> (String, Option<String>) {
     let now = (landed.fp.to_string(), Some(landed.payload.to_string()));
-    if landed.how == How::Published {
-        return now;
-    }
+    // The copy the line recorded, answered again: found, or a send the server deduplicated
+    // (an Idempotency-Key it still knows) and answered with that copy as it is.
     if let Some(holds) = line.holds_of(&landed.receipts[0].id) {
         return (holds.fp.clone(), holds.payload.clone());
+    }
+    if landed.how == How::Published {
+        return now;
     }
     match (landed.how, line.tried.maybe, &line.fp, &line.edits.payload) {
         (How::Confirmed, true, Some(fp), Some(payload)) => (fp.clone(), Some(payload.clone())),

@@ -98,7 +98,8 @@ impl TargetRun<'_> {
         let key = line.key;
         let parts = &line.copies.current.parts;
         let pending = matches!(line.phase, Phase::Pending(Op::Publish));
-        let Some(last) = parts.last().filter(|_| pending && line.tried.maybe) else {
+        let looks = pending && line.tried.maybe && !self.run.plan.dry_run;
+        let Some(last) = parts.last().filter(|_| looks) else {
             return Ok(None);
         };
         let (n, generation) = (parts.len(), line.copies.current.generation);
@@ -111,8 +112,9 @@ impl TargetRun<'_> {
             ..Attempts::none_yet(key, &[], &serde_json::Value::Null)
         };
         let thread = self.target.as_thread().expect("a thread target");
+        // One reply, and only one, is the part: two (a person went on by hand) cannot tell.
         let found = match thread.replies_to(&attempts, last) {
-            Ok(Lookup::Found(found)) => found,
+            Ok(Lookup::Found(found)) if found.len() == 1 => found,
             Ok(_) => return Ok(None),
             Err(err) => {
                 self.trace(key, "confirm", "failed", &tell::failure::detail(&err));

@@ -417,8 +417,11 @@ impl<'a> Pass<'a> {
         };
         let recorded = key.named.min(own);
         let strays = own - recorded + twin.strays;
+        // A done line looking for further copies (a merge kept the other side's attempt): a
+        // copy on no line is what it looks for, and may be the twin's.
+        let further = key.line.rec == Rec::Done && key.line.maybe;
         match (twin.file || twin.maybe) && strays > 0 {
-            true if recorded > 0 => Seen::Found(recorded),
+            true if recorded > 0 && !further => Seen::Found(recorded),
             true => Seen::Whose,
             false if own + twin.strays == 0 => Seen::Absent,
             false => Seen::Found(own + twin.strays),
@@ -642,6 +645,11 @@ impl<'a> Pass<'a> {
         }
     }
 
+    /// Whether key `i`'s lookups are refused (its credential).
+    fn look_refused(&self, i: usize) -> bool {
+        self.scripts[i].look == Look::Auth
+    }
+
     /// A done line that says `sent=maybe`: looked up for copies of this generation beside the
     /// one it names. Found more: they are duplicates (exit 1); found only its own, or absent once
     /// nothing can land any more: nothing more is out (0). The line stays done either way and
@@ -688,8 +696,19 @@ impl<'a> Pass<'a> {
                     false => Exit::Later,
                 }
             }
-            Seen::CannotTell | Seen::Whose => self.cannot_tell(i, key),
-            Seen::Refused => self.refused(i, key),
+            // Not settled: the line stays done, still saying what may be out, with why on it
+            // (1; 3 for a refused credential, and the target stops).
+            Seen::CannotTell | Seen::Whose | Seen::Refused => {
+                key.line.since.get_or_insert(self.now);
+                self.trail[i].push(key.line.clone());
+                match self.look_refused(i) {
+                    true => {
+                        self.stopped = true;
+                        Exit::Auth
+                    }
+                    false => Exit::Human,
+                }
+            }
         }
     }
 

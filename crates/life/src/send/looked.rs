@@ -136,11 +136,36 @@ pub(super) fn done_copy(line: &KeyLine, verdict: &Verdict, looks: u32, ctx: &Ctx
                 "the lookup for further copies failed ({why}); the next run looks again"
             ))
         }
-        Verdict::CannotTell(why) => cannot_tell(Some(line), why, false, ctx),
-        Verdict::Whose(why) => whose(Some(line), why, ctx),
-        Verdict::Foreign(receipts) => foreign(Some(line), receipts, ctx),
-        Verdict::Refused(failure) => refused(Some(line), failure, ctx),
+        Verdict::CannotTell(why) => unsettled(line, why, Exit::NeedsHuman, ctx),
+        Verdict::Whose(why) => unsettled(line, why, Exit::NeedsHuman, ctx),
+        Verdict::Foreign(receipts) => {
+            let ids: Vec<&str> = receipts.iter().map(|r| r.id.as_str()).collect();
+            let why = format!("copies at its place are not this post (id {})", ids.join(", "));
+            unsettled(line, &why, Exit::NeedsHuman, ctx)
+        }
+        Verdict::Refused(failure) => {
+            let exit = match (failure.setup, failure.class) {
+                (true, _) => Exit::Usage,
+                (false, Class::Auth) => Exit::Auth,
+                _ => Exit::NeedsHuman,
+            };
+            unsettled(line, failure.reason, exit, ctx)
+        }
     }
+}
+
+/// The look for further copies did not settle it: the line stays done (its copy is out, and
+/// nothing is ever sent for it) and keeps `sent=maybe`, with why on it, until a look settles
+/// it or a person does (`mark KEY done`).
+fn unsettled(line: &KeyLine, why: &str, exit: Exit, ctx: &Ctx) -> Step {
+    let mut next = line.clone();
+    next.first_failure.get_or_insert_with(|| ctx.stamp.clone());
+    let text = format!(
+        "another runner's attempt of this copy may have landed, and the look for it did not settle it ({why}); nothing sent: look on the target, then `dayrun mark {} done` (with `--id ID` for a copy to keep)",
+        line.key
+    );
+    next.reason = Some(reason(&text));
+    Step::write(next, exit, Word::Unconfirmed).say(text)
 }
 
 /// The done line with nothing more out: `sent=maybe` and its lookups' failures gone.
@@ -158,9 +183,18 @@ fn found_beside(line: &KeyLine, receipts: &[Receipt], ctx: &Ctx) -> Step {
     let own = line.own_ids();
     for receipt in receipts.iter().filter(|r| !own.contains(&r.id)) {
         let copies = &mut next.copies.duplicates;
-        if !copies.contains(&receipt.id) && copies.len() < crate::MAX_IDS / 2 {
-            copies.push(receipt.id.clone());
+        if copies.contains(&receipt.id) {
+            continue;
         }
+        if copies.len() >= crate::MAX_IDS / 2 {
+            // An id the line cannot keep: not settled, a person looks.
+            let why = format!(
+                "more further copies than the {} a line keeps",
+                crate::MAX_IDS / 2
+            );
+            return unsettled(line, &why, Exit::NeedsHuman, ctx);
+        }
+        copies.push(receipt.id.clone());
     }
     if next.copies.duplicates.is_empty() {
         return Step::write(next, Exit::Ok, Word::Done);

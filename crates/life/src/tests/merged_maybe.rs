@@ -167,3 +167,61 @@ fn absent_settles_a_done_copy_and_a_failed_lookup_leaves_it_for_the_next_run() {
         Exit::NeedsHuman
     );
 }
+
+#[test]
+fn a_look_that_cannot_settle_it_keeps_the_copy_done_and_asks_a_person() {
+    let rules = Rules::default();
+    let run = Mode::Run { backfill: false };
+    let ctx = at(&rules, &run, "2026-11-20T09:00:00Z");
+    let merged = merged();
+    let refused = crate::Failure {
+        class: crate::Class::Auth,
+        reason: "HTTP 401",
+        cred: None,
+        fp: None,
+        payload: None,
+        setup: false,
+        wait: None,
+        stop: true,
+        hint: None,
+    };
+    for (verdict, exit) in [
+        (Verdict::CannotTell("a list cut short"), Exit::NeedsHuman),
+        (Verdict::Whose("p-3 on no line"), Exit::NeedsHuman),
+        (Verdict::Refused(refused), Exit::Auth),
+    ] {
+        let step = looked(&merged, verdict, 9, &ctx);
+        assert_eq!(step.exit, exit);
+        assert_eq!(step.then, Then::Stop, "never sent");
+        let next = step.written().expect("written");
+        // Still published, its copy named, the other attempt still out: never a failed line
+        // that a later run would send again.
+        assert_eq!(next.phase, Phase::Done);
+        assert_eq!(next.copies.current.id.as_deref(), Some("p-1"));
+        assert!(next.tried.maybe);
+        assert!(next.reason.as_deref().is_some_and(|r| r.contains("mark")));
+    }
+}
+
+#[test]
+fn a_retract_waits_for_the_look_and_a_target_that_cannot_look_asks_a_person() {
+    let merged = merged();
+    let rules = Rules::default();
+    let retract = Mode::Retract;
+    let ctx = at(&rules, &retract, "2026-11-20T09:00:00Z");
+    let step = crate::next(Some(&merged), &Event::Visit(None), &ctx);
+    assert!(
+        matches!(&step.then, Then::Decide(Decision::Wait(why)) if why.contains("looks for it first")),
+        "{:?}",
+        step.then
+    );
+    let blind = Rules {
+        can_find: false,
+        ..Rules::default()
+    };
+    let run = Mode::Run { backfill: false };
+    let ctx = at(&blind, &run, "2026-11-20T09:00:00Z");
+    let step = crate::next(Some(&merged), &Event::Visit(None), &ctx);
+    assert!(matches!(step.then, Then::Decide(Decision::Wait(_))));
+    assert_eq!(step.exit, Exit::NeedsHuman);
+}
