@@ -164,26 +164,32 @@ fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
     );
 }
 
-#[test]
-fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dropped_when_done() {
-    use super::{Answer, Ctx, Event, How, Landed, Rules};
-    use crate::Receipt;
-    use crate::Record;
-    let rules = Rules::default();
-    let tz = jiff::tz::TimeZone::UTC;
+/// The zone of the tests below.
+static UTC: jiff::tz::TimeZone = jiff::tz::TimeZone::UTC;
+
+/// A run on 2026-11-29 at 08:00 UTC, for the key of that day.
+fn run_ctx<'a>(rules: &'a super::Rules, mode: &'a Mode) -> super::Ctx<'a> {
     let now: jiff::Timestamp = "2026-11-29T08:00:00Z".parse().unwrap();
-    let mode = Mode::Run { backfill: false };
-    let ctx = Ctx {
+    super::Ctx {
         key: "2026-11-29".parse().unwrap(),
         now,
-        tz: &tz,
+        tz: &UTC,
         stamp: now.to_string(),
-        today: now.to_zoned_datetime(tz.clone()).date(),
-        rules: &rules,
-        mode: &mode,
+        today: now.to_zoned_datetime(UTC.clone()).date(),
+        rules,
+        mode,
         named: false,
         credential: None,
-    };
+    }
+}
+
+#[test]
+fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dropped_when_done() {
+    use super::{Answer, Event, How, Landed, Rules};
+    use crate::Receipt;
+    use crate::Record;
+    let (rules, mode) = (Rules::default(), Mode::Run { backfill: false });
+    let ctx = run_ctx(&rules, &mode);
     let text = "2026-11-29 pending 2026-11-29T07:00:00Z id=7 fp=f parts=7,8 attempt=1 sent=maybe since=2026-11-29T07:00:00Z marks=aa";
     let pending = KeyLine::of(&Record::parse(text).unwrap().unwrap());
     let step = super::next(Some(&pending), &Event::Split("0123456789abcdef"), &ctx);
@@ -300,24 +306,11 @@ fn life_is_pure() {
 
 #[test]
 fn a_copy_put_aside_and_found_again_keeps_what_it_holds_not_what_the_retry_sent() {
-    use super::{Act, Answer, Ctx, Event, How, Landed, Rules, Verdict};
+    use super::{Act, Answer, Event, How, Landed, Rules, Verdict};
     use crate::Receipt;
     use crate::Record;
-    let rules = Rules::default();
-    let tz = jiff::tz::TimeZone::UTC;
-    let now: jiff::Timestamp = "2026-11-29T08:00:00Z".parse().unwrap();
-    let mode = Mode::Run { backfill: false };
-    let ctx = Ctx {
-        key: "2026-11-29".parse().unwrap(),
-        now,
-        tz: &tz,
-        stamp: now.to_string(),
-        today: now.to_zoned_datetime(tz.clone()).date(),
-        rules: &rules,
-        mode: &mode,
-        named: false,
-        credential: None,
-    };
+    let (rules, mode) = (Rules::default(), Mode::Run { backfill: false });
+    let ctx = run_ctx(&rules, &mode);
     let text = "2026-11-29 done 2026-11-29T07:00:00Z id=7 fp=one published=2026-11-29T07:00:00Z payload=p1";
     let done = KeyLine::of(&Record::parse(text).unwrap().unwrap());
     let act = Act::MarkFailed { fp: "two".into() };
