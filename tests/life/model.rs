@@ -50,7 +50,7 @@ mod lock;
 mod owners;
 mod spec;
 mod steps;
-mod world;
+pub(crate) mod world;
 
 thread_local! {
     /// What this thread's cases met, counted for the summary line (`what` → times).

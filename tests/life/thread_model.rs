@@ -35,6 +35,7 @@
 
 use crate::fakes::fake_mastodon::{FakeMastodon, TOKEN};
 use crate::fakes::fake_posts::Fault;
+use crate::life::model::world::words;
 use crate::support::util::{Project, env_number};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
@@ -195,32 +196,6 @@ impl Line {
     fn out(&self) -> bool {
         self.status == "done" || self.status == "retracted"
     }
-}
-
-/// Split a state line into words; a double-quoted value keeps its spaces (`\"`, `\\` escapes).
-fn words(line: &str) -> Vec<String> {
-    let (mut out, mut word) = (Vec::new(), String::new());
-    let (mut quoted, mut escaped) = (false, false);
-    for c in line.chars() {
-        match c {
-            _ if escaped => {
-                word.push(c);
-                escaped = false;
-            }
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            ' ' if !quoted => {
-                if !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
-                }
-            }
-            _ => word.push(c),
-        }
-    }
-    if !word.is_empty() {
-        out.push(word);
-    }
-    out
 }
 
 fn parse(line: &str) -> Option<(String, Line)> {

@@ -180,7 +180,7 @@ impl Obs {
 }
 
 /// Split a state line into words; a double-quoted value keeps its spaces (`\"`, `\\` escapes).
-fn words(line: &str) -> Vec<String> {
+pub(crate) fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let (mut quoted, mut escaped, mut any) = (false, false, false);
