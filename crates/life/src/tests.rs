@@ -361,36 +361,24 @@ fn a_copy_put_aside_and_found_again_keeps_what_it_holds_not_what_the_retry_sent(
     // A send that answers with the copy's own id (a server that deduplicated it, as Mastodon
     // does within an hour of an Idempotency-Key) answered the copy as it is: what it holds.
     // A send that answers with a new id made a copy of the post as it is now.
-    let receipts = [Receipt::id("8")];
-    let landed = Landed {
-        receipts: &receipts,
-        how: How::Published,
-        fp: "two",
-        payload: "p2",
-        media: None,
-        copy: None,
+    let sent = |id: &str| {
+        let receipts = [Receipt::id(id)];
+        let landed = Landed {
+            receipts: &receipts,
+            how: How::Published,
+            fp: "two",
+            payload: "p2",
+            media: None,
+            copy: None,
+        };
+        let answered = Event::Answered {
+            answer: Answer::Landed(landed),
+            before: None,
+            sends: 0,
+        };
+        let step = super::next(Some(&aside), &answered, &ctx);
+        step.written().unwrap().fp.clone()
     };
-    let answered = Event::Answered {
-        answer: Answer::Landed(landed),
-        before: None,
-        sends: 0,
-    };
-    let step = super::next(Some(&aside), &answered, &ctx);
-    assert_eq!(step.written().unwrap().fp.as_deref(), Some("two"));
-    let receipts = [Receipt::id("7")];
-    let landed = Landed {
-        receipts: &receipts,
-        how: How::Published,
-        fp: "two",
-        payload: "p2",
-        media: None,
-        copy: None,
-    };
-    let answered = Event::Answered {
-        answer: Answer::Landed(landed),
-        before: None,
-        sends: 0,
-    };
-    let step = super::next(Some(&aside), &answered, &ctx);
-    assert_eq!(step.written().unwrap().fp.as_deref(), Some("one"));
+    assert_eq!(sent("8").as_deref(), Some("two"));
+    assert_eq!(sent("7").as_deref(), Some("one"));
 }
