@@ -220,12 +220,16 @@ impl TargetRun<'_> {
             }
             Decision::Confirm => {
                 self.run.progress.start(&key.to_string(), &self.cfg.name);
-                // A done copy is looked for beside, never sent (`life::Decision::Confirm`).
-                let done = self.line(key).is_some_and(|l| l.phase == life::Phase::Done);
-                match has_post && !done {
+                match has_post {
                     true => self.attempt(key, posts, Why::Pending, true, false)?,
                     false => self.look_only(key)?,
                 }
+                self.run.progress.advance();
+            }
+            // A done copy looked for beside: nothing is ever sent for it.
+            Decision::LookBeside => {
+                self.run.progress.start(&key.to_string(), &self.cfg.name);
+                self.look_only(key)?;
                 self.run.progress.advance();
             }
             Decision::FinishUpdate => self.finish_update(key, has_post, posts)?,

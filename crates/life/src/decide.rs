@@ -35,6 +35,9 @@ pub enum Decision {
     },
     /// A pending publish from an earlier run: look, and send only if absent.
     Confirm,
+    /// A published copy beside which a merge kept another runner's attempt that may have
+    /// landed (`done sent=maybe`): look for further copies of it; nothing is ever sent.
+    LookBeside,
     /// A pending update from an earlier run: read the copy back, send it again if needed.
     FinishUpdate,
     /// A pending retract from an earlier run: finish it.
@@ -72,6 +75,7 @@ impl Decision {
             self,
             Decision::Publish { .. }
                 | Decision::Confirm
+                | Decision::LookBeside
                 | Decision::FinishUpdate
                 | Decision::FinishRetract
                 | Decision::Retract
@@ -248,7 +252,7 @@ fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Deci
             "another runner's attempt of this copy may have landed too, and this target cannot look posts up: look on the target, then `dayrun mark {} done` (with `--id ID` for a copy to keep)",
             line.key
         )),
-        Phase::Done if maybe => Decision::Confirm,
+        Phase::Done if maybe => Decision::LookBeside,
         Phase::Done => match lever {
             Some(Lever::Force) if ctx.rules.updates && line.copies.current.id.is_some() => {
                 Decision::CheckEdit { forced: true }
@@ -481,10 +485,12 @@ pub(super) fn implied(line: Option<&KeyLine>, decision: &Decision, ctx: &Ctx) ->
         // A target that cannot look: an unknown outcome is a human's at once.
         (Decision::Confirm, Some(_)) if !ctx.rules.can_find => Exit::NeedsHuman,
         // A done copy looked for beside: as if the look will find nothing more, until its
-        // lookups have failed.
-        (Decision::Confirm, Some(l)) if l.phase == Phase::Done => match l.first_failure {
-            Some(_) => crate::send::still_out(l, ctx),
-            None => Exit::Ok,
+        // lookups have failed (75, red once it lasts), or one could not settle it (a person's,
+        // the reason on the line says why).
+        (Decision::LookBeside, Some(l)) => match (&l.first_failure, &l.reason) {
+            (None, _) => Exit::Ok,
+            (Some(_), Some(_)) => Exit::NeedsHuman,
+            (Some(_), None) => crate::send::still_out(l, ctx),
         },
         (Decision::Confirm | Decision::FinishUpdate | Decision::FinishRetract, Some(l)) => {
             waiting(l)

@@ -86,7 +86,7 @@ pub fn will_look(line: Option<&KeyLine>, has_post: bool, ctx: &Ctx) -> bool {
         step = crate::next(line, &Event::Visit(Some(&ready)), ctx);
     }
     match step.then {
-        Then::Decide(Decision::Confirm) => true,
+        Then::Decide(Decision::Confirm | Decision::LookBeside) => true,
         Then::Decide(Decision::Publish {
             look_first,
             new_copy,

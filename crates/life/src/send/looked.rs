@@ -173,6 +173,7 @@ fn settled(line: &KeyLine, ctx: &Ctx) -> KeyLine {
     let mut next = line.clone();
     next.tried = crate::Tried::default();
     next.first_failure = None;
+    next.reason = None;
     next.at = ctx.stamp.clone();
     next
 }

@@ -46,6 +46,18 @@ pub fn states() -> Vec<(&'static str, Option<KeyLine>)> {
             line(&format!("done {at} id=7 fp=f published={at} payload=p")),
         ),
         (
+            "done sent=maybe (merged)",
+            line(&format!(
+                "done {at} id=7 fp=f published={at} payload=p {maybe}"
+            )),
+        ),
+        (
+            "failed by hand, holds=",
+            line(&format!(
+                "failed {at} class=rejected by=hand reason=x id=7 fp=f holds=e,p0 published={at} payload=p0"
+            )),
+        ),
+        (
             "failed retry-safe",
             line(&format!(
                 "failed {at} class=retry-safe reason=x fp=f attempt=1 first_failure={at}"
@@ -433,6 +445,7 @@ fn then(then: &Then) -> String {
                 (false, false) => "send".into(),
             },
             Decision::Confirm => "look, then send if absent".into(),
+            Decision::LookBeside => "look for further copies; nothing sent".into(),
             Decision::FinishUpdate => "read the copy back".into(),
             Decision::FinishRetract => "finish the retract".into(),
             Decision::CheckEdit { forced: true } => "send the edit".into(),
