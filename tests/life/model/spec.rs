@@ -252,6 +252,9 @@ pub struct Line {
     pub attempted: bool,
     /// When the line was last written (the merge's order).
     pub written: Timestamp,
+    /// A done copy's look for further copies could not settle it (a copy on no line while the
+    /// twin has its text, a refusal): a person's, with why on the line.
+    pub asks: bool,
 }
 
 impl Line {
@@ -266,6 +269,7 @@ impl Line {
             fp: None,
             attempted: false,
             written: at,
+            asks: false,
         }
     }
 
@@ -460,6 +464,7 @@ impl<'a> Pass<'a> {
         match (line.rec, key.file) {
             // A done copy still to be looked for beside (a merge kept the other side's
             // attempt): as if the look will find nothing more, until its lookups have failed.
+            (Rec::Done, _) if line.maybe && line.asks => Exit::Human,
             (Rec::Done, _) if line.maybe && line.since.is_some() => waiting(),
             (Rec::None | Rec::Done | Rec::Retracted, _) => Exit::Ok,
             (Rec::Pending, _) => waiting(),
@@ -661,6 +666,7 @@ impl<'a> Pass<'a> {
         let settled = |pass: &Pass, key: &Key| Line {
             maybe: false,
             since: None,
+            asks: false,
             written: pass.now,
             ..key.line.clone()
         };
@@ -700,6 +706,7 @@ impl<'a> Pass<'a> {
             // (1; 3 for a refused credential, and the target stops).
             Seen::CannotTell | Seen::Whose | Seen::Refused => {
                 key.line.since.get_or_insert(self.now);
+                key.line.asks = true;
                 self.trail[i].push(key.line.clone());
                 match self.look_refused(i) {
                     true => {
