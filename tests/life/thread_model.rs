@@ -36,7 +36,7 @@
 use crate::fakes::fake_mastodon::{FakeMastodon, TOKEN};
 use crate::fakes::fake_posts::Fault;
 use crate::life::model::world::words;
-use crate::support::util::{Project, env_number};
+use crate::support::util::{Project, env_number, wait_or_kill};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use serde_json::Value;
@@ -311,47 +311,32 @@ impl Case {
         faults: Vec<Fault>,
         kill_at: Option<usize>,
     ) -> (Option<i32>, String) {
-        use std::io::Read;
         let base = {
             let mut s = self.api.state.lock().unwrap();
             s.faults = faults.into();
             s.post_requests
         };
         let posts = || self.api.state.lock().unwrap().post_requests - base;
-        let mut child = self
+        let child = self
             .p
             .command(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break Some(status);
-            }
-            let due = kill_at.is_some_and(|n| posts() >= n);
-            if due || started.elapsed() > Duration::from_secs(60) {
-                child.kill().ok(); // SIGKILL
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        };
-        let status = status.unwrap_or_else(|| child.wait().unwrap());
-        let mut out = String::new();
-        child.stdout.take().unwrap().read_to_string(&mut out).ok();
-        child.stderr.take().unwrap().read_to_string(&mut out).ok();
+        let due = || kill_at.is_some_and(|n| posts() >= n);
+        let (code, mut out) = wait_or_kill(child, due, Duration::from_secs(60));
         // Requests the command stopped waiting for are answered before the next step.
         self.api
             .server
             .settle(Duration::from_millis(20), Duration::from_secs(3));
         self.api.state.lock().unwrap().faults.clear();
         self.calls += 1;
-        if status.code().is_none() && kill_at.is_none() {
+        if code.is_none() && kill_at.is_none() {
             out.push_str("\n(killed: it ran for more than a minute)");
         }
-        self.last = status.code();
-        (status.code(), out)
+        self.last = code;
+        (code, out)
     }
 
     fn run(&mut self, answers: &[(usize, Answer)]) -> (Option<i32>, String) {

@@ -295,3 +295,30 @@ pub fn hours_from_now(hours: i64) -> String {
     let at = jiff::Timestamp::now() + jiff::SignedDuration::from_hours(hours);
     at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
+
+/// Wait for `child` (its stdout and stderr piped) until it ends, `due()` says to kill it, or
+/// `limit` passes; then SIGKILL it if it still runs. Its exit code (`None`: killed) and its
+/// stdout followed by its stderr.
+pub fn wait_or_kill(
+    mut child: std::process::Child,
+    due: impl Fn() -> bool,
+    limit: std::time::Duration,
+) -> (Option<i32>, String) {
+    use std::io::Read;
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if due() || started.elapsed() >= limit {
+            child.kill().ok(); // SIGKILL; a child that already ended keeps its exit code
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    let status = status.unwrap_or_else(|| child.wait().unwrap());
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).ok();
+    child.stderr.take().unwrap().read_to_string(&mut out).ok();
+    (status.code(), out)
+}

@@ -286,32 +286,17 @@ pub fn run(
     args: &[&str],
     kill_after: Option<u64>,
 ) -> (Option<i32>, String) {
-    use std::io::Read;
     let stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let mut child = p
+    let child = p
         .command(args)
         .env("DAYRUN_NOW", &stamp)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let started = std::time::Instant::now();
     let limit = kill_after.map_or(Duration::from_secs(60), Duration::from_millis);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() >= limit {
-            child.kill().ok(); // SIGKILL; a child that already ended keeps its exit code
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
-    let status = status.unwrap_or_else(|| child.wait().unwrap());
-    let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).ok();
-    child.stderr.take().unwrap().read_to_string(&mut out).ok();
-    match (status.code(), kill_after) {
+    let (code, out) = crate::support::util::wait_or_kill(child, || false, limit);
+    match (code, kill_after) {
         (None, None) => (
             Some(-2),
             format!("{out}\n(killed: it ran for more than a minute)"),
