@@ -5,7 +5,6 @@
 use super::list;
 use super::{Record, Status};
 use crate::Class;
-use crate::native::Source;
 use jiff::Timestamp;
 use jiff::civil::Date;
 
@@ -242,10 +241,8 @@ impl KeyLine {
                 "updated" => line.edits.updated = value.parse().unwrap_or(0),
                 "edit_failed" => line.edits.edit_failed = Some(text()),
                 "edit_late" => line.edits.edit_late = Some(text()),
-                _ => match super::native::field(name) {
-                    Some(name) => line.copies.current.native.set(name, text()),
-                    None => line.extra.push((name.to_string(), text())),
-                },
+                _ if super::native::is_field(name) => line.copies.current.native.set(name, text()),
+                _ => line.extra.push((name.to_string(), text())),
             }
         }
         line.phase = match record.status {
@@ -285,8 +282,8 @@ impl KeyLine {
             Phase::Failed(..) => Status::Failed,
             Phase::Retracted { .. } => Status::Retracted,
         };
-        let mut fields = self.phase_fields();
-        let mut put = |name: &'static str, value: Option<String>| {
+        let mut fields: Vec<(&str, String)> = self.phase_fields();
+        let mut put = |name, value: Option<String>| {
             if let Some(value) = value.filter(|v| !v.is_empty()) {
                 fields.push((name, value));
             }
@@ -304,15 +301,9 @@ impl KeyLine {
         put("dedup", self.dedup.then(|| "1".into()));
         let generation = (copy.generation > 0).then(|| copy.generation.to_string());
         put("generation", generation);
-        for (name, _, value) in copy
-            .native
-            .fields()
-            .filter(|(_, s, _)| *s == Source::Chosen)
-        {
-            put(name, Some(value.to_string()));
-        }
         put("media", copy.media.clone());
-        for (name, _, value) in copy.native.fields().filter(|(_, s, _)| *s == Source::Told) {
+        // The platform's fields come here, after what is shared of the copy.
+        for (name, value) in copy.native.fields() {
             put(name, Some(value.to_string()));
         }
         put("parts", Some(super::parts::encode(&copy.parts)));

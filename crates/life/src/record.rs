@@ -444,9 +444,9 @@ impl<'a> Words<'a> {
             .ok_or_else(|| format!("expected name=value, found `{}`", first_word(rest)))?;
         let name = &rest[..eq];
         if name.is_empty()
-            || !name
-                .bytes()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-')
+            || !name.bytes().all(|c| {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-' || c == b'.'
+            })
         {
             return Err(format!("bad field name `{name}`"));
         }

@@ -213,7 +213,7 @@ pub(super) fn done(line: Option<&KeyLine>, landed: &Landed, ctx: &Ctx) -> Step {
     next.copies.current.native.answered(&first.native);
     if let Some((generation, native)) = landed.copy {
         next.copies.current.generation = generation;
-        next.copies.current.native.overlay(native);
+        next.copies.current.native.answered(native);
     }
     next.copies.current.media = landed.media.map(str::to_string).filter(|m| !m.is_empty());
     // The split a thread was sent as matters only while it goes out.

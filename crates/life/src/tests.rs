@@ -132,6 +132,23 @@ fn a_post_that_is_not_out_never_lets_a_run_exit_0_while_it_waits() {
 }
 
 #[test]
+fn a_platforms_namespaced_field_is_the_copys_and_any_other_is_kept_as_written() {
+    use crate::Record;
+    let text = "2026-11-20 pending 2026-11-20T08:00:00+00:00 generation=1 nostr.created=1763625600 note=mine";
+    let line = KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let copy = &line.copies.current;
+    assert_eq!(copy.native.get("nostr.created"), Some("1763625600"));
+    assert_eq!(line.extra, [("note".to_string(), "mine".to_string())]);
+    let record = line.record();
+    let printed = record.to_line();
+    assert!(
+        printed.contains(" generation=1 nostr.created=1763625600 "),
+        "{printed}"
+    );
+    assert!(printed.ends_with(" note=mine"), "{printed}");
+}
+
+#[test]
 fn a_copys_version_is_kept_from_the_receipt_and_sent_back_as_written() {
     use crate::Receipt;
     use crate::Record;

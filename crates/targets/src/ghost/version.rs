@@ -5,14 +5,15 @@
 use life::Native;
 use serde_json::Value;
 
-/// Its field on the line (one of `life::native::FIELDS`, told by each answer).
+/// Its field on the line (one 0.5 wrote without a namespace), told by each answer.
 const FIELD: &str = "version";
 
-/// What a receipt brings of a post Ghost answered with: its `updated_at` (none: not known).
+/// What a receipt brings of a post Ghost answered with: its `updated_at`, or that the version
+/// is not known now, so the copy forgets the one it had rather than send a stale one back.
 pub(super) fn of_post(post: &Value) -> Native {
     match post["updated_at"].as_str() {
         Some(version) => Native::one(FIELD, version),
-        None => Native::default(),
+        None => Native::unknown(FIELD),
     }
 }
 
@@ -29,8 +30,9 @@ mod tests {
     fn a_posts_updated_at_is_its_version() {
         let post = serde_json::json!({"updated_at": "2026-11-20T08:00:00.000Z"});
         assert_eq!(kept(&of_post(&post)), Some("2026-11-20T08:00:00.000Z"));
-        assert!(of_post(&Value::Null).is_empty());
-        let told = life::native::FIELDS.iter().find(|(name, _)| *name == FIELD);
-        assert_eq!(told.map(|(_, s)| *s), Some(life::native::Source::Told));
+        let mut copy = of_post(&post);
+        copy.answered(&of_post(&Value::Null));
+        assert_eq!(kept(&copy), None, "an answer without one: not known");
+        assert!(life::native::is_field(FIELD));
     }
 }
