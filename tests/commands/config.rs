@@ -9,7 +9,7 @@ const EVERY: &str = "every target takes retries, backoff_secs, retry_after_cap_s
 fn target_table_errors_name_file_line_and_the_keys_it_takes() {
     let p = Project::new();
     // (dayrun.toml, what `check` must print on stderr)
-    let cases: [(&str, &[&str]); 8] = [
+    let cases: [(&str, &[&str]); 11] = [
         (
             "# blog\n[targets.outbox]\nkind = \"folder\"\ndir = \"out\"\nretires = 3\n",
             &[
@@ -25,6 +25,25 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
                     "\n  a command target takes run, confirm, retract, update, timeout_secs, image_base_url, env, template, template_file; {EVERY}\n"
                 ),
             ],
+        ),
+        (
+            // The keys the shared code reads (timeouts, how a long post is cut) are listed
+            // with the kind's own, and only for the kinds that take them.
+            "[targets.m]\nkind = \"mastodon\"\ninstance = \"https://m.example\"\ntoken_file = \"t\"\nvisibilty = \"public\"\n",
+            &[
+                "dayrun.toml:5: [targets.m]: unknown field `visibilty` (did you mean `visibility`?)\n",
+                &format!(
+                    "\n  a mastodon target takes instance, token_file, visibility, link, template, template_file, timeout_secs, connect_timeout_secs, long, numbering, max_parts; {EVERY}\n"
+                ),
+            ],
+        ),
+        (
+            "[targets.outbox]\nkind = \"folder\"\ndir = \"out\"\nnumbering = false\n",
+            &["dayrun.toml:4: [targets.outbox]: unknown field `numbering`\n"],
+        ),
+        (
+            "[targets.m]\nkind = \"mastodon\"\ninstance = \"https://m.example\"\ntoken_file = \"t\"\nlong = \"thread\"\nnumbering = \"yes\"\n",
+            &["dayrun.toml:6: [targets.m]: `numbering` must be true or false\n"],
         ),
         (
             "[targets]\nsite.kind = \"folder\"\nsite.dirr = \"out\"\n",

@@ -1,7 +1,7 @@
 //! `kind = "bluesky"`: an `app.bsky.feed.post` record created under a record key dayrun
 //! chooses, so a repository holds at most one record per copy of a key, whatever happens.
 
-use super::net::{Http, Reply, status_class, timeouts};
+use super::net::{Http, Reply, status_class};
 use super::secret::Secret;
 use super::{
     Attempts, Context, Find, Lookup, Media, Names, Outgoing, Retract, Secrets, Target, Update,
@@ -46,14 +46,6 @@ pub struct Settings {
     app_password_file: PathBuf,
     /// Link template added at the end and as a link card; `{key}` and `{slug}` are filled in.
     link: Option<String>,
-    timeout_secs: Option<toml::Value>,
-    connect_timeout_secs: Option<toml::Value>,
-    /// `"cut"` (default) or `"thread"` (docs/targets/bluesky.md, "Threads").
-    long: Option<String>,
-    /// Number a thread's parts (`1/3`); default true.
-    numbering: Option<bool>,
-    /// The most parts a thread may have (default 10).
-    max_parts: Option<usize>,
 }
 
 pub struct Bluesky {
@@ -99,17 +91,10 @@ impl Bluesky {
                 "handle is empty: write the account's handle, e.g. \"alice.bsky.social\"".into(),
             ));
         }
-        let long = crate::thread::Settings {
-            long: settings.long.clone(),
-            numbering: settings.numbering,
-            max_parts: settings.max_parts,
-        }
-        .long()
-        .map_err(|msg| at("long", msg))?;
+        let long = super::shared::long(ctx)?;
         let password = Secret::read(ctx, &settings.app_password_file, "app password")?
             .one_line(ctx, "app password")?;
-        let (timeout, connect) =
-            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
+        let (timeout, connect) = super::shared::timeouts(ctx)?;
         let http = Http::new(connect, timeout, password.redactor());
         let client =
             session::Client::new(&settings.service, settings.handle.trim(), password, http);
@@ -255,6 +240,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Bluesky::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the post's text"),
+    takes: &[super::shared::TIMEOUTS, super::shared::LONG],
 };
 
 impl Target for Bluesky {

@@ -202,6 +202,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(CommandTarget::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
+    takes: &[],
 };
 
 impl Target for CommandTarget {

@@ -3,7 +3,7 @@
 mod articles;
 
 use super::net::pages::Walked;
-use super::net::{Http, Reply, encode, id_text, timeouts};
+use super::net::{Http, Reply, encode, id_text};
 use super::secret::Secret;
 use super::{
     Attempts, Context, Find, ImageLinks, Lookup, Outgoing, Retract, Secrets, Target, Update,
@@ -48,8 +48,6 @@ pub struct Settings {
     /// Where the post's images are public (dev.to cannot take uploads): each local image is
     /// sent as this plus its path in the content folder.
     image_base_url: Option<String>,
-    timeout_secs: Option<toml::Value>,
-    connect_timeout_secs: Option<toml::Value>,
 }
 
 fn yes() -> bool {
@@ -75,8 +73,7 @@ pub struct Devto {
 impl Devto {
     pub fn new(ctx: &Context, settings: Settings) -> Result<Devto, Error> {
         let key = Secret::read(ctx, &settings.api_key_file, "API key")?.one_line(ctx, "API key")?;
-        let (timeout, connect) =
-            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
+        let (timeout, connect) = super::shared::timeouts(ctx)?;
         let http = Http::new(connect, timeout, key.redactor());
         Ok(Devto {
             images: ImageLinks::new(ctx, settings.image_base_url.clone())?,
@@ -176,6 +173,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Devto::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
+    takes: &[super::shared::TIMEOUTS],
 };
 
 impl Target for Devto {

@@ -144,6 +144,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Folder::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: None,
+    takes: &[],
 };
 
 impl Target for Folder {

@@ -2,7 +2,7 @@
 //! key. Ghost has no idempotency key: the key in the slug says where a copy would be, and the
 //! words of its title and HTML say whether the copy there is this post.
 
-use super::net::{Http, Reply, encode, status_class, timeouts};
+use super::net::{Http, Reply, encode, status_class};
 use super::secret::Secret;
 use super::{Attempts, Context, Find, Lookup, Media, Outgoing, Secrets, Target, Upload};
 use crate::clock::Clock;
@@ -35,8 +35,6 @@ pub struct Settings {
     url: String,
     /// File holding the integration's Admin API key, `id:secret`.
     admin_key_file: PathBuf,
-    timeout_secs: Option<toml::Value>,
-    connect_timeout_secs: Option<toml::Value>,
 }
 
 pub struct Ghost {
@@ -66,8 +64,7 @@ impl Ghost {
             ))
             .hint("in Ghost, Settings → Integrations → Add custom integration; copy its Admin API key into the file")
         })?;
-        let (timeout, connect) =
-            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
+        let (timeout, connect) = super::shared::timeouts(ctx)?;
         let mut redactor = secret.redactor();
         if let Some((_, hex)) = secret.expose().split_once(':') {
             redactor.add(hex);
@@ -244,6 +241,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Ghost::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
+    takes: &[super::shared::TIMEOUTS],
 };
 
 impl Target for Ghost {

@@ -4,7 +4,7 @@ mod edit;
 mod lookup;
 
 use super::items;
-use super::net::{Http, encode, id_at, idempotency_key, status_class, timeouts};
+use super::net::{Http, encode, id_at, idempotency_key, status_class};
 use super::secret::Secret;
 use super::{
     Attempts, Context, Find, ImageLinks, Lookup, Outgoing, Retract, Secrets, Target, Update,
@@ -64,10 +64,6 @@ pub struct Settings {
     /// Where the post's images are public: each image's `url` in the payload is this plus
     /// its path in the content folder.
     image_base_url: Option<String>,
-    /// Timeout for sending and for each wait for an answer (default 15 s).
-    timeout_secs: Option<toml::Value>,
-    /// Timeout for resolving and connecting (default 10 s).
-    connect_timeout_secs: Option<toml::Value>,
 }
 
 /// A lookup needs `list_url`; edits go to the copy when `update_url` is set.
@@ -122,8 +118,7 @@ impl HttpTarget {
         if let Some(msg) = refused(&settings) {
             return Err(bad(msg));
         }
-        let (timeout, connect) =
-            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
+        let (timeout, connect) = super::shared::timeouts(ctx)?;
         let token = settings
             .token_file
             .as_ref()
@@ -286,6 +281,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(HttpTarget::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
+    takes: &[super::shared::TIMEOUTS],
 };
 
 impl Target for HttpTarget {

@@ -23,6 +23,9 @@ pub struct Kind {
     pub capabilities: fn(&Context) -> Result<Capabilities, Error>,
     /// What a template (`template`, `template_file`) sets here; `None`: the kind takes none.
     pub template: Option<&'static str>,
+    /// The groups of settings it takes that the shared code reads (`shared::TIMEOUTS`,
+    /// `shared::LONG`), not its own `Settings`.
+    pub takes: &'static [&'static [&'static str]],
 }
 
 /// Every kind, in the order the README lists them.

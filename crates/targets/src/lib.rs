@@ -35,6 +35,7 @@ pub mod payload;
 pub mod placeholder;
 pub mod preview;
 pub mod secret;
+pub mod shared;
 pub mod survey;
 pub mod target;
 #[cfg(test)]
@@ -220,7 +221,11 @@ pub fn capabilities(ctx: &Context) -> Result<Capabilities, Error> {
 /// unknown key lists every key the table may hold.
 pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
     let (config, target) = (ctx.config, ctx.target);
-    T::deserialize(target.settings.clone()).map_err(|e| {
+    let kind = kinds::find(&target.kind);
+    let shared: Vec<&str> = kind.map(|k| k.takes.concat()).unwrap_or_default();
+    let mut own_table = target.settings.clone();
+    own_table.retain(|key, _| !shared.contains(&key));
+    T::deserialize(own_table).map_err(|e| {
         let message = e.message().trim();
         let err = |msg: String, line: Option<usize>| {
             Error::config(format!("[targets.{}]: {msg}", target.name))
@@ -235,10 +240,11 @@ pub(crate) fn settings<T: DeserializeOwned>(ctx: &Context) -> Result<T, Error> {
             return err(message.to_string(), target.line);
         };
         let mut own: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        // Read by `config::templates`, not by the kind's settings.
-        if kinds::find(&target.kind).is_some_and(|k| k.template.is_some()) {
+        // Read by `config::templates` and by `shared`, not by the kind's settings.
+        if kind.is_some_and(|k| k.template.is_some()) {
             own.extend(["template", "template_file"]);
         }
+        own.extend(&shared);
         let guess = crate::text::closest(key, own.iter().copied().chain(config::POLICY_KEYS))
             .map(|k| format!(" (did you mean `{k}`?)"))
             .unwrap_or_default();

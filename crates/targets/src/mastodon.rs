@@ -1,7 +1,7 @@
 //! `kind = "mastodon"`: a status with title, summary, hashtags and link, fitted to the
 //! instance's character limit, sent with an Idempotency-Key.
 
-use super::net::{Http, Reply, encode, id_text, status_class, timeouts};
+use super::net::{Http, Reply, encode, id_text, status_class};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
@@ -37,14 +37,6 @@ pub struct Settings {
     visibility: String,
     /// Link template added at the end; `{key}` and `{slug}` are filled in.
     link: Option<String>,
-    timeout_secs: Option<toml::Value>,
-    connect_timeout_secs: Option<toml::Value>,
-    /// `"cut"` (default) or `"thread"` (docs/targets/mastodon.md, "Threads").
-    long: Option<String>,
-    /// Number a thread's parts (`1/3`); default true.
-    numbering: Option<bool>,
-    /// The most parts a thread may have (default 10).
-    max_parts: Option<usize>,
 }
 
 fn default_visibility() -> String {
@@ -77,21 +69,10 @@ impl Mastodon {
             ))
             .at(ctx.config.show(&ctx.target.source)));
         }
-        let long = crate::thread::Settings {
-            long: settings.long.clone(),
-            numbering: settings.numbering,
-            max_parts: settings.max_parts,
-        }
-        .long()
-        .map_err(|msg| {
-            Error::config(format!("[targets.{}]: {msg}", ctx.target.name))
-                .at(ctx.config.show(&ctx.target.source))
-                .at_line(ctx.target.line_of("long"))
-        })?;
+        let long = super::shared::long(ctx)?;
         let token = Secret::read(ctx, &settings.token_file, "access token")?
             .one_line(ctx, "access token")?;
-        let (timeout, connect) =
-            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
+        let (timeout, connect) = super::shared::timeouts(ctx)?;
         let http = Http::new(connect, timeout, token.redactor());
         Ok(Mastodon {
             name: ctx.target.name.clone(),
@@ -221,6 +202,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Mastodon::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the status text"),
+    takes: &[super::shared::TIMEOUTS, super::shared::LONG],
 };
 
 impl Target for Mastodon {

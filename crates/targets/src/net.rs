@@ -1,8 +1,6 @@
 //! What network targets share: credential files, an HTTP agent with per-phase timeouts, and
 //! replies checked against the one table that classes every failure (`net/class.rs`).
 
-use super::Context;
-
 mod class;
 pub mod pages;
 mod upload;
@@ -17,28 +15,6 @@ pub use upload::FilePart;
 
 /// Largest response body read (list endpoints can be long; more is an error, not a hang).
 const MAX_BODY: u64 = 16 * 1024 * 1024;
-
-/// Resolve `timeout_secs` (default 15) and `connect_timeout_secs` (default 10) from a table.
-pub fn timeouts(
-    ctx: &Context,
-    timeout: &Option<toml::Value>,
-    connect: &Option<toml::Value>,
-) -> Result<(Duration, Duration), Error> {
-    let pick = |v: &Option<toml::Value>, default: u64, key: &str| match v {
-        None => Ok(Duration::from_secs(default)),
-        Some(v) => config::seconds(v).filter(|d| !d.is_zero()).ok_or_else(|| {
-            Error::config(format!(
-                "[targets.{}]: `{key}` must be a number of seconds",
-                ctx.target.name
-            ))
-            .at(ctx.config.show(&ctx.target.source))
-        }),
-    };
-    Ok((
-        pick(timeout, 15, "timeout_secs")?,
-        pick(connect, 10, "connect_timeout_secs")?,
-    ))
-}
 
 /// An HTTP client for one target: the run's one agent, this target's per-phase timeouts, and
 /// the secrets it must never echo (every text it returns from outside is redacted).

@@ -1,7 +1,7 @@
 //! `kind = "wordpress"`: a self-hosted WordPress site through its REST API, with an Application
 //! Password. WordPress has no idempotency key: the deterministic slug is what confirms a post.
 
-use super::net::{Http, Reply, encode, status_class, timeouts};
+use super::net::{Http, Reply, encode, status_class};
 use super::secret::Secret;
 use super::survey::Survey;
 use super::{
@@ -42,8 +42,6 @@ pub struct Settings {
     /// Category names; each must exist on the site.
     #[serde(default)]
     categories: Vec<String>,
-    timeout_secs: Option<toml::Value>,
-    connect_timeout_secs: Option<toml::Value>,
 }
 
 fn default_status() -> String {
@@ -88,8 +86,7 @@ impl WordPress {
             "Basic {}",
             STANDARD.encode(format!("{}:{}", settings.user, password.expose()))
         );
-        let (timeout, connect) =
-            timeouts(ctx, &settings.timeout_secs, &settings.connect_timeout_secs)?;
+        let (timeout, connect) = super::shared::timeouts(ctx)?;
         let mut redactor = Redactor::default();
         redactor.add_pair(&settings.user, password.expose());
         Ok(WordPress {
@@ -216,6 +213,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(WordPress::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
+    takes: &[super::shared::TIMEOUTS],
 };
 
 impl Target for WordPress {
