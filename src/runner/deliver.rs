@@ -150,21 +150,20 @@ impl TargetRun<'_> {
     ) -> Result<bool, Error> {
         let key = post.key;
         let parts = parts(post, line, self.edit_mark(post));
-        let (sent, marks);
+        let (sent, sought);
         let (attempts, looking, action) = match before {
             Before::Look => {
                 let line = line.expect("an attempt is on record");
                 sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
-                marks = line.marks_and(&out.marks);
-                let pending = matches!(line.phase, Phase::Pending(Op::Publish));
+                sought = line.sought(&out.marks);
                 let looking = self
                     .landing()
                     .confirm(line, self.run.clock.now().timestamp());
                 let attempts = Attempts {
                     key,
-                    marks: &marks,
-                    since: line.since(),
-                    last: pending.then(|| line.time()).flatten().or(line.since()),
+                    marks: &sought.marks,
+                    since: sought.since,
+                    last: sought.last,
                     sent: &sent,
                     native: &out.native,
                     generation: out.generation,
@@ -221,11 +220,12 @@ impl TargetRun<'_> {
         let looking = self
             .landing()
             .confirm(&line, self.run.clock.now().timestamp());
+        let sought = line.sought(&[]);
         let attempts = Attempts {
             key,
-            marks: &line.tried.marks,
-            since: line.since(),
-            last: line.time(),
+            marks: &sought.marks,
+            since: sought.since,
+            last: sought.last,
             sent: &sent,
             native: &line.copies.current.native,
             generation: line.copies.current.generation,
@@ -405,13 +405,13 @@ impl TargetRun<'_> {
     ) -> Result<life::Step, Error> {
         let key = post.key;
         let line = self.line(key).expect("the pending line");
-        let marks = line.tried.marks.clone();
+        let sought = line.sought(&[]);
         let looking = self.landing().after_lost(self.run.clock.now().timestamp());
         let attempts = Attempts {
             key,
-            marks: &marks,
-            since: line.since(),
-            last: line.time(),
+            marks: &sought.marks,
+            since: sought.since,
+            last: sought.last,
             sent: &out.body,
             native: &out.native,
             generation: out.generation,

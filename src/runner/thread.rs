@@ -281,13 +281,15 @@ impl TargetRun<'_> {
         wait: bool,
     ) -> Result<Next, Error> {
         let line = self.line(key).expect("the pending line");
+        // A part is looked for by its own mark, in the window of the thread's attempts.
         let marks = [piece.mark.clone()];
         let chosen = self.part_native(key, generation, n);
+        let sought = line.sought(&[]);
         let attempts = Attempts {
             key,
             marks: &marks,
-            since: line.since(),
-            last: line.time(),
+            since: sought.since,
+            last: sought.last,
             sent: &piece.body,
             native: &chosen,
             generation,

@@ -29,6 +29,7 @@ mod record;
 mod remove;
 mod resume;
 mod send;
+mod sought;
 mod word;
 
 pub use before::{Before, Sending, sending};
@@ -52,6 +53,7 @@ pub use record::{Record, Status};
 pub use remove::removed_note;
 pub use resume::{Resume, first_parts, kept_fits, part_differs, resume, resumes, started};
 pub use send::{Answer, Failure, How, Landed, Verdict};
+pub use sought::Sought;
 pub use word::Word;
 
 use jiff::Timestamp;

@@ -104,9 +104,10 @@ impl TargetRun<'_> {
         };
         let (n, generation) = (parts.len(), line.copies.current.generation);
         let chosen = self.part_native(key, generation, n);
+        let sought = line.sought(&[]);
         let attempts = Attempts {
-            since: line.since(),
-            last: line.time(),
+            since: sought.since,
+            last: sought.last,
             native: &chosen,
             generation,
             ..Attempts::none_yet(key, &[], &serde_json::Value::Null)
