@@ -129,7 +129,8 @@ pub struct RetractArgs {
     pub dry_run: bool,
 }
 
-/// Record keys' outcome by hand: `mark KEY done [--id ID]` or `mark KEY... failed`.
+/// Record keys' outcome by hand: `mark KEY done [--id ID]`, `mark KEY... failed` or
+/// `mark KEY... retracted`.
 #[derive(FromArgs, Debug)]
 #[argh(subcommand, name = "mark", help_triggers("-h", "--help", "help"))]
 pub struct MarkArgs {

@@ -1,4 +1,5 @@
-//! `dayrun mark KEY… done|failed`: record keys' outcome by hand, under the run lock. Each mark
+//! `dayrun mark KEY… done|failed|retracted`: record keys' outcome by hand, under the run lock.
+//! Each mark
 //! goes through the key's life (`life::Act`), which keeps what the line knows: every live id,
 //! and every attempt that may have landed.
 
@@ -30,13 +31,15 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
     let shown = config.show(&config.state);
     let (_guard, mut states) = locked_states(&config.state, &shown, clock, names)?;
     for &key in &keys {
-        let fp = fingerprint(config, catalog.as_ref(), key);
-        let act = match done {
-            true => Act::MarkDone {
+        let act = match status {
+            "retracted" => Act::MarkRetracted,
+            _ if done => Act::MarkDone {
                 id: args.id.clone(),
-                fp: fp.clone(),
+                fp: fingerprint(config, catalog.as_ref(), key),
             },
-            false => Act::MarkFailed { fp: fp.clone() },
+            _ => Act::MarkFailed {
+                fp: fingerprint(config, catalog.as_ref(), key),
+            },
         };
         for state in &mut states {
             mark(config, clock, state, key, &act, args, status)?;
@@ -56,9 +59,10 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
     Ok(code::OK)
 }
 
-/// The command's words: the keys, then `done` or `failed` (as written, and whether it is done).
+/// The command's words: the keys, then `done`, `failed` or `retracted` (as written, and
+/// whether it is done).
 fn words(args: &MarkArgs) -> Result<(Vec<Date>, &str, bool), Error> {
-    let usage = "mark: name the key(s), then `done` or `failed`, e.g. `dayrun mark 2026-11-29 done --id 4812 --target blog`";
+    let usage = "mark: name the key(s), then `done`, `failed` or `retracted`, e.g. `dayrun mark 2026-11-29 done --id 4812 --target blog`";
     let Some((status, keys)) = args.words.split_last() else {
         return Err(Error::usage(usage));
     };
@@ -71,10 +75,10 @@ fn words(args: &MarkArgs) -> Result<(Vec<Date>, &str, bool), Error> {
         .collect::<Result<_, _>>()?;
     let done = match status.as_str() {
         "done" => true,
-        "failed" => false,
+        "failed" | "retracted" => false,
         other => {
             return Err(Error::usage(format!(
-                "mark: `{other}` is not done or failed (the keys come first, then the word)"
+                "mark: `{other}` is not done, failed or retracted (the keys come first, then the word)"
             )));
         }
     };

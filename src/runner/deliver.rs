@@ -208,6 +208,7 @@ impl TargetRun<'_> {
         if self.run.plan.dry_run {
             let text = match line.phase {
                 Phase::Done => tell::dry::LOOK_BESIDE,
+                Phase::Retracted { .. } => tell::dry::LOOK_RETRACTED,
                 _ => tell::dry::LOOK_ONLY,
             };
             self.say(key, "confirm", text);

@@ -121,12 +121,12 @@ impl TargetRun<'_> {
                 let word = step.word.text();
                 self.count(count, key, word, &tell::line::titled(&detail, title));
                 if let Some(text) = &step.say {
-                    self.trace(key, action, "duplicate", text);
-                    let look = self.target.where_to_look(key);
-                    let text = self.shown(&tell::line::duplicate(text, &look));
-                    self.run.progress.err(&self.teller().duplicate(key, &text));
-                    self.outcome.tally.add(Count::Duplicate);
+                    self.alert_duplicate(key, action, text);
                 }
+            }
+            Word::Duplicate => {
+                let text = step.say.clone().unwrap_or_default();
+                self.alert_duplicate(key, action, &text);
             }
             Word::Failed => self.report(key, step, None)?,
             Word::Unconfirmed => {
@@ -151,6 +151,15 @@ impl TargetRun<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A DUPLICATE: traced, told on stderr with where to look, counted.
+    fn alert_duplicate(&mut self, key: Date, action: &str, text: &str) {
+        self.trace(key, action, "duplicate", text);
+        let look = self.target.where_to_look(key);
+        let text = self.shown(&tell::line::duplicate(text, &look));
+        self.run.progress.err(&self.teller().duplicate(key, &text));
+        self.outcome.tally.add(Count::Duplicate);
     }
 
     /// Print a failure: its class and reason (with the file and line, for a post's error),

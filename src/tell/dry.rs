@@ -40,6 +40,9 @@ pub const LOOK_ONLY: &str =
 /// A done copy beside which another runner's attempt may have landed (a merge kept it).
 pub const LOOK_BESIDE: &str = "published; another runner's attempt of this copy may have landed too: would look on the target for further copies";
 
+/// A retracted key whose line still says `sent=maybe` (a merge).
+pub const LOOK_RETRACTED: &str = "retracted; another runner's attempt of this copy may have landed: would look on the target for a copy of it";
+
 /// A thread resumed from a line that names no split.
 pub const NO_SPLIT: &str =
     "(its line names no split: would read the parts out back and compare them first)";

@@ -64,7 +64,7 @@ fn usage_errors_say_dayrun_and_where_to_read_the_usage() {
         ),
         (
             &["mark"],
-            &["dayrun: mark: name the key(s), then `done` or `failed`"],
+            &["dayrun: mark: name the key(s), then `done`, `failed` or `retracted`"],
             "global flags",
         ),
     ];

@@ -350,7 +350,7 @@ fn retry_and_mark_are_the_human_levers() {
     assert!(!p.exists("outbox/2026-11-30.html"));
     p.run(&["mark", "2026-11-30", "maybe"])
         .code(2)
-        .stderr_has("`maybe` is not done or failed");
+        .stderr_has("`maybe` is not done, failed or retracted");
     assert!(
         p.read("state/outbox.log")
             .contains("2026-11-30 mark done was=none id=by-hand")

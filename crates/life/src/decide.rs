@@ -248,11 +248,19 @@ fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Deci
         // Published, and a merge kept another runner's attempt of this copy that may have
         // landed: looked for first, whatever is asked (a `--force --new` too, so that a copy
         // of this generation is never taken for the next one's).
-        Phase::Done if maybe && !ctx.rules.can_find => Decision::Wait(format!(
-            "another runner's attempt of this copy may have landed too, and this target cannot look posts up: look on the target, then `dayrun mark {} done` (with `--id ID` for a copy to keep)",
-            line.key
-        )),
-        Phase::Done if maybe => Decision::LookBeside,
+        Phase::Done | Phase::Retracted { .. } if maybe && !ctx.rules.can_find => {
+            let key = line.key;
+            let then = match line.phase {
+                Phase::Retracted { .. } => format!(
+                    "remove any copy of it there by hand, then `dayrun mark {key} retracted`"
+                ),
+                _ => format!("then `dayrun mark {key} done` (with `--id ID` for a copy to keep)"),
+            };
+            Decision::Wait(format!(
+                "another runner's attempt of this copy may have landed too, and this target cannot look posts up: look on the target, {then}"
+            ))
+        }
+        Phase::Done | Phase::Retracted { .. } if maybe => Decision::LookBeside,
         Phase::Done => match lever {
             Some(Lever::Force) if ctx.rules.updates && line.copies.current.id.is_some() => {
                 Decision::CheckEdit { forced: true }
@@ -379,7 +387,7 @@ fn retract(line: Option<&KeyLine>) -> Decision {
         }
         // A merge kept another runner's attempt of this copy beside it: a retract now would
         // leave that attempt's copy out and forgotten.
-        Phase::Done if line.tried.maybe => {
+        Phase::Done | Phase::Retracted { .. } if line.tried.maybe => {
             return Decision::Wait(format!(
                 "another runner's attempt of this copy may have landed too: `dayrun run` looks for it first (it records any copy it finds), then retract {}",
                 line.key

@@ -1,4 +1,5 @@
-//! What a human says of a key: `mark KEY done|failed`, `adopt`, and `retry --not-ours ID`.
+//! What a human says of a key: `mark KEY done|failed|retracted`, `adopt`, and
+//! `retry --not-ours ID`.
 //! Each keeps everything the line knows (every live id, every attempt that may have landed).
 
 use super::{Change, Ctx, Exit, KeyLine, Looked, MAX_IDS, Phase, Step};
@@ -13,6 +14,9 @@ pub enum Act {
     MarkDone { id: Option<String>, fp: String },
     /// `mark KEY failed`: put aside; quiet until the post changes or a human retries it.
     MarkFailed { fp: String },
+    /// `mark KEY retracted`: taken back by hand, every copy of it, or looked for by hand and
+    /// not there; nothing of it is sent again.
+    MarkRetracted,
     /// `adopt`: published some other way before dayrun ran (a key that is not done yet).
     Adopt { fp: String },
     /// `retry --not-ours ID`: the copy ID is not this post. `here`: it sits where this
@@ -32,13 +36,15 @@ pub(super) fn act(line: Option<&KeyLine>, act: &Act, ctx: &Ctx) -> Step {
         .unwrap_or_else(|| KeyLine::new(ctx.key, &ctx.stamp, Phase::Done));
     next.at = ctx.stamp.clone();
     // The copy of a retracted line is gone: what a person records now is about the next one.
-    if matches!(next.phase, Phase::Retracted { .. }) && !matches!(act, Act::NotOurs { .. }) {
+    let keeps_copy = matches!(act, Act::NotOurs { .. } | Act::MarkRetracted);
+    if matches!(next.phase, Phase::Retracted { .. }) && !keeps_copy {
         start_next_copy(&mut next);
         next.edits = super::Edits::default();
     }
     match act {
         Act::MarkDone { id, fp } => mark_done(next, id.as_ref(), fp),
         Act::MarkFailed { fp } => mark_failed(next, fp),
+        Act::MarkRetracted => mark_retracted(next),
         Act::Adopt { fp } => adopt(next, fp),
         Act::NotOurs { id, here } => not_ours(next, id, *here),
     }
@@ -98,6 +104,20 @@ fn mark_failed(mut next: KeyLine, fp: &str) -> Step {
     next.fp = Some(fp.to_string()).filter(|f| !f.is_empty()).or(next.fp);
     next.first_failure = None;
     Step::write(next, Exit::Ok, Word::MarkedFailed)
+}
+
+/// `mark KEY retracted`: the line is retracted, unverified (a person's word, not a lookup's);
+/// what attempts may have left is settled by that word. Ids the line holds beside its copy
+/// stay, so `retract` still removes them.
+fn mark_retracted(mut next: KeyLine) -> Step {
+    next.phase = Phase::Retracted { verified: false };
+    next.reason = Some("retracted by hand".into());
+    next.tried = super::Tried::default();
+    next.first_failure = None;
+    next.by_hand = false;
+    next.cred = None;
+    next.attempt = 0;
+    Step::write(next, Exit::Ok, Word::MarkedRetracted)
 }
 
 /// `adopt`: the line is done, published some other way.

@@ -153,10 +153,10 @@ pub fn merge(a: &KeyLine, b: &KeyLine) -> (KeyLine, Option<Conflict>) {
         }
     }
     // What the other side's attempts of this copy may have left on the target is never
-    // forgotten, whatever the winner says of its own copy: a done line keeps it too, and the
-    // next run looks for further copies (`send::looked::done_copy`).
-    let open = !matches!(merged.phase, Phase::Retracted { .. });
-    if open && same_copy && lose.tried.maybe {
+    // forgotten, whatever the winner says of its own copy: a done or retracted line keeps it
+    // too, and the next run looks for further copies (`send::looked::done_copy`). A retract
+    // took back the copy its side knew, not one the other side's attempt may have made.
+    if same_copy && lose.tried.maybe {
         merged.tried = tried_by_both(win, lose);
     }
     (merged, conflict)

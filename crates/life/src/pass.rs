@@ -7,7 +7,8 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 
 /// Whether a pass looks at a key: one with a post (every run looks at every post), one whose
-/// line is not done or retracted, or any key with a line when retracting.
+/// line is not done or retracted (or is, with an attempt beside it that may have landed), or
+/// any key with a line when retracting.
 pub fn looks_at(line: Option<&Record>, mode: &Mode, has_post: bool) -> bool {
     has_post
         || line.is_some_and(|r| {
@@ -17,10 +18,11 @@ pub fn looks_at(line: Option<&Record>, mode: &Mode, has_post: bool) -> bool {
         })
 }
 
-/// A done line that says `sent=maybe` (only a merge makes one: another runner's attempt of the
-/// copy may have landed): its key is looked up, its post there or not. The quick typed check.
+/// A done or retracted line that says `sent=maybe` (only a merge makes one: another runner's
+/// attempt of the copy may have landed): its key is looked up, its post there or not. The
+/// quick typed check.
 fn maybe_out(record: &Record) -> bool {
-    record.status == Status::Done && record.has("sent")
+    matches!(record.status, Status::Done | Status::Retracted) && record.has("sent")
 }
 
 /// How a key's line may be passed over without reading its post.

@@ -429,7 +429,8 @@ pub(super) fn looked(
     ctx: &Ctx,
 ) -> Step {
     let keep = || Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
-    if let Some(line) = line.filter(|l| l.phase == Phase::Done && l.tried.maybe && !first) {
+    let beside = |l: &&KeyLine| matches!(l.phase, Phase::Done | Phase::Retracted { .. });
+    if let Some(line) = line.filter(|l| beside(l) && l.tried.maybe && !first) {
         return looked::done_copy(line, verdict, looks, ctx);
     }
     match verdict {

@@ -1,9 +1,10 @@
 //! Rows 5, 6 and 9: every live copy's id stays on the line until a retract removes it, the
-//! retract works from the line alone, and `merge-state` drops no id.
+//! retract works from the line alone, and `merge-state` drops no id, nor an attempt that may
+//! have made one.
 
 use super::{KEY, at, blog, field, line_of, morning, printed};
 use crate::fakes::fake_mastodon::{self, FakeMastodon};
-use crate::fakes::fake_posts::PostsApi;
+use crate::fakes::fake_posts::{Fault, PostsApi};
 use crate::support::util::{Project, bare};
 
 /// An http target `blog` that retracts with `DELETE /posts/{id}`, and `KEY` published (p-1).
@@ -150,4 +151,53 @@ fn row_09_merge_state_keeps_both_ids_of_one_copy_and_reports_them_but_not_older_
         assert_eq!(field(line, "older").as_deref(), Some("7"), "{line}");
         assert_eq!(field(line, "copies"), None, "{line}");
     }
+}
+
+/// Runner A published and then retracted the key; runner B, from the state before, sent it
+/// too (p-2) and never heard back. A's retract took back the copy A knew: the merge keeps B's
+/// attempt beside the retracted line, the next run looks, finds p-2 and records it (nothing
+/// sent), and `retract` removes it. Before, the merge dropped B's attempt and p-2 stayed live
+/// on no line.
+#[test]
+fn row_09_a_retract_merged_with_the_other_sides_attempt_leaves_no_copy_on_no_line() {
+    let api = PostsApi::start();
+    let a = published(&api);
+    let before = a.read("state/blog.state");
+    a.run_at(&at(KEY, "08:00"), &["retract", KEY, "--yes"])
+        .code(0);
+    // B sends after A's retract; p-2 commits and B never hears back. B's target cannot look
+    // posts up, so its line says what B sent and that it may have landed.
+    let b = blog(&api, &api.delete_url());
+    let config = a.read("dayrun.toml");
+    let blind: Vec<&str> = (config.lines())
+        .filter(|l| !l.starts_with("list_url"))
+        .collect();
+    b.file("dayrun.toml", blind.join("\n"));
+    api.faults(&[Fault::CommitHang]);
+    morning(&b, &at(KEY, "08:30"), &[]).code(1);
+    assert_eq!(api.commits_of(KEY), 1, "p-2 is out");
+    let theirs = b.read("state/blog.state");
+    assert!(theirs.contains(" sent=maybe"), "{theirs}");
+    let ours = a.read("state/blog.state");
+    let (out, merged) = merge(&a, &before, &ours, &theirs);
+    out.code(0);
+    let line = merged.lines().find(|l| l.starts_with(KEY)).unwrap();
+    assert!(
+        line.contains(" retracted ") && line.contains(" sent=maybe"),
+        "{line}"
+    );
+    a.file("state/blog.state", &merged);
+    a.run_at(&at(KEY, "09:00"), &["run", "--dry-run"])
+        .stdout_has("retracted; another runner's attempt of this copy may have landed");
+    a.run_at(&at(KEY, "09:00"), &["run"])
+        .code(1)
+        .stderr_has("DUPLICATE: the target holds copies of this retracted post (ids p-2)");
+    let line = line_of(&a, "blog", KEY);
+    assert_eq!(field(&line, "copies").as_deref(), Some("p-2"), "{line}");
+    assert_eq!(field(&line, "sent"), None, "{line}");
+    assert_eq!(api.commits_of(KEY), 1, "nothing sent: p-2 is B's");
+    a.run_at(&at(KEY, "10:00"), &["retract", KEY, "--yes"])
+        .code(0);
+    assert_eq!(removed(&api), ["p-1", "p-2"]);
+    assert_eq!(api.commits_of(KEY), 0);
 }

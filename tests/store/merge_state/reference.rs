@@ -135,7 +135,7 @@ fn read(text: &str) -> Line {
 /// One key, by the contract (issue 20 row 9): the winner of the total order; every live id of
 /// the same copy survives (`copies=`, a conflict when two differ, whatever the statuses); the
 /// live ids of an earlier copy are kept as history (`older=`, no conflict); and what the
-/// loser's attempts of the same copy may have left, unless the winner is retracted.
+/// loser's attempts of the same copy may have left, whatever the winner says.
 fn merge_line(x: &str, y: &str) -> (String, Option<(String, [String; 2])>) {
     let order = |t: &str| {
         let l = read(t);
@@ -188,10 +188,9 @@ fn merge_line(x: &str, y: &str) -> (String, Option<(String, [String; 2])>) {
     }
     out.set("copies", copies.join(","));
     out.set("older", older.join(","));
-    // What the other side may have sent of this copy stays, whatever the winner's status but
-    // retracted (a done line too: the next run looks for it, issue 28).
-    let open = win.status != "retracted";
-    if open && same && lose.get("sent") == Some("maybe") {
+    // What the other side may have sent of this copy stays, whatever the winner's status (a
+    // done or retracted line too: the next run looks for it, issue 28).
+    if same && lose.get("sent") == Some("maybe") {
         let since = [win.get("since"), lose.get("since")]
             .into_iter()
             .flatten()

@@ -160,9 +160,15 @@ pub(super) fn done_copy(line: &KeyLine, verdict: &Verdict, looks: u32, ctx: &Ctx
 fn unsettled(line: &KeyLine, why: &str, exit: Exit, ctx: &Ctx) -> Step {
     let mut next = line.clone();
     next.first_failure.get_or_insert_with(|| ctx.stamp.clone());
+    let key = line.key;
+    let act = match line.phase {
+        Phase::Retracted { .. } => format!(
+            "remove any copy of it there by hand, then `dayrun mark {key} retracted` (or `dayrun mark {key} done --id ID` for a copy you find, then `dayrun retract {key} --yes`)"
+        ),
+        _ => format!("then `dayrun mark {key} done` (with `--id ID` for a copy to keep)"),
+    };
     let text = format!(
-        "another runner's attempt of this copy may have landed, and the look for it did not settle it ({why}); nothing sent: look on the target, then `dayrun mark {} done` (with `--id ID` for a copy to keep)",
-        line.key
+        "another runner's attempt of this copy may have landed, and the look for it did not settle it ({why}); nothing sent: look on the target, {act}"
     );
     next.reason = Some(reason(&text));
     Step::write(next, exit, Word::Unconfirmed).say(text)
@@ -201,11 +207,17 @@ fn found_beside(line: &KeyLine, receipts: &[Receipt], ctx: &Ctx) -> Step {
         return Step::write(next, Exit::Ok, Word::Done);
     }
     let id = next.copies.current.id.clone().unwrap_or_default();
-    let text = format!(
-        "DUPLICATE: the target holds further copies of this post (ids {}) beside id={id}: an attempt another runner made of this copy landed too; recorded them in copies= and sent nothing; delete the extra copies on the target by hand",
-        next.copies.duplicates.join(", ")
-    );
-    Step::write(next, Exit::NeedsHuman, Word::Done).say(text)
+    let ids = next.copies.duplicates.join(", ");
+    let text = match next.phase {
+        Phase::Retracted { .. } => format!(
+            "DUPLICATE: the target holds copies of this retracted post (ids {ids}): an attempt another runner made of it landed; recorded them in copies= and sent nothing; `dayrun retract {} --yes` removes them",
+            line.key
+        ),
+        _ => format!(
+            "DUPLICATE: the target holds further copies of this post (ids {ids}) beside id={id}: an attempt another runner made of this copy landed too; recorded them in copies= and sent nothing; delete the extra copies on the target by hand"
+        ),
+    };
+    Step::write(next, Exit::NeedsHuman, Word::Duplicate).say(text)
 }
 
 /// The exit of a done line whose other copies are still to be looked for: 75, or 1 once its

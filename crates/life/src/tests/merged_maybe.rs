@@ -67,9 +67,100 @@ fn a_merge_keeps_what_the_other_side_may_have_sent_beside_a_done_copy() {
         let text = merged.record().to_line().to_string();
         assert!(text.contains(" sent=maybe "), "{text}");
     }
-    // A retracted winner took its copy back: what is kept there is another matter.
+}
+
+/// Runner A published p-1 and then retracted it; runner B's attempt of the same copy may have
+/// landed. A's retract took back the copy A knew, not one B's attempt may have made.
+#[test]
+fn a_retracted_line_keeps_the_other_sides_attempt_and_is_looked_up_never_sent() {
+    let (_, b) = sides();
     let gone = line("2026-11-20 retracted 2026-11-20T08:00:00Z id=p-1");
-    assert!(!merge(&gone, &b).0.tried.maybe);
+    let merged = merge(&gone, &b).0;
+    assert_eq!(merge(&b, &gone).0, merged, "either side ours");
+    assert_eq!(merged.phase, Phase::Retracted { verified: true });
+    assert!(merged.tried.maybe, "the other side's attempt is forgotten");
+    let rules = Rules::default();
+    for mode in [
+        Mode::Run { backfill: false },
+        Mode::Retry(Lever::Force),
+        Mode::Retry(Lever::ForceNew),
+    ] {
+        let ctx = at(&rules, &mode, "2026-11-20T09:00:00Z");
+        let step = crate::next(Some(&merged), &Event::Visit(None), &ctx);
+        assert_eq!(step.then, Then::Decide(Decision::LookBeside), "{mode:?}");
+    }
+    let run = Mode::Run { backfill: false };
+    let record = merged.record();
+    assert!(
+        crate::looks_at(Some(&record), &run, false),
+        "a pass visits it"
+    );
+    let ctx = at(&rules, &run, "2026-11-20T09:00:00Z");
+    // Found: a live copy of a retracted post, recorded for `retract` to remove.
+    let found = [Receipt::id("p-3")];
+    let landed = Landed {
+        receipts: &found,
+        how: How::Confirmed,
+        fp: "f",
+        payload: "x",
+        media: None,
+        copy: None,
+    };
+    let step = looked(&merged, Verdict::Found(landed), 0, &ctx);
+    assert_eq!((step.exit, &step.then), (Exit::NeedsHuman, &Then::Stop));
+    let next = step.written().expect("written");
+    assert_eq!(next.phase, Phase::Retracted { verified: true });
+    assert_eq!(
+        (next.copies.duplicates.as_slice(), next.tried.maybe),
+        (&["p-3".to_string()][..], false)
+    );
+    assert!(
+        step.say
+            .as_deref()
+            .is_some_and(|s| s.contains("dayrun retract 2026-11-20 --yes"))
+    );
+    assert_eq!(next.live_ids(), ["p-3"]);
+    // Absent once it can no longer land: nothing is out, and the line stays retracted.
+    let step = looked(&merged, Verdict::Absent, 0, &ctx);
+    let next = step.written().expect("written");
+    assert_eq!(
+        (next.phase, next.tried.maybe, step.exit),
+        (Phase::Retracted { verified: true }, false, Exit::Ok)
+    );
+    // Cannot tell: a person looks, and says so with `mark KEY retracted`.
+    let step = looked(&merged, Verdict::CannotTell("a list cut short"), 0, &ctx);
+    assert_eq!(step.exit, Exit::NeedsHuman);
+    let unsettled = step.written().expect("written").clone();
+    assert!(
+        unsettled
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("mark 2026-11-20 retracted"))
+    );
+    let retract = Mode::Retract;
+    let rctx = at(&rules, &retract, "2026-11-20T09:00:00Z");
+    let step = crate::next(Some(&unsettled), &Event::Visit(None), &rctx);
+    assert!(
+        matches!(step.then, Then::Decide(Decision::Wait(_))),
+        "a retract waits"
+    );
+    let step = crate::next(
+        Some(&unsettled),
+        &Event::Human(&crate::Act::MarkRetracted),
+        &ctx,
+    );
+    let marked = step.written().expect("written");
+    assert_eq!(marked.phase, Phase::Retracted { verified: false });
+    assert_eq!(marked.copies.current.generation, 0, "the same copy");
+    assert!(!marked.tried.maybe && marked.first_failure.is_none());
+    let visit = crate::next(Some(marked), &Event::Visit(None), &ctx);
+    assert_eq!(
+        (visit.exit, visit.then),
+        (
+            Exit::Ok,
+            Then::Decide(Decision::Skip(crate::Skip::Retracted))
+        )
+    );
 }
 
 #[test]

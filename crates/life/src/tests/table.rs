@@ -103,6 +103,10 @@ pub fn states() -> Vec<(&'static str, Option<KeyLine>)> {
         ),
         ("retracted", line(&format!("retracted {at} id=7 fp=f"))),
         (
+            "retracted sent=maybe (merged)",
+            line(&format!("retracted {at} id=7 fp=f {maybe}")),
+        ),
+        (
             "pending parts=2",
             line(&format!(
                 "pending {at} id=7 parts=7,8 fp=f attempt=1 {maybe}"
@@ -214,6 +218,7 @@ pub fn events() -> Vec<(&'static str, Example)> {
             "mark failed",
             Example::Human(Act::MarkFailed { fp: "f".into() }),
         ),
+        ("mark retracted", Example::Human(Act::MarkRetracted)),
         (
             "retry --not-ours 8",
             Example::Human(Act::NotOurs {
