@@ -36,7 +36,7 @@ pub fn run(
     for state in &mut states {
         let mut trace = Trace::new(&config.state, &state.target);
         let (mut adopted, mut drafts) = (0, 0);
-        for &key in catalog.files.keys().filter(|k| **k <= until) {
+        for &key in catalog.files.keys().filter(|k| k.day() <= until) {
             let line = state.get(key).map(KeyLine::of);
             if line.as_ref().is_some_and(|l| l.phase == Phase::Done) {
                 continue;

@@ -147,7 +147,7 @@ fn look_up_today(
     built: &mut [(&TargetConfig, Built)],
     found: &mut Found,
 ) {
-    let today = clock.today();
+    let today = crate::life::Key::of_day(clock.today());
     let post = catalog.post(today).ok();
     let sent = post.as_ref().map_or_else(
         || serde_json::json!({"key": today.to_string()}),

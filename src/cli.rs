@@ -134,7 +134,7 @@ pub struct RetractArgs {
 #[derive(FromArgs, Debug)]
 #[argh(subcommand, name = "mark", help_triggers("-h", "--help", "help"))]
 pub struct MarkArgs {
-    /// the key(s) (YYYY-MM-DD), then done or failed
+    /// the key(s) (YYYY-MM-DD), then done, failed or retracted
     #[argh(positional)]
     pub words: Vec<String>,
     /// the receipt id on the target (with done)

@@ -25,11 +25,11 @@ pub use life::{self, outside};
 pub use store::{lock, merge, state};
 pub use targets;
 
+use crate::life::Key;
 use cli::{Args, Command};
 use clock::Clock;
 use config::Config;
 use error::Error;
-use jiff::civil::Date;
 
 /// Run one command; returns the process exit code (see the README).
 pub fn run(args: Args) -> i32 {
@@ -110,7 +110,11 @@ fn dispatch(args: Args) -> Result<i32, Error> {
         Command::Check(a) => check::run(&config, &clock(&a.today)?, a.online, problems)?,
         Command::Mark(a) => mark::run(&config, &clock(&None)?, &a)?,
         Command::Adopt(a) => {
-            let until = a.until.as_deref().map(|s| key(s, "--until")).transpose()?;
+            let until = a
+                .until
+                .as_deref()
+                .map(|s| key(s, "--until").map(Key::day))
+                .transpose()?;
             adopt::run(&config, &clock(&None)?, until, &a.target)?
         }
         Command::MergeState(_) => unreachable!("handled before the config is read"),
@@ -147,7 +151,10 @@ fn clock(config: &Config, today: &Option<String>) -> Result<Clock, Error> {
         })?),
         Err(_) => None,
     };
-    let today = today.as_deref().map(|s| key(s, "--today")).transpose()?;
+    let today = today
+        .as_deref()
+        .map(|s| key(s, "--today").map(Key::day))
+        .transpose()?;
     let clock = Clock::new(config.timezone.clone(), today);
     Ok(match now {
         Some(now) => clock.starting_at(now),
@@ -202,8 +209,8 @@ fn shows_setup(command: &Command) -> bool {
 }
 
 /// A key from the command line: strict `YYYY-MM-DD`, a real date.
-pub fn key(s: &str, what: &str) -> Result<Date, Error> {
-    clock::parse_key(s).ok_or_else(|| {
+pub fn key(s: &str, what: &str) -> Result<Key, Error> {
+    Key::parse(s).ok_or_else(|| {
         let why = match clock::looks_like_key(s) {
             true => "is not a real date",
             false => "is not a date written YYYY-MM-DD",
@@ -212,7 +219,7 @@ pub fn key(s: &str, what: &str) -> Result<Date, Error> {
     })
 }
 
-fn keys(list: &[String], what: &str) -> Result<Vec<Date>, Error> {
+fn keys(list: &[String], what: &str) -> Result<Vec<Key>, Error> {
     list.iter().map(|s| key(s, what)).collect()
 }
 

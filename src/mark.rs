@@ -8,10 +8,10 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::content::Catalog;
 use crate::error::{Error, code};
+use crate::life::Key;
 use crate::life::{self, Act, Change, Event, KeyLine, Mode, Rules};
 use crate::state::{StateFile, locked_states};
 use crate::trace::Trace;
-use jiff::civil::Date;
 
 pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error> {
     let (keys, status, done) = words(args)?;
@@ -61,7 +61,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
 
 /// The command's words: the keys, then `done`, `failed` or `retracted` (as written, and
 /// whether it is done).
-fn words(args: &MarkArgs) -> Result<(Vec<Date>, &str, bool), Error> {
+fn words(args: &MarkArgs) -> Result<(Vec<Key>, &str, bool), Error> {
     let usage = "mark: name the key(s), then `done`, `failed` or `retracted`, e.g. `dayrun mark 2026-11-29 done --id 4812 --target blog`";
     let Some((status, keys)) = args.words.split_last() else {
         return Err(Error::usage(usage));
@@ -69,7 +69,7 @@ fn words(args: &MarkArgs) -> Result<(Vec<Date>, &str, bool), Error> {
     if keys.is_empty() {
         return Err(Error::usage(usage));
     }
-    let keys: Vec<Date> = keys
+    let keys: Vec<Key> = keys
         .iter()
         .map(|k| crate::key(k, "key"))
         .collect::<Result<_, _>>()?;
@@ -106,7 +106,7 @@ fn mark(
     config: &Config,
     clock: &Clock,
     state: &mut StateFile,
-    key: Date,
+    key: Key,
     act: &Act,
     args: &MarkArgs,
     status: &str,
@@ -154,7 +154,7 @@ fn mark(
 
 /// The current fingerprint of the key's post, so that a later edit is noticed. Without a post
 /// file the mark is still recorded (it may have been published by other means), with a warning.
-fn fingerprint(config: &Config, catalog: Option<&Catalog>, key: Date) -> String {
+fn fingerprint(config: &Config, catalog: Option<&Catalog>, key: Key) -> String {
     if !catalog.is_some_and(|c| c.files.contains_key(&key)) {
         let file = config.show(&config.content.join(format!("{key}.md")));
         eprintln!(

@@ -1,8 +1,8 @@
 //! What the command line asked of a run (`run`, `retry`, `retract`): the mode, the keys, the
 //! targets and whether it is a dry run. The run command builds it; every target's pass reads it.
 
+use crate::life::Key;
 use crate::life::Mode;
-use jiff::civil::Date;
 
 /// What the command line asked for.
 #[derive(Debug, Clone)]
@@ -11,7 +11,7 @@ pub struct Plan {
     /// Print every decision; write nothing, send nothing.
     pub dry_run: bool,
     /// Only these keys (empty: all). Named keys are never stale.
-    pub keys: Vec<Date>,
+    pub keys: Vec<Key>,
     /// Only these targets (empty: all).
     pub targets: Vec<String>,
 }

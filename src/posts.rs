@@ -4,8 +4,8 @@
 
 use crate::content::Catalog;
 use crate::error::Error;
+use crate::life::Key;
 use crate::post::Post;
-use jiff::civil::Date;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -15,7 +15,7 @@ type Read = Rc<Result<Post, Error>>;
 /// The post of the key being worked on, read on demand, once, whatever the number of targets.
 pub(crate) struct Posts<'a> {
     catalog: &'a Catalog,
-    current: RefCell<Option<(Date, Read)>>,
+    current: RefCell<Option<(Key, Read)>>,
     /// The modification time of the key being worked on (`Catalog::modified`), stat'd once,
     /// and the folder it was stat'd in, kept open for the next.
     modified: RefCell<Modified>,
@@ -24,7 +24,7 @@ pub(crate) struct Posts<'a> {
 /// The last key's modification time, and the folder of its post, open.
 #[derive(Default)]
 struct Modified {
-    of: Option<(Date, Option<std::time::SystemTime>)>,
+    of: Option<(Key, Option<std::time::SystemTime>)>,
     mtimes: crate::fsutil::Mtimes,
 }
 
@@ -40,7 +40,7 @@ impl<'a> Posts<'a> {
 
     /// Whether the post's file was modified after `at`, in a later second (a line's time is cut
     /// to the second). A file the system gives no time for counts as modified.
-    pub(crate) fn touched_after(&self, key: Date, at: jiff::Timestamp) -> bool {
+    pub(crate) fn touched_after(&self, key: Key, at: jiff::Timestamp) -> bool {
         let Modified { of, mtimes } = &mut *self.modified.borrow_mut();
         if of.as_ref().is_none_or(|(k, _)| *k != key) {
             *of = Some((key, self.catalog.modified(key, mtimes)));
@@ -51,11 +51,11 @@ impl<'a> Posts<'a> {
     }
 
     /// Whether the key has a post file in the catalog.
-    pub(crate) fn has(&self, key: Date) -> bool {
+    pub(crate) fn has(&self, key: Key) -> bool {
         self.catalog.files.contains_key(&key)
     }
 
-    pub(crate) fn get(&self, key: Date) -> Rc<Result<Post, Error>> {
+    pub(crate) fn get(&self, key: Key) -> Rc<Result<Post, Error>> {
         let mut current = self.current.borrow_mut();
         if current.as_ref().is_none_or(|(k, _)| *k != key) {
             *current = Some((key, Rc::new(self.catalog.post(key))));

@@ -7,6 +7,7 @@ use crate::clock::Clock;
 use crate::config::{Capabilities, Config, TargetConfig};
 use crate::error::Error;
 use crate::life::Exit;
+use crate::life::Key;
 use crate::plan::Plan;
 use crate::posts::Posts;
 use crate::progress::Progress;
@@ -119,12 +120,12 @@ impl<'a> TargetRun<'a> {
     }
 
     /// Whether a retract removed the key's copies here (or found them gone).
-    pub(crate) fn removed(&self, key: Date) -> bool {
+    pub(crate) fn removed(&self, key: Key) -> bool {
         self.outcome.removed.contains(&key)
     }
 
     /// Whether the key's line here holds a live copy dayrun knows of.
-    pub(crate) fn knows_copy(&self, key: Date) -> bool {
+    pub(crate) fn knows_copy(&self, key: Key) -> bool {
         self.line(key).is_some_and(|l| !l.live_ids().is_empty())
     }
 
@@ -170,14 +171,14 @@ struct Here {
 struct Outcome {
     exit: Exit,
     tally: crate::tally::Tally,
-    stale: Vec<Date>,
-    drafts: Vec<Date>,
+    stale: Vec<Key>,
+    drafts: Vec<Key>,
     /// Keys held back: they failed, and their date is past the catch-up window.
-    held: Vec<Date>,
+    held: Vec<Key>,
     /// Done keys whose post file is gone.
-    deleted: Vec<Date>,
+    deleted: Vec<Key>,
     /// Keys whose copies a retract removed (or found gone) here.
-    removed: BTreeSet<Date>,
+    removed: BTreeSet<Key>,
 }
 
 /// Whether the target may be written to again in this run (`stop.rs`), and when it last was.

@@ -6,6 +6,7 @@ use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::content::Catalog;
 use crate::error::Error;
+use crate::life::Key;
 use crate::life::{self, Ctx, Decision, Event, Exit, Facts, KeyLine, Mode, Phase, Seen};
 use crate::state::StateFile;
 use crate::tally::Count;
@@ -88,7 +89,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
         mode: Mode::Run { backfill: false },
         as_json,
     };
-    let mut drafts: BTreeMap<Date, bool> = BTreeMap::new();
+    let mut drafts: BTreeMap<Key, bool> = BTreeMap::new();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut exit = Exit::Ok;
@@ -171,11 +172,11 @@ fn show_target(
     target: &Target,
     t: usize,
     out: &mut impl Write,
-    drafts: &mut BTreeMap<Date, bool>,
+    drafts: &mut BTreeMap<Key, bool>,
     exit: &mut Exit,
 ) -> Result<(), Error> {
     let cfg = target.cfg;
-    let mut keys: BTreeSet<Date> = scene.catalog.files.keys().copied().collect();
+    let mut keys: BTreeSet<Key> = scene.catalog.files.keys().copied().collect();
     keys.extend(target.state.records().map(|r| r.key));
     let mut counts = zero_counts();
     let mut words = crate::tally::Tally::default();
@@ -235,9 +236,9 @@ fn zero_counts() -> BTreeMap<&'static str, u64> {
 fn key_row(
     scene: &Scene,
     target: &Target,
-    key: Date,
+    key: Key,
     line: Option<&KeyLine>,
-    drafts: &mut BTreeMap<Date, bool>,
+    drafts: &mut BTreeMap<Key, bool>,
     exit: &mut Exit,
 ) -> Row {
     let has_post = scene.catalog.files.contains_key(&key);
@@ -314,7 +315,7 @@ struct Verdict {
 }
 
 /// The row of `key`, from its line, its post (`has_post`: its file is there) and `verdict`.
-fn row(scene: &Scene, key: Date, line: Option<&KeyLine>, has_post: bool, verdict: Verdict) -> Row {
+fn row(scene: &Scene, key: Key, line: Option<&KeyLine>, has_post: bool, verdict: Verdict) -> Row {
     let age = line
         .and_then(KeyLine::time)
         .map(|at| scene.now.as_second() - at.as_second());
@@ -499,7 +500,7 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
 /// refused edit needs them); otherwise by its text alone.
 fn seen(
     catalog: &Catalog,
-    key: Date,
+    key: Key,
     has_post: bool,
     whole: bool,
     facts: &dyn Fn(&crate::post::Post) -> Facts,

@@ -3,16 +3,16 @@
 //! run over 100k posts builds no set of keys.
 
 use crate::content::Catalog;
-use jiff::civil::Date;
+use crate::life::Key;
 use std::collections::BTreeSet;
 
 /// Each key once, in order, with whether it has a post. `extra`: keys without a post that some
 /// target must still look at; `only`: the keys named with `--key` (empty: all).
 pub(super) fn walk<'a>(
     catalog: &'a Catalog,
-    extra: &'a BTreeSet<Date>,
-    only: &'a [Date],
-) -> impl Iterator<Item = (Date, bool)> + 'a {
+    extra: &'a BTreeSet<Key>,
+    only: &'a [Key],
+) -> impl Iterator<Item = (Key, bool)> + 'a {
     let mut posts = catalog.files.keys().copied().peekable();
     let mut extra = extra.iter().copied().peekable();
     std::iter::from_fn(move || {

@@ -3,6 +3,7 @@
 
 use crate::content::Catalog;
 use crate::error::Error;
+use crate::life::Key;
 use crate::life::{Exit, Mode};
 use crate::plan::Plan;
 use crate::posts::Posts;
@@ -11,12 +12,11 @@ use crate::runner::TargetRun;
 use crate::say;
 use crate::signals;
 use crate::state::StateFile;
-use jiff::civil::Date;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The keys walked besides the posts (`keys_without_post`), and in a retract the named keys.
-pub(super) fn extra_keys(runs: &mut [TargetRun], catalog: &Catalog, plan: &Plan) -> BTreeSet<Date> {
-    let mut extra: BTreeSet<Date> = runs
+pub(super) fn extra_keys(runs: &mut [TargetRun], catalog: &Catalog, plan: &Plan) -> BTreeSet<Key> {
+    let mut extra: BTreeSet<Key> = runs
         .iter_mut()
         .flat_map(|run| run.keys_without_post(catalog))
         .collect();
@@ -31,7 +31,7 @@ pub(super) fn extra_keys(runs: &mut [TargetRun], catalog: &Catalog, plan: &Plan)
 /// memory does not grow with the number of posts. Stops at a signal.
 pub(super) fn keys(
     runs: &mut [TargetRun],
-    all: impl Iterator<Item = (Date, bool)>,
+    all: impl Iterator<Item = (Key, bool)>,
     posts: &Posts,
     others: &BTreeMap<String, StateFile>,
 ) -> Result<(), Error> {
@@ -91,7 +91,7 @@ fn nothing_retracted(plan: &Plan, runs: &[TargetRun]) -> Exit {
 pub(super) fn progress(
     plan: &Plan,
     runs: &mut [TargetRun],
-    all: impl Iterator<Item = (Date, bool)>,
+    all: impl Iterator<Item = (Key, bool)>,
     posts: &Posts,
 ) -> Progress {
     if !Progress::wanted(plan.dry_run) {

@@ -3,7 +3,7 @@
 //! for which key, never by its text alone (`life::copies::sift`).
 
 use super::TargetRun;
-use jiff::civil::Date;
+use crate::life::Key;
 use std::collections::BTreeMap;
 
 /// Each key of the catalog with the marks its post would be sent with here (`Find::marks_of`).
@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 /// they send nothing. One entry per key, each a few short hashes.
 #[derive(Debug, Default)]
 pub(super) struct Alike {
-    marks: BTreeMap<Date, Vec<String>>,
+    marks: BTreeMap<Key, Vec<String>>,
 }
 
 impl Alike {
     /// The keys other than `key` whose post would be sent with one of `marks`.
-    pub(super) fn keys(&self, key: Date, marks: &[String]) -> Vec<Date> {
+    pub(super) fn keys(&self, key: Key, marks: &[String]) -> Vec<Key> {
         (self.marks.iter())
             .filter(|(k, theirs)| **k != key && theirs.iter().any(|m| marks.contains(m)))
             .map(|(k, _)| *k)
@@ -27,7 +27,7 @@ impl Alike {
 impl TargetRun<'_> {
     /// The other keys of the catalog whose post would be sent here with one of `marks`; the
     /// index is read at the first call of the pass.
-    pub(super) fn alike(&mut self, key: Date, marks: &[String]) -> Vec<Date> {
+    pub(super) fn alike(&mut self, key: Key, marks: &[String]) -> Vec<Key> {
         if self.known.alike.is_none() {
             self.known.alike = Some(self.read_alike());
         }

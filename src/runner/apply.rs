@@ -5,13 +5,14 @@
 use super::{Plan, TargetRun};
 use crate::clock::Clock;
 use crate::error::Error;
+use crate::life::Key;
 use crate::life::{self, Change, Ctx, Event, KeyLine, Rules, Seen, Step, Then};
 use jiff::civil::Date;
 
 /// The moment `key` is judged in, from the run's parts (borrowed apart from the target, so an
 /// upload's answer can be recorded while the target uploads the next).
 pub(super) fn ctx_for<'a>(
-    key: Date,
+    key: Key,
     clock: &'a Clock,
     today: Date,
     rules: &'a Rules,
@@ -45,12 +46,12 @@ pub fn visit<E>(
 
 impl TargetRun<'_> {
     /// The key's line, typed (`None`: no line).
-    pub(super) fn line(&self, key: Date) -> Option<KeyLine> {
+    pub(super) fn line(&self, key: Key) -> Option<KeyLine> {
         self.state.get(key).map(KeyLine::of)
     }
 
     /// The moment a key is judged in.
-    pub(super) fn ctx(&self, key: Date) -> Ctx<'_> {
+    pub(super) fn ctx(&self, key: Key) -> Ctx<'_> {
         ctx_for(
             key,
             self.run.clock,
@@ -64,7 +65,7 @@ impl TargetRun<'_> {
     /// Feed `event` to the key's life and record the line it returns. The exit code of every
     /// event but a visit is folded into the run's (a visit's is what the key leaves if nothing
     /// answers otherwise; the caller folds it in when nothing more is done).
-    pub(super) fn apply(&mut self, key: Date, event: &Event) -> Result<Step, Error> {
+    pub(super) fn apply(&mut self, key: Key, event: &Event) -> Result<Step, Error> {
         let line = self.line(key);
         let step = life::next(line.as_ref(), event, &self.ctx(key));
         if !self.run.plan.dry_run {

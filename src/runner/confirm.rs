@@ -4,13 +4,13 @@
 
 use super::TargetRun;
 use crate::error::{Error, Kind};
+use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::copies::{self, Sifted};
 use crate::life::{self, Event, KeyLine, Looking, Step, Then};
 use crate::signals;
 use crate::targets::{Attempts, Lookup};
 use jiff::Timestamp;
-use jiff::civil::Date;
 use std::time::Duration;
 use store::owners::Owners;
 
@@ -37,7 +37,7 @@ impl TargetRun<'_> {
     /// or one a human ruled not this post never answers for this attempt
     /// (`life::copies::sift`); a copy whose content no attempt sent but whose id the line
     /// records as this generation's is ours (the post was edited since it went out).
-    pub(super) fn look(&mut self, key: Date, attempts: &Attempts) -> Seen {
+    pub(super) fn look(&mut self, key: Key, attempts: &Attempts) -> Seen {
         let line = self.line(key);
         let own = line.as_ref().map(KeyLine::own_ids).unwrap_or_default();
         let Some(find) = self.finder() else {
@@ -108,7 +108,7 @@ impl TargetRun<'_> {
     /// catalog whose post would be sent with one of `marks` (`alike.rs`).
     fn others(
         &mut self,
-        key: Date,
+        key: Key,
         line: Option<&KeyLine>,
         found: &[Receipt],
         marks: &[String],
@@ -143,7 +143,7 @@ impl TargetRun<'_> {
     /// A target that cannot look is answered at once, with no wait.
     pub(super) fn confirm(
         &mut self,
-        key: Date,
+        key: Key,
         attempts: &Attempts,
         deadline: Timestamp,
         wait_first: bool,
@@ -185,7 +185,7 @@ impl TargetRun<'_> {
     /// then hand the answer to the key's life; `landed`: what a found copy's done line keeps.
     pub(super) fn judge(
         &mut self,
-        key: Date,
+        key: Key,
         ask: Ask,
         landed: &dyn Fn(&[Receipt]) -> life::Keeps,
     ) -> Result<Step, Error> {
@@ -260,7 +260,7 @@ impl TargetRun<'_> {
     }
 
     /// The trace line of one lookup's answer (`tell::look`).
-    fn trace_look(&mut self, key: Date, seen: &Seen, step: &Step, first: bool) {
+    fn trace_look(&mut self, key: Key, seen: &Seen, step: &Step, first: bool) {
         use crate::tell::look::{self, Answer};
         let answer = match seen {
             Seen::Found(_) => return,
@@ -285,8 +285,8 @@ impl TargetRun<'_> {
 #[derive(Default)]
 struct Others {
     held: Vec<String>,
-    twins: Vec<Date>,
-    alike: Vec<Date>,
+    twins: Vec<Key>,
+    alike: Vec<Key>,
 }
 
 /// What a lookup is asked: which attempts to look for, when, and what the key's life needs

@@ -5,6 +5,7 @@ use super::confirm::Ask;
 use super::report::Failed;
 use super::{Posts, TargetRun};
 use crate::error::Error;
+use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::{self, Answer, Before, Event, KeyLine, Looking, Op, Phase, Sending, Then, Why};
 use crate::post::Post;
@@ -13,7 +14,6 @@ use crate::tally::Count;
 use crate::targets::{Attempts, Outgoing};
 use crate::tell;
 use jiff::Timestamp;
-use jiff::civil::Date;
 use std::time::{Duration, Instant};
 use store::sent::Kept;
 
@@ -22,7 +22,7 @@ impl TargetRun<'_> {
     /// attempt, when dedup is on), then send. `Err` only when state cannot be recorded.
     pub(super) fn attempt(
         &mut self,
-        key: Date,
+        key: Key,
         posts: &Posts,
         why: Why,
         look_first: bool,
@@ -201,7 +201,7 @@ impl TargetRun<'_> {
     /// A pending key whose post is gone: look; a copy found is recorded, a proved absence
     /// forgets the line (nothing is out and nothing is left to send). A done key whose line
     /// says `sent=maybe` (a merge): look for copies beside its own, whatever its post.
-    pub(super) fn look_only(&mut self, key: Date) -> Result<(), Error> {
+    pub(super) fn look_only(&mut self, key: Key) -> Result<(), Error> {
         let Some(line) = self.line(key) else {
             return Ok(());
         };

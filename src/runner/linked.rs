@@ -6,13 +6,13 @@
 use super::TargetRun;
 use crate::config::TargetConfig;
 use crate::error::{Class, Error};
+use crate::life::Key;
 use crate::life::{self, Answer, Event, KeyLine};
 use crate::post::Post;
 use crate::state::StateFile;
 use crate::tally::Count;
 use crate::tell;
 use crate::template::Upstream;
-use jiff::civil::Date;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -50,7 +50,7 @@ impl TargetRun<'_> {
     /// from the runs before it in this run (`before`), or from `others`.
     pub(crate) fn gather(
         &mut self,
-        key: Date,
+        key: Key,
         before: &mut [TargetRun],
         others: &BTreeMap<String, StateFile>,
     ) -> Result<(), Error> {
@@ -77,7 +77,7 @@ impl TargetRun<'_> {
     }
 
     /// Where each copy the template needs stands, by target name.
-    pub(super) fn upstream(&self, key: Date) -> Vec<(String, Upstream)> {
+    pub(super) fn upstream(&self, key: Key) -> Vec<(String, Upstream)> {
         let Some(template) = &self.cfg.template else {
             return Vec::new();
         };
@@ -111,7 +111,7 @@ impl TargetRun<'_> {
     }
 
     /// `--dry-run`: where the copies the key's text links to stand.
-    pub(super) fn say_copies(&self, key: Date) {
+    pub(super) fn say_copies(&self, key: Key) {
         for (name, upstream) in self.upstream(key) {
             self.say(key, "note", &tell::dry::copy(&name, upstream));
         }

@@ -4,11 +4,11 @@
 use super::TargetRun;
 use crate::error::{Class, Error};
 use crate::images::Image;
+use crate::life::Key;
 use crate::life::{self, Event};
 use crate::post::Post;
 use crate::targets::Media;
 use crate::tell;
-use jiff::civil::Date;
 
 impl TargetRun<'_> {
     /// The post as this target sends it: no more images than the platform takes (the cover
@@ -139,7 +139,7 @@ impl TargetRun<'_> {
 
     /// The uploads the key's line records that the post as sent uses; the others (an image
     /// replaced or removed) are listed in the trace and left off the line.
-    pub(super) fn unattached(&mut self, key: Date, post: &Post) -> Option<String> {
+    pub(super) fn unattached(&mut self, key: Key, post: &Post) -> Option<String> {
         let recorded = self.line(key).and_then(|l| l.copies.current.media)?;
         let mut media = Media::parse(Some(&recorded));
         for (sha, value) in media.drop_unattached(post) {

@@ -5,13 +5,13 @@
 use super::TargetRun;
 use crate::clock::stamp;
 use crate::error::{Class, Error, Kind};
+use crate::life::Key;
 use crate::life::{self, Event, Exit, Phase, Step, Word};
 use crate::outside::escape;
 use crate::post::Post;
 use crate::tally::Count;
 use crate::tell;
 use crate::tell::{Hints, Teller};
-use jiff::civil::Date;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use store::sent::{Kept, Sent};
@@ -90,7 +90,7 @@ impl TargetRun<'_> {
     /// Tell what a step of a key's life did: the printed line, the trace line, the tally.
     pub(super) fn tell(
         &mut self,
-        key: Date,
+        key: Key,
         step: &Step,
         post: &Post,
         started: Instant,
@@ -103,7 +103,7 @@ impl TargetRun<'_> {
     /// `tell`, for a key whose post may be gone (`title`: `None`).
     pub(super) fn tell_line(
         &mut self,
-        key: Date,
+        key: Key,
         step: &Step,
         title: Option<&str>,
         started: Instant,
@@ -154,7 +154,7 @@ impl TargetRun<'_> {
     }
 
     /// A DUPLICATE: traced, told on stderr with where to look, counted.
-    fn alert_duplicate(&mut self, key: Date, action: &str, text: &str) {
+    fn alert_duplicate(&mut self, key: Key, action: &str, text: &str) {
         self.trace(key, action, "duplicate", text);
         let look = self.target.where_to_look(key);
         let text = self.shown(&tell::line::duplicate(text, &look));
@@ -166,7 +166,7 @@ impl TargetRun<'_> {
     /// and what to do.
     pub(super) fn report(
         &mut self,
-        key: Date,
+        key: Key,
         step: &Step,
         err: Option<&Error>,
     ) -> Result<(), Error> {
@@ -181,7 +181,7 @@ impl TargetRun<'_> {
     }
 
     /// What the hints for `key` on this target name.
-    pub(super) fn hints(&self, key: Date) -> Hints<'_> {
+    pub(super) fn hints(&self, key: Key) -> Hints<'_> {
         Hints {
             key,
             target: &self.cfg.name,
@@ -207,7 +207,7 @@ impl TargetRun<'_> {
 
     /// The exact document of the key's latest attempt, for a target whose lookup is handed
     /// what was sent (`Find::keeps_payload`; kept durably before the attempt).
-    pub(super) fn kept_payload(&self, key: Date) -> Option<serde_json::Value> {
+    pub(super) fn kept_payload(&self, key: Key) -> Option<serde_json::Value> {
         if !self.here.keeps_payload {
             return None;
         }
@@ -217,7 +217,7 @@ impl TargetRun<'_> {
 
     /// A post that cannot be read or derived: recorded once (an attempt that may have landed
     /// before the file broke stays on the line), reported every run until fixed.
-    pub(super) fn local_error(&mut self, key: Date, err: Error) -> Result<(), Error> {
+    pub(super) fn local_error(&mut self, key: Key, err: Error) -> Result<(), Error> {
         let reason = self.redact(&err.reason());
         let line = self.line(key);
         let same = line.as_ref().is_some_and(|l| {
@@ -249,21 +249,21 @@ impl TargetRun<'_> {
     }
 
     /// A post's error: in full for the first target that meets it this run, then in short.
-    fn tell_local(&self, key: Date, err: &Error, first: bool) {
+    fn tell_local(&self, key: Key, err: &Error, first: bool) {
         self.say(key, "failed", &tell::line::local(&err.located(), first));
         if let Some(hint) = err.hint.as_ref().filter(|_| first) {
             self.say_under(hint);
         }
     }
 
-    pub(super) fn count(&mut self, count: Count, key: Date, word: &str, detail: &str) {
+    pub(super) fn count(&mut self, count: Count, key: Key, word: &str, detail: &str) {
         self.outcome.tally.add(count);
         if self.teller().says(count) {
             self.say(key, word, detail);
         }
     }
 
-    pub(super) fn say(&self, key: Date, word: &str, detail: &str) {
+    pub(super) fn say(&self, key: Key, word: &str, detail: &str) {
         let detail = (!detail.is_empty()).then(|| self.shown(detail));
         let line = self.teller().line(key, word, detail.as_deref());
         self.run.progress.out(&line);
@@ -285,7 +285,7 @@ impl TargetRun<'_> {
         escape(&self.redact(text), 4000)
     }
 
-    pub(super) fn trace(&mut self, key: Date, action: &str, result: &str, detail: &str) {
+    pub(super) fn trace(&mut self, key: Key, action: &str, result: &str, detail: &str) {
         if !self.run.plan.dry_run {
             let detail = self.shown(detail);
             self.trace.line(

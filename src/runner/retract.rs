@@ -5,16 +5,16 @@
 
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
+use crate::life::Key;
 use crate::life::{Event, KeyLine, Phase, Then, Word};
 use crate::post::Post;
 use crate::tally::Count;
 use crate::targets::Lookup;
 use crate::tell;
-use jiff::civil::Date;
 
 impl TargetRun<'_> {
     /// Retract `key` from this target: every live copy the line knows.
-    pub(super) fn retract(&mut self, key: Date, posts: &Posts) -> Result<(), Error> {
+    pub(super) fn retract(&mut self, key: Key, posts: &Posts) -> Result<(), Error> {
         let Some(line) = self.line(key) else {
             return Ok(());
         };
@@ -55,7 +55,7 @@ impl TargetRun<'_> {
     /// (recorded and said).
     fn remove(
         &mut self,
-        key: Date,
+        key: Key,
         id: &str,
         resume: bool,
         post: Option<&Post>,
@@ -101,7 +101,7 @@ impl TargetRun<'_> {
     }
 
     /// Whether the copy `id` is still there, as the target's lookup shows.
-    fn still_there(&mut self, key: Date, id: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, key: Key, id: &str) -> Result<Lookup, Error> {
         self.target
             .as_retract()
             .and_then(|r| r.still_there(key, id))
@@ -109,7 +109,7 @@ impl TargetRun<'_> {
 
     /// Every copy is removed: traced and counted with its id, whether a lookup showed it gone,
     /// and the other ids `removed` this time.
-    fn retracted(&mut self, key: Date, line: &KeyLine, removed: &[String]) {
+    fn retracted(&mut self, key: Key, line: &KeyLine, removed: &[String]) {
         let now = self.line(key);
         let id = now
             .as_ref()
@@ -132,7 +132,7 @@ impl TargetRun<'_> {
     /// or the outcome cannot be told (recorded and said).
     fn verify(
         &mut self,
-        key: Date,
+        key: Key,
         id: &str,
         sure: bool,
         before: Option<&KeyLine>,
@@ -167,7 +167,7 @@ impl TargetRun<'_> {
 
     /// The removal's outcome is unknown and no lookup can tell: the pending line stays, and the
     /// next `run` or `retract` finishes the job.
-    fn unsure(&mut self, key: Date, why: &str) -> Result<Option<bool>, Error> {
+    fn unsure(&mut self, key: Key, why: &str) -> Result<Option<bool>, Error> {
         let why = format!("the removal's outcome is unknown and the lookup cannot tell ({why})");
         self.apply(
             key,
@@ -185,7 +185,7 @@ impl TargetRun<'_> {
     }
 }
 
-fn posts_of(posts: &Posts, key: Date) -> Option<crate::post::Post> {
+fn posts_of(posts: &Posts, key: Key) -> Option<crate::post::Post> {
     match posts.has(key) {
         true => posts.get(key).as_ref().as_ref().ok().cloned(),
         false => None,

@@ -6,17 +6,17 @@
 
 use super::TargetRun;
 use crate::error::{Class, Error, Kind};
+use crate::life::Key;
 use crate::life::{KeyLine, Phase};
 use crate::post::Post;
 use crate::tally::Count;
 use crate::tell::Stop;
-use jiff::civil::Date;
 
 impl TargetRun<'_> {
     /// After a broken setup, refused credentials, a long rate limit, or a failure of `key`
     /// that shows the server cannot be reached, nothing more goes to this target in this run.
     /// The first reason stands.
-    pub(super) fn stop_for(&mut self, key: Date, err: &Error) {
+    pub(super) fn stop_for(&mut self, key: Key, err: &Error) {
         if self.pace.stopped.is_some() {
             return;
         }
@@ -35,7 +35,7 @@ impl TargetRun<'_> {
 
     /// Whether the target is stopped for this run; if so, the key is counted and told why,
     /// and its line stays as it is.
-    pub(super) fn skip_if_stopped(&mut self, key: Date) -> bool {
+    pub(super) fn skip_if_stopped(&mut self, key: Key) -> bool {
         let Some(stop) = &self.pace.stopped else {
             return false;
         };

@@ -5,16 +5,16 @@
 
 use super::TargetRun;
 use crate::life;
-use jiff::civil::Date;
+use crate::life::Key;
 
 impl TargetRun<'_> {
     /// Survey the target for the keys of `keys` (the run's walk) that this pass will look up.
     /// A failed survey is traced and changes nothing: every lookup is then made live.
-    pub(crate) fn survey(&mut self, keys: impl Iterator<Item = (Date, bool)>) {
+    pub(crate) fn survey(&mut self, keys: impl Iterator<Item = (Key, bool)>) {
         if self.run.plan.dry_run || !self.here.rules.can_find {
             return;
         }
-        let wanted: Vec<Date> = keys
+        let wanted: Vec<Key> = keys
             .filter(|&(key, has_post)| {
                 self.looks_at(key, has_post) && self.will_look(key, has_post)
             })
@@ -47,7 +47,7 @@ impl TargetRun<'_> {
 
     /// Whether visiting `key` will look it up on the target (`life::will_look`): never a key
     /// the pass passes over.
-    fn will_look(&self, key: Date, has_post: bool) -> bool {
+    fn will_look(&self, key: Key, has_post: bool) -> bool {
         !self.quick_done(key) && life::will_look(self.line(key).as_ref(), has_post, &self.ctx(key))
     }
 }

@@ -4,16 +4,16 @@
 use super::{Posts, TargetRun};
 use crate::content::Catalog;
 use crate::error::Error;
+use crate::life::Key;
 use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Pass, Seen, Skip, Why};
 use crate::life::{Exit, Status};
 use crate::tally::Count;
 use crate::tell;
-use jiff::civil::Date;
 
 impl TargetRun<'_> {
     /// The keys this target looks at besides the posts (every run looks at every post): keys
     /// whose line is not done and that have no post. Notes done keys whose post is gone.
-    pub(crate) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Date> {
+    pub(crate) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Key> {
         // Both are in key order: one walk side by side, no lookup per key.
         let mut posts = catalog.files.keys().peekable();
         let (mut deleted, mut other) = (Vec::new(), Vec::new());
@@ -34,7 +34,7 @@ impl TargetRun<'_> {
     }
 
     /// Whether this target looks at `key` (`life::looks_at`).
-    pub(crate) fn looks_at(&self, key: Date, has_post: bool) -> bool {
+    pub(crate) fn looks_at(&self, key: Key, has_post: bool) -> bool {
         life::looks_at(self.state.get(key), &self.run.plan.mode, has_post)
     }
 
@@ -42,7 +42,7 @@ impl TargetRun<'_> {
     /// compare of a readable post (`Post::facts`, and whether it can be sent here).
     fn seen(
         posts: &Posts,
-        key: Date,
+        key: Key,
         has_post: bool,
         facts: &dyn Fn(&crate::post::Post) -> Facts,
     ) -> Seen {
@@ -58,12 +58,12 @@ impl TargetRun<'_> {
 
     /// Whether the key's visit compares the post's edit hash (`life::compares_payload`): it
     /// is made only then (it needs the post's images).
-    fn refused(&self, key: Date) -> bool {
+    fn refused(&self, key: Key) -> bool {
         life::compares_payload(self.line(key).as_ref())
     }
 
     /// What the key's life says to do with it now (no line changes: for the progress count).
-    pub(crate) fn sends(&mut self, key: Date, has_post: bool, posts: &Posts) -> bool {
+    pub(crate) fn sends(&mut self, key: Key, has_post: bool, posts: &Posts) -> bool {
         if self.quick_done(key) {
             return false;
         }
@@ -81,18 +81,18 @@ impl TargetRun<'_> {
 
     /// A done line the run can pass over without reading its post (`life::pass`): nothing a
     /// visit could do with it sends or looks anything up.
-    pub(super) fn quick_done(&self, key: Date) -> bool {
+    pub(super) fn quick_done(&self, key: Key) -> bool {
         self.pass(key).may()
     }
 
     /// How the key's line may be passed over without reading its post (`life::pass`).
-    fn pass(&self, key: Date) -> Pass {
+    fn pass(&self, key: Key) -> Pass {
         let mode = &self.run.plan.mode;
         life::pass(self.state.get(key), mode, &self.here.rules, self.run.today)
     }
 
     /// One visit of the key's life on this target, and what it decides, done.
-    pub(crate) fn step(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<(), Error> {
+    pub(crate) fn step(&mut self, key: Key, has_post: bool, posts: &Posts) -> Result<(), Error> {
         let quick = match self.pass(key) {
             Pass::Yes => true,
             Pass::Untouched(at) => !posts.touched_after(key, at),
@@ -125,7 +125,7 @@ impl TargetRun<'_> {
 
     /// The key's life, visited: the post read only if a rule asks, with the copies its text
     /// links to as gathered for this key (`gather`).
-    fn visit(&mut self, key: Date, has_post: bool, posts: &Posts) -> Result<life::Step, Error> {
+    fn visit(&mut self, key: Key, has_post: bool, posts: &Posts) -> Result<life::Step, Error> {
         let template = self.template_mark();
         let (cfg, upstream) = (self.cfg, self.upstream(key));
         let blocked =
@@ -141,7 +141,7 @@ impl TargetRun<'_> {
     }
 
     /// A decision that sends nothing and looks nothing up: said, counted and traced.
-    fn say_decision(&mut self, key: Date, decision: Decision) {
+    fn say_decision(&mut self, key: Key, decision: Decision) {
         match decision {
             Decision::Skip(skip) => self.skip(key, skip),
             Decision::Wait(why) => {
@@ -178,7 +178,7 @@ impl TargetRun<'_> {
 
     /// `retry --not-ours ID`: the human's word first, so the lookup that follows leaves that
     /// copy out.
-    fn not_ours_first(&mut self, key: Date) -> Result<(), Error> {
+    fn not_ours_first(&mut self, key: Key) -> Result<(), Error> {
         if let Mode::Retry(Lever::NotOurs(id)) = &self.run.plan.mode
             && !self.run.plan.dry_run
             && self.state.get(key).is_some()
@@ -203,7 +203,7 @@ impl TargetRun<'_> {
     /// Do what the decision says.
     fn act(
         &mut self,
-        key: Date,
+        key: Key,
         has_post: bool,
         posts: &Posts,
         decision: Decision,
@@ -249,7 +249,7 @@ impl TargetRun<'_> {
 
     /// A skip: counted and said as `tell::skip` words it; a late edit is said whatever the
     /// run, and traced.
-    fn skip(&mut self, key: Date, skip: Skip) {
+    fn skip(&mut self, key: Key, skip: Skip) {
         let has_id = skip == Skip::CannotUpdate
             && self
                 .line(key)

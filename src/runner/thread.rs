@@ -10,6 +10,7 @@ mod split;
 use super::TargetRun;
 use super::confirm::Seen;
 use crate::error::{Class, Error};
+use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::{self, Answer, Event, KeyLine, Op, Part, Then, Verdict, Why};
 use crate::post::Post;
@@ -17,7 +18,6 @@ use crate::signals;
 use crate::targets::{Attempts, Media};
 use crate::tell;
 use crate::thread::{Piece, Prepared, Turn};
-use jiff::civil::Date;
 use std::time::Instant;
 use store::sent::Kept;
 
@@ -241,7 +241,7 @@ impl TargetRun<'_> {
     }
 
     /// What the platform chooses for part `n` before sending it (a record key), if anything.
-    fn part_native(&mut self, key: Date, generation: u32, n: usize) -> life::Native {
+    fn part_native(&mut self, key: Key, generation: u32, n: usize) -> life::Native {
         match self.target.as_thread() {
             Some(thread) => thread.part_native(key, generation, n),
             None => life::Native::new(),
@@ -251,7 +251,7 @@ impl TargetRun<'_> {
     /// Part `n` landed: on the line before anything else happens.
     fn part_landed(
         &mut self,
-        key: Date,
+        key: Key,
         n: usize,
         part: &Part,
         url: Option<&str>,
@@ -273,7 +273,7 @@ impl TargetRun<'_> {
     /// stop here (cannot tell, a lookup that keeps failing, not yet).
     fn look_part(
         &mut self,
-        key: Date,
+        key: Key,
         generation: u32,
         n: usize,
         piece: &Piece,
@@ -354,7 +354,7 @@ impl TargetRun<'_> {
     /// them (then on the line, not sent again); `why` keeps the text of the verdict.
     fn found_part<'a>(
         &mut self,
-        key: Date,
+        key: Key,
         n: usize,
         receipts: &[Receipt],
         line: &KeyLine,
@@ -391,7 +391,7 @@ impl TargetRun<'_> {
     /// again (`None`), or stop here and say why.
     fn after_part_look(
         &mut self,
-        key: Date,
+        key: Key,
         n: usize,
         step: &life::Step,
     ) -> Result<Option<Next>, Error> {
@@ -416,7 +416,7 @@ impl TargetRun<'_> {
     /// key's thread, another site's on the same account, may end in the same words).
     fn own_part(
         &mut self,
-        key: Date,
+        key: Key,
         n: usize,
         found: &[Receipt],
         line: &KeyLine,
@@ -500,7 +500,7 @@ impl TargetRun<'_> {
 
     /// The parts of the key's thread as kept before its first send (`store::sent`); kept
     /// again only when they changed.
-    fn keep_thread(&self, key: Date, prepared: &Prepared) -> Result<(), Error> {
+    fn keep_thread(&self, key: Key, prepared: &Prepared) -> Result<(), Error> {
         if self.kept_thread(key).as_ref() == Some(prepared) {
             return Ok(());
         }
@@ -508,7 +508,7 @@ impl TargetRun<'_> {
         self.sent().keep(key, Kept::Thread, &bytes)
     }
 
-    fn kept_thread(&self, key: Date) -> Option<Prepared> {
+    fn kept_thread(&self, key: Key) -> Option<Prepared> {
         let bytes = self.sent().kept(key, Kept::Thread)?;
         serde_json::from_slice(&bytes).ok()
     }

@@ -5,6 +5,7 @@
 
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error, Kind};
+use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::{self, Answer, EditCheck, Event, KeyLine, Op, Then, Verdict, Word};
 use crate::post::Post;
@@ -12,7 +13,6 @@ use crate::signals;
 use crate::tally::Count;
 use crate::targets::{Lookup, Media, Outgoing};
 use crate::tell;
-use jiff::civil::Date;
 use std::time::Instant;
 
 impl TargetRun<'_> {
@@ -20,7 +20,7 @@ impl TargetRun<'_> {
     /// before payloads were recorded gets the current payload, without sending anything.
     pub(super) fn check_edit(
         &mut self,
-        key: Date,
+        key: Key,
         posts: &Posts,
         forced: bool,
     ) -> Result<(), Error> {
@@ -71,7 +71,7 @@ impl TargetRun<'_> {
     }
 
     /// What the edit sends to the copy, or why it cannot be sent in place.
-    fn prepare_edit(&mut self, key: Date, line: &KeyLine, post: &Post) -> Result<Outgoing, Error> {
+    fn prepare_edit(&mut self, key: Key, line: &KeyLine, post: &Post) -> Result<Outgoing, Error> {
         // A thread published before the target went back to `long = "cut"`.
         let parts = line.copies.current.parts.len();
         match life::edits_in_place(parts, self.target.as_thread().is_some()) {
@@ -90,7 +90,7 @@ impl TargetRun<'_> {
     /// The edit cannot be sent: recorded as a refused edit on the line, traced and said.
     fn edit_not_sent(
         &mut self,
-        key: Date,
+        key: Key,
         line: &KeyLine,
         post: &Post,
         err: Error,
@@ -118,7 +118,7 @@ impl TargetRun<'_> {
 
     /// A refused edit stands until a person acts (`Decision::EditFailed`): its hint says
     /// every way out, and is kept on the line with it. Other failures are left as they are.
-    fn edit_advice(&self, key: Date, err: Error) -> Error {
+    fn edit_advice(&self, key: Key, err: Error) -> Error {
         if err.class() != Some(Class::Rejected) {
             return err;
         }
@@ -131,7 +131,7 @@ impl TargetRun<'_> {
         ))
     }
 
-    fn unchanged(&mut self, key: Date) -> Result<(), Error> {
+    fn unchanged(&mut self, key: Key) -> Result<(), Error> {
         let why = match self.run.plan.mode {
             life::Mode::Retry(_) => tell::skip::DONE_IN_PLACE,
             _ => "done",
@@ -290,7 +290,7 @@ impl TargetRun<'_> {
     /// does not hold it (the latest version of the post, which is what the copy should show).
     pub(super) fn finish_update(
         &mut self,
-        key: Date,
+        key: Key,
         has_post: bool,
         posts: &Posts,
     ) -> Result<(), Error> {

@@ -3,6 +3,7 @@
 
 use crate::config::TargetConfig;
 use crate::error::Error;
+use crate::life::Key;
 use crate::life::{Lever, Mode};
 use crate::outside::escape;
 use jiff::civil::Date;
@@ -17,7 +18,7 @@ pub struct Header<'a> {
     pub mode: &'a Mode,
     pub dry_run: bool,
     /// The keys and targets named on the command line.
-    pub keys: &'a [Date],
+    pub keys: &'a [Key],
     pub targets: &'a [String],
     /// The targets the run goes over.
     pub selected: &'a [&'a TargetConfig],

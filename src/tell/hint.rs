@@ -2,15 +2,15 @@
 //! what: the line under a failure, a wait, or a key dayrun cannot confirm.
 
 use crate::error::{Class, Server};
+use crate::life::Key;
 use crate::life::{KeyLine, Looked, Phase};
-use jiff::civil::Date;
 use std::path::PathBuf;
 use std::time::Duration;
 
 /// What the hints for one key on one target name.
 #[derive(Debug, Clone)]
 pub struct Hints<'a> {
-    pub key: Date,
+    pub key: Key,
     /// The target's name.
     pub target: &'a str,
     /// Where a person looks for the key's copy (`Target::where_to_look`).

@@ -1,9 +1,9 @@
 //! The printed line and the trace detail of a step of a key's life on one target.
 
+use crate::life::Key;
 use crate::life::{Why, Word};
 use crate::post::Post;
 use crate::tally::Count;
-use jiff::civil::Date;
 use std::fmt::Write as _;
 
 /// What a key's line looks like before a cause is known: a held-back key the rules gave no
@@ -24,7 +24,7 @@ pub struct Teller<'a> {
 
 impl Teller<'_> {
     /// `KEY TARGET WORD DETAIL`; `detail`: as it may be shown, `None` when there is none.
-    pub fn line(&self, key: Date, word: &str, detail: Option<&str>) -> String {
+    pub fn line(&self, key: Key, word: &str, detail: Option<&str>) -> String {
         match detail {
             None => format!("{key} {} {word}", self.target),
             Some(detail) => format!("{key} {} {word} {detail}", self.target),
@@ -49,7 +49,7 @@ impl Teller<'_> {
     }
 
     /// The line on stderr of a key's copy found twice (`text`: as it may be shown).
-    pub fn duplicate(&self, key: Date, text: &str) -> String {
+    pub fn duplicate(&self, key: Key, text: &str) -> String {
         format!("dayrun: {key} {}: {text}", self.target)
     }
 }
@@ -146,7 +146,7 @@ mod tests {
             ..plain
         };
         assert!(dry.says(Count::Done));
-        let key: Date = "2026-01-02".parse().expect("a date");
+        let key: Key = "2026-01-02".parse().expect("a date");
         assert_eq!(plain.line(key, "skip", None), "2026-01-02 blog skip");
         assert_eq!(
             plain.line(key, "skip", Some("done")),

@@ -1,7 +1,7 @@
 //! What a retract says: what a dry run would remove, what was removed, what is left unsure,
 //! and a key no selected target removed anything of.
 
-use jiff::civil::Date;
+use crate::life::Key;
 
 /// `--dry-run`: the ids it would remove from `target`; `resume`: an interrupted retract.
 pub fn would(ids: &str, resume: bool, target: &str) -> String {
@@ -23,12 +23,12 @@ pub fn removed(id: &str, verified: bool, target: &str, more: &str) -> String {
 }
 
 /// A removal whose outcome is unknown (`why`), and what finishes it.
-pub fn unsure(key: Date, why: &str) -> String {
+pub fn unsure(key: Key, why: &str) -> String {
     format!("{why}; the next `dayrun run` or `dayrun retract {key} --yes` finishes the retract")
 }
 
 /// A key no selected target removed a copy of; `known`: some target knows of a live copy.
-pub fn nothing_retracted(key: Date, known: bool) -> String {
+pub fn nothing_retracted(key: Key, known: bool) -> String {
     let why = match known {
         true => "the copies dayrun knows of are still there (the lines above say why)",
         false => "no selected target holds a copy dayrun knows of",

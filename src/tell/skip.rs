@@ -1,9 +1,9 @@
 //! What a key says when its life sends nothing and looks nothing up: a skip (done, scheduled,
 //! stale, a draft, …) and the other decisions that leave the target alone.
 
+use crate::life::Key;
 use crate::life::{Rules, Skip};
 use crate::tally::Count;
-use jiff::civil::Date;
 
 /// What a line that goes to the count says: the count's word, the line's word and detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub struct Counted {
 /// What the target that skips a key is, for the words of its skip.
 #[derive(Debug, Clone, Copy)]
 pub struct Skipping<'a> {
-    pub key: Date,
+    pub key: Key,
     pub target: &'a str,
     pub rules: &'a Rules,
     /// The key's copy has an id (asked only of a copy that cannot be updated).

@@ -1,7 +1,7 @@
 //! Why nothing more goes to a target in this run, and how a key it skips for that says so.
 
 use crate::error::Server;
-use jiff::civil::Date;
+use crate::life::Key;
 use std::time::Duration;
 
 /// Why nothing more goes to a target in this run.
@@ -15,7 +15,7 @@ pub enum Stop {
     RateLimited(Duration),
     /// The server cannot be reached: met by `key`, with its reason (naming the host).
     Unreachable {
-        key: Date,
+        key: Key,
         reason: String,
         server: Server,
     },

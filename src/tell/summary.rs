@@ -1,22 +1,22 @@
 //! The line a target's pass ends with, and the one `status` ends a target's rows with: the
 //! counts in the words of `tally`, each with its range and advice where a person may act.
 
+use crate::life::Key;
 use crate::tally::{Count, Tally};
-use jiff::civil::Date;
 
 /// The keys a pass's summary shows as a range, by what they are.
 #[derive(Debug, Clone, Copy)]
 pub struct Ranges<'a> {
-    pub stale: &'a [Date],
-    pub drafts: &'a [Date],
+    pub stale: &'a [Key],
+    pub drafts: &'a [Key],
     /// Failed, and past the catch-up window.
-    pub held: &'a [Date],
+    pub held: &'a [Key],
     /// Done, and the post's file is gone.
-    pub deleted: &'a [Date],
+    pub deleted: &'a [Key],
 }
 
 /// " FIRST..LAST", " KEY" or nothing.
-fn range(keys: &[Date]) -> String {
+fn range(keys: &[Key]) -> String {
     match (keys.first(), keys.last()) {
         (Some(first), Some(last)) if first != last => format!(" {first}..{last}"),
         (Some(first), _) => format!(" {first}"),
@@ -65,7 +65,7 @@ mod tests {
 
     #[test]
     fn a_pass_says_its_ranges_and_nothing_to_do_when_it_counted_nothing() {
-        let day = |d: &str| d.parse::<Date>().expect("a date");
+        let day = |d: &str| d.parse::<Key>().expect("a key");
         let (stale, one) = ([day("2026-01-01"), day("2026-01-03")], [day("2026-02-01")]);
         let mut tally = Tally::default();
         for count in [Count::Stale, Count::Stale, Count::Draft, Count::Published] {

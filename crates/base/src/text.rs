@@ -42,7 +42,7 @@ pub fn slug(text: &str, max: usize) -> String {
 
 /// The slug that names a post on a site (WordPress, Ghost): its key, then its title's slug
 /// (60 bytes at most); the key alone when the title has no letters or digits.
-pub fn post_slug(key: jiff::civil::Date, title: &str) -> String {
+pub fn post_slug(key: life::Key, title: &str) -> String {
     match slug(title, 60) {
         words if words.is_empty() => key.to_string(),
         words => format!("{key}-{words}"),
@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn a_post_slug_is_its_key_then_its_title() {
-        let key = jiff::civil::date(2026, 3, 1);
+        let key = life::Key::of_day(jiff::civil::date(2026, 3, 1));
         assert_eq!(post_slug(key, "Weekly notes!"), "2026-03-01-weekly-notes");
         assert_eq!(post_slug(key, "日記"), "2026-03-01");
     }

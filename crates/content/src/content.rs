@@ -3,6 +3,7 @@
 use crate::error::{Class, Error};
 use crate::post::{self, Post};
 use jiff::civil::Date;
+use life::Key;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -17,7 +18,7 @@ pub struct Catalog {
     root: PathBuf,
     project: PathBuf,
     /// Every key with the file(s) named after it; two files for one key is an error for that key.
-    pub files: BTreeMap<Date, Files>,
+    pub files: BTreeMap<Key, Files>,
     /// Files that could not become a key (impossible dates, unreadable folders).
     pub problems: Vec<Error>,
     /// Files that are not posts, with the reason, for `check`.
@@ -120,7 +121,7 @@ impl Catalog {
         };
         match sort_file(&name, is_symlink, &at) {
             Sorted::Post(key) => found.push((
-                day_number(key),
+                day_number(key.day()),
                 key,
                 Files {
                     first: below(rel, file_name).into_boxed_path(),
@@ -137,7 +138,7 @@ impl Catalog {
     /// file, or the file system does not say.
     pub fn modified(
         &self,
-        key: Date,
+        key: Key,
         mtimes: &mut crate::fsutil::Mtimes,
     ) -> Option<std::time::SystemTime> {
         let files = self.files.get(&key)?;
@@ -145,7 +146,7 @@ impl Catalog {
     }
 
     /// Read and derive the post for `key`, its images read and cleaned (what a target needs).
-    pub fn post(&self, key: Date) -> Result<Post, Error> {
+    pub fn post(&self, key: Key) -> Result<Post, Error> {
         let mut post = self.text(key)?;
         let path = &self.files[&key].first;
         post.images = crate::images::load(
@@ -176,7 +177,7 @@ impl Catalog {
 
     /// Read and derive the post for `key` without reading its images (`images` is empty):
     /// enough for its title, draft flag and fingerprint.
-    pub fn text(&self, key: Date) -> Result<Post, Error> {
+    pub fn text(&self, key: Key) -> Result<Post, Error> {
         let files = self
             .files
             .get(&key)
@@ -195,13 +196,13 @@ impl Catalog {
     pub fn standing_problems(&self, today: Date) -> Vec<Error> {
         let future = self
             .files
-            .range(today.tomorrow().unwrap_or(today)..)
+            .range(Key::of_day(today.tomorrow().unwrap_or(today))..)
             .filter_map(|(key, _)| self.two_files(*key));
         self.problems.iter().cloned().chain(future).collect()
     }
 
     /// The error of a key named by two files, if it is.
-    pub fn two_files(&self, key: Date) -> Option<Error> {
+    pub fn two_files(&self, key: Key) -> Option<Error> {
         let files = self.files.get(&key)?;
         let two = files.more.as_ref().and_then(|more| more.first())?;
         Some(
@@ -264,12 +265,12 @@ fn below(rel: &[u8], file_name: &OsStr) -> PathBuf {
 }
 
 /// Each post with its date as one number, for a cheap sort (same size as `(Date, Files)`).
-type Found = (i32, Date, Files);
+type Found = (i32, Key, Files);
 
 /// The posts found, unsorted walk, into the map: sorted here by key, the files of a duplicated
 /// key by path (so messages are stable), then the map is built from them at once (full B-tree
 /// nodes, no search per post).
-fn by_key(mut found: Vec<Found>) -> BTreeMap<Date, Files> {
+fn by_key(mut found: Vec<Found>) -> BTreeMap<Key, Files> {
     found.sort_unstable_by(|(a, _, x), (b, _, y)| a.cmp(b).then_with(|| x.first.cmp(&y.first)));
     found.dedup_by(|(key, _, later), (first, _, files)| {
         if key != first {

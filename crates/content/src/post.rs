@@ -3,7 +3,7 @@
 use crate::error::{Class, Error};
 use crate::images::{Image, ImageRef};
 use crate::text::{hex, markdown_options};
-use jiff::civil::Date;
+use life::Key;
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -39,7 +39,7 @@ pub const SUMMARY_CHARS: usize = 200;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Post {
     /// The date in the file name: the idempotency key.
-    pub key: Date,
+    pub key: Key,
     /// The file, as shown to the user (relative to the project folder).
     pub path: PathBuf,
     pub title: String,
@@ -91,7 +91,7 @@ pub fn sample(title: &str, summary: &str, tags: &[&str]) -> Post {
 
 /// Read and derive the post at `path` (shown to the user as `shown`). `dir_tags` are the folder
 /// names between the content root and the file, used when the front matter names no tags.
-pub fn read(key: Date, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Result<Post, Error> {
+pub fn read(key: Key, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Result<Post, Error> {
     let local = |msg: String| Error::failure(Class::Local, msg).at(shown);
     // Never blocks (a FIFO named like a post), and the size is that of what was read.
     let bytes =
@@ -109,7 +109,7 @@ pub fn read(key: Date, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Resu
 }
 
 /// Derive a post from the file's bytes.
-pub fn parse(key: Date, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Result<Post, Error> {
+pub fn parse(key: Key, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Result<Post, Error> {
     let local = |msg: &str| Error::failure(Class::Local, msg).at(shown);
     let text = utf8_text(bytes, &local)?;
     let (meta, body) = split_front_matter(&text).map_err(|(line, msg)| local(&msg).line(line))?;

@@ -6,7 +6,7 @@ pub mod split;
 
 use crate::error::{Class, Error};
 use crate::post::Post;
-use jiff::civil::Date;
+use life::Key;
 use life::{MAX_PARTS, Part};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -106,7 +106,7 @@ pub fn hash(pieces: &[Piece]) -> String {
 /// The part being sent or looked for: which copy of which key, its number, what it says, and
 /// the parts before it (all of them, in order).
 pub struct Turn<'a> {
-    pub key: Date,
+    pub key: Key,
     pub generation: u32,
     pub n: usize,
     pub piece: &'a Piece,

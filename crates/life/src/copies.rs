@@ -138,11 +138,11 @@ pub struct Elsewhere<'a> {
     pub held: &'a [String],
     /// Other keys whose attempt may be out and sent a text this attempt sent too (a mark in
     /// common): a copy on no line may be theirs.
-    pub twins: &'a [jiff::civil::Date],
+    pub twins: &'a [crate::Key],
     /// Other keys of the catalog whose post this target would be sent with a text this attempt
     /// sent too (a mark in common): a copy on no line may be theirs, made by another runner
     /// whose lines this state has not seen. Read only when a copy found is on no line.
-    pub alike: &'a [jiff::civil::Date],
+    pub alike: &'a [crate::Key],
 }
 
 /// Why the copy `id` cannot be this attempt's, if it cannot. `elsewhere`: another key's line
@@ -203,7 +203,7 @@ pub fn sift(
     let (ours, left): (Vec<Receipt>, Vec<Receipt>) = found
         .into_iter()
         .partition(|r| not_ours(line, &r.id, elsewhere.held.contains(&r.id)).is_none());
-    let mut others: Vec<jiff::civil::Date> = elsewhere.twins.to_vec();
+    let mut others: Vec<crate::Key> = elsewhere.twins.to_vec();
     for key in elsewhere.alike {
         if !others.contains(key) {
             others.push(*key);
@@ -235,7 +235,7 @@ pub fn sift(
 }
 
 /// Why copies on no line cannot be told to be this key's: the other keys with the same text.
-fn whose(unknown: &[Receipt], elsewhere: Elsewhere, others: &[jiff::civil::Date]) -> String {
+fn whose(unknown: &[Receipt], elsewhere: Elsewhere, others: &[crate::Key]) -> String {
     let ids: Vec<&str> = unknown.iter().map(|r| r.id.as_str()).collect();
     let keys: Vec<String> = others.iter().map(ToString::to_string).collect();
     let how = match elsewhere.twins.is_empty() {

@@ -228,7 +228,7 @@ fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Deci
     let Some(line) = line else {
         return Ok(match post(seen)? {
             Seen::Draft => Decision::Skip(Skip::Draft),
-            _ if ctx.today < ctx.key => Decision::Skip(Skip::Scheduled),
+            _ if ctx.today < ctx.key.day() => Decision::Skip(Skip::Scheduled),
             Seen::Gone => Decision::Drop,
             Seen::Broken(why) => Decision::Broken(why.clone()),
             Seen::Ready(_) if past_window(ctx.key, ctx) => Decision::Skip(Skip::Stale),

@@ -15,6 +15,7 @@ mod edit;
 mod exit;
 mod human;
 mod keeps;
+mod key;
 mod landing;
 mod line;
 pub mod list;
@@ -39,6 +40,7 @@ pub use edit::{Earlier, EditCheck, check_edit, edits_in_place};
 pub use exit::Exit;
 pub use human::Act;
 pub use keeps::Keeps;
+pub use key::Key;
 pub use landing::{Landing, Looking};
 pub use line::{
     Copies, Copy, Edits, Holds, KeyLine, Looked, MAX_MARKS, Op, Phase, Tried, check_field,
@@ -164,7 +166,7 @@ impl Default for Rules {
 #[derive(Debug, Clone)]
 pub struct Ctx<'a> {
     /// The key judged.
-    pub key: Date,
+    pub key: Key,
     pub now: Timestamp,
     pub tz: &'a jiff::tz::TimeZone,
     /// `now` as a line writes it.
@@ -183,7 +185,7 @@ impl<'a> Ctx<'a> {
     /// `key` judged at `now` (in zone `tz`, as the caller's clock read it) on `today` (the
     /// clock's, or as `--today` pinned it). `life` reads no clock: the moment comes in.
     pub fn at(
-        key: Date,
+        key: Key,
         now: &jiff::ZonedDateTime,
         tz: &'a jiff::tz::TimeZone,
         today: Date,
@@ -446,9 +448,11 @@ pub fn escalated(line: &KeyLine, ctx: &Ctx) -> bool {
 }
 
 /// Whether the key's date is older than the catch-up window and nobody asked for it.
-pub fn past_window(key: Date, ctx: &Ctx) -> bool {
+pub fn past_window(key: Key, ctx: &Ctx) -> bool {
     let backfill = matches!(ctx.mode, Mode::Run { backfill: true } | Mode::Retry(_));
-    crate::day::days_between(key, ctx.today) > ctx.rules.catchup_days && !backfill && !ctx.named
+    crate::day::days_between(key.day(), ctx.today) > ctx.rules.catchup_days
+        && !backfill
+        && !ctx.named
 }
 
 /// A receipt from outside, as a line may keep it: an id of at most `MAX_ID` bytes with no

@@ -5,8 +5,8 @@
 use super::list;
 use super::{Record, Status};
 use crate::Class;
+use crate::Key;
 use jiff::Timestamp;
-use jiff::civil::Date;
 
 /// Where a key is in its life, with what only that place carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub enum Looked {
 /// One key's line, typed. Stamps stay as written (RFC 3339 with the zone's offset).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyLine {
-    pub key: Date,
+    pub key: Key,
     /// When the line was written.
     pub at: String,
     pub phase: Phase,
@@ -175,7 +175,7 @@ pub const MAX_MARKS: usize = 8;
 
 impl KeyLine {
     /// A new line with nothing on it but its key, time and phase.
-    pub fn new(key: Date, at: &str, phase: Phase) -> KeyLine {
+    pub fn new(key: Key, at: &str, phase: Phase) -> KeyLine {
         KeyLine {
             key,
             at: at.to_string(),

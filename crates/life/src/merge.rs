@@ -2,12 +2,12 @@
 //! "ours", no live id ever dropped, no attempt that may have landed forgotten.
 
 use super::{Copies, KeyLine, MAX_MARKS, Op, Part, Phase};
-use jiff::civil::Date;
+use crate::Key;
 
 /// A key that holds two different live copies of one generation: a human must settle it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conflict {
-    pub key: Date,
+    pub key: Key,
     pub ids: [String; 2],
 }
 

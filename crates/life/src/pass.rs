@@ -181,7 +181,14 @@ mod tests {
         let tz = jiff::tz::TimeZone::UTC;
         let now: Timestamp = "2026-11-20T09:00:00Z".parse().unwrap();
         let zoned = now.to_zoned_datetime(tz.clone());
-        let ctx = Ctx::at(day("2026-11-20"), &zoned, &tz, zoned.date(), rules, &RUN);
+        let ctx = Ctx::at(
+            crate::Key::of_day(day("2026-11-20")),
+            &zoned,
+            &tz,
+            zoned.date(),
+            rules,
+            &RUN,
+        );
         will_look(line, has_post, &ctx)
     }
 

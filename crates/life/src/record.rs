@@ -1,7 +1,7 @@
 //! One key's line in a state file: `KEY STATUS TIMESTAMP [name=value ...]`, parsed and printed.
 
+use crate::Key;
 use crate::day::parse_key;
-use jiff::civil::Date;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -31,14 +31,14 @@ impl Status {
 /// read on demand: a run over 100k done keys looks at nothing but their status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
-    pub key: Date,
+    pub key: Key,
     pub status: Status,
     /// Boxed: no spare capacity, and 8 bytes less per key than a `String` (100k keys are held).
     line: Box<str>,
 }
 
 impl Record {
-    pub fn new(key: Date, status: Status, at: String) -> Record {
+    pub fn new(key: Key, status: Status, at: String) -> Record {
         Record {
             key,
             status,
@@ -176,7 +176,7 @@ impl Record {
         }
         let mut words = Words { rest: body };
         let key_word = words.next_bare().ok_or("missing key")?;
-        let key = parse_key(key_word)
+        let key = crate::Key::parse(key_word)
             .ok_or_else(|| format!("`{key_word}` is not a key (YYYY-MM-DD, a real date)"))?;
         let status = match words.next_bare() {
             Some("pending") => Status::Pending,
@@ -208,12 +208,12 @@ impl Record {
 /// Key, status and stamp when the line starts as dayrun writes it (`KEY STATUS STAMP`, single
 /// spaces, a stamp `plain_stamp` accepts), with the rest of the line; `None` for anything
 /// else, which the word-by-word path reads (and accepts or refuses) instead.
-fn plain_head(body: &str) -> Option<(Date, Status, &str)> {
+fn plain_head(body: &str) -> Option<(Key, Status, &str)> {
     let b = body.as_bytes();
     if b.get(10) != Some(&b' ') {
         return None;
     }
-    let key = parse_key(body.get(..10)?)?;
+    let key = crate::Key::parse(body.get(..10)?)?;
     let (status, start) = match b.get(11..15)? {
         b"done" => (Status::Done, 16),
         b"pend" if b.get(15..19)? == b"ing " => (Status::Pending, 19),

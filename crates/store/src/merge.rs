@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Kind};
 use crate::state::{FORMAT, MAX_LINE};
-use jiff::civil::Date;
+use life::Key;
 use life::Record;
 use life::{self, Conflict, KeyLine};
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,14 +16,14 @@ const FORMAT_LINE: &str = "# dayrun state format ";
 /// Where comment lines sit: before a key's line, or after the last one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Anchor {
-    Key(Date),
+    Key(Key),
     End,
 }
 
 /// A state file as the merge sees it: its keys' lines and the comments before each.
 #[derive(Debug, Default)]
 struct Side {
-    records: BTreeMap<Date, KeyLine>,
+    records: BTreeMap<Key, KeyLine>,
     comments: BTreeMap<Anchor, Vec<String>>,
 }
 
@@ -162,7 +162,7 @@ fn merge_comments(o: &[String], a: &[String], b: &[String]) -> Vec<String> {
 fn merge(o: &Side, a: &Side, b: &Side) -> (String, Vec<Conflict>) {
     let mut out = format!("{FORMAT_LINE}{FORMAT}\n");
     let mut conflicts = Vec::new();
-    let keys: BTreeSet<Date> = a.records.keys().chain(b.records.keys()).copied().collect();
+    let keys: BTreeSet<Key> = a.records.keys().chain(b.records.keys()).copied().collect();
     let none = Vec::new();
     let comments = |anchor: Anchor| {
         merge_comments(

@@ -5,16 +5,16 @@
 //! (`life::copies::sift`).
 
 use crate::state::StateFile;
-use jiff::civil::Date;
+use life::Key;
 use life::KeyLine;
 use std::collections::HashMap;
 
 /// Every id a line of this target holds, with the keys whose lines hold it.
 #[derive(Debug, Default)]
 pub struct Owners {
-    by_id: HashMap<Box<str>, Vec<Date>>,
+    by_id: HashMap<Box<str>, Vec<Key>>,
     /// The marks (hashes of the texts sent) of each key whose attempt may be out.
-    maybe: HashMap<Date, Vec<String>>,
+    maybe: HashMap<Key, Vec<String>>,
 }
 
 impl Owners {
@@ -43,15 +43,15 @@ impl Owners {
     }
 
     /// Whether a line of a key other than `key` holds `id`.
-    pub fn other_than(&self, key: Date, id: &str) -> bool {
+    pub fn other_than(&self, key: Key, id: &str) -> bool {
         self.by_id
             .get(id)
             .is_some_and(|keys| keys.iter().any(|k| *k != key))
     }
 
     /// The keys other than `key` whose attempt may be out and sent one of `marks`.
-    pub fn twins(&self, key: Date, marks: &[String]) -> Vec<Date> {
-        let mut twins: Vec<Date> = (self.maybe.iter())
+    pub fn twins(&self, key: Key, marks: &[String]) -> Vec<Key> {
+        let mut twins: Vec<Key> = (self.maybe.iter())
             .filter(|(k, theirs)| **k != key && theirs.iter().any(|m| marks.contains(m)))
             .map(|(k, _)| *k)
             .collect();

@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Kind};
 use crate::fsutil;
-use jiff::civil::Date;
+use life::Key;
 use std::path::{Path, PathBuf};
 
 /// One target's `state/<target>.sent/` folder.
@@ -25,7 +25,7 @@ pub enum Kept {
 }
 
 impl Kept {
-    fn file(self, key: Date) -> String {
+    fn file(self, key: Key) -> String {
         match self {
             Kept::Payload => format!("{key}.json"),
             Kept::Thread => format!("{key}.thread.json"),
@@ -50,12 +50,12 @@ impl Sent {
     }
 
     /// Where the key's `what` is kept.
-    pub fn path(&self, key: Date, what: Kept) -> PathBuf {
+    pub fn path(&self, key: Key, what: Kept) -> PathBuf {
         self.dir.join(what.file(key))
     }
 
     /// Keep `bytes` as the key's `what`, durably (the folder made if need be).
-    pub fn keep(&self, key: Date, what: Kept, bytes: &[u8]) -> Result<(), Error> {
+    pub fn keep(&self, key: Key, what: Kept, bytes: &[u8]) -> Result<(), Error> {
         let path = self.path(key, what);
         std::fs::create_dir_all(&self.dir)
             .and_then(|()| fsutil::write_atomic(&path, bytes))
@@ -63,13 +63,13 @@ impl Sent {
     }
 
     /// The key's `what` as kept; `None` when there is none (or it cannot be read).
-    pub fn kept(&self, key: Date, what: Kept) -> Option<Vec<u8>> {
+    pub fn kept(&self, key: Key, what: Kept) -> Option<Vec<u8>> {
         std::fs::read(self.path(key, what)).ok()
     }
 
     /// Forget the key's `what`; the folder goes once it is empty (`remove_dir` leaves a folder
     /// that is not). Nothing to forget is no error.
-    pub fn remove(&self, key: Date, what: Kept) {
+    pub fn remove(&self, key: Key, what: Kept) {
         let _ = std::fs::remove_file(self.path(key, what));
         let _ = std::fs::remove_dir(&self.dir);
     }
@@ -83,7 +83,7 @@ mod tests {
     fn kept_beside_the_state_until_removed() {
         let dir = std::env::temp_dir().join(format!("dayrun-sent-{}", std::process::id()));
         let sent = Sent::of(&dir, "site");
-        let key = jiff::civil::date(2026, 11, 29);
+        let key = life::Key::of_day(jiff::civil::date(2026, 11, 29));
         assert_eq!(sent.kept(key, Kept::Payload), None);
         sent.keep(key, Kept::Payload, b"{}").unwrap();
         sent.keep(key, Kept::Thread, b"[]").unwrap();

@@ -10,7 +10,7 @@ use super::{
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::text::mark;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -291,7 +291,7 @@ impl Target for Bluesky {
         Duration::ZERO
     }
 
-    fn where_to_look(&self, key: Date) -> String {
+    fn where_to_look(&self, key: Key) -> String {
         format!(
             "the post for {key} on the profile of {} ({})",
             self.client.handle(),
@@ -433,7 +433,7 @@ impl Find for Bluesky {
 
     /// One `listRecords` walk down the record keys of the keys' hours (per stretch of keys a
     /// week or less apart), in place of `getRecord` probes per key.
-    fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+    fn survey(&mut self, keys: &[Key], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_records(keys, now).map(Some)
     }
 
@@ -444,11 +444,11 @@ impl Find for Bluesky {
 
 impl Names for Bluesky {
     /// The copy's record key.
-    fn choose(&self, key: Date, generation: u32) -> life::Native {
+    fn choose(&self, key: Key, generation: u32) -> life::Native {
         native::chosen(tid::record_key(&self.name, key, generation))
     }
 
-    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, life::Native)> {
+    fn copy_of(&self, key: Key, id: &str) -> Option<(u32, life::Native)> {
         let rkey = self.rkey_of(id).ok()?;
         (0..PROBE_GENERATIONS)
             .find(|g| tid::record_key(&self.name, key, *g) == rkey)

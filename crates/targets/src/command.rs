@@ -10,7 +10,7 @@ use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
 use config::seconds;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use outcome::{how, receipt};
 use serde::Deserialize;
@@ -250,7 +250,7 @@ impl Target for CommandTarget {
         format!("listed in the payload (a cleaned copy for the script{url})")
     }
 
-    fn where_to_look(&self, key: Date) -> String {
+    fn where_to_look(&self, key: Key) -> String {
         format!("the post for {key} wherever {} publishes it", self.run[0])
     }
 

@@ -12,7 +12,7 @@ use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::text::mark;
 use crate::text::slug;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use serde::Deserialize;
 use serde_json::json;
@@ -259,7 +259,7 @@ impl Target for Devto {
         self.timeout
     }
 
-    fn where_to_look(&self, key: Date) -> String {
+    fn where_to_look(&self, key: Key) -> String {
         format!(
             "the article for {key} in your dashboard on {} (drafts too)",
             self.settings.base_url
@@ -286,7 +286,7 @@ impl Find for Devto {
     }
 
     /// Every page of the user's articles once, in place of every page per key.
-    fn survey(&mut self, _: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+    fn survey(&mut self, _: &[Key], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_articles(now).map(Some)
     }
 }
@@ -328,7 +328,7 @@ impl Update for Devto {
 
 impl Retract for Devto {
     /// The API has no delete: the article is unpublished (`published: false`).
-    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+    fn retract(&mut self, _: life::Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let url = self.url(&format!("/api/articles/{}", encode(id)));
         let body = json!({"article": {"published": false}});
         let reply = self.http.send("PUT", &url, &self.headers(), &body)?;
@@ -337,7 +337,7 @@ impl Retract for Devto {
     }
 
     /// Gone when the user's articles no longer hold it published.
-    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, _: life::Key, id: &str) -> Result<Lookup, Error> {
         let mut published = None;
         let walked = self.articles(&mut |item| {
             if id_text(&item["id"]).as_deref() != Some(id) {

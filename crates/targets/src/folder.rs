@@ -9,7 +9,7 @@ use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
 use crate::text::mark;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -55,7 +55,7 @@ impl Folder {
     }
 
     /// The key's page: its path as the id, and its public URL when the folder has one.
-    fn receipt(&self, key: Date) -> Receipt {
+    fn receipt(&self, key: Key) -> Receipt {
         Receipt {
             url: self.url.as_ref().map(|base| format!("{base}/{key}.html")),
             ..Receipt::id(self.shown.join(format!("{key}.html")).to_string_lossy())
@@ -186,7 +186,7 @@ impl Target for Folder {
         Duration::ZERO
     }
 
-    fn where_to_look(&self, key: Date) -> String {
+    fn where_to_look(&self, key: Key) -> String {
         format!("{}", self.shown.join(format!("{key}.json")).display())
     }
 
@@ -262,7 +262,7 @@ impl Update for Folder {
             .rsplit('/')
             .next()
             .and_then(|name| name.strip_suffix(".html"))
-            .and_then(crate::clock::parse_key);
+            .and_then(life::Key::parse);
         let Some(key) = key else {
             return Ok(Lookup::CannotTell(format!(
                 "`{id}` is not a file this folder wrote"
@@ -274,7 +274,7 @@ impl Update for Folder {
 
 impl Retract for Folder {
     /// Delete the key's two files and its images (any may be gone already), durably.
-    fn retract(&mut self, key: Date, _: &str, _: Option<&Post>) -> Result<(), Error> {
+    fn retract(&mut self, key: Key, _: &str, _: Option<&Post>) -> Result<(), Error> {
         let removed = (|| {
             let mut names = vec![format!("{key}.json"), format!("{key}.html")];
             names.extend(self.image_files(key)?);
@@ -294,7 +294,7 @@ impl Retract for Folder {
         })
     }
 
-    fn still_there(&mut self, key: Date, _: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, key: Key, _: &str) -> Result<Lookup, Error> {
         let there = ["json", "html"]
             .iter()
             .any(|ext| self.dir.join(format!("{key}.{ext}")).exists());
@@ -326,13 +326,13 @@ impl Batch for Folder {
 }
 
 /// The name an image of `key` is copied under: the same bytes, the same name.
-fn image_file(key: Date, image: &Image) -> String {
+fn image_file(key: Key, image: &Image) -> String {
     format!("{key}-{}.{}", image.sha16(), image.format.ext())
 }
 
 impl Folder {
     /// The images this folder holds for `key` (`<key>-<16 hex>.<ext>`).
-    fn image_files(&self, key: Date) -> std::io::Result<Vec<String>> {
+    fn image_files(&self, key: Key) -> std::io::Result<Vec<String>> {
         let prefix = format!("{key}-");
         let entries = match std::fs::read_dir(&self.dir) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

@@ -8,7 +8,7 @@ use super::{Attempts, Context, Find, Lookup, Media, Outgoing, Secrets, Target, U
 use crate::clock::Clock;
 use crate::error::{Class, Error, Kind};
 use crate::post::Post;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -204,7 +204,7 @@ impl Ghost {
 
     /// An update Ghost refused because the post changed on Ghost since dayrun wrote it (409),
     /// or one dayrun refuses to send because it never recorded which version it wrote.
-    fn stale(&self, key: Date, id: &str, why: String) -> Error {
+    fn stale(&self, key: Key, id: &str, why: String) -> Error {
         let now = self.read(id).ok().flatten().and_then(|p| {
             p["updated_at"]
                 .as_str()
@@ -268,7 +268,7 @@ impl Target for Ghost {
         }
         // As WordPress: a backfill or a late retry carries its key's day (12:00 UTC), so the
         // archive shows it there and the lookup's date window finds it.
-        if post.key != self.clock.now().date() {
+        if post.key.day() != self.clock.now().date() {
             body["published_at"] = json!(format!("{}T12:00:00.000Z", post.key));
         }
         let marks = vec![Self::mark(
@@ -308,7 +308,7 @@ impl Target for Ghost {
         self.timeout
     }
 
-    fn where_to_look(&self, key: Date) -> String {
+    fn where_to_look(&self, key: Key) -> String {
         format!(
             "posts on {}/ghost/#/posts (drafts and scheduled too) whose URL slug starts with `{key}`",
             self.site

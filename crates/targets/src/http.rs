@@ -315,7 +315,7 @@ impl Target for HttpTarget {
         self.timeout
     }
 
-    fn where_to_look(&self, key: jiff::civil::Date) -> String {
+    fn where_to_look(&self, key: life::Key) -> String {
         format!(
             "a post with key {key} (Idempotency-Key {}) at {}",
             idempotency_key(&self.name, &key.to_string()),

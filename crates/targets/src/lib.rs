@@ -9,7 +9,7 @@ use base::{clock, error, fsutil, redact, say, signals, text};
 use config::{Capabilities, Config, TargetConfig};
 use content::{images, post, template, thread};
 use jiff::Timestamp;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use life::outside;
 pub use media::Media;
@@ -62,7 +62,7 @@ pub enum Lookup {
 /// What a lookup compares: what the earlier attempts of a key sent.
 #[derive(Debug, Clone)]
 pub struct Attempts<'a> {
-    pub key: Date,
+    pub key: Key,
     /// Short hashes of what the attempts sent (and of what would be sent now); see `mark`.
     pub marks: &'a [String],
     /// When the first attempt that may have landed started; `None` before any attempt
@@ -91,7 +91,7 @@ const NONE: &life::Native = &life::Native::new();
 impl<'a> Attempts<'a> {
     /// A lookup with no attempt behind it (pre-submit dedup, a read-back, `check --online`):
     /// only the key's own day bounds where a copy could be.
-    pub fn none_yet(key: Date, marks: &'a [String], sent: &'a serde_json::Value) -> Attempts<'a> {
+    pub fn none_yet(key: Key, marks: &'a [String], sent: &'a serde_json::Value) -> Attempts<'a> {
         Attempts {
             key,
             marks,
@@ -112,9 +112,9 @@ impl<'a> Attempts<'a> {
     /// The earliest time a copy of this key could have been created on the target.
     pub fn reach_back(&self) -> Timestamp {
         self.since.unwrap_or_else(|| {
-            self.key
-                .yesterday()
-                .unwrap_or(self.key)
+            let day = self.key.day();
+            day.yesterday()
+                .unwrap_or(day)
                 .to_zoned_datetime(jiff::tz::TimeZone::UTC)
                 .map_or(Timestamp::UNIX_EPOCH, |z| z.timestamp())
         })
@@ -145,14 +145,14 @@ pub struct Outgoing {
 
 impl Outgoing {
     /// The idempotency key of this copy of the key on `target`.
-    pub fn idempotency_key(&self, target: &str, key: Date) -> String {
+    pub fn idempotency_key(&self, target: &str, key: Key) -> String {
         idempotency_key(target, key, self.generation)
     }
 }
 
 /// The idempotency key of copy `generation` of `key` on `target`: each generation has its own,
 /// so a server that dedups on it makes a new copy, and a lookup finds that copy only.
-pub fn idempotency_key(target: &str, key: Date, generation: u32) -> String {
+pub fn idempotency_key(target: &str, key: Key, generation: u32) -> String {
     match generation {
         0 => net::idempotency_key(target, &key.to_string()),
         n => net::idempotency_key(target, &format!("{key}#{n}")),

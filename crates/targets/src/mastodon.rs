@@ -10,7 +10,7 @@ use super::{
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::text::mark;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -241,7 +241,7 @@ impl Target for Mastodon {
         self.timeout
     }
 
-    fn where_to_look(&self, key: Date) -> String {
+    fn where_to_look(&self, key: Key) -> String {
         format!(
             "the status for {key} on your profile at {}",
             self.settings.instance
@@ -288,7 +288,7 @@ impl Find for Mastodon {
 
     /// One walk back to the earliest key's eve, and each status's source since, in place of
     /// a walk per key (which reads the sources of the statuses the run itself made).
-    fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+    fn survey(&mut self, keys: &[Key], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_timeline(keys, now).map(Some)
     }
 }
@@ -323,7 +323,7 @@ impl Update for Mastodon {
 }
 
 impl Retract for Mastodon {
-    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+    fn retract(&mut self, _: life::Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
         self.sources.remove(id);
         let reply = self.http.delete(&url, &self.headers())?;
@@ -333,7 +333,7 @@ impl Retract for Mastodon {
         Err(self.failure("delete status", &reply))
     }
 
-    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, _: life::Key, id: &str) -> Result<Lookup, Error> {
         let url = self.url(&format!("/api/v1/statuses/{}", encode(id)));
         let reply = self.http.get(&url, &self.headers())?;
         match reply.status {

@@ -6,7 +6,6 @@ use crate::error::Error;
 use crate::images::Image;
 use crate::post::Post;
 use crate::text::mark;
-use jiff::civil::Date;
 
 /// The JSON document that describes a post to http and command targets (schema in
 /// docs/targets/http.md). `images` says where each image can be found (`ImageLinks`).
@@ -117,9 +116,9 @@ pub fn copy_name(image: &Image) -> String {
 }
 
 /// The key a payload (see `payload`) is for.
-pub fn payload_key(body: &serde_json::Value) -> Result<Date, Error> {
+pub fn payload_key(body: &serde_json::Value) -> Result<life::Key, Error> {
     body["key"]
         .as_str()
-        .and_then(crate::clock::parse_key)
+        .and_then(life::Key::parse)
         .ok_or_else(|| Error::failure(crate::error::Class::Unknown, "no key in the payload"))
 }

@@ -6,6 +6,7 @@
 use super::Attempts;
 use jiff::Timestamp;
 use jiff::civil::Date;
+use life::Key;
 use std::time::Instant;
 
 /// How long a survey may answer for a key dayrun never attempted (pre-submit dedup): a copy
@@ -51,9 +52,9 @@ impl<T> Survey<T> {
 /// The run's keys (ascending) as stretches `(first, last)` to list together: a key more than
 /// `gap` days after the one before it starts a new stretch, so that one old key does not make
 /// a listing of everything since.
-pub fn stretches(keys: &[Date], gap: i64) -> Vec<(Date, Date)> {
+pub fn stretches(keys: &[Key], gap: i64) -> Vec<(Date, Date)> {
     let mut out: Vec<(Date, Date)> = Vec::new();
-    for &key in keys {
+    for key in keys.iter().map(|k| k.day()) {
         match out.last_mut() {
             Some((_, last)) if crate::clock::days_between(*last, key) <= gap => {
                 *last = key.max(*last);
@@ -72,12 +73,16 @@ mod tests {
         text.parse().unwrap()
     }
 
+    fn key(text: &str) -> Key {
+        text.parse().unwrap()
+    }
+
     #[test]
     fn a_survey_answers_only_attempts_that_could_no_longer_land_when_it_was_read() {
         let read: Timestamp = "2026-11-29T07:00:00Z".parse().unwrap();
         let survey = Survey::new(read, "listing");
         let value = serde_json::Value::Null;
-        let mut attempts = Attempts::none_yet(day("2026-11-20"), &[], &value);
+        let mut attempts = Attempts::none_yet(key("2026-11-20"), &[], &value);
         assert_eq!(survey.for_lookup(&attempts), Some(&"listing"), "no attempt");
         attempts.deadline = Some(read);
         assert_eq!(survey.for_lookup(&attempts), Some(&"listing"), "past it");
@@ -91,7 +96,7 @@ mod tests {
         let mut survey = Survey::new(read, "listing");
         survey.started = Instant::now() - FRESH - std::time::Duration::from_secs(1);
         let value = serde_json::Value::Null;
-        let mut attempts = Attempts::none_yet(day("2026-11-20"), &[], &value);
+        let mut attempts = Attempts::none_yet(key("2026-11-20"), &[], &value);
         assert_eq!(survey.for_lookup(&attempts), None, "dedup looks live");
         attempts.deadline = Some(read);
         assert_eq!(
@@ -103,7 +108,7 @@ mod tests {
 
     #[test]
     fn keys_far_apart_are_listed_apart() {
-        let keys = ["2026-01-01", "2026-01-03", "2026-01-10", "2026-03-01"].map(day);
+        let keys = ["2026-01-01", "2026-01-03", "2026-01-10", "2026-03-01"].map(key);
         assert_eq!(
             stretches(&keys, 7),
             [

@@ -10,7 +10,7 @@ use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
 use jiff::Timestamp;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use std::path::Path;
 use std::time::Duration;
@@ -34,7 +34,7 @@ pub trait Target {
     fn settle(&self) -> Duration;
 
     /// Where a human should look for the key, for the advice printed when dayrun cannot tell.
-    fn where_to_look(&self, key: Date) -> String;
+    fn where_to_look(&self, key: Key) -> String;
 
     /// The target's secrets: what it masks, and the credential it sends.
     fn secrets(&self) -> Secrets<'_>;
@@ -123,7 +123,7 @@ pub trait Thread {
 
     /// What the platform chooses for part `n` before sending it (a record key; part 0's is
     /// the copy's, `Names::choose`); empty where it chooses nothing. Only it reads it.
-    fn part_native(&self, key: Date, generation: u32, n: usize) -> life::Native;
+    fn part_native(&self, key: Key, generation: u32, n: usize) -> life::Native;
 
     /// A part a lookup found, as replies name it (Bluesky reads its CID back), and the id of
     /// the post it replies to as the server has it (`None`: it replies to nothing). A found
@@ -161,7 +161,7 @@ pub trait Find {
     /// and how far it reaches, for the trace; `None`: a target whose lookup is exact and cheap
     /// reads nothing (and leaves no trace): the default. `Err`: the listing failed, every
     /// lookup stays live.
-    fn survey(&mut self, keys: &[Date], now: Timestamp) -> Result<Option<String>, Error> {
+    fn survey(&mut self, keys: &[Key], now: Timestamp) -> Result<Option<String>, Error> {
         let _ = (keys, now);
         Ok(None)
     }
@@ -206,10 +206,10 @@ pub trait Update {
 /// Taking a published copy back (`dayrun retract`).
 pub trait Retract {
     /// Remove the copy `id`. Errors are classed as for `publish`.
-    fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error>;
+    fn retract(&mut self, key: Key, id: &str, post: Option<&Post>) -> Result<(), Error>;
 
     /// After a retract: whether the copy `id` is still there (`Found`) or gone (`Absent`).
-    fn still_there(&mut self, key: Date, id: &str) -> Result<Lookup, Error>;
+    fn still_there(&mut self, key: Key, id: &str) -> Result<Lookup, Error>;
 }
 
 /// Uploading a post's images before the post.
@@ -246,11 +246,11 @@ pub trait Batch {
 /// line, in `Outgoing::native` and `Attempts::native`); only the platform reads it.
 pub trait Names {
     /// What copy `generation` of `key` is sent with: the same for every attempt.
-    fn choose(&self, key: Date, generation: u32) -> life::Native;
+    fn choose(&self, key: Key, generation: u32) -> life::Native;
 
     /// Which copy a found `id` is (its generation and what was chosen for it), so that a copy
     /// found after a lost state file is recorded as the copy it is. `None`: not one it chose.
-    fn copy_of(&self, key: Date, id: &str) -> Option<(u32, life::Native)>;
+    fn copy_of(&self, key: Key, id: &str) -> Option<(u32, life::Native)>;
 }
 
 /// Where a target hands each upload's answer: the media so far, and a line for the trace.

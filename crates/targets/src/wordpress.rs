@@ -13,7 +13,7 @@ use crate::post::Post;
 use crate::redact::Redactor;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use jiff::civil::Date;
+use life::Key;
 use life::Receipt;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -243,7 +243,7 @@ impl Target for WordPress {
         }
         // A post sent on a day other than its key's (a backfill, a late retry, `--today`)
         // carries its key's day, so the lookup's window around the key finds it.
-        if post.key != self.clock.now().date() {
+        if post.key.day() != self.clock.now().date() {
             body["date"] = json!(format!("{}T12:00:00", post.key));
         }
         let marks = vec![Self::mark(
@@ -288,7 +288,7 @@ impl Target for WordPress {
         Duration::from_secs(60)
     }
 
-    fn where_to_look(&self, key: Date) -> String {
+    fn where_to_look(&self, key: Key) -> String {
         format!(
             "posts on {} (Posts → All, drafts and trash too) dated around {key} whose slug starts with `{key}`",
             self.base
@@ -318,10 +318,12 @@ impl Find for WordPress {
     /// neither published nor provably absent.
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         let mut found = Vec::new();
-        let mut days = vec![attempts.key];
+        let mut days = vec![attempts.key.day()];
         if let Some(since) = attempts.since {
             let day = since.to_zoned_datetime(self.clock.tz().clone()).date();
-            if crate::clock::days_between(attempts.key, day).abs() > i64::from(WINDOW_DAYS) - 1 {
+            if crate::clock::days_between(attempts.key.day(), day).abs()
+                > i64::from(WINDOW_DAYS) - 1
+            {
                 days.push(day);
             }
         }
@@ -351,7 +353,7 @@ impl Find for WordPress {
 
     /// One listing of the posts dated around all the keys (per stretch of keys a week or less
     /// apart), in place of one per key.
-    fn survey(&mut self, keys: &[Date], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+    fn survey(&mut self, keys: &[Key], now: jiff::Timestamp) -> Result<Option<String>, Error> {
         self.survey_windows(keys, now).map(Some)
     }
 }
@@ -403,7 +405,7 @@ impl Update for WordPress {
 
 impl Retract for WordPress {
     /// `DELETE /wp/v2/posts/{id}`: WordPress moves the post to the trash (it can be restored).
-    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+    fn retract(&mut self, _: life::Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
         let reply = self.request("DELETE", &route, "", None)?;
         // 410 rest_already_trashed: already where it was asked to go.
@@ -414,7 +416,7 @@ impl Retract for WordPress {
     }
 
     /// Gone when WordPress no longer has it, or has it in the trash.
-    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, _: life::Key, id: &str) -> Result<Lookup, Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
         let reply = self.call(&route, "context=edit", None)?;
         if reply.status == 404 {

@@ -3,12 +3,11 @@
 
 use crate::clock::{looks_like_key, parse_key};
 use crate::error::{Class, Error};
-use jiff::civil::Date;
 use std::path::PathBuf;
 
 /// What one file (not a folder) below the root is to the catalog.
 pub(super) enum Sorted {
-    Post(Date),
+    Post(life::Key),
     Problem(Error),
     Ignored(&'static str),
     /// Images sit beside the posts that show them.
@@ -53,7 +52,7 @@ fn sort_other(name: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
 /// some other name.
 fn sort_stem(stem: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
     match parse_key(stem) {
-        Some(key) => Sorted::Post(key),
+        Some(key) => Sorted::Post(life::Key::of_day(key)),
         None if looks_like_key(stem) => Sorted::Problem(
             Error::failure(Class::Local, format!("`{stem}` is not a real date"))
                 .at(at())

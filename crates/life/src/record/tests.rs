@@ -1,6 +1,7 @@
 //! The state line parser against a copy of the one before it, and its own cases.
 
 use super::*;
+use jiff::civil::Date;
 
 #[test]
 fn lines_parse_and_print_back() {
@@ -101,7 +102,7 @@ fn parse_before(line: &str) -> Result<Option<Record>, String> {
     }
     let mut words = Words { rest: body };
     let key_word = words.next_bare().ok_or("missing key")?;
-    let key = parse_key(key_word)
+    let key = crate::Key::parse(key_word)
         .ok_or_else(|| format!("`{key_word}` is not a key (YYYY-MM-DD, a real date)"))?;
     let status = match words.next_bare() {
         Some("pending") => Status::Pending,
@@ -252,7 +253,7 @@ mod props {
         ];
         let fields = proptest::collection::btree_map("[a-z][a-z0-9_-]{0,8}", any::<String>(), 0..5);
         (key, status, at, fields).prop_map(|(key, status, at, fields)| {
-            let mut record = Record::new(key, status, at.to_string());
+            let mut record = Record::new(crate::Key::of_day(key), status, at.to_string());
             for (name, value) in fields
                 .into_iter()
                 // Fields with a type of their own are checked by it (`life::check_field`).
@@ -290,7 +291,7 @@ mod props {
 
         #[test]
         fn values_read_back_as_written(value in any::<String>().prop_filter("non-empty", |v| !v.is_empty())) {
-            let record = Record::new(Date::new(2026, 11, 29).unwrap(), Status::Failed, "2026-11-29T01:00:04Z".into())
+            let record = Record::new(crate::Key::of_day(Date::new(2026, 11, 29).unwrap()), Status::Failed, "2026-11-29T01:00:04Z".into())
                 .with("reason", value.clone());
             let parsed = Record::parse(record.to_line()).unwrap().unwrap();
             let got = parsed.get("reason").map(|v| v.into_owned());

@@ -3,6 +3,7 @@
 //! spec, read by people) and a test checks it against them, so neither can drift.
 
 use crate::Class;
+use crate::Key;
 use crate::Receipt;
 use crate::Record;
 use crate::{
@@ -10,7 +11,6 @@ use crate::{
     Mode, Op, Phase, Rules, Seen, Step, Then, Verdict,
 };
 use jiff::Timestamp;
-use jiff::civil::Date;
 
 /// The key of every example: its post is due today.
 const KEY: &str = "2026-11-29";
@@ -248,7 +248,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
     let rules = rules();
     let tz = jiff::tz::TimeZone::UTC;
     let now: Timestamp = NOW.parse().expect("a time");
-    let key: Date = KEY.parse().expect("a date");
+    let key: Key = KEY.parse().expect("a date");
     let (mode, hours) = match event {
         Example::Visit(mode, _, hours) => (mode.clone(), *hours),
         _ => (Mode::Run { backfill: false }, 0),

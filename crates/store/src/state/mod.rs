@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::error::Kind;
 use crate::fsutil;
 use crate::lock::{self, RunLock};
-use jiff::civil::Date;
+use life::Key;
 use life::Record;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -67,8 +67,9 @@ pub struct StateFile {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Slot(i32);
 
-impl From<Date> for Slot {
-    fn from(date: Date) -> Slot {
+impl From<Key> for Slot {
+    fn from(key: Key) -> Slot {
+        let date = key.day();
         // month * 32 + day < 512: years, then months, then days, as `Date` orders them.
         Slot(i32::from(date.year()) * 512 + i32::from(date.month()) * 32 + i32::from(date.day()))
     }
@@ -103,7 +104,7 @@ impl StateFile {
         self.dirty
     }
 
-    pub fn get(&self, key: Date) -> Option<&Record> {
+    pub fn get(&self, key: Key) -> Option<&Record> {
         self.records.get(&Slot::from(key))
     }
 
@@ -281,7 +282,7 @@ impl StateFile {
     /// Forget a key's line, in memory (made durable by the next fold): only for a line that
     /// proves nothing was ever sent, whose post is gone. A crash before the fold leaves the
     /// line, and the next run forgets it again. Comments before it stay where it was.
-    pub fn forget(&mut self, key: Date) {
+    pub fn forget(&mut self, key: Key) {
         if self.records.remove(&Slot::from(key)).is_some() {
             self.dirty = true;
         }
@@ -316,13 +317,14 @@ pub fn locked_states<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jiff::civil::Date;
     use proptest::prelude::*;
 
     proptest! {
         #[test]
         fn slots_order_as_dates(a in (-9999i16..=9999, 1i8..=12, 1i8..=31), b in (-9999i16..=9999, 1i8..=12, 1i8..=31)) {
             if let (Ok(a), Ok(b)) = (Date::new(a.0, a.1, a.2), Date::new(b.0, b.1, b.2)) {
-                prop_assert_eq!(Slot::from(a).cmp(&Slot::from(b)), a.cmp(&b));
+                prop_assert_eq!(Slot::from(Key::of_day(a)).cmp(&Slot::from(Key::of_day(b))), a.cmp(&b));
             }
         }
     }
@@ -341,7 +343,10 @@ mod tests {
             Date::new(9999, 12, 31).unwrap(),
         ];
         for pair in dates.windows(2) {
-            assert!(Slot::from(pair[0]) < Slot::from(pair[1]), "{pair:?}");
+            assert!(
+                Slot::from(Key::of_day(pair[0])) < Slot::from(Key::of_day(pair[1])),
+                "{pair:?}"
+            );
         }
     }
 }

@@ -32,7 +32,7 @@ impl Update for Bluesky {
 
 impl Retract for Bluesky {
     /// `deleteRecord` (deleting a record that is gone answers 200 too).
-    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+    fn retract(&mut self, _: life::Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let rkey = self.rkey_of(id)?.to_string();
         let body = json!({
             "repo": self.client.did()?,
@@ -44,7 +44,7 @@ impl Retract for Bluesky {
         Ok(())
     }
 
-    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, _: life::Key, id: &str) -> Result<Lookup, Error> {
         let rkey = self.rkey_of(id)?.to_string();
         Ok(match self.get_record(&rkey)? {
             Some(_) => Lookup::Found(vec![Receipt::id(id)]),

@@ -14,7 +14,7 @@ use crate::net::pages::{Flow, Walked, walk};
 use crate::survey::{Survey, stretches};
 use crate::text::mark;
 use jiff::Timestamp;
-use jiff::civil::Date;
+use life::Key;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -57,17 +57,15 @@ impl Records {
 
 impl Bluesky {
     /// One walk per stretch of `keys`, into the run's survey.
-    pub(super) fn survey_records(
-        &mut self,
-        keys: &[Date],
-        now: Timestamp,
-    ) -> Result<String, Error> {
+    pub(super) fn survey_records(&mut self, keys: &[Key], now: Timestamp) -> Result<String, Error> {
         let did = self.client.did()?;
         let mut records = Records::default();
         let mut said = Vec::new();
         let mut failed = None;
         for (first, last) in stretches(keys, GAP_DAYS) {
-            let (Some((bottom, _)), Some((_, top))) = (tid::hour(first), tid::hour(last)) else {
+            let (Some((bottom, _)), Some((_, top))) =
+                (tid::hour(Key::of_day(first)), tid::hour(Key::of_day(last)))
+            else {
                 said.push(format!("{first}..{last}: none (no record key time)"));
                 continue;
             };

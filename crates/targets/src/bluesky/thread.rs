@@ -9,7 +9,7 @@ use crate::post::Post;
 use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
 use crate::{Attempts, Lookup, Media, Thread};
-use jiff::civil::Date;
+use life::Key;
 use life::Part;
 use life::Receipt;
 use serde_json::{Value, json};
@@ -80,7 +80,7 @@ impl Thread for Bluesky {
         Ok((super::native::part(uri.to_string(), cid), url))
     }
 
-    fn part_native(&self, key: Date, generation: u32, n: usize) -> life::Native {
+    fn part_native(&self, key: Key, generation: u32, n: usize) -> life::Native {
         super::native::chosen(tid::part_key(&self.name, key, generation, n))
     }
 

@@ -1,7 +1,7 @@
 //! Record keys: a valid TID derived from the target, the key and the generation, so that every
 //! attempt of one copy names the same record, even after the state file is lost.
 
-use jiff::civil::Date;
+use life::Key;
 use sha2::{Digest, Sha256};
 
 /// atproto's base32-sortable alphabet.
@@ -12,7 +12,7 @@ const SPREAD_MICROS: u64 = 3_600_000_000;
 /// The TID of copy `generation` of `key` on target `target`: 53 bits of microseconds (the
 /// key's day at 00:00 UTC plus up to an hour, from a hash) and 10 bits of clock id (from the
 /// same hash), top bit zero, as 13 characters. Keys sort by date like the server's own TIDs.
-pub fn record_key(target: &str, key: Date, generation: u32) -> String {
+pub fn record_key(target: &str, key: Key, generation: u32) -> String {
     derive(
         &format!("dayrun bluesky rkey\n{target}\n{key}\n{generation}"),
         key,
@@ -20,7 +20,7 @@ pub fn record_key(target: &str, key: Date, generation: u32) -> String {
 }
 
 /// The TID of a seed: the key's day plus up to an hour, and a clock id, from its hash.
-fn derive(seed: &str, key: Date) -> String {
+fn derive(seed: &str, key: Key) -> String {
     let hash = Sha256::digest(seed);
     let spread = u64::from_be_bytes(hash[..8].try_into().expect("8 bytes")) % SPREAD_MICROS;
     let clock = u64::from(u16::from_be_bytes([hash[8], hash[9]]) & 0x3ff);
@@ -29,7 +29,7 @@ fn derive(seed: &str, key: Date) -> String {
 
 /// The record keys of every copy of `key` on any target: from the first TID of the key's hour
 /// up to (not including) the first TID after it. `None` where TID time runs out (year 2255).
-pub fn hour(key: Date) -> Option<(String, String)> {
+pub fn hour(key: Key) -> Option<(String, String)> {
     let (low, high) = (day_micros(key), day_micros(key) + SPREAD_MICROS);
     (high <= MICROS).then(|| (encode(low << 10), encode(high << 10)))
 }
@@ -39,8 +39,9 @@ const MICROS: u64 = (1 << 53) - 1;
 
 /// The key's day at 00:00 UTC in microseconds; before 1970 there is no TID time, and such keys
 /// take the first hour of 1970.
-fn day_micros(key: Date) -> u64 {
+fn day_micros(key: Key) -> u64 {
     let day = key
+        .day()
         .to_zoned_datetime(jiff::tz::TimeZone::UTC)
         .map_or(0, |z| z.timestamp().as_microsecond());
     u64::try_from(day).unwrap_or(0)
@@ -48,7 +49,7 @@ fn day_micros(key: Date) -> u64 {
 
 /// The TID of part `n` of a thread: part 0 is the copy's own record key (`record_key`); each
 /// later part's hash adds its number, so every part of every copy has a key of its own.
-pub fn part_key(target: &str, key: Date, generation: u32, n: usize) -> String {
+pub fn part_key(target: &str, key: Key, generation: u32, n: usize) -> String {
     match n {
         0 => record_key(target, key, generation),
         n => derive(
@@ -78,7 +79,7 @@ pub fn is_tid(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn day(text: &str) -> Date {
+    fn day(text: &str) -> Key {
         text.parse().unwrap()
     }
 

@@ -2,6 +2,7 @@
 //! removal checked with `confirm` where the script has one.
 
 use super::*;
+use life::Key;
 
 impl Update for CommandTarget {
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
@@ -38,7 +39,7 @@ impl Update for CommandTarget {
 }
 
 impl Retract for CommandTarget {
-    fn retract(&mut self, key: Date, id: &str, post: Option<&Post>) -> Result<(), Error> {
+    fn retract(&mut self, key: Key, id: &str, post: Option<&Post>) -> Result<(), Error> {
         let argv = self.retract.clone().unwrap_or_default();
         self.argv_of(!argv.is_empty(), "retract", "posts can be retracted")?;
         let input = post.map_or_else(
@@ -59,7 +60,7 @@ impl Retract for CommandTarget {
     }
 
     /// The `confirm` command, told the id: exit 1 proves the post gone.
-    fn still_there(&mut self, key: Date, id: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, key: Key, id: &str) -> Result<Lookup, Error> {
         let Some(confirm) = self.confirm.clone() else {
             return Ok(Lookup::CannotTell("no confirm command".into()));
         };

@@ -5,7 +5,7 @@ use super::CommandTarget;
 use super::outcome::Finished;
 use crate::signals;
 use jiff::Timestamp;
-use jiff::civil::Date;
+use life::Key;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -24,7 +24,7 @@ impl CommandTarget {
     pub(super) fn exec(
         &self,
         argv: &[String],
-        key: Date,
+        key: Key,
         input: &serde_json::Value,
         attempt_at: Option<Timestamp>,
         id: Option<&str>,

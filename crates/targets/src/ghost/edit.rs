@@ -6,7 +6,6 @@ use crate::error::{Class, Error};
 use crate::net::{encode, status_class};
 use crate::post::Post;
 use crate::{Lookup, Outgoing, Retract, Update};
-use jiff::civil::Date;
 use life::Receipt;
 use serde_json::{Value, json};
 
@@ -78,7 +77,7 @@ impl Update for Ghost {
 
 impl Retract for Ghost {
     /// `DELETE /posts/{id}/`: Ghost has no trash, the post is gone for good.
-    fn retract(&mut self, _: Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+    fn retract(&mut self, _: life::Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let path = format!("/posts/{}/", encode(id));
         let reply = self.call("DELETE", &path, "", None)?;
         // 404 NotFoundError: already where it was asked to go.
@@ -90,7 +89,7 @@ impl Retract for Ghost {
         Err(self.failure("delete post", &reply))
     }
 
-    fn still_there(&mut self, _: Date, id: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, _: life::Key, id: &str) -> Result<Lookup, Error> {
         Ok(match self.read(id)? {
             Some(_) => Lookup::Found(vec![Receipt::id(id)]),
             None => Lookup::Absent,

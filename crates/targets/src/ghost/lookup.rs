@@ -180,7 +180,8 @@ impl Ghost {
 
 /// The NQL filter for the key's posts: by slug, or published in its date window. `,` is or,
 /// `+` is and; a date as Ghost writes it, in UTC.
-fn window_filter(key: jiff::civil::Date) -> String {
+fn window_filter(key: life::Key) -> String {
+    let key = key.day();
     let day = |days: i64| {
         key.checked_add(jiff::Span::new().days(days))
             .unwrap_or(key)

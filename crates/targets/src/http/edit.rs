@@ -33,7 +33,7 @@ impl Update for HttpTarget {
 }
 
 impl Retract for HttpTarget {
-    fn retract(&mut self, key: jiff::civil::Date, id: &str, _: Option<&Post>) -> Result<(), Error> {
+    fn retract(&mut self, key: life::Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let url = self
             .delete_url()?
             .replace("{id}", &encode(id))
@@ -57,7 +57,7 @@ impl Retract for HttpTarget {
     /// The copy with this id, by the key (whatever the copy holds, it is the one removed): an
     /// exact query by key that answers no item with this id proves it gone, though another copy
     /// of the key (an earlier generation, a duplicate) may still be listed.
-    fn still_there(&mut self, key: jiff::civil::Date, id: &str) -> Result<Lookup, Error> {
+    fn still_there(&mut self, key: life::Key, id: &str) -> Result<Lookup, Error> {
         let fields = self.fields();
         let attempts = Attempts::none_yet(key, &[], &Value::Null);
         Ok(match self.lookup(&attempts, fields, false, false)? {

@@ -11,7 +11,6 @@ use crate::text::hashtag;
 use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
 use crate::{Attempts, Lookup, Media, Thread};
-use jiff::civil::Date;
 use life::Part;
 use life::Receipt;
 use serde_json::{Value, json};
@@ -91,7 +90,7 @@ impl Thread for Mastodon {
         ))
     }
 
-    fn part_native(&self, _: Date, _: u32, _: usize) -> life::Native {
+    fn part_native(&self, _: life::Key, _: u32, _: usize) -> life::Native {
         life::Native::default()
     }
 

@@ -11,8 +11,8 @@ use crate::outside::web_url;
 use crate::survey::Survey;
 use crate::text::mark;
 use crate::{Attempts, Lookup, items};
-use jiff::civil::Date;
 use jiff::{SignedDuration, Timestamp};
+use life::Key;
 use life::Receipt;
 
 /// Pages of 40 statuses read before the lookup gives up (cannot tell).
@@ -111,7 +111,7 @@ impl Mastodon {
     /// (and no source is read for it).
     pub(super) fn survey_timeline(
         &mut self,
-        keys: &[Date],
+        keys: &[Key],
         now: Timestamp,
     ) -> Result<String, Error> {
         let Some(first) = keys.first() else {

@@ -11,6 +11,7 @@ use crate::survey::{Survey, stretches};
 use crate::{Attempts, items};
 use jiff::Timestamp;
 use jiff::civil::{Date, DateTime};
+use life::Key;
 use life::Receipt;
 
 /// A post whose slug is this key's: where it is, and what it is to this key.
@@ -152,11 +153,7 @@ impl WordPress {
     /// The run's survey: one listing per stretch of `keys`, from the first key's window to
     /// the last's. A stretch whose listing cannot be trusted, or runs past its cap, proves
     /// nothing: its keys are looked up live.
-    pub(super) fn survey_windows(
-        &mut self,
-        keys: &[Date],
-        now: Timestamp,
-    ) -> Result<String, Error> {
+    pub(super) fn survey_windows(&mut self, keys: &[Key], now: Timestamp) -> Result<String, Error> {
         let mut windows = Vec::new();
         let mut said = Vec::new();
         let mut failed = None;
