@@ -18,12 +18,12 @@ pub fn run(
     let today = clock.today();
     let until = match until {
         Some(until) if until > today => {
-            eprintln!("dayrun: --until {until} is after today ({today}): adopting up to today");
+            err!("dayrun: --until {until} is after today ({today}): adopting up to today");
             today
         }
         until => until.unwrap_or(today),
     };
-    let catalog = Catalog::scan(&config.content, &config.root)?;
+    let catalog = Catalog::scan(&config.content, &config.root, config.keys)?;
     let selected = config.select(targets)?;
     let names = selected.iter().map(|t| t.name.as_str());
     let shown = config.show(&config.state);
@@ -68,7 +68,7 @@ pub fn run(
             adopted += 1;
         }
         state.compact()?;
-        println!(
+        out!(
             "{}: adopted {adopted} key(s) up to {until} as done without publishing{}",
             state.target,
             if drafts > 0 {

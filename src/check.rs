@@ -22,13 +22,13 @@ struct Found {
 impl Found {
     /// A problem of the setup (the config, a target, a state file): said as a run says it.
     fn setup(&mut self, err: &Error) {
-        eprintln!("dayrun: {err}");
+        err!("dayrun: {err}");
         self.add(Exit::of(err.code()));
     }
 
     /// A problem of one post (or file beside the posts): said as `path:line: reason`.
     fn post(&mut self, err: &impl std::fmt::Display) {
-        eprintln!("{err}");
+        err!("{err}");
         self.add(Exit::NeedsHuman);
     }
 
@@ -52,7 +52,7 @@ pub fn run(
         found.setup(err);
     }
     let mut built = setup(config, clock, &mut found);
-    let catalog = Catalog::scan(&config.content, &config.root)?;
+    let catalog = Catalog::scan(&config.content, &config.root, config.keys)?;
     if online {
         look_up_today(clock, &catalog, &mut built, &mut found);
     }
@@ -66,14 +66,14 @@ pub fn run(
         }
     }
     for (path, why) in &catalog.ignored {
-        println!(
+        out!(
             "ignored {}: {}",
             escape(&path.display().to_string(), 4000),
             escape(why, 4000)
         );
     }
     let names: Vec<&str> = config.targets.iter().map(|t| t.name.as_str()).collect();
-    println!(
+    out!(
         "{} post(s), {} problem(s), {} ignored file(s); targets: {}",
         catalog.files.len(),
         found.problems,
@@ -120,7 +120,7 @@ fn check_post(config: &Config, catalog: &Catalog, post: &Post, found: &mut Found
         found.post(err);
     }
     for image in post.image_refs.iter().filter(|r| r.alt.is_empty()) {
-        eprintln!(
+        err!(
             "warning: {}:{}: image `{}` has no alt text",
             escape(&post.path.display().to_string(), 4000),
             image.line,
@@ -128,8 +128,13 @@ fn check_post(config: &Config, catalog: &Catalog, post: &Post, found: &mut Found
         );
     }
     if errors.is_empty() {
-        println!(
-            "ok {} {} tags={}{}",
+        // With slugged keys a file's key is not its name alone: said, before a run uses it.
+        let key = match config.keys.slugs {
+            true => format!(" key={}", post.key),
+            false => String::new(),
+        };
+        out!(
+            "ok {}{key} {} tags={}{}",
             escape(&post.path.display().to_string(), 4000),
             escape(&format!("{:?}", post.title), 4000),
             escape(&post.tags.join(","), 4000),
@@ -191,6 +196,6 @@ fn look_up_today(
                 }
             },
         };
-        println!("online {}: {said}", cfg.name);
+        out!("online {}: {said}", cfg.name);
     }
 }

@@ -3,6 +3,16 @@
 //! what `life` decides; the crates beneath it (`docs/development.md`) are re-exported here.
 #![cfg_attr(test, allow(clippy::too_many_lines))]
 
+/// A line on stdout that a reader who went away cannot turn into a panic (`say::out`).
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::say::out(&format!($($arg)*)) };
+}
+
+/// A line on stderr, the same way (`say::err`).
+macro_rules! err {
+    ($($arg:tt)*) => { $crate::say::err(&format!($($arg)*)) };
+}
+
 pub mod adopt;
 pub mod check;
 pub mod cli;
@@ -229,7 +239,7 @@ fn known(config: &Config, plan: &plan::Plan) -> Result<(), Error> {
     if plan.keys.is_empty() {
         return Ok(());
     }
-    let catalog = content::Catalog::scan(&config.content, &config.root)?;
+    let catalog = content::Catalog::scan(&config.content, &config.root, config.keys)?;
     let shown = config.show(&config.state);
     let mut states = Vec::new();
     for target in config.select(&plan.targets)? {

@@ -26,7 +26,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
             names.join(", ")
         )));
     }
-    let catalog = Catalog::scan(&config.content, &config.root).ok();
+    let catalog = Catalog::scan(&config.content, &config.root, config.keys).ok();
     let names = selected.iter().map(|t| t.name.as_str());
     let shown = config.show(&config.state);
     let (_guard, mut states) = locked_states(&config.state, &shown, clock, names)?;
@@ -50,7 +50,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
     }
     if done && args.id.is_none() {
         let names: Vec<&str> = states.iter().map(|s| s.target.as_str()).collect();
-        eprintln!(
+        err!(
             "dayrun: warning: no --id: later edits and retractions cannot find this post on {}; add --id ID if you know it",
             names.join(", ")
         );
@@ -123,7 +123,7 @@ fn mark(
     let Change::Write(new) = &step.line else {
         if let Some(text) = &step.say {
             let text = crate::outside::escape(text, 4000);
-            eprintln!("dayrun: {key} {}: {text}", state.target);
+            err!("dayrun: {key} {}: {text}", state.target);
         }
         return Ok(());
     };
@@ -144,7 +144,7 @@ fn mark(
         status,
         &detail,
     );
-    println!(
+    out!(
         "{key} {} marked {status} (was {was}): {}",
         state.target,
         crate::outside::escape(&recorded, 4000)
@@ -157,7 +157,7 @@ fn mark(
 fn fingerprint(config: &Config, catalog: Option<&Catalog>, key: Key) -> String {
     if !catalog.is_some_and(|c| c.files.contains_key(&key)) {
         let file = config.show(&config.content.join(format!("{key}.md")));
-        eprintln!(
+        err!(
             "dayrun: warning: there is no {} for {key}; recording the mark anyway",
             file.display()
         );

@@ -15,7 +15,7 @@ pub fn confirmed(config: &Config, plan: &Plan) -> Result<bool, Error> {
         .map(|t| t.name.as_str())
         .collect();
     if !std::io::stdin().is_terminal() {
-        eprintln!(
+        err!(
             "dayrun: retract removes published posts: add --yes to confirm (stdin is not a terminal, so dayrun cannot ask); --dry-run shows what would go"
         );
         return Ok(false);

@@ -5,5 +5,6 @@ pub mod images_bad;
 pub mod images_privacy;
 pub mod images_prop;
 pub mod messy_posts;
+pub mod slugged;
 pub mod templates;
 pub mod threads;

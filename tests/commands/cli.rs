@@ -167,3 +167,40 @@ fn a_named_key_with_no_post_and_no_record_is_a_usage_error() {
     .code(2)
     .stderr_has("no post for 2026-11-28: content/2026-11-28.md does not exist");
 }
+
+/// `dayrun check | head` and `dayrun run | head`: a reader that goes away ends no command in a
+/// panic, and a run still records what it did (its output is not its record).
+#[test]
+fn a_reader_that_goes_away_ends_nothing_in_a_panic() {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "timezone = \"UTC\"\ncatchup_days = 9999\n[targets.out]\nkind = \"folder\"\ndir = \"out\"\n",
+    );
+    // Enough lines to fill any pipe's buffer, so that a write meets the closed end.
+    let day = jiff::civil::date(2020, 1, 1);
+    for n in 0..1500 {
+        let key = day.checked_add(jiff::Span::new().days(n)).unwrap();
+        p.post(
+            &key.to_string(),
+            &format!("Post number {n} with a title long enough to fill"),
+        );
+    }
+    for args in [
+        &["check"][..],
+        &["run", "--backfill", "--today=2024-02-08"][..],
+    ] {
+        let mut child = p
+            .command(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+    assert_eq!(p.state_lines("out").len(), 1500, "every key recorded");
+}

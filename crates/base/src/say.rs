@@ -45,14 +45,16 @@ pub fn logging() -> bool {
 /// A line of what happened (stdout).
 pub fn out(line: &str) {
     if !logged(line) {
-        println!("{line}");
+        // A reader that went away (`dayrun status | head`) stops nothing: the state and the
+        // trace are the record, and an action in flight ends and is recorded.
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
     }
 }
 
 /// An error or warning (stderr).
 pub fn err(line: &str) {
     if !logged(line) {
-        eprintln!("{line}");
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
 }
 

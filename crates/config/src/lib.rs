@@ -37,6 +37,8 @@ pub struct Config {
     pub timezone: TimeZone,
     /// Due keys older than this many days are stale unless backfilled (`catchup_days`, default 3).
     pub catchup_days: i64,
+    /// The names that make a post (`keys`, default `["date"]`: `YYYY-MM-DD.md` only).
+    pub keys: content::content::Names,
     /// Where each run that changed something writes every key's URLs and ids per target, as
     /// JSON for a static site (`links_file`, default: none).
     pub links_file: Option<PathBuf>,
@@ -83,6 +85,7 @@ struct File {
     state: Option<PathBuf>,
     timezone: Option<String>,
     catchup_days: Option<i64>,
+    keys: Option<Vec<String>>,
     links_file: Option<PathBuf>,
     #[serde(default)]
     targets: BTreeMap<String, toml::Table>,
@@ -141,6 +144,7 @@ impl Config {
         if catchup_days < 0 {
             return Err(Error::config("`catchup_days` must be 0 or more").at(shown));
         }
+        let keys = names(file.keys.as_deref()).map_err(|e| e.at(shown))?;
         let base = source
             .path
             .parent()
@@ -163,6 +167,7 @@ impl Config {
             root,
             timezone,
             catchup_days,
+            keys,
             targets,
         };
         Ok((config, problems))
@@ -347,6 +352,32 @@ fn read_source(root: &Path, config: Option<&Path>) -> Result<Source, Error> {
         }
     };
     Ok(Source { path, shown, text })
+}
+
+/// `keys = [...]`: `"date"` (always; today's names), and `"slug"` for `YYYY-MM-DD-slug` names.
+fn names(keys: Option<&[String]>) -> Result<content::content::Names, Error> {
+    let Some(keys) = keys else {
+        return Ok(content::content::Names::default());
+    };
+    let mut names = content::content::Names::default();
+    for key in keys {
+        match key.as_str() {
+            "date" => {}
+            "slug" => names.slugs = true,
+            other => {
+                return Err(Error::config(format!(
+                    "`keys`: `{}` is not a kind of key (write \"date\", or \"date\" and \"slug\")",
+                    life::outside::escape(other, 40)
+                )));
+            }
+        }
+    }
+    if !keys.iter().any(|k| k == "date") {
+        return Err(Error::config(
+            "`keys` must hold \"date\": a post named YYYY-MM-DD.md is always one",
+        ));
+    }
+    Ok(names)
 }
 
 fn parse_file(text: &str, path: &Path) -> Result<File, Error> {

@@ -1,4 +1,5 @@
-//! The content folder: find every `YYYY-MM-DD.md` below it, without reading the posts yet.
+//! The content folder: find every post below it (`YYYY-MM-DD.md`; with slugged keys,
+//! `YYYY-MM-DD-slug.md` and `.markdown` too), without reading the posts yet.
 
 use crate::error::{Class, Error};
 use crate::post::{self, Post};
@@ -10,6 +11,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 mod names;
+pub use names::Names;
 use names::{Sorted, sort_file};
 
 /// What the walk found. Posts are read only when a decision needs them (`Catalog::post`).
@@ -17,6 +19,7 @@ use names::{Sorted, sort_file};
 pub struct Catalog {
     root: PathBuf,
     project: PathBuf,
+    names: Names,
     /// Every key with the file(s) named after it; two files for one key is an error for that key.
     pub files: BTreeMap<Key, Files>,
     /// Files that could not become a key (impossible dates, unreadable folders).
@@ -26,12 +29,14 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Walk `root` (the content folder). `project` is the folder paths are shown relative to.
-    pub fn scan(root: &Path, project: &Path) -> Result<Catalog, Error> {
+    /// Walk `root` (the content folder) for posts with the names `names` takes. `project` is
+    /// the folder paths are shown relative to.
+    pub fn scan(root: &Path, project: &Path, names: Names) -> Result<Catalog, Error> {
         check_root(root, project)?;
         let mut catalog = Catalog {
             root: root.to_path_buf(),
             project: project.to_path_buf(),
+            names,
             ..Catalog::default()
         };
         let found = catalog.walk();
@@ -119,7 +124,7 @@ impl Catalog {
             Ok(name) => std::borrow::Cow::Borrowed(name),
             Err(_) => String::from_utf8_lossy(file_name.as_bytes()),
         };
-        match sort_file(&name, is_symlink, &at) {
+        match sort_file(&name, is_symlink, self.names, &at) {
             Sorted::Post(key) => found.push((
                 day_number(key.day()),
                 key,
@@ -264,15 +269,18 @@ fn below(rel: &[u8], file_name: &OsStr) -> PathBuf {
     PathBuf::from(std::ffi::OsString::from_vec(path))
 }
 
-/// Each post with its date as one number, for a cheap sort (same size as `(Date, Files)`).
+/// Each post with its date as one number, for a cheap sort; a day's keys are then told apart
+/// by their slugs.
 type Found = (i32, Key, Files);
 
 /// The posts found, unsorted walk, into the map: sorted here by key, the files of a duplicated
 /// key by path (so messages are stable), then the map is built from them at once (full B-tree
 /// nodes, no search per post).
 fn by_key(mut found: Vec<Found>) -> BTreeMap<Key, Files> {
-    found.sort_unstable_by(|(a, _, x), (b, _, y)| a.cmp(b).then_with(|| x.first.cmp(&y.first)));
-    found.dedup_by(|(key, _, later), (first, _, files)| {
+    found.sort_unstable_by(|(a, k, x), (b, l, y)| {
+        (a.cmp(b).then_with(|| k.slug().cmp(&l.slug()))).then_with(|| x.first.cmp(&y.first))
+    });
+    found.dedup_by(|(_, key, later), (_, first, files)| {
         if key != first {
             return false;
         }

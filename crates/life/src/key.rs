@@ -1,36 +1,83 @@
-//! A post's key: the name its file is known by (`2026-11-29` for `content/2026-11-29.md`),
-//! the idempotency key of every line, trace, lookup and link. One type, so that what a key is
-//! can grow (a slug, a week) without every place that carries one changing; where a key is
-//! needed as a day (when it is due, how old it is), `day` says which.
+//! A post's key: the name its file is known by without the extension (`2026-11-29` for
+//! `content/2026-11-29.md`, `2026-11-29-my-post` for a Jekyll-style name), the idempotency key
+//! of every line, trace, lookup and link. One type, so that what a key is can grow without
+//! every place that carries one changing; where a key is needed as a day (when it is due, how
+//! old it is), `day` says which.
 
 use jiff::civil::Date;
 use std::fmt;
 use std::str::FromStr;
 
-/// A post's key. Today a date; it orders as its text does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Key(Date);
+/// The longest key, in bytes: a date, a dash and a slug of up to 89 characters.
+pub const MAX_KEY: usize = 100;
+
+/// A post's key: a date (`2026-11-29`), or a date and a slug (`2026-11-29-my-post`: lower-case
+/// letters, digits and single dashes). `Copy`, as the date it was: a slug read from outside is
+/// kept for the rest of the process (`Box::leak`), which costs what the text read costs and
+/// nothing per copy. Keys order by day, then by slug, so a day's keys sit together and a date
+/// key comes before its day's slugged ones, as their text sorts.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    day: Date,
+    slug: Option<&'static str>,
+}
 
 impl Key {
-    /// The key of a day's post.
+    /// The key of a day's post (`YYYY-MM-DD`).
     pub const fn of_day(day: Date) -> Key {
-        Key(day)
+        Key { day, slug: None }
     }
 
-    /// The day the key is due (a dated post's date).
+    /// The day the key is due (its date).
     pub const fn day(self) -> Date {
-        self.0
+        self.day
     }
 
-    /// Read a key as dayrun writes it: exactly `YYYY-MM-DD`, a real calendar date.
-    pub fn parse(s: &str) -> Option<Key> {
-        crate::day::parse_key(s).map(Key)
+    /// The slug after the date, if the key has one.
+    pub const fn slug(self) -> Option<&'static str> {
+        self.slug
     }
+
+    /// Read a key: `YYYY-MM-DD` (a real calendar date), or that and `-slug`, `MAX_KEY` bytes at
+    /// most.
+    pub fn parse(s: &str) -> Option<Key> {
+        let day = crate::day::parse_key(s.get(..10)?)?;
+        match s.get(10..)? {
+            "" => Some(Key::of_day(day)),
+            rest => {
+                let slug = rest.strip_prefix('-')?;
+                (is_slug(slug) && s.len() <= MAX_KEY).then(|| Key {
+                    day,
+                    slug: Some(Box::leak(slug.into())),
+                })
+            }
+        }
+    }
+}
+
+/// A slug as a key may end in: lower-case letters, digits and single dashes, neither first nor
+/// last.
+pub fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+        && !s.contains("--")
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 impl fmt::Display for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        match self.slug {
+            None => fmt::Display::fmt(&self.day, f),
+            Some(slug) => write!(f, "{}-{slug}", self.day),
+        }
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key({self})")
     }
 }
 
@@ -38,7 +85,7 @@ impl FromStr for Key {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Key, String> {
-        Key::parse(s).ok_or_else(|| format!("`{s}` is not a key (YYYY-MM-DD)"))
+        Key::parse(s).ok_or_else(|| format!("`{s}` is not a key (YYYY-MM-DD or YYYY-MM-DD-slug)"))
     }
 }
 
@@ -46,14 +93,51 @@ impl FromStr for Key {
 mod tests {
     use super::*;
 
+    fn key(s: &str) -> Key {
+        s.parse().unwrap()
+    }
+
     #[test]
-    fn a_key_reads_and_prints_as_its_name_and_orders_by_it() {
-        let key: Key = "2026-11-29".parse().unwrap();
-        assert_eq!(key.to_string(), "2026-11-29");
-        assert_eq!(key.day(), jiff::civil::date(2026, 11, 29));
-        assert!(key < "2026-11-30".parse().unwrap());
-        for bad in ["20261129", "2026-02-30", "2026-11-29-x", ""] {
+    fn a_key_reads_and_prints_as_its_name_and_orders_by_day_then_name() {
+        assert_eq!(key("2026-11-29").to_string(), "2026-11-29");
+        assert_eq!(key("2026-11-29").day(), jiff::civil::date(2026, 11, 29));
+        assert_eq!(key("2026-11-29").slug(), None);
+        let slugged = key("2026-11-29-my-post-2");
+        assert_eq!(
+            (slugged.to_string().as_str(), slugged.slug()),
+            ("2026-11-29-my-post-2", Some("my-post-2"))
+        );
+        assert_eq!(slugged.day(), key("2026-11-29").day());
+        let mut keys = ["2026-11-30", "2026-11-29-b", "2026-11-29", "2026-11-29-a"].map(key);
+        keys.sort();
+        assert_eq!(
+            keys.map(|k| k.to_string()),
+            ["2026-11-29", "2026-11-29-a", "2026-11-29-b", "2026-11-30"]
+        );
+        assert_eq!(
+            Key::of_day(jiff::civil::date(2026, 11, 29)),
+            key("2026-11-29")
+        );
+    }
+
+    #[test]
+    fn only_a_real_date_and_a_plain_slug_make_a_key() {
+        let long = format!("2026-11-29-{}", "a".repeat(MAX_KEY - 10));
+        for bad in [
+            "20261129",
+            "2026-02-30",
+            "2026-11-29-",
+            "2026-11-29-My-Post",
+            "2026-11-29-a--b",
+            "2026-11-29-a_b",
+            "2026-11-29_a",
+            "2026-11-29-ü",
+            "",
+            long.as_str(),
+        ] {
             assert_eq!(Key::parse(bad), None, "{bad}");
         }
+        let longest = format!("2026-11-29-{}", "a".repeat(MAX_KEY - 11));
+        assert_eq!(key(&longest).to_string(), longest);
     }
 }

@@ -15,7 +15,7 @@ mod edit;
 mod exit;
 mod human;
 mod keeps;
-mod key;
+pub mod key;
 mod landing;
 mod line;
 pub mod list;

@@ -1,6 +1,14 @@
 //! What a file's name makes it to the catalog: a post, a problem to show, a file to list as
 //! ignored, or an image beside the posts.
 
+/// The names that make a post (`keys` in `dayrun.toml`): `YYYY-MM-DD.md` always; with `slug`,
+/// `YYYY-MM-DD-slug.md` and the `.markdown` extension too. Off by default: a project's files
+/// named so are ignored until it says otherwise, so none becomes due by an upgrade.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Names {
+    pub slugs: bool,
+}
+
 use crate::clock::{looks_like_key, parse_key};
 use crate::error::{Class, Error};
 use std::path::PathBuf;
@@ -15,7 +23,12 @@ pub(super) enum Sorted {
 }
 
 /// Sort the file `name`; `at` is its path as shown, built only when it is needed.
-pub(super) fn sort_file(name: &str, is_symlink: bool, at: &dyn Fn() -> PathBuf) -> Sorted {
+pub(super) fn sort_file(
+    name: &str,
+    is_symlink: bool,
+    names: Names,
+    at: &dyn Fn() -> PathBuf,
+) -> Sorted {
     if is_symlink {
         return Sorted::Ignored("symbolic link (not followed)");
     }
@@ -25,7 +38,12 @@ pub(super) fn sort_file(name: &str, is_symlink: bool, at: &dyn Fn() -> PathBuf) 
     if name.starts_with('.') {
         return Sorted::Ignored("hidden file");
     }
-    match name.strip_suffix(".md") {
+    let markdown = match names.slugs {
+        true => name.strip_suffix(".md").or(name.strip_suffix(".markdown")),
+        false => name.strip_suffix(".md"),
+    };
+    match markdown {
+        Some(stem) if names.slugs && stem.len() > 10 => sort_slugged(stem, at),
         Some(stem) => sort_stem(stem, at),
         None => sort_other(name, at),
     }
@@ -45,6 +63,53 @@ fn sort_other(name: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
         ),
         Some((_, ext)) if is_image(ext) => Sorted::Image,
         _ => Sorted::Ignored("not a .md file"),
+    }
+}
+
+/// Sort a markdown file whose `stem` is longer than a date, with slugged keys on: a post
+/// `YYYY-MM-DD-slug`, a slug that is not one (an error naming the file), or another name.
+fn sort_slugged(stem: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
+    if let Some(key) = life::Key::parse(stem) {
+        return Sorted::Post(key);
+    }
+    let Some((day, slug)) = stem.split_at_checked(10) else {
+        return Sorted::Ignored("name is not YYYY-MM-DD[-slug].md");
+    };
+    match (parse_key(day), slug.strip_prefix('-')) {
+        (Some(_), Some(slug)) => Sorted::Problem(
+            Error::failure(
+                Class::Local,
+                format!(
+                    "`{}` is not a slug: a slug is lower-case letters, digits and single dashes",
+                    crate::outside::escape(slug, 80)
+                ),
+            )
+            .at(at())
+            .hint(format!(
+                "rename the file to {day}-{}.md ({} characters at most for the whole name)",
+                suggest(slug),
+                life::key::MAX_KEY
+            )),
+        ),
+        (None, Some(_)) if looks_like_key(day) => Sorted::Problem(
+            Error::failure(Class::Local, format!("`{day}` is not a real date"))
+                .at(at())
+                .hint("rename the file to the date it is meant for"),
+        ),
+        _ => Sorted::Ignored("name is not YYYY-MM-DD[-slug].md"),
+    }
+}
+
+/// A slug made of `text`: lower-case letters and digits, single dashes between words.
+fn suggest(text: &str) -> String {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    match words.is_empty() {
+        true => "post".into(),
+        false => words.join("-"),
     }
 }
 

@@ -62,16 +62,18 @@ pub struct StateFile {
     pub torn: Option<String>,
 }
 
-/// A key as one number in the same order, the maps' key: a cheaper comparison than `Date`'s
-/// (a run looks up every key it walks).
+/// A key as one number and its slug, in the key's order, the maps' key: a cheaper comparison
+/// than `Date`'s (a run looks up every key it walks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Slot(i32);
+struct Slot(i32, Option<&'static str>);
 
 impl From<Key> for Slot {
     fn from(key: Key) -> Slot {
         let date = key.day();
         // month * 32 + day < 512: years, then months, then days, as `Date` orders them.
-        Slot(i32::from(date.year()) * 512 + i32::from(date.month()) * 32 + i32::from(date.day()))
+        let day =
+            i32::from(date.year()) * 512 + i32::from(date.month()) * 32 + i32::from(date.day());
+        Slot(day, key.slug())
     }
 }
 
@@ -326,6 +328,17 @@ mod tests {
             if let (Ok(a), Ok(b)) = (Date::new(a.0, a.1, a.2), Date::new(b.0, b.1, b.2)) {
                 prop_assert_eq!(Slot::from(Key::of_day(a)).cmp(&Slot::from(Key::of_day(b))), a.cmp(&b));
             }
+        }
+    }
+
+    #[test]
+    fn a_days_keys_have_slots_of_their_own_in_the_keys_order() {
+        let keys: Vec<Key> = ["2026-11-29", "2026-11-29-a", "2026-11-29-b", "2026-11-30"]
+            .iter()
+            .map(|k| k.parse().unwrap())
+            .collect();
+        for pair in keys.windows(2) {
+            assert!(Slot::from(pair[0]) < Slot::from(pair[1]), "{pair:?}");
         }
     }
 
