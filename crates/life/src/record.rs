@@ -130,6 +130,11 @@ impl Record {
     /// checked whole when it is parsed, so every quoted value here is well formed). For the
     /// fast path over 100k done lines: a value that holds ` id=` is not the field `id`.
     pub fn has(&self, name: &str) -> bool {
+        // Most lines lack most fields: a line without the name anywhere cannot have the field,
+        // and that search is cheaper than reading the line word by word.
+        if !self.line.contains(name) {
+            return false;
+        }
         let mut rest = self.line.as_bytes();
         let mut bare = 0;
         loop {

@@ -64,8 +64,28 @@ pub struct StateFile {
 
 /// A key as one number and its slug, in the key's order, the maps' key: a cheaper comparison
 /// than `Date`'s (a run looks up every key it walks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Slot(i32, Option<&'static str>);
+
+impl Ord for Slot {
+    /// The day first; a day's slugs only when the days are equal (most keys have none).
+    #[inline]
+    fn cmp(&self, other: &Slot) -> std::cmp::Ordering {
+        match self.0.cmp(&other.0) {
+            std::cmp::Ordering::Equal if self.1.is_some() || other.1.is_some() => {
+                self.1.cmp(&other.1)
+            }
+            order => order,
+        }
+    }
+}
+
+impl PartialOrd for Slot {
+    #[inline]
+    fn partial_cmp(&self, other: &Slot) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl From<Key> for Slot {
     fn from(key: Key) -> Slot {
