@@ -124,3 +124,60 @@ fn bluesky_gives_each_post_of_a_day_a_record_of_its_own() {
     assert_eq!(api.records().len(), 3, "no second copy");
     assert_eq!(p.statuses("sky").len(), 3);
 }
+
+/// Page bundles (`YYYY-MM-DD[-slug]/index.md`, images beside): the folder names the post and is
+/// not a tag; an `index.md` in any other folder is a page, not a post; without the setting a
+/// bundle is ignored as before.
+#[test]
+fn a_page_bundle_is_the_post_its_folder_names_with_its_images_beside_it() {
+    let p = blog(SLUGS, FOLDER);
+    p.file(
+        "content/posts/2026-12-01-a-bundle/index.md",
+        "# Bundle\n\n![a picture](pic.png)\n",
+    );
+    p.file(
+        "content/posts/2026-12-01-a-bundle/pic.png",
+        crate::support::image_hostile::png_black(2, 2),
+    );
+    p.file("content/about/index.md", "# About\n\nA page.\n");
+    p.file(
+        "content/posts/2026-12-02-Bad_Bundle/index.md",
+        "# Bad\n\nx\n",
+    );
+    p.run(&["check"])
+        .code(1)
+        .stdout_has("ok content/posts/2026-12-01-a-bundle/index.md key=2026-12-01-a-bundle \"Bundle\" tags=posts\n")
+        .stdout_has("ignored content/about/index.md: an index.md whose folder is not YYYY-MM-DD[-slug]")
+        .stderr_has("content/posts/2026-12-02-Bad_Bundle/index.md: `Bad_Bundle` is not a slug")
+        .stderr_has("rename the folder to 2026-12-02-bad-bundle");
+    p.run_at(NOW, &["run"]).code(1);
+    assert!(
+        p.statuses("out")
+            .contains(&"2026-12-01-a-bundle done".to_string())
+    );
+    let json = p.read("out/2026-12-01-a-bundle.json");
+    assert!(
+        json.contains(".png"),
+        "the image beside it went with it: {json}"
+    );
+    // A bundle and a file of the same name are one key twice: an error, nothing sent for it.
+    let twice = blog(SLUGS, FOLDER);
+    twice.file("content/2026-12-01-third/index.md", "# Three again\n\nx\n");
+    twice
+        .run_at(NOW, &["run"])
+        .code(1)
+        .stdout_has("two files for 2026-12-01-third: content/2026-12-01-third/index.md and content/_posts/2026-12-01-third.markdown; nothing is published for this key");
+    assert!(
+        twice
+            .statuses("out")
+            .contains(&"2026-12-01-third failed".to_string())
+    );
+    assert!(!twice.exists("out/2026-12-01-third.html"));
+    // Without the setting: as before, not a post.
+    let plain = blog("", FOLDER);
+    plain.file("content/2026-12-05/index.md", "# Later\n\nx\n");
+    plain
+        .run(&["check"])
+        .code(0)
+        .stdout_has("ignored content/2026-12-05/index.md");
+}

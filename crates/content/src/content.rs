@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 mod names;
 pub use names::Names;
-use names::{Sorted, sort_file};
+use names::{Sorted, sort_bundle, sort_file};
 
 /// What the walk found. Posts are read only when a decision needs them (`Catalog::post`).
 #[derive(Debug, Default)]
@@ -124,7 +124,15 @@ impl Catalog {
             Ok(name) => std::borrow::Cow::Borrowed(name),
             Err(_) => String::from_utf8_lossy(file_name.as_bytes()),
         };
-        match sort_file(&name, is_symlink, self.names, &at) {
+        // A page bundle (`2026-12-01-my-post/index.md`): its folder names the post.
+        let folder = rel.rsplit(|b| *b == b'/').next().filter(|f| !f.is_empty());
+        let sorted = match folder.filter(|_| self.names.slugs && !is_symlink) {
+            Some(folder) if names::is_index(&name) => {
+                sort_bundle(&String::from_utf8_lossy(folder), &at)
+            }
+            _ => sort_file(&name, is_symlink, self.names, &at),
+        };
+        match sorted {
             Sorted::Post(key) => found.push((
                 day_number(key.day()),
                 key,
@@ -192,7 +200,7 @@ impl Catalog {
         }
         let path = &files.first;
         let full = self.root.join(path);
-        post::read(key, &full, &self.shown(&full), dir_tags(path))
+        post::read(key, &full, &self.shown(&full), dir_tags(path, key))
     }
 
     /// What needs a human before the posts are looked at: files that never become a post, and
@@ -214,12 +222,16 @@ impl Catalog {
             Error::failure(
                 Class::Local,
                 format!(
-                    "two files for {key}: {} and {}; nothing is published for this date",
+                    "two files for {key}: {} and {}; nothing is published for this {}",
                     self.shown(&self.root.join(&files.first)).display(),
-                    self.shown(&self.root.join(two)).display()
+                    self.shown(&self.root.join(two)).display(),
+                    if key.slug().is_some() { "key" } else { "date" }
                 ),
             )
-            .hint("keep one file per date"),
+            .hint(match key.slug() {
+                Some(_) => "keep one file per key",
+                None => "keep one file per date",
+            }),
         )
     }
 
@@ -306,9 +318,20 @@ pub struct Files {
 
 /// Folder names between the content root and the file (a path relative to it), except purely
 /// numeric ones (`2026/11/` organises, it does not describe).
-fn dir_tags(relative: &Path) -> Vec<String> {
-    relative
-        .parent()
+fn dir_tags(relative: &Path, key: Key) -> Vec<String> {
+    // A bundle's own folder is the post's name, not a topic.
+    let bundle = relative
+        .file_name()
+        .is_some_and(|f| names::is_index(&f.to_string_lossy()))
+        && relative
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|f| f.to_string_lossy() == key.to_string());
+    let folders = match bundle {
+        true => relative.parent().and_then(Path::parent),
+        false => relative.parent(),
+    };
+    folders
         .into_iter()
         .flat_map(Path::components)
         .map(|c| c.as_os_str().to_string_lossy().into_owned())

@@ -66,6 +66,31 @@ fn sort_other(name: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
     }
 }
 
+/// Whether `name` is a page bundle's post (`index.md`, `index.markdown`).
+pub(super) fn is_index(name: &str) -> bool {
+    name == "index.md" || name == "index.markdown"
+}
+
+/// Sort a page bundle's `index.md` by its folder's name, as a file of that name is sorted:
+/// a post (`2026-12-01`, `2026-12-01-my-post`), a problem naming the file, or another page.
+pub(super) fn sort_bundle(folder: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
+    let sorted = match folder.len() > 10 {
+        true => sort_slugged(folder, at),
+        false => sort_stem(folder, at),
+    };
+    match sorted {
+        Sorted::Ignored(_) => Sorted::Ignored("an index.md whose folder is not YYYY-MM-DD[-slug]"),
+        Sorted::Problem(err) => {
+            let name = match folder.split_at_checked(10) {
+                Some((day, rest)) if rest.len() > 1 => format!("{day}-{}", suggest(&rest[1..])),
+                _ => "the date it is meant for".into(),
+            };
+            Sorted::Problem(err.hint(format!("rename the folder to {name}")))
+        }
+        sorted => sorted,
+    }
+}
+
 /// Sort a markdown file whose `stem` is longer than a date, with slugged keys on: a post
 /// `YYYY-MM-DD-slug`, a slug that is not one (an error naming the file), or another name.
 fn sort_slugged(stem: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
