@@ -134,7 +134,6 @@ impl Catalog {
         };
         match sorted {
             Sorted::Post(key) => found.push((
-                day_number(key.day()),
                 key,
                 Files {
                     first: below(rel, file_name).into_boxed_path(),
@@ -281,18 +280,15 @@ fn below(rel: &[u8], file_name: &OsStr) -> PathBuf {
     PathBuf::from(std::ffi::OsString::from_vec(path))
 }
 
-/// Each post with its date as one number, for a cheap sort; a day's keys are then told apart
-/// by their slugs.
-type Found = (i32, Key, Files);
+/// Each post found, with its key (which sorts as cheaply as an integer: `Key`).
+type Found = (Key, Files);
 
 /// The posts found, unsorted walk, into the map: sorted here by key, the files of a duplicated
 /// key by path (so messages are stable), then the map is built from them at once (full B-tree
 /// nodes, no search per post).
 fn by_key(mut found: Vec<Found>) -> BTreeMap<Key, Files> {
-    found.sort_unstable_by(|(a, k, x), (b, l, y)| {
-        (a.cmp(b).then_with(|| k.slug().cmp(&l.slug()))).then_with(|| x.first.cmp(&y.first))
-    });
-    found.dedup_by(|(_, key, later), (_, first, files)| {
+    found.sort_unstable_by(|(a, x), (b, y)| a.cmp(b).then_with(|| x.first.cmp(&y.first)));
+    found.dedup_by(|(key, later), (first, files)| {
         if key != first {
             return false;
         }
@@ -300,10 +296,7 @@ fn by_key(mut found: Vec<Found>) -> BTreeMap<Key, Files> {
         files.more.get_or_insert_default().push(path);
         true
     });
-    found
-        .into_iter()
-        .map(|(_, key, files)| (key, files))
-        .collect()
+    found.into_iter().collect()
 }
 
 /// The file(s) named after one key, relative to the content folder.
@@ -337,9 +330,4 @@ fn dir_tags(relative: &Path, key: Key) -> Vec<String> {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .filter(|name| !name.bytes().all(|b| b.is_ascii_digit()))
         .collect()
-}
-
-/// A date as one number in the same order (a cheaper comparison than `Date`'s, for the sort).
-fn day_number(date: Date) -> i32 {
-    i32::from(date.year()) * 512 + i32::from(date.month()) * 32 + i32::from(date.day())
 }

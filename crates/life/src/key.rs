@@ -16,7 +16,7 @@ pub const MAX_KEY: usize = 100;
 /// kept for the rest of the process (`Box::leak`), which costs what the text read costs and
 /// nothing per copy. Keys order by day, then by slug, so a day's keys sit together and a date
 /// key comes before its day's slugged ones, as their text sorts.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
     /// The day as one number in the same order, so that keys compare as cheaply as integers
     /// (a run looks up every key it walks); then the slug; the day itself follows from both.
@@ -63,7 +63,8 @@ impl Key {
     }
 }
 
-/// A date as one number in the date's order: month * 32 + day < 512.
+/// A date as one number in the date's order (month * 32 + day < 512): the key's first
+/// comparison, as cheap as an integer's, for the maps of every run.
 fn order(day: Date) -> i32 {
     i32::from(day.year()) * 512 + i32::from(day.month()) * 32 + i32::from(day.day())
 }
@@ -77,6 +78,24 @@ pub fn is_slug(s: &str) -> bool {
         && !s.contains("--")
         && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+impl Ord for Key {
+    /// The day's integer; a day's slugs only when the days are equal (most keys have none).
+    #[inline]
+    fn cmp(&self, other: &Key) -> std::cmp::Ordering {
+        match self.order.cmp(&other.order) {
+            std::cmp::Ordering::Equal => self.slug.cmp(&other.slug),
+            order => order,
+        }
+    }
+}
+
+impl PartialOrd for Key {
+    #[inline]
+    fn partial_cmp(&self, other: &Key) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl fmt::Display for Key {
@@ -131,6 +150,37 @@ mod tests {
             Key::of_day(jiff::civil::date(2026, 11, 29)),
             key("2026-11-29")
         );
+    }
+
+    use jiff::civil::Date;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The integer a key compares by first orders as the dates do.
+        #[test]
+        fn date_keys_order_as_dates(a in (-9999i16..=9999, 1i8..=12, 1i8..=31), b in (-9999i16..=9999, 1i8..=12, 1i8..=31)) {
+            if let (Ok(a), Ok(b)) = (Date::new(a.0, a.1, a.2), Date::new(b.0, b.1, b.2)) {
+                prop_assert_eq!(Key::of_day(a).cmp(&Key::of_day(b)), a.cmp(&b));
+            }
+        }
+    }
+
+    #[test]
+    fn date_keys_order_as_dates_at_the_edges() {
+        let dates = [
+            Date::new(-9999, 1, 1).unwrap(),
+            Date::new(-1, 12, 31).unwrap(),
+            Date::new(0, 1, 1).unwrap(),
+            Date::new(1700, 1, 1).unwrap(),
+            Date::new(2026, 1, 31).unwrap(),
+            Date::new(2026, 2, 1).unwrap(),
+            Date::new(2026, 12, 31).unwrap(),
+            Date::new(2027, 1, 1).unwrap(),
+            Date::new(9999, 12, 31).unwrap(),
+        ];
+        for pair in dates.windows(2) {
+            assert!(Key::of_day(pair[0]) < Key::of_day(pair[1]), "{pair:?}");
+        }
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Reading a state file and replaying its journal over it, line by line, in bounded memory:
 //! a malformed line is an error naming file and line (or, for a reader, said and left out).
 
-use super::{FORMAT, FORMAT_LINE, MAX_LINE, Slot, Span, StateFile};
+use super::{FORMAT, FORMAT_LINE, MAX_LINE, Span, StateFile};
 use crate::error::{Error, Kind};
 use crate::fsutil;
+use life::Key;
 use life::Record;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -83,7 +84,7 @@ impl StateFile {
             .as_ref()
             .and_then(|r| r.get_ref().metadata().ok())
             .map_or(0, |m| (m.len() / 64).min(1 << 20) as usize);
-        let mut sorted: Option<Vec<(Slot, Record)>> = Some(Vec::with_capacity(guess));
+        let mut sorted: Option<Vec<(Key, Record)>> = Some(Vec::with_capacity(guess));
         while let Some(reader) = reader.as_mut() {
             let read =
                 read_line(reader, buf).map_err(|e| Error::io(Kind::State, shown, "read", &e))?;
@@ -130,7 +131,7 @@ impl StateFile {
         line: &str,
         len: u64,
         offset: u64,
-        sorted: &mut Option<Vec<(Slot, Record)>>,
+        sorted: &mut Option<Vec<(Key, Record)>>,
         comments: &mut Option<Span>,
     ) -> Result<(), String> {
         match Record::parse(line)? {
@@ -143,12 +144,11 @@ impl StateFile {
             }
             Some(record) => {
                 let key = record.key;
-                let slot = Slot::from(key);
-                if !self.insert(sorted, slot, record) {
+                if !self.insert(sorted, key, record) {
                     return Err(format!("{key} appears twice"));
                 }
                 if let Some(span) = comments.take() {
-                    self.comments.insert(slot, span);
+                    self.comments.insert(key, span);
                 }
             }
         }
@@ -162,20 +162,20 @@ impl StateFile {
     /// into the map, and each line after is looked up in it.
     fn insert(
         &mut self,
-        sorted: &mut Option<Vec<(Slot, Record)>>,
-        slot: Slot,
+        sorted: &mut Option<Vec<(Key, Record)>>,
+        key: Key,
         record: Record,
     ) -> bool {
         match sorted {
-            Some(lines) if lines.last().is_none_or(|(last, _)| *last < slot) => {
-                lines.push((slot, record));
+            Some(lines) if lines.last().is_none_or(|(last, _)| *last < key) => {
+                lines.push((key, record));
                 true
             }
             _ => {
                 if let Some(lines) = sorted.take() {
                     self.records = lines.into_iter().collect();
                 }
-                match self.records.entry(slot) {
+                match self.records.entry(key) {
                     std::collections::btree_map::Entry::Occupied(_) => false,
                     std::collections::btree_map::Entry::Vacant(slot) => {
                         slot.insert(record);
@@ -224,7 +224,7 @@ impl StateFile {
             };
             match Record::parse(line) {
                 Ok(Some(record)) => {
-                    self.records.insert(Slot::from(record.key), record);
+                    self.records.insert(record.key, record);
                     self.dirty = true;
                 }
                 Ok(None) => {}

@@ -46,9 +46,9 @@ pub struct StateFile {
     pub target: String,
     path: PathBuf,
     journal_path: PathBuf,
-    records: BTreeMap<Slot, Record>,
+    records: BTreeMap<Key, Record>,
     /// Comment and blank lines found before a key's line, kept with it on rewrite.
-    comments: BTreeMap<Slot, Span>,
+    comments: BTreeMap<Key, Span>,
     /// Comment lines after the last key.
     tail: Option<Span>,
     /// Whether records changed since the state file was read (journal replayed, `set`, `put`):
@@ -60,41 +60,6 @@ pub struct StateFile {
     unsynced: bool,
     /// A torn last journal record that was dropped (shown to the user).
     pub torn: Option<String>,
-}
-
-/// A key as one number and its slug, in the key's order, the maps' key: a cheaper comparison
-/// than `Date`'s (a run looks up every key it walks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Slot(i32, Option<&'static str>);
-
-impl Ord for Slot {
-    /// The day first; a day's slugs only when the days are equal (most keys have none).
-    #[inline]
-    fn cmp(&self, other: &Slot) -> std::cmp::Ordering {
-        match self.0.cmp(&other.0) {
-            std::cmp::Ordering::Equal if self.1.is_some() || other.1.is_some() => {
-                self.1.cmp(&other.1)
-            }
-            order => order,
-        }
-    }
-}
-
-impl PartialOrd for Slot {
-    #[inline]
-    fn partial_cmp(&self, other: &Slot) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl From<Key> for Slot {
-    fn from(key: Key) -> Slot {
-        let date = key.day();
-        // month * 32 + day < 512: years, then months, then days, as `Date` orders them.
-        let day =
-            i32::from(date.year()) * 512 + i32::from(date.month()) * 32 + i32::from(date.day());
-        Slot(day, key.slug())
-    }
 }
 
 impl StateFile {
@@ -127,7 +92,7 @@ impl StateFile {
     }
 
     pub fn get(&self, key: Key) -> Option<&Record> {
-        self.records.get(&Slot::from(key))
+        self.records.get(&key)
     }
 
     pub fn records(&self) -> impl Iterator<Item = &Record> {
@@ -140,7 +105,7 @@ impl StateFile {
         &self,
         out: &mut impl Write,
         mut source: Option<&mut File>,
-    ) -> std::io::Result<(BTreeMap<Slot, Span>, Option<Span>)> {
+    ) -> std::io::Result<(BTreeMap<Key, Span>, Option<Span>)> {
         let marker = format!("{FORMAT_LINE}{FORMAT}\n");
         out.write_all(marker.as_bytes())?;
         let mut at = marker.len() as u64;
@@ -174,7 +139,7 @@ impl StateFile {
         let mut orphans = self
             .comments
             .iter()
-            .filter(|(slot, _)| !self.records.contains_key(slot))
+            .filter(|(key, _)| !self.records.contains_key(key))
             .peekable();
         for (key, record) in &self.records {
             let start = at;
@@ -295,7 +260,7 @@ impl StateFile {
             })
             .map_err(|e| io(e, &self.journal_path))?;
         for record in records {
-            self.records.insert(Slot::from(record.key), record);
+            self.records.insert(record.key, record);
         }
         self.dirty = true;
         Ok(())
@@ -305,7 +270,7 @@ impl StateFile {
     /// proves nothing was ever sent, whose post is gone. A crash before the fold leaves the
     /// line, and the next run forgets it again. Comments before it stay where it was.
     pub fn forget(&mut self, key: Key) {
-        if self.records.remove(&Slot::from(key)).is_some() {
+        if self.records.remove(&key).is_some() {
             self.dirty = true;
         }
     }
@@ -313,7 +278,7 @@ impl StateFile {
     /// Change a record in memory only, for changes with no side effect (`adopt`); `compact`
     /// makes them durable all at once.
     pub fn put(&mut self, record: Record) {
-        self.records.insert(Slot::from(record.key), record);
+        self.records.insert(record.key, record);
         self.dirty = true;
     }
 }
@@ -334,52 +299,4 @@ pub fn locked_states<'a>(
         states.push(state);
     }
     Ok((guard, states))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use jiff::civil::Date;
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn slots_order_as_dates(a in (-9999i16..=9999, 1i8..=12, 1i8..=31), b in (-9999i16..=9999, 1i8..=12, 1i8..=31)) {
-            if let (Ok(a), Ok(b)) = (Date::new(a.0, a.1, a.2), Date::new(b.0, b.1, b.2)) {
-                prop_assert_eq!(Slot::from(Key::of_day(a)).cmp(&Slot::from(Key::of_day(b))), a.cmp(&b));
-            }
-        }
-    }
-
-    #[test]
-    fn a_days_keys_have_slots_of_their_own_in_the_keys_order() {
-        let keys: Vec<Key> = ["2026-11-29", "2026-11-29-a", "2026-11-29-b", "2026-11-30"]
-            .iter()
-            .map(|k| k.parse().unwrap())
-            .collect();
-        for pair in keys.windows(2) {
-            assert!(Slot::from(pair[0]) < Slot::from(pair[1]), "{pair:?}");
-        }
-    }
-
-    #[test]
-    fn slots_order_as_dates_at_the_edges() {
-        let dates = [
-            Date::new(-9999, 1, 1).unwrap(),
-            Date::new(-1, 12, 31).unwrap(),
-            Date::new(0, 1, 1).unwrap(),
-            Date::new(1700, 1, 1).unwrap(),
-            Date::new(2026, 1, 31).unwrap(),
-            Date::new(2026, 2, 1).unwrap(),
-            Date::new(2026, 12, 31).unwrap(),
-            Date::new(2027, 1, 1).unwrap(),
-            Date::new(9999, 12, 31).unwrap(),
-        ];
-        for pair in dates.windows(2) {
-            assert!(
-                Slot::from(Key::of_day(pair[0])) < Slot::from(Key::of_day(pair[1])),
-                "{pair:?}"
-            );
-        }
-    }
 }
