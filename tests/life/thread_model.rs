@@ -175,12 +175,7 @@ impl Line {
     fn list(&self, name: &str) -> Vec<String> {
         self.fields
             .get(name)
-            .map(|v| {
-                v.split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(|s| s.replace("%2C", ",").replace("%25", "%"))
-                    .collect()
-            })
+            .map(|v| crate::life::model::world::list(v))
             .unwrap_or_default()
     }
 

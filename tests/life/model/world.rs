@@ -111,14 +111,7 @@ impl Obs {
     }
 
     pub fn list(&self, name: &str) -> Vec<String> {
-        self.get(name)
-            .map(|v| {
-                v.split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(|s| s.replace("%2C", ",").replace("%25", "%"))
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.get(name).map(list).unwrap_or_default()
     }
 
     /// Every id the line names: its own, its duplicates, earlier generations'.
@@ -303,4 +296,14 @@ pub fn run(
         ),
         (code, _) => (code, out),
     }
+}
+
+/// A list field's value as its items (`life::list`'s encoding: `,` between items, `%2C` and
+/// `%25` within one).
+pub fn list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.replace("%2C", ",").replace("%25", "%"))
+        .collect()
 }
