@@ -27,6 +27,7 @@ pub mod runner;
 pub mod status;
 pub mod tally;
 pub mod tell;
+pub mod voice;
 
 pub use ::content::{content, images, post, template, thread};
 pub use base::{clock, error, fsutil, redact, say, signals, text, trace};

@@ -6,7 +6,6 @@
 use crate::clock::Clock;
 use crate::config::{Capabilities, Config, TargetConfig};
 use crate::error::Error;
-use crate::life::Exit;
 use crate::life::Key;
 use crate::plan::Plan;
 use crate::posts::Posts;
@@ -16,6 +15,7 @@ use crate::state::StateFile;
 use crate::targets::Target;
 use crate::tell;
 use crate::trace::Trace;
+use crate::voice::{Speaker, Voice};
 use jiff::civil::Date;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -65,13 +65,12 @@ pub(crate) struct TargetRun<'a> {
     cfg: &'a TargetConfig,
     target: &'a mut dyn Target,
     state: &'a mut StateFile,
-    trace: Trace,
+    /// What the pass prints and traces, and what it tells at its end.
+    voice: Voice<'a>,
     /// What every target's pass shares: the clock, the plan, the day.
     run: Shared<'a>,
     /// What this target is: its rules, its credential, how its lookup behaves.
     here: Here,
-    /// What the pass tells at its end: the exit code, the tally and the keys by kind.
-    outcome: Outcome,
     /// Whether the target may be written to again, and when it last was.
     pace: Pace,
     /// Keys queued for the next group commit (`batch.rs`).
@@ -92,14 +91,27 @@ impl<'a> TargetRun<'a> {
         run: Shared<'a>,
     ) -> Self {
         let rules = config.rules(cfg, can);
-        let credential = target.secrets().fingerprint();
+        let secrets = target.secrets();
+        let credential = secrets.fingerprint();
+        let speaker = Speaker {
+            teller: tell::Teller {
+                target: &cfg.name,
+                dry_run: run.plan.dry_run,
+                retry: matches!(run.plan.mode, crate::life::Mode::Retry(_)),
+            },
+            redactor: secrets.redactor.clone(),
+            credential: secrets.file().map(std::path::Path::to_path_buf),
+            trace: Trace::new(&config.state, &cfg.name),
+            rules: rules.clone(),
+        };
+        let voice = Voice::new(speaker, run.clock, run.progress);
         let (immediate, keeps_payload) = (can.can_find.then(|| target.as_find()).flatten())
             .map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
         TargetRun {
             cfg,
             target,
             state,
-            trace: Trace::new(&config.state, &cfg.name),
+            voice,
             run,
             here: Here {
                 rules,
@@ -107,7 +119,6 @@ impl<'a> TargetRun<'a> {
                 immediate,
                 keeps_payload,
             },
-            outcome: Outcome::default(),
             pace: Pace::default(),
             batch: batch::Batch::default(),
             known: Known::default(),
@@ -116,12 +127,12 @@ impl<'a> TargetRun<'a> {
 
     /// The run's progress bar, made once every pass is built (it counts their keys).
     pub(crate) fn show_progress(&mut self, progress: &'a Progress) {
-        self.run.progress = progress;
+        self.voice.show_progress(progress);
     }
 
     /// Whether a retract removed the key's copies here (or found them gone).
     pub(crate) fn removed(&self, key: Key) -> bool {
-        self.outcome.removed.contains(&key)
+        self.voice.outcome.removed.contains(&key)
     }
 
     /// Whether the key's line here holds a live copy dayrun knows of.
@@ -164,21 +175,6 @@ struct Here {
     /// for), and whether it needs what each attempt sent (`Find`).
     immediate: bool,
     keeps_payload: bool,
-}
-
-/// What a target's pass tells at its end (`TargetRun::finish`).
-#[derive(Default)]
-struct Outcome {
-    exit: Exit,
-    tally: crate::tally::Tally,
-    stale: Vec<Key>,
-    drafts: Vec<Key>,
-    /// Keys held back: they failed, and their date is past the catch-up window.
-    held: Vec<Key>,
-    /// Done keys whose post file is gone.
-    deleted: Vec<Key>,
-    /// Keys whose copies a retract removed (or found gone) here.
-    removed: BTreeSet<Key>,
 }
 
 /// Whether the target may be written to again in this run (`stop.rs`), and when it last was.

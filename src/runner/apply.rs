@@ -87,7 +87,7 @@ impl TargetRun<'_> {
             }
         }
         if !matches!(event, Event::Visit(_)) {
-            self.outcome.exit.merge(step.exit);
+            self.voice.outcome.exit.merge(step.exit);
         }
         Ok(step)
     }

@@ -138,7 +138,7 @@ impl TargetRun<'_> {
         for (i, err) in failed {
             let q = &queued[i];
             let note = format!("{} (in a batch; sending it alone)", detail(&err));
-            self.trace(q.post.key, "publish", "retry-safe", &note);
+            self.voice.trace(q.post.key, "publish", "retry-safe", &note);
             self.send(&q.post, &q.out, q.new_copy)?;
         }
         Ok(())
@@ -232,9 +232,10 @@ impl TargetRun<'_> {
             )?;
             // One time for the batch, said as such (each key did not take it alone).
             let detail = format!("id={} batch_keys={landed} batch_ms={took}", receipts[0].id);
-            self.trace(post.key, "publish", "done", &detail);
+            self.voice.trace(post.key, "publish", "done", &detail);
             let said = tell::line::titled(&detail, Some(&post.title));
-            self.count(Count::Published, post.key, "published", &said);
+            self.voice
+                .count(Count::Published, post.key, "published", &said);
             Ok(())
         })
     }

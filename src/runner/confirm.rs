@@ -276,7 +276,8 @@ impl TargetRun<'_> {
             Seen::Refused(err) => Answer::Refused(err.reason()),
         };
         if let Some(line) = look::look(answer, first) {
-            self.trace(key, line.action, line.result, &line.detail);
+            self.voice
+                .trace(key, line.action, line.result, &line.detail);
         }
     }
 }

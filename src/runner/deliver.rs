@@ -13,6 +13,7 @@ use crate::signals;
 use crate::tally::Count;
 use crate::targets::{Attempts, Outgoing};
 use crate::tell;
+use crate::voice::Told;
 use jiff::Timestamp;
 use std::time::{Duration, Instant};
 use store::sent::Kept;
@@ -33,8 +34,9 @@ impl TargetRun<'_> {
             Err(err) => return self.local_error(key, err.clone()),
         };
         if read.draft {
-            self.outcome.drafts.push(key);
-            self.count(Count::Draft, key, "draft", tell::skip::DRAFT);
+            self.voice.outcome.drafts.push(key);
+            self.voice
+                .count(Count::Draft, key, "draft", tell::skip::DRAFT);
             return Ok(());
         }
         let post = self.images_for(&read);
@@ -56,7 +58,7 @@ impl TargetRun<'_> {
             return Ok(());
         };
         if why != Why::Due {
-            self.say(key, "retry", &tell::line::retry(why));
+            self.voice.say(key, "retry", &tell::line::retry(why));
         }
         let mut out = match self.target.prepare(&post) {
             Ok(out) => out,
@@ -72,7 +74,7 @@ impl TargetRun<'_> {
             out.native.fill(&names.choose(key, generation));
         }
         if before == Before::OnWord {
-            self.trace(
+            self.voice.trace(
                 key,
                 "retry",
                 "absent",
@@ -127,12 +129,13 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let key = post.key;
         if let Some(why) = crate::targets::preview::blocked(self.cfg, post, &self.upstream(key)) {
-            self.say(key, "would fail", &tell::dry::would_fail(&why, post));
+            self.voice
+                .say(key, "would fail", &tell::dry::would_fail(&why, post));
             return Ok(());
         }
         let looks_on = (before == Before::Look).then_some(self.cfg.name.as_str());
         let text = tell::dry::publish(why, looks_on, post);
-        self.say(key, "publish", &text);
+        self.voice.say(key, "publish", &text);
         self.say_images(read, line.and_then(|l| l.copies.current.media.as_deref()));
         self.say_copies(key);
         self.say_text(post);
@@ -191,9 +194,9 @@ impl TargetRun<'_> {
         let send = matches!(step.then, Then::Send(_));
         let dedup = before == Before::Dedup;
         if !send {
-            self.tell(key, &step, post, started, action, None)?;
+            self.tell(key, &step, Told::new(Some(&post.title), started, action))?;
         } else if let Some(note) = step.say.as_deref().filter(|_| dedup) {
-            self.say(key, "note", note);
+            self.voice.say(key, "note", note);
         }
         Ok(send)
     }
@@ -211,7 +214,7 @@ impl TargetRun<'_> {
                 Phase::Retracted { .. } => tell::dry::LOOK_RETRACTED,
                 _ => tell::dry::LOOK_ONLY,
             };
-            self.say(key, "confirm", text);
+            self.voice.say(key, "confirm", text);
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -246,7 +249,7 @@ impl TargetRun<'_> {
             sendable: false,
         };
         let step = self.judge(key, ask, &|_| parts.clone())?;
-        self.tell_line(key, &step, None, started, "confirm", None)
+        self.tell(key, &step, Told::new(None, started, "confirm"))
     }
 
     /// Send, with in-run retries: retry-safe failures after a backoff, an unknown outcome only
@@ -284,7 +287,11 @@ impl TargetRun<'_> {
             )?;
             if pending.written().is_none() {
                 // The rules refused the attempt (too many copies).
-                return self.tell(key, &pending, post, Instant::now(), "publish", None);
+                return self.tell(
+                    key,
+                    &pending,
+                    Told::new(Some(&post.title), Instant::now(), "publish"),
+                );
             }
             if self.here.keeps_payload {
                 let bytes = serde_json::to_vec(&out.body).expect("a JSON value serialises");
@@ -300,7 +307,7 @@ impl TargetRun<'_> {
             };
             match step.then {
                 Then::Send(next) => wait = next,
-                _ => return self.tell(key, &step, post, clock, "confirm", None),
+                _ => return self.tell(key, &step, Told::new(Some(&post.title), clock, "confirm")),
             }
         }
     }
@@ -362,7 +369,11 @@ impl TargetRun<'_> {
             self.sent().remove(key, Kept::Payload);
         }
         let note = receipts[0].note.clone();
-        self.tell(key, &step, post, clock, "publish", note.as_deref())
+        self.tell(
+            key,
+            &step,
+            Told::new(Some(&post.title), clock, "publish").note(note.as_deref()),
+        )
     }
 
     /// A publish that failed, recorded: the step to go on with (`Then::Send`: again after its
@@ -381,15 +392,15 @@ impl TargetRun<'_> {
         match step.then {
             Then::Send(next) => {
                 let detail = format!("{detail} next_in_ms={}", next.as_millis());
-                self.trace(key, "publish", "retry-safe", &detail);
+                self.voice.trace(key, "publish", "retry-safe", &detail);
                 Ok(Some(step))
             }
             Then::Look(_) => {
-                self.trace(key, "publish", "unknown", &detail);
+                self.voice.trace(key, "publish", "unknown", &detail);
                 self.look_after(post, out, sends, err).map(Some)
             }
             _ => {
-                self.trace(key, "publish", "failed", &detail);
+                self.voice.trace(key, "publish", "failed", &detail);
                 self.report(key, &step, Some(err)).map(|()| None)
             }
         }
@@ -493,7 +504,8 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(post.key, "publish", result, &tell::failure::detail(err));
+        self.voice
+            .trace(post.key, "publish", result, &tell::failure::detail(err));
         self.report(post.key, &step, Some(err))
     }
 
@@ -523,7 +535,7 @@ impl TargetRun<'_> {
     pub(super) fn failed(&self, err: &Error, post: Option<&Post>) -> Failed {
         Failed::of(
             err,
-            self.redact(&err.reason()),
+            self.voice.redact(&err.reason()),
             post.map(|p| (p, self.edit_mark(p))),
             self.here.credential.clone(),
             self.cfg.policy.retry_after_cap,

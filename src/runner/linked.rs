@@ -113,7 +113,8 @@ impl TargetRun<'_> {
     /// `--dry-run`: where the copies the key's text links to stand.
     pub(super) fn say_copies(&self, key: Key) {
         for (name, upstream) in self.upstream(key) {
-            self.say(key, "note", &tell::dry::copy(&name, upstream));
+            self.voice
+                .say(key, "note", &tell::dry::copy(&name, upstream));
         }
     }
 
@@ -125,7 +126,7 @@ impl TargetRun<'_> {
             Ok(Some(text)) => tell::dry::text(&text),
             Err(err) => tell::dry::cannot_render(&err.message),
         };
-        self.say(post.key, "text", &text);
+        self.voice.say(post.key, "text", &text);
     }
 
     /// The post with every copy its text links to, or `None` when one is missing: then the
@@ -182,15 +183,16 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(key, "wait", "failed", &tell::failure::detail(&err));
+        self.voice
+            .trace(key, "wait", "failed", &tell::failure::detail(&err));
         match err.class() {
             Some(Class::RetrySafe) => {
-                self.outcome.tally.add(Count::Failed);
+                self.voice.outcome.tally.add(Count::Failed);
                 let text = step
                     .written()
                     .and_then(|l| l.reason.clone())
                     .unwrap_or_else(|| err.message.clone());
-                self.say(key, "waiting", &text);
+                self.voice.say(key, "waiting", &text);
             }
             _ => self.report(key, &step, Some(&err))?,
         }

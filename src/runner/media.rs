@@ -20,7 +20,7 @@ impl TargetRun<'_> {
             let text = tell::images::no_alt(&post.path, image.line, &image.srcs[0]);
             // The post's, not the target's: said once a run.
             if self.run.told.borrow_mut().insert(text.clone()) {
-                self.say(key, "warning", &text);
+                self.voice.say(key, "warning", &text);
             }
         }
         let (post, rest, who) = self.split(post);
@@ -28,8 +28,8 @@ impl TargetRun<'_> {
             let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
             let total = rest.len() + post.images.len();
             let text = tell::images::left_out(&names, total, &who);
-            self.say(key, "warning", &text);
-            self.trace(key, "image", "left-out", &text);
+            self.voice.say(key, "warning", &text);
+            self.voice.trace(key, "image", "left-out", &text);
         }
         post
     }
@@ -68,7 +68,7 @@ impl TargetRun<'_> {
             .collect();
         for (image, plan) in plans {
             let text = tell::dry::image(&image.path, &image.alt, &plan);
-            self.say(post.key, "image", &text);
+            self.voice.say(post.key, "image", &text);
         }
     }
 
@@ -89,7 +89,7 @@ impl TargetRun<'_> {
         for image in &post.images {
             if let Some(value) = media.get(image) {
                 let line = format!("{} {value}: uploaded earlier", image.sha16());
-                self.trace(key, "image", "reused", &line);
+                self.voice.trace(key, "image", "reused", &line);
             }
         }
         let mut lines: Vec<String> = Vec::new();
@@ -122,7 +122,7 @@ impl TargetRun<'_> {
         };
         for line in lines {
             let (result, detail) = line.split_once(' ').unwrap_or(("uploaded", &line));
-            self.trace(key, "image", result, detail);
+            self.voice.trace(key, "image", result, detail);
         }
         match result {
             Ok(()) => Ok(media),
@@ -143,7 +143,7 @@ impl TargetRun<'_> {
         let recorded = self.line(key).and_then(|l| l.copies.current.media)?;
         let mut media = Media::parse(Some(&recorded));
         for (sha, value) in media.drop_unattached(post) {
-            self.trace(
+            self.voice.trace(
                 key,
                 "image",
                 "unattached",

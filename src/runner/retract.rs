@@ -22,7 +22,7 @@ impl TargetRun<'_> {
         if self.run.plan.dry_run {
             let ids = line.live_ids().join(", ");
             let text = tell::retract::would(&ids, resume, &self.cfg.name);
-            self.say(key, "retract", &text);
+            self.voice.say(key, "retract", &text);
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -38,10 +38,11 @@ impl TargetRun<'_> {
                 return Ok(());
             };
             removed.push(id.clone());
-            self.outcome.removed.insert(key);
+            self.voice.outcome.removed.insert(key);
             step = self.apply(key, &Event::Removed { id: &id, verified })?;
             if step.word != Word::Retracted {
-                self.trace(key, "retract", "removed", &format!("id={id}"));
+                self.voice
+                    .trace(key, "retract", "removed", &format!("id={id}"));
             }
         }
         if step.word == Word::Retracted {
@@ -73,7 +74,8 @@ impl TargetRun<'_> {
         {
             Ok(()) => self.verify(key, id, true, before),
             Err(err) if err.class() == Some(Class::Unknown) => {
-                self.trace(key, "retract", "unknown", &tell::failure::detail(&err));
+                self.voice
+                    .trace(key, "retract", "unknown", &tell::failure::detail(&err));
                 self.verify(key, id, false, before)
             }
             // Refused: a copy already gone (removed by hand, an earlier retract) is what
@@ -81,7 +83,7 @@ impl TargetRun<'_> {
             Err(err) => match self.still_there(key, id) {
                 Ok(Lookup::Absent) => Ok(Some(true)),
                 _ => {
-                    let reason = self.redact(&err.reason());
+                    let reason = self.voice.redact(&err.reason());
                     let step = self.apply(
                         key,
                         &Event::NotRemoved {
@@ -92,7 +94,8 @@ impl TargetRun<'_> {
                         },
                     )?;
                     self.stop_for(key, &err);
-                    self.trace(key, "retract", "failed", &tell::failure::detail(&err));
+                    self.voice
+                        .trace(key, "retract", "failed", &tell::failure::detail(&err));
                     self.report(key, &step, Some(&err))?;
                     Ok(None)
                 }
@@ -121,10 +124,10 @@ impl TargetRun<'_> {
         );
         let more = crate::life::removed_note(line, removed);
         let text = tell::retract::removed(&id, verified, &self.cfg.name, &more);
-        self.trace(key, "retract", "done", &text);
+        self.voice.trace(key, "retract", "done", &text);
         // Said whatever the run: the retract is what was asked.
-        self.outcome.tally.add(Count::Retracted);
-        self.say(key, "retracted", &text);
+        self.voice.outcome.tally.add(Count::Retracted);
+        self.voice.say(key, "retracted", &text);
     }
 
     /// After a removal (`sure`: the target said it removed it): `Some(true)` gone,
@@ -141,7 +144,8 @@ impl TargetRun<'_> {
             Ok(Lookup::Absent) => Ok(Some(true)),
             Ok(Lookup::Found(_)) => {
                 let why = format!("{} still shows the post after the removal", self.cfg.name);
-                self.trace(key, "retract", "failed", &format!("id={id}: {why}"));
+                self.voice
+                    .trace(key, "retract", "failed", &format!("id={id}: {why}"));
                 let step = self.apply(
                     key,
                     &Event::NotRemoved {
@@ -161,7 +165,7 @@ impl TargetRun<'_> {
             Ok(Lookup::CannotTell(_) | Lookup::Foreign(_)) | Err(_) if sure => Ok(Some(false)),
             Ok(Lookup::CannotTell(why)) => self.unsure(key, &why),
             Ok(Lookup::Foreign(_)) => self.unsure(key, "the lookup shows another copy"),
-            Err(err) => self.unsure(key, &self.redact(&err.reason())),
+            Err(err) => self.unsure(key, &self.voice.redact(&err.reason())),
         }
     }
 
@@ -178,9 +182,10 @@ impl TargetRun<'_> {
                 before: None,
             },
         )?;
-        self.trace(key, "retract", "unknown", &why);
+        self.voice.trace(key, "retract", "unknown", &why);
         let text = tell::retract::unsure(key, &why);
-        self.count(Count::Unconfirmed, key, "unconfirmed", &text);
+        self.voice
+            .count(Count::Unconfirmed, key, "unconfirmed", &text);
         Ok(None)
     }
 }

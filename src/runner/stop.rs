@@ -27,7 +27,7 @@ impl TargetRun<'_> {
             (_, Some(Class::RetrySafe), Some(wait)) if wait > cap => Some(Stop::RateLimited(wait)),
             _ => err.unreachable().map(|server| Stop::Unreachable {
                 key,
-                reason: self.redact(&err.reason()),
+                reason: self.voice.redact(&err.reason()),
                 server: server.clone(),
             }),
         };
@@ -40,7 +40,7 @@ impl TargetRun<'_> {
             return false;
         };
         let detail = stop.skipped();
-        self.count(Count::NotAttempted, key, "skip", &detail);
+        self.voice.count(Count::NotAttempted, key, "skip", &detail);
         true
     }
 

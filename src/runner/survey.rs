@@ -37,7 +37,7 @@ impl TargetRun<'_> {
             ),
         };
         let keys = wanted.len();
-        self.trace(
+        self.voice.trace(
             first,
             "survey",
             result,

@@ -5,10 +5,9 @@ use super::{Posts, TargetRun};
 use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::Key;
-use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Pass, Seen, Skip, Why};
+use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Pass, Seen, Why};
 use crate::life::{Exit, Status};
 use crate::tally::Count;
-use crate::tell;
 
 impl TargetRun<'_> {
     /// The keys this target looks at besides the posts (every run looks at every post): keys
@@ -29,7 +28,7 @@ impl TargetRun<'_> {
                 _ => other.push(record.key),
             }
         }
-        self.outcome.deleted = deleted;
+        self.voice.outcome.deleted = deleted;
         other
     }
 
@@ -99,7 +98,7 @@ impl TargetRun<'_> {
             Pass::No => false,
         };
         if quick {
-            self.count(Count::Done, key, "skip", "done");
+            self.voice.count(Count::Done, key, "skip", "done");
             return Ok(());
         }
         self.not_ours_first(key)?;
@@ -114,7 +113,7 @@ impl TargetRun<'_> {
         // this run: the key leaves what its line implies, and what the run then records for it
         // (not tried) is folded in too.
         if !sends || self.run.plan.dry_run || self.pace.stopped.is_some() {
-            self.outcome.exit.merge(step.exit);
+            self.voice.outcome.exit.merge(step.exit);
         }
         if sends || matches!(decision, Decision::Broken(_)) {
             return self.act(key, has_post, posts, decision);
@@ -140,40 +139,12 @@ impl TargetRun<'_> {
         Ok(step)
     }
 
-    /// A decision that sends nothing and looks nothing up: said, counted and traced.
+    /// A decision that sends nothing and looks nothing up, told (`Voice::decision`).
     fn say_decision(&mut self, key: Key, decision: Decision) {
-        match decision {
-            Decision::Skip(skip) => self.skip(key, skip),
-            Decision::Wait(why) => {
-                self.outcome.tally.add(Count::Failed);
-                self.say(key, "waiting", &why);
-                let line = self.line(key);
-                if let Some(hint) = self.hints(key).hint(line.as_ref(), None) {
-                    self.say_under(&hint);
-                }
-            }
-            Decision::EditFailed(why) => {
-                self.outcome.tally.add(Count::EditFailed);
-                self.say(key, "edit failed", &tell::skip::edit_failed(&why));
-            }
-            Decision::Hold => {
-                self.outcome.held.push(key);
-                self.outcome.tally.add(Count::HeldBack);
-            }
-            Decision::Drop => {
-                self.say(key, "forgotten", tell::skip::DROPPED);
-                self.trace(key, "forget", "done", tell::skip::DROPPED);
-            }
-            // A published copy with no id: the retract fails for it, naming what to do.
-            Decision::NothingToRetract(why)
-                if self.line(key).is_some_and(|l| l.phase == life::Phase::Done) =>
-            {
-                self.outcome.tally.add(Count::Failed);
-                self.say(key, "failed", &tell::skip::cannot_retract(&why));
-            }
-            Decision::NothingToRetract(why) => self.count(Count::Skip, key, "skip", &why),
-            _ => unreachable!("sent or looked up by `act`"),
-        }
+        let line = self.line(key);
+        let target = &*self.target;
+        let look = |k| target.where_to_look(k);
+        self.voice.decision(key, decision, line.as_ref(), &look);
     }
 
     /// `retry --not-ours ID`: the human's word first, so the lookup that follows leaves that
@@ -195,7 +166,8 @@ impl TargetRun<'_> {
                 here,
             };
             self.apply(key, &Event::Human(&act))?;
-            self.trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
+            self.voice
+                .trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
         }
         Ok(())
     }
@@ -209,28 +181,23 @@ impl TargetRun<'_> {
         decision: Decision,
     ) -> Result<(), Error> {
         match decision {
-            Decision::Publish {
-                why,
-                look_first,
-                new_copy,
-            } => {
-                self.run.progress.start(&key.to_string(), &self.cfg.name);
-                self.attempt(key, posts, why, look_first, new_copy)?;
-                self.run.progress.advance();
-            }
-            Decision::Confirm => {
-                self.run.progress.start(&key.to_string(), &self.cfg.name);
-                match has_post {
-                    true => self.attempt(key, posts, Why::Pending, true, false)?,
-                    false => self.look_only(key)?,
-                }
-                self.run.progress.advance();
-            }
-            // A done copy looked for beside: nothing is ever sent for it.
-            Decision::LookBeside => {
-                self.run.progress.start(&key.to_string(), &self.cfg.name);
-                self.look_only(key)?;
-                self.run.progress.advance();
+            Decision::Publish { .. } | Decision::Confirm | Decision::LookBeside => {
+                self.voice.start(key);
+                let done = match decision {
+                    Decision::Publish {
+                        why,
+                        look_first,
+                        new_copy,
+                    } => self.attempt(key, posts, why, look_first, new_copy),
+                    Decision::Confirm if has_post => {
+                        self.attempt(key, posts, Why::Pending, true, false)
+                    }
+                    // A pending key whose post is gone, or a done copy looked for beside:
+                    // nothing is ever sent for it.
+                    _ => self.look_only(key),
+                };
+                self.voice.advance();
+                done?;
             }
             Decision::FinishUpdate => self.finish_update(key, has_post, posts)?,
             Decision::FinishRetract | Decision::Retract => self.retract(key, posts)?,
@@ -247,53 +214,8 @@ impl TargetRun<'_> {
         Ok(())
     }
 
-    /// A skip: counted and said as `tell::skip` words it; a late edit is said whatever the
-    /// run, and traced.
-    fn skip(&mut self, key: Key, skip: Skip) {
-        let has_id = skip == Skip::CannotUpdate
-            && self
-                .line(key)
-                .is_some_and(|l| l.copies.current.id.is_some());
-        let at = tell::skip::Skipping {
-            key,
-            target: &self.cfg.name,
-            rules: &self.here.rules,
-            has_id,
-        };
-        let said = tell::skip::skip(&skip, at);
-        match skip {
-            Skip::LateEdit => {
-                self.outcome.tally.add(said.tally);
-                self.say(key, said.word, &said.detail);
-                self.trace(key, "edit", "late", &said.detail);
-                return;
-            }
-            Skip::Stale => self.outcome.stale.push(key),
-            Skip::Draft => self.outcome.drafts.push(key),
-            _ => {}
-        }
-        self.count(said.tally, key, said.word, &said.detail);
-    }
-
-    /// The target's one summary line (`tell::summary`); deleted keys are counted here, where
-    /// their range and advice are known. The exit of the pass.
+    /// The target's one summary line (`Voice::finish`); the exit of the pass.
     pub(crate) fn finish(&mut self) -> Exit {
-        if self.run.plan.dry_run {
-            return self.outcome.exit;
-        }
-        for _ in &self.outcome.deleted {
-            self.outcome.tally.add(Count::Deleted);
-        }
-        let outcome = &self.outcome;
-        let ranges = tell::summary::Ranges {
-            stale: &outcome.stale,
-            drafts: &outcome.drafts,
-            held: &outcome.held,
-            deleted: &outcome.deleted,
-        };
-        let catchup_days = self.here.rules.catchup_days;
-        let line = tell::summary::pass(&self.cfg.name, &outcome.tally, ranges, catchup_days);
-        crate::say::out(&line);
-        self.outcome.exit
+        self.voice.finish()
     }
 }

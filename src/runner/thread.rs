@@ -18,6 +18,7 @@ use crate::signals;
 use crate::targets::{Attempts, Media};
 use crate::tell;
 use crate::thread::{Piece, Prepared, Turn};
+use crate::voice::Told;
 use std::time::Instant;
 use store::sent::Kept;
 
@@ -67,7 +68,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         if why != Why::Due {
-            self.say(key, "retry", &tell::line::retry(why));
+            self.voice.say(key, "retry", &tell::line::retry(why));
         }
         let before = self.line(key);
         if !self.thread_pending(post, &prepared, generation, new_copy)? {
@@ -100,7 +101,11 @@ impl TargetRun<'_> {
             },
         )?;
         if pending.written().is_none() {
-            self.tell(key, &pending, post, Instant::now(), "publish", None)?;
+            self.tell(
+                key,
+                &pending,
+                Told::new(Some(&post.title), Instant::now(), "publish"),
+            )?;
             return Ok(false);
         }
         self.apply(key, &Event::Split(&crate::thread::hash(&prepared.pieces)))?;
@@ -214,15 +219,15 @@ impl TargetRun<'_> {
         let detail = format!("part={} {}", n + 1, tell::failure::detail(err));
         match step.then {
             Then::Send(wait) => {
-                self.trace(key, "publish", "retry-safe", &detail);
+                self.voice.trace(key, "publish", "retry-safe", &detail);
                 Ok(signals::sleep(wait).then_some(false))
             }
             Then::Look(_) => {
-                self.trace(key, "publish", "unknown", &detail);
+                self.voice.trace(key, "publish", "unknown", &detail);
                 Ok(Some(true))
             }
             _ => {
-                self.trace(key, "publish", "failed", &detail);
+                self.voice.trace(key, "publish", "failed", &detail);
                 self.report(key, &step, Some(err)).map(|()| None)
             }
         }
@@ -265,7 +270,7 @@ impl TargetRun<'_> {
         };
         self.apply(key, &landed)?;
         let text = format!("part={}/{of} id={}", n + 1, part.id);
-        self.trace(key, "publish", "part", &text);
+        self.voice.trace(key, "publish", "part", &text);
         Ok(())
     }
 
@@ -363,7 +368,7 @@ impl TargetRun<'_> {
         Ok(Some(match self.own_part(key, n, receipts, line) {
             Ok(Some((part, url))) if part.usable() => {
                 let text = format!("part={} id={} (found: not sent again)", n + 1, part.id);
-                self.trace(key, "confirm", "part", &text);
+                self.voice.trace(key, "confirm", "part", &text);
                 self.apply(
                     key,
                     &Event::PartLanded {
@@ -403,8 +408,8 @@ impl TargetRun<'_> {
             Then::Look(wait) if signals::sleep(wait) => Ok(None),
             _ => {
                 let detail = format!("part={} {}", n + 1, step.say.clone().unwrap_or_default());
-                self.trace(key, "confirm", "stopped", &detail);
-                self.tell_line(key, step, None, Instant::now(), "confirm", None)
+                self.voice.trace(key, "confirm", "stopped", &detail);
+                self.tell(key, step, Told::new(None, Instant::now(), "confirm"))
                     .map(|()| Some(Next::Stop))
             }
         }
@@ -438,7 +443,7 @@ impl TargetRun<'_> {
                 parent.as_deref().unwrap_or("nothing"),
                 before.map_or("nothing", |p| p.id.as_str()),
             );
-            self.trace(key, "confirm", "other", &detail);
+            self.voice.trace(key, "confirm", "other", &detail);
         }
         Ok(None)
     }
@@ -474,7 +479,11 @@ impl TargetRun<'_> {
             },
         )?;
         self.sent().remove(key, Kept::Thread);
-        self.tell(key, &step, post, started, "publish", Some(note))
+        self.tell(
+            key,
+            &step,
+            Told::new(Some(&post.title), started, "publish").note(Some(note)),
+        )
     }
 
     /// `--dry-run`: every part with its length as the platform counts it.
@@ -489,10 +498,10 @@ impl TargetRun<'_> {
         let key = post.key;
         let (of, out) = (pieces.len(), landed.len());
         let text = tell::dry::thread(why, of, out, maybe, &post.title);
-        self.say(key, "publish", &text);
+        self.voice.say(key, "publish", &text);
         for (n, piece) in pieces.iter().enumerate() {
             let text = tell::dry::part(n, of, piece.count, n < out, &piece.text);
-            self.say(key, "part", &text);
+            self.voice.say(key, "part", &text);
         }
         self.say_images(post, None);
         Ok(())

@@ -47,7 +47,8 @@ impl TargetRun<'_> {
         }
         if self.run.plan.dry_run {
             let id = line.copies.current.id.clone().unwrap_or_default();
-            self.say(key, "update", &tell::dry::update(&id, &post));
+            self.voice
+                .say(key, "update", &tell::dry::update(&id, &post));
             self.images_for(&post);
             self.say_images(&post, line.copies.current.media.as_deref());
             return Ok(());
@@ -112,7 +113,8 @@ impl TargetRun<'_> {
                 sends: u32::MAX,
             },
         )?;
-        self.trace(key, "update", "failed", &tell::failure::detail(&err));
+        self.voice
+            .trace(key, "update", "failed", &tell::failure::detail(&err));
         self.report(key, &step, Some(&err))
     }
 
@@ -136,7 +138,7 @@ impl TargetRun<'_> {
             life::Mode::Retry(_) => tell::skip::DONE_IN_PLACE,
             _ => "done",
         };
-        self.count(Count::Done, key, "skip", why);
+        self.voice.count(Count::Done, key, "skip", why);
         Ok(())
     }
 
@@ -194,10 +196,12 @@ impl TargetRun<'_> {
             };
             let step = self.send_failed(post, &err, before.as_ref(), sends)?;
             if step.then != Then::ReadBack(std::time::Duration::ZERO) {
-                self.trace(key, "update", "failed", &tell::failure::detail(&err));
+                self.voice
+                    .trace(key, "update", "failed", &tell::failure::detail(&err));
                 return self.report(key, &step, Some(&err));
             }
-            self.trace(key, "update", "unknown", &tell::failure::detail(&err));
+            self.voice
+                .trace(key, "update", "unknown", &tell::failure::detail(&err));
             signals::sleep(self.cfg.policy.confirm_delay + self.settle());
             let line = self.line(key).expect("the pending update");
             let out = Outgoing {
@@ -278,8 +282,9 @@ impl TargetRun<'_> {
         let text = step.say.clone().unwrap_or_default();
         match step.word {
             Word::Unconfirmed => {
-                self.trace(key, "update", "not-yet", &text);
-                self.count(Count::Unconfirmed, key, "unconfirmed", &text);
+                self.voice.trace(key, "update", "not-yet", &text);
+                self.voice
+                    .count(Count::Unconfirmed, key, "unconfirmed", &text);
             }
             _ => self.report(key, &step, answer.as_ref().err())?,
         }
@@ -300,7 +305,7 @@ impl TargetRun<'_> {
             false => None,
         };
         if self.run.plan.dry_run {
-            self.say(key, "update", tell::dry::FINISH_UPDATE);
+            self.voice.say(key, "update", tell::dry::FINISH_UPDATE);
             return Ok(());
         }
         let Some(post) = post else {
@@ -316,8 +321,9 @@ impl TargetRun<'_> {
                 },
             )?;
             let text = step.say.clone().unwrap_or_default();
-            self.trace(key, "update", "not-yet", &text);
-            self.count(Count::Unconfirmed, key, "unconfirmed", &text);
+            self.voice.trace(key, "update", "not-yet", &text);
+            self.voice
+                .count(Count::Unconfirmed, key, "unconfirmed", &text);
             return Ok(());
         };
         if self.skip_if_stopped(key) {
@@ -342,7 +348,8 @@ impl TargetRun<'_> {
                     },
                 )?;
                 let text = step.say.clone().unwrap_or_default();
-                self.count(Count::Unconfirmed, key, "unconfirmed", &text);
+                self.voice
+                    .count(Count::Unconfirmed, key, "unconfirmed", &text);
                 return Ok(());
             }
         };
@@ -383,8 +390,8 @@ impl TargetRun<'_> {
         let millis = started.elapsed().as_millis();
         let detail =
             tell::line::titled(&format!("id={id} duration_ms={millis}"), Some(&post.title));
-        self.trace(key, "update", "done", &detail);
-        self.count(Count::Updated, key, "updated", &detail);
+        self.voice.trace(key, "update", "done", &detail);
+        self.voice.count(Count::Updated, key, "updated", &detail);
         Ok(())
     }
 }

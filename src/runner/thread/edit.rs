@@ -60,7 +60,7 @@ impl TargetRun<'_> {
                     ..err
                 });
             }
-            self.trace(
+            self.voice.trace(
                 key,
                 "update",
                 "part",

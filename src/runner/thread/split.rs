@@ -72,7 +72,7 @@ impl TargetRun<'_> {
             Resume::Same => return Ok(fresh),
             Resume::Differs(why) => why,
             Resume::Compare if self.run.plan.dry_run => {
-                self.say(key, "part", tell::dry::NO_SPLIT);
+                self.voice.say(key, "part", tell::dry::NO_SPLIT);
                 return Ok(fresh);
             }
             Resume::Compare => match self.first_parts_differ(line, &fresh.pieces)? {
@@ -118,7 +118,8 @@ impl TargetRun<'_> {
             Ok(Lookup::Found(found)) if found.len() == 1 => found,
             Ok(_) => return Ok(None),
             Err(err) => {
-                self.trace(key, "confirm", "failed", &tell::failure::detail(&err));
+                self.voice
+                    .trace(key, "confirm", "failed", &tell::failure::detail(&err));
                 return Ok(None);
             }
         };
@@ -126,7 +127,7 @@ impl TargetRun<'_> {
             && part.usable()
         {
             let text = format!("part={} id={} (found: a thread cut off)", n + 1, part.id);
-            self.trace(key, "confirm", "part", &text);
+            self.voice.trace(key, "confirm", "part", &text);
             let (part, url, cut_off) = (&part, url.as_deref(), true);
             let step = self.apply(
                 key,
