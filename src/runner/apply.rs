@@ -91,4 +91,24 @@ impl TargetRun<'_> {
         }
         Ok(step)
     }
+
+    /// The copy of `receipts` is there, learnt `how`: the done line, keeping what `keeps`
+    /// says. `before`: the line before this run's first attempt; `sends`: this run's sends.
+    pub(super) fn land(
+        &mut self,
+        key: Key,
+        (keeps, receipts): (&life::Keeps, &[life::Receipt]),
+        how: life::How,
+        before: Option<&KeyLine>,
+        sends: u32,
+    ) -> Result<Step, Error> {
+        let landed = keeps.landed(receipts, how, false);
+        let answer = life::Answer::Landed(landed);
+        let answered = Event::Answered {
+            answer,
+            before,
+            sends,
+        };
+        self.apply(key, &answered)
+    }
 }

@@ -41,7 +41,7 @@ use super::TargetRun;
 use crate::error::{Class, Error};
 use crate::fsutil::Staged;
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, Op};
+use crate::life::{self, Event, Op};
 use crate::post::Post;
 use crate::tally::Count;
 use crate::targets::Outgoing;
@@ -216,20 +216,8 @@ impl TargetRun<'_> {
         renamed.into_iter().try_for_each(|(i, receipt)| {
             let post = &queued[i].post;
             let receipts = [receipt];
-            let parts = life::Keeps {
-                fp: post.fingerprint.clone(),
-                payload: self.edit_mark(post),
-                media: None,
-                copy: None,
-            };
-            self.apply(
-                post.key,
-                &Event::Answered {
-                    answer: Answer::Landed(parts.landed(&receipts, life::How::Published, false)),
-                    before: None,
-                    sends: 1,
-                },
-            )?;
+            let keeps = self.keeps(post, None);
+            self.land(post.key, (&keeps, &receipts), life::How::Published, None, 1)?;
             // One time for the batch, said as such (each key did not take it alone).
             let detail = format!("id={} batch_keys={landed} batch_ms={took}", receipts[0].id);
             self.voice.trace(post.key, "publish", "done", &detail);

@@ -3,6 +3,7 @@
 //! that fails (a 503, a timeout) is transient: looked again within the run, then by the next.
 
 use super::TargetRun;
+use super::report::Failed;
 use crate::error::{Error, Kind};
 use crate::life::Key;
 use crate::life::Receipt;
@@ -182,19 +183,27 @@ impl TargetRun<'_> {
     }
 
     /// Look (with `confirm`), and look again after a failed lookup while the rules allow;
-    /// then hand the answer to the key's life; `landed`: what a found copy's done line keeps.
-    pub(super) fn judge(
-        &mut self,
-        key: Key,
-        ask: Ask,
-        landed: &dyn Fn(&[Receipt]) -> life::Keeps,
-    ) -> Result<Step, Error> {
-        let Ask {
-            attempts,
-            mut looking,
-            sends,
-            sendable,
-        } = ask;
+    /// then hand the answer to the key's life; `keeps`: what a found copy's done line keeps.
+    pub(super) fn judge(&mut self, key: Key, ask: Ask, keeps: life::Keeps) -> Result<Step, Error> {
+        let line = self.line(key);
+        // Before any attempt only what a send now would carry is looked for; after one, every
+        // attempt on the line, from its first (`KeyLine::sought`).
+        let sought = match ask.looking {
+            Looking::Dedup => None,
+            Looking::Confirm { .. } => line.as_ref().map(|l| l.sought(ask.marks)),
+        };
+        let attempts = Attempts {
+            key,
+            marks: sought.as_ref().map_or(ask.marks, |s| &s.marks),
+            since: sought.as_ref().and_then(|s| s.since),
+            last: sought.as_ref().and_then(|s| s.last),
+            sent: ask.sent,
+            native: ask.native,
+            generation: ask.generation,
+            deadline: ask.looking.deadline(),
+        };
+        let (attempts, mut looking) = (&attempts, ask.looking);
+        let (sends, sendable) = (ask.sends, ask.sendable);
         let first = looking == Looking::Dedup;
         let mut looks = 0;
         loop {
@@ -208,11 +217,11 @@ impl TargetRun<'_> {
             if matches!(seen, Seen::Transient(_)) {
                 looks += 1;
             }
+            let failure = seen.failure(|err| self.failed(err, None));
             let parts;
-            let failure;
             let verdict = match &seen {
                 Seen::Found(receipts) => {
-                    let mut found = landed(receipts);
+                    let mut found = keeps.clone();
                     found.copy = self
                         .target
                         .as_names()
@@ -220,16 +229,7 @@ impl TargetRun<'_> {
                     parts = found;
                     life::Verdict::Found(parts.landed(receipts, life::How::Confirmed, first))
                 }
-                Seen::Absent => life::Verdict::Absent,
-                Seen::NotYet(until) => life::Verdict::NotYet(*until),
-                Seen::CannotTell(why) => life::Verdict::CannotTell(why),
-                Seen::Whose(why) => life::Verdict::Whose(why),
-                Seen::Transient(why) => life::Verdict::Transient(why),
-                Seen::Foreign(receipts) => life::Verdict::Foreign(receipts),
-                Seen::Refused(err) => {
-                    failure = self.failed(err, None);
-                    life::Verdict::Refused(failure.borrow())
-                }
+                seen => seen.verdict(failure.as_ref()),
             };
             let step = self.apply(
                 key,
@@ -290,15 +290,48 @@ struct Others {
     alike: Vec<Key>,
 }
 
-/// What a lookup is asked: which attempts to look for, when, and what the key's life needs
-/// to judge the answer.
+/// What a lookup is asked: how to look, for what, and what the key's life needs to judge the
+/// answer.
 pub(super) struct Ask<'a> {
-    pub attempts: &'a Attempts<'a>,
     pub looking: Looking,
+    /// The marks a send now would carry, looked for beside those of the line's attempts.
+    pub marks: &'a [String],
+    /// What was (or would be) sent, for a lookup handed it (`Find::keeps_payload`).
+    pub sent: &'a serde_json::Value,
+    /// What the platform chose for the copy, and which copy it is.
+    pub native: &'a life::Native,
+    pub generation: u32,
     /// Sends made for the key this run.
     pub sends: u32,
     /// A post is there to send if the copy is absent.
     pub sendable: bool,
+}
+
+impl Seen {
+    /// The failure of a refused look, as the key's life reads it (`made` makes it).
+    pub(super) fn failure(&self, made: impl FnOnce(&Error) -> Failed) -> Option<Failed> {
+        match self {
+            Seen::Refused(err) => Some(made(err)),
+            _ => None,
+        }
+    }
+
+    /// What the key's life is told of a look that found no copy of its own; `failure`: the
+    /// refused look's (`Seen::failure`).
+    pub(super) fn verdict<'s>(&'s self, failure: Option<&'s Failed>) -> life::Verdict<'s> {
+        match self {
+            Seen::Found(_) => unreachable!("a copy found is judged by the one who looked"),
+            Seen::Absent => life::Verdict::Absent,
+            Seen::NotYet(until) => life::Verdict::NotYet(*until),
+            Seen::CannotTell(why) => life::Verdict::CannotTell(why),
+            Seen::Whose(why) => life::Verdict::Whose(why),
+            Seen::Transient(why) => life::Verdict::Transient(why),
+            Seen::Foreign(receipts) => life::Verdict::Foreign(receipts),
+            Seen::Refused(_) => {
+                life::Verdict::Refused(failure.expect("a refusal's failure").borrow())
+            }
+        }
+    }
 }
 
 /// A failed lookup, as its class makes it (`life::look_failed`).

@@ -7,11 +7,13 @@ use super::{Posts, TargetRun};
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Answer, Before, Event, KeyLine, Looking, Op, Phase, Sending, Then, Why};
+use crate::life::{
+    self, Answer, Before, Event, KeyLine, Looking, Op, Phase, Sending, Step, Then, Why,
+};
 use crate::post::Post;
 use crate::signals;
 use crate::tally::Count;
-use crate::targets::{Attempts, Outgoing};
+use crate::targets::Outgoing;
 use crate::tell;
 use crate::voice::Told;
 use jiff::Timestamp;
@@ -152,47 +154,27 @@ impl TargetRun<'_> {
         before: Before,
     ) -> Result<bool, Error> {
         let key = post.key;
-        let parts = parts(post, line, self.edit_mark(post));
-        let (sent, sought);
-        let (attempts, looking, action) = match before {
-            Before::Look => {
-                let line = line.expect("an attempt is on record");
-                sent = self.kept_payload(key).unwrap_or_else(|| out.body.clone());
-                sought = line.sought(&out.marks);
-                let looking = self
-                    .landing()
-                    .confirm(line, self.run.clock.now().timestamp());
-                let attempts = Attempts {
-                    key,
-                    marks: &sought.marks,
-                    since: sought.since,
-                    last: sought.last,
-                    sent: &sent,
-                    native: &out.native,
-                    generation: out.generation,
-                    deadline: looking.deadline(),
-                };
-                (attempts, looking, "confirm")
+        let dedup = before == Before::Dedup;
+        let (kept, action, looking);
+        (kept, action, looking) = match line.filter(|_| !dedup) {
+            Some(line) => {
+                let looking = (self.landing()).confirm(line, self.run.clock.now().timestamp());
+                (self.kept_payload(key), "confirm", looking)
             }
-            _ => {
-                let attempts = Attempts {
-                    native: &out.native,
-                    generation: out.generation,
-                    ..Attempts::none_yet(key, &out.marks, &out.body)
-                };
-                (attempts, Looking::Dedup, "dedup")
-            }
+            None => (None, "dedup", Looking::Dedup),
         };
-        let started = Instant::now();
         let ask = Ask {
-            attempts: &attempts,
             looking,
+            marks: &out.marks,
+            sent: kept.as_ref().unwrap_or(&out.body),
+            native: &out.native,
+            generation: out.generation,
             sends: 0,
             sendable: true,
         };
-        let step = self.judge(key, ask, &parts)?;
+        let started = Instant::now();
+        let step = self.judge(key, ask, self.keeps(post, line))?;
         let send = matches!(step.then, Then::Send(_));
-        let dedup = before == Before::Dedup;
         if !send {
             self.tell(key, &step, Told::new(Some(&post.title), started, action))?;
         } else if let Some(note) = step.say.as_deref().filter(|_| dedup) {
@@ -221,34 +203,23 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let sent = self.kept_payload(key).unwrap_or(serde_json::Value::Null);
-        let looking = self
-            .landing()
-            .confirm(&line, self.run.clock.now().timestamp());
-        let sought = line.sought(&[]);
-        let attempts = Attempts {
-            key,
-            marks: &sought.marks,
-            since: sought.since,
-            last: sought.last,
+        let ask = Ask {
+            looking: (self.landing()).confirm(&line, self.run.clock.now().timestamp()),
+            marks: &[],
             sent: &sent,
             native: &line.copies.current.native,
             generation: line.copies.current.generation,
-            deadline: looking.deadline(),
+            sends: 0,
+            sendable: false,
         };
-        let parts = life::Keeps {
+        let keeps = life::Keeps {
             fp: line.fp.clone().unwrap_or_default(),
             payload: String::new(),
             media: line.copies.current.media.clone(),
             copy: None,
         };
         let started = Instant::now();
-        let ask = Ask {
-            attempts: &attempts,
-            looking,
-            sends: 0,
-            sendable: false,
-        };
-        let step = self.judge(key, ask, &|_| parts.clone())?;
+        let step = self.judge(key, ask, keeps)?;
         self.tell(key, &step, Told::new(None, started, "confirm"))
     }
 
@@ -345,25 +316,19 @@ impl TargetRun<'_> {
         clock: Instant,
     ) -> Result<(), Error> {
         let key = post.key;
-        let media = self.unattached(key, post);
+        let copy = (self.target.as_names()).and_then(|n| n.copy_of(key, &receipt.id));
         let receipts = [receipt];
-        let parts = life::Keeps {
-            fp: post.fingerprint.clone(),
-            payload: self.edit_mark(post),
-            media,
-            copy: self
-                .target
-                .as_names()
-                .and_then(|n| n.copy_of(key, &receipts[0].id)),
+        let keeps = life::Keeps {
+            media: self.unattached(key, post),
+            copy,
+            ..self.keeps(post, None)
         };
-        let landed = parts.landed(&receipts, life::How::Published, false);
-        let step = self.apply(
+        let step = self.land(
             key,
-            &Event::Answered {
-                answer: Answer::Landed(landed),
-                before,
-                sends,
-            },
+            (&keeps, &receipts),
+            life::How::Published,
+            before,
+            sends,
         )?;
         if self.here.keeps_payload {
             self.sent().remove(key, Kept::Payload);
@@ -397,7 +362,7 @@ impl TargetRun<'_> {
             }
             Then::Look(_) => {
                 self.voice.trace(key, "publish", "unknown", &detail);
-                self.look_after(post, out, sends, err).map(Some)
+                self.look_after(post, out, sends).map(Some)
             }
             _ => {
                 self.voice.trace(key, "publish", "failed", &detail);
@@ -408,35 +373,18 @@ impl TargetRun<'_> {
 
     /// After an unknown outcome: look until the attempt is found, proved absent (then the
     /// step says to send again), or the rules say to stop.
-    fn look_after(
-        &mut self,
-        post: &Post,
-        out: &Outgoing,
-        sends: u32,
-        _err: &Error,
-    ) -> Result<life::Step, Error> {
-        let key = post.key;
-        let line = self.line(key).expect("the pending line");
-        let sought = line.sought(&[]);
-        let looking = self.landing().after_lost(self.run.clock.now().timestamp());
-        let attempts = Attempts {
-            key,
-            marks: &sought.marks,
-            since: sought.since,
-            last: sought.last,
+    fn look_after(&mut self, post: &Post, out: &Outgoing, sends: u32) -> Result<Step, Error> {
+        let ask = Ask {
+            looking: self.landing().after_lost(self.run.clock.now().timestamp()),
+            marks: &[],
             sent: &out.body,
             native: &out.native,
             generation: out.generation,
-            deadline: looking.deadline(),
-        };
-        let parts = parts(post, Some(&line), self.edit_mark(post));
-        let ask = Ask {
-            attempts: &attempts,
-            looking,
             sends,
             sendable: true,
         };
-        self.judge(key, ask, &parts)
+        let line = self.line(post.key);
+        self.judge(post.key, ask, self.keeps(post, line.as_ref()))
     }
 
     /// When an attempt recorded on `line` can no longer land (`life::Landing::deadline`).
@@ -540,22 +488,5 @@ impl TargetRun<'_> {
             self.here.credential.clone(),
             self.cfg.policy.retry_after_cap,
         )
-    }
-}
-
-/// What a found copy's done line keeps: this post's fingerprint and edit hash, and the uploads
-/// the line records.
-fn parts(
-    post: &Post,
-    line: Option<&KeyLine>,
-    payload: String,
-) -> impl Fn(&[Receipt]) -> life::Keeps + use<> {
-    let media = line.and_then(|l| l.copies.current.media.clone());
-    let fp = post.fingerprint.clone();
-    move |_| life::Keeps {
-        fp: fp.clone(),
-        payload: payload.clone(),
-        media: media.clone(),
-        copy: None,
     }
 }

@@ -5,7 +5,7 @@
 use super::TargetRun;
 use crate::error::{Class, Error, Kind};
 use crate::life::Key;
-use crate::life::{self, Event, Exit, Phase, Step};
+use crate::life::{self, Event, Exit, KeyLine, Phase, Step};
 use crate::post::Post;
 use crate::tell;
 use crate::voice::Told;
@@ -81,6 +81,17 @@ impl TargetRun<'_> {
     /// The edit hash of `post` on this target (`Post::edit_mark`, with its template's).
     pub(super) fn edit_mark(&self, post: &Post) -> String {
         post.edit_mark(self.template_mark())
+    }
+
+    /// What the done line of `post`'s copy keeps: its fingerprint and edit hash, and the
+    /// uploads `line` records.
+    pub(super) fn keeps(&self, post: &Post, line: Option<&KeyLine>) -> life::Keeps {
+        life::Keeps {
+            fp: post.fingerprint.clone(),
+            payload: self.edit_mark(post),
+            media: line.and_then(|l| l.copies.current.media.clone()),
+            copy: None,
+        }
     }
 
     /// Tell what a step of a key's life did (`Voice::step`).

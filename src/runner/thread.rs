@@ -12,7 +12,7 @@ use super::confirm::Seen;
 use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Answer, Event, KeyLine, Op, Part, Then, Verdict, Why};
+use crate::life::{self, Event, KeyLine, Op, Part, Then, Verdict, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Media};
@@ -308,21 +308,16 @@ impl TargetRun<'_> {
         loop {
             let seen = self.confirm(key, &attempts, deadline, false);
             let mut why = String::new();
-            let failure;
+            let failure = seen.failure(|err| self.failed(err, None));
+            if matches!(seen, Seen::Transient(_)) {
+                looks += 1;
+            }
             let verdict = match &seen {
                 Seen::Found(receipts) => {
                     match self.found_part(key, n, receipts, &line, &mut why)? {
                         Some(verdict) => verdict,
                         None => return Ok(Next::Landed),
                     }
-                }
-                Seen::Absent => Verdict::Absent,
-                Seen::NotYet(until) => Verdict::NotYet(*until),
-                Seen::CannotTell(text) => Verdict::CannotTell(text),
-                Seen::Whose(text) => Verdict::Whose(text),
-                Seen::Transient(text) => {
-                    looks += 1;
-                    Verdict::Transient(text)
                 }
                 Seen::Foreign(_) => {
                     why = format!(
@@ -331,10 +326,7 @@ impl TargetRun<'_> {
                     );
                     Verdict::CannotTell(&why)
                 }
-                Seen::Refused(err) => {
-                    failure = self.failed(err, None);
-                    Verdict::Refused(failure.borrow())
-                }
+                seen => seen.verdict(failure.as_ref()),
             };
             let step = self.apply(
                 key,
@@ -469,15 +461,7 @@ impl TargetRun<'_> {
             media: self.unattached(key, post),
             copy: None,
         };
-        let landed_copy = parts.landed(&receipts, how, false);
-        let step = self.apply(
-            key,
-            &Event::Answered {
-                answer: Answer::Landed(landed_copy),
-                before: None,
-                sends: 0,
-            },
-        )?;
+        let step = self.land(key, (&parts, &receipts), how, None, 0)?;
         self.sent().remove(key, Kept::Thread);
         self.tell(
             key,

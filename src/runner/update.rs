@@ -230,12 +230,6 @@ impl TargetRun<'_> {
             false => self.target.as_update().and_then(|u| u.read_back(id, out)),
         };
         let receipts = [Receipt::id(id)];
-        let parts = life::Keeps {
-            fp: post.fingerprint.clone(),
-            payload: self.edit_mark(post),
-            media: None,
-            copy: None,
-        };
         let (why, failed);
         let verdict = match &answer {
             Ok(Lookup::Found(found)) => {
@@ -262,7 +256,6 @@ impl TargetRun<'_> {
                 }
             },
         };
-        let _ = &parts;
         let step = self.apply(
             key,
             &Event::Looked {
@@ -309,22 +302,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let Some(post) = post else {
-            let why = "the post cannot be read to compare";
-            let step = self.apply(
-                key,
-                &Event::Looked {
-                    verdict: Verdict::CannotTell(why),
-                    first: false,
-                    looks: 0,
-                    sends: 0,
-                    sendable: false,
-                },
-            )?;
-            let text = step.say.clone().unwrap_or_default();
-            self.voice.trace(key, "update", "not-yet", &text);
-            self.voice
-                .count(Count::Unconfirmed, key, "unconfirmed", &text);
-            return Ok(());
+            return self.update_unsure(key, "the post cannot be read to compare", false);
         };
         if self.skip_if_stopped(key) {
             return Ok(());
@@ -336,27 +314,29 @@ impl TargetRun<'_> {
                 media: Media::on_copy(line.copies.current.media.as_deref()),
                 ..out
             },
-            Err(err) => {
-                let step = self.apply(
-                    key,
-                    &Event::Looked {
-                        verdict: Verdict::CannotTell(&err.reason()),
-                        first: false,
-                        looks: 0,
-                        sends: 0,
-                        sendable: true,
-                    },
-                )?;
-                let text = step.say.clone().unwrap_or_default();
-                self.voice
-                    .count(Count::Unconfirmed, key, "unconfirmed", &text);
-                return Ok(());
-            }
+            Err(err) => return self.update_unsure(key, &err.reason(), true),
         };
         let id = line.copies.current.id.clone().unwrap_or_default();
         if self.read_back(&post, &id, &out, 0, Instant::now())? {
             return self.update(&post, &out);
         }
+        Ok(())
+    }
+
+    /// An update that may or may not be on its copy, and cannot be told now (`why`): the line
+    /// stays pending for the next run; `sendable`: the post is there to send again.
+    fn update_unsure(&mut self, key: Key, why: &str, sendable: bool) -> Result<(), Error> {
+        let looked = Event::Looked {
+            verdict: Verdict::CannotTell(why),
+            first: false,
+            looks: 0,
+            sends: 0,
+            sendable,
+        };
+        let text = self.apply(key, &looked)?.say.unwrap_or_default();
+        self.voice.trace(key, "update", "not-yet", &text);
+        self.voice
+            .count(Count::Unconfirmed, key, "unconfirmed", &text);
         Ok(())
     }
 
@@ -367,22 +347,11 @@ impl TargetRun<'_> {
         started: Instant,
     ) -> Result<(), Error> {
         let key = post.key;
-        let media = self.unattached(key, post);
-        let parts = life::Keeps {
-            fp: post.fingerprint.clone(),
-            payload: self.edit_mark(post),
-            media,
-            copy: None,
+        let keeps = life::Keeps {
+            media: self.unattached(key, post),
+            ..self.keeps(post, None)
         };
-        let landed = parts.landed(&receipts, life::How::Published, false);
-        self.apply(
-            key,
-            &Event::Answered {
-                answer: Answer::Landed(landed),
-                before: None,
-                sends: 0,
-            },
-        )?;
+        self.land(key, (&keeps, &receipts), life::How::Published, None, 0)?;
         let id = self
             .line(key)
             .and_then(|l| l.copies.current.id)
