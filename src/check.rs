@@ -110,7 +110,8 @@ fn setup<'a>(
 }
 
 /// One post: every bad image (not only the first a run would stop at), every target's
-/// template rendered for it, and a warning for each image without alt text.
+/// template rendered for it, and a warning for each image without alt text and (blog layout)
+/// each use of a site generator's markup that is not a draft's.
 fn check_post(config: &Config, catalog: &Catalog, post: &Post, found: &mut Found) {
     let mut errors = catalog.image_errors(post);
     if !post.draft {
@@ -125,6 +126,15 @@ fn check_post(config: &Config, catalog: &Catalog, post: &Post, found: &mut Found
             escape(&post.path.display().to_string(), 4000),
             image.line,
             escape(&image.dest, 200)
+        );
+    }
+    for markup in post.markup.iter().filter(|_| !post.draft) {
+        err!(
+            "warning: {}:{}: `{}` is {}: dayrun does not render it, so it goes out as written",
+            escape(&post.path.display().to_string(), 4000),
+            markup.line,
+            escape(&markup.text, 200),
+            markup.generator.said()
         );
     }
     if errors.is_empty() {

@@ -1,6 +1,7 @@
 //! Posts and what is made of them (crates/content): bad posts and images, the image cleaner,
 //! templates and threads.
 
+pub mod blog_layout;
 pub mod images_bad;
 pub mod images_privacy;
 pub mod images_prop;

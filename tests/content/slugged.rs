@@ -126,7 +126,7 @@ fn bluesky_gives_each_post_of_a_day_a_record_of_its_own() {
 }
 
 /// Page bundles (`YYYY-MM-DD[-slug]/index.md`, images beside): the folder names the post and is
-/// not a tag; an `index.md` in any other folder is a page, not a post; without the setting a
+/// not a tag (nor is `posts/`, structure in the blog layout); an `index.md` in any other folder is a page, not a post; without the setting a
 /// bundle is ignored as before.
 #[test]
 fn a_page_bundle_is_the_post_its_folder_names_with_its_images_beside_it() {
@@ -146,7 +146,7 @@ fn a_page_bundle_is_the_post_its_folder_names_with_its_images_beside_it() {
     );
     p.run(&["check"])
         .code(1)
-        .stdout_has("ok content/posts/2026-12-01-a-bundle/index.md key=2026-12-01-a-bundle \"Bundle\" tags=posts\n")
+        .stdout_has("ok content/posts/2026-12-01-a-bundle/index.md key=2026-12-01-a-bundle \"Bundle\" tags=\n")
         .stdout_has("ignored content/about/index.md: an index.md whose folder is not YYYY-MM-DD[-slug]")
         .stderr_has("content/posts/2026-12-02-Bad_Bundle/index.md: `Bad_Bundle` is not a slug")
         .stderr_has("rename the folder to 2026-12-02-bad-bundle");

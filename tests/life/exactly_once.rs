@@ -63,7 +63,8 @@ fn http(api: &PostsApi, settings: &[(&str, &str)]) -> Project {
 pub fn fingerprint_of(p: &Project, key: &str) -> String {
     let path = p.path(&format!("content/{key}.md"));
     let bytes = std::fs::read(&path).unwrap();
-    let post = dayrun::post::parse(key.parse().unwrap(), &path, &bytes, Vec::new()).unwrap();
+    let post =
+        dayrun::post::parse(key.parse().unwrap(), &path, &bytes, Default::default()).unwrap();
     post.fingerprint
 }
 

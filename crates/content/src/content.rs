@@ -96,7 +96,8 @@ impl Catalog {
     }
 
     /// Open the folder `name` in `rel` to be walked next, making `rel` its path; `None` for a
-    /// hidden folder, or one that cannot be read (a problem).
+    /// hidden folder, a generator's output in the blog layout (listed for `check`), or one that
+    /// cannot be read (a problem).
     fn open_folder(&mut self, rel: &mut Vec<u8>, name: &OsStr) -> Option<std::fs::ReadDir> {
         // Hidden folders (.git) are not walked; hidden files are listed for `check`.
         if name.as_bytes().starts_with(b".") {
@@ -104,6 +105,11 @@ impl Catalog {
         }
         let folder = below(rel, name);
         let path = self.root.join(&folder);
+        if self.names.layout().never_scanned(name.as_bytes()) {
+            let why = "a built site or installed files (blog layout): not scanned";
+            self.ignored.push((relative_to(&self.project, &path), why));
+            return None;
+        }
         match std::fs::read_dir(&path) {
             Ok(entries) => {
                 *rel = folder.into_os_string().into_vec();
@@ -127,7 +133,7 @@ impl Catalog {
         // A page bundle (`2026-12-01-my-post/index.md`): its folder names the post.
         let folder = rel.rsplit(|b| *b == b'/').next().filter(|f| !f.is_empty());
         let sorted = match folder.filter(|_| self.names.slugs && !is_symlink) {
-            Some(folder) if names::is_index(&name) => {
+            Some(folder) if crate::layout::is_index(&name) => {
                 sort_bundle(&String::from_utf8_lossy(folder), &at)
             }
             _ => sort_file(&name, is_symlink, self.names, &at),
@@ -199,7 +205,13 @@ impl Catalog {
         }
         let path = &files.first;
         let full = self.root.join(path);
-        post::read(key, &full, &self.shown(&full), dir_tags(path, key))
+        let layout = self.names.layout();
+        let origin = post::Origin {
+            layout,
+            folder_tags: layout.folder_tags(path, key),
+            in_drafts: layout.in_drafts(path),
+        };
+        post::read(key, &full, &self.shown(&full), origin)
     }
 
     /// What needs a human before the posts are looked at: files that never become a post, and
@@ -307,27 +319,4 @@ pub struct Files {
     /// (Boxed, 8 bytes instead of 24: most keys have none, and the map holds one per post.)
     #[allow(clippy::box_collection)]
     more: Option<Box<Vec<Box<Path>>>>,
-}
-
-/// Folder names between the content root and the file (a path relative to it), except purely
-/// numeric ones (`2026/11/` organises, it does not describe).
-fn dir_tags(relative: &Path, key: Key) -> Vec<String> {
-    // A bundle's own folder is the post's name, not a topic.
-    let bundle = relative
-        .file_name()
-        .is_some_and(|f| names::is_index(&f.to_string_lossy()))
-        && relative
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|f| f.to_string_lossy() == key.to_string());
-    let folders = match bundle {
-        true => relative.parent().and_then(Path::parent),
-        false => relative.parent(),
-    };
-    folders
-        .into_iter()
-        .flat_map(Path::components)
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .filter(|name| !name.bytes().all(|b| b.is_ascii_digit()))
-        .collect()
 }

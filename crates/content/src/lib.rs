@@ -4,6 +4,7 @@
 
 pub mod content;
 pub mod images;
+pub mod layout;
 pub mod post;
 pub mod template;
 #[cfg(test)]

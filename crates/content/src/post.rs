@@ -10,11 +10,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod edit_mark;
+mod fence;
 mod front_matter;
+pub mod markup;
 pub mod plain;
+mod toml_matter;
 mod yaml;
 
-use front_matter::{FrontMatter, split_front_matter};
+use crate::layout::Layout;
+use front_matter::FrontMatter;
+use markup::Markup;
 
 /// Another target's copy of a key, as a template sees it (`copies.NAME.id`, `.url`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +70,34 @@ pub struct Post {
     /// The copies of this key on other targets that a target's template links to: set by the
     /// runner for the target at hand (`Copies`), empty as read.
     pub copies: Copies,
+    /// `slug:` in the front matter (blog layout): the post's slug in links (`link_slug`); the
+    /// key stays the file's name.
+    pub slug: Option<String>,
+    /// A site generator's markup in the body (blog layout), which would go out as written:
+    /// `check` warns at each.
+    pub markup: Vec<Markup>,
+}
+
+/// What a post's place says about it, beside its text: the layout that reads it, the folder
+/// names that are its tags when its front matter names none, and whether its folder makes it a
+/// draft (`Layout`).
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    pub layout: Layout,
+    pub folder_tags: Vec<String>,
+    pub in_drafts: bool,
+}
+
+impl Post {
+    /// The slug a target's `link` fills `{slug}` with: the front matter's `slug:`, else the
+    /// key's slug, else the title's (a date key).
+    pub fn link_slug(&self) -> std::borrow::Cow<'_, str> {
+        match (&self.slug, self.key.slug()) {
+            (Some(slug), _) => slug.into(),
+            (None, Some(slug)) => slug.into(),
+            (None, None) => crate::text::slug(&self.title, 80).into(),
+        }
+    }
 }
 
 /// A post with these words, for tests of what targets make of them (the `testing` feature:
@@ -86,12 +119,13 @@ pub fn sample(title: &str, summary: &str, tags: &[&str]) -> Post {
         images: Vec::new(),
         left_out: Vec::new(),
         copies: Default::default(),
+        slug: None,
+        markup: Vec::new(),
     }
 }
 
-/// Read and derive the post at `path` (shown to the user as `shown`). `dir_tags` are the folder
-/// names between the content root and the file, used when the front matter names no tags.
-pub fn read(key: Key, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Result<Post, Error> {
+/// Read and derive the post at `path` (shown to the user as `shown`), from `origin`.
+pub fn read(key: Key, path: &Path, shown: &Path, origin: Origin) -> Result<Post, Error> {
     let local = |msg: String| Error::failure(Class::Local, msg).at(shown);
     // Never blocks (a FIFO named like a post), and the size is that of what was read.
     let bytes =
@@ -105,20 +139,21 @@ pub fn read(key: Key, path: &Path, shown: &Path, dir_tags: Vec<String>) -> Resul
                 "a post is a regular file of text; move anything else out of the content folder",
             ),
         })?;
-    parse(key, shown, &bytes, dir_tags)
+    parse(key, shown, &bytes, origin)
 }
 
 /// Derive a post from the file's bytes.
-pub fn parse(key: Key, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Result<Post, Error> {
+pub fn parse(key: Key, shown: &Path, bytes: &[u8], origin: Origin) -> Result<Post, Error> {
     let local = |msg: &str| Error::failure(Class::Local, msg).at(shown);
     let text = utf8_text(bytes, &local)?;
-    let (meta, body) = split_front_matter(&text).map_err(|(line, msg)| local(&msg).line(line))?;
-    let (meta, first_line) = match meta {
-        Some((matter, first_line)) => (
-            FrontMatter::parse(matter).map_err(|(line, msg)| {
-                local(&msg).line(line.map_or(first_line, |l| first_line + l - 1))
+    let (matter, body) =
+        fence::split(&text, origin.layout).map_err(|(line, msg)| local(&msg).line(line))?;
+    let (meta, first_line) = match matter {
+        Some(matter) => (
+            FrontMatter::parse(&matter, origin.layout).map_err(|(line, msg)| {
+                local(&msg).line(line.map_or(matter.first_line, |l| matter.first_line + l - 1))
             })?,
-            first_line,
+            matter.first_line,
         ),
         None => (FrontMatter::default(), 1),
     };
@@ -131,7 +166,7 @@ pub fn parse(key: Key, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Res
         None => cut(&first_paragraph(&markdown), SUMMARY_CHARS),
     };
     let tags_line = meta.tags_line.map(|l| first_line + l - 1);
-    let tags = clean_tags(meta.tags.unwrap_or(dir_tags));
+    let tags = clean_tags(meta.tags.unwrap_or(origin.folder_tags));
     if tags.len() > MAX_TAGS {
         return Err(local(&format!(
             "the post has {} tags; at most {MAX_TAGS} are allowed",
@@ -145,6 +180,10 @@ pub fn parse(key: Key, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Res
         .into_iter()
         .chain(crate::images::refs(body, body_start_line))
         .collect();
+    let markup = match origin.layout {
+        Layout::Blog => markup::find(body, body_start_line),
+        Layout::Dated => Vec::new(),
+    };
     let html = render(&markdown);
     let fingerprint = fingerprint(&title, &markdown);
     Ok(Post {
@@ -156,12 +195,14 @@ pub fn parse(key: Key, shown: &Path, bytes: &[u8], dir_tags: Vec<String>) -> Res
         markdown,
         html,
         fingerprint,
-        draft: meta.draft,
+        draft: meta.draft || origin.in_drafts,
         lang: meta.lang,
         image_refs,
         images: Vec::new(),
         left_out: Vec::new(),
         copies: Default::default(),
+        slug: meta.slug,
+        markup,
     })
 }
 
@@ -356,7 +397,10 @@ mod tests {
             "2026-11-29".parse().unwrap(),
             Path::new("content/2026-11-29.md"),
             text.as_bytes(),
-            vec!["notes".into()],
+            Origin {
+                folder_tags: vec!["notes".into()],
+                ..Origin::default()
+            },
         )
     }
 
@@ -382,6 +426,50 @@ mod tests {
             post("---\ntags: x, y\n---\n# T\n").unwrap().tags,
             vec!["x", "y"]
         );
+    }
+
+    #[test]
+    fn the_blog_layout_reads_drafts_folders_toml_and_the_slug_for_links() {
+        let blog = |key: &str, text: &str, in_drafts: bool| {
+            let origin = Origin {
+                layout: Layout::Blog,
+                folder_tags: vec!["travel".into()],
+                in_drafts,
+            };
+            parse(
+                key.parse().unwrap(),
+                Path::new("p.md"),
+                text.as_bytes(),
+                origin,
+            )
+            .unwrap()
+        };
+        let p = blog(
+            "2026-12-01-from-name",
+            "+++\ntitle = \"Hi there\"\n+++\nBody {% x %}\n",
+            true,
+        );
+        assert_eq!(
+            (p.title.as_str(), p.markdown.as_str()),
+            ("Hi there", "Body {% x %}\n")
+        );
+        assert!(p.draft, "below _drafts/");
+        assert_eq!(p.tags, ["travel"]);
+        assert_eq!((p.markup.len(), p.markup[0].line), (1, 4));
+        assert_eq!(p.link_slug(), "from-name");
+        let p = blog(
+            "2026-12-01-from-name",
+            "---\nslug: from-matter\n---\n# T\n",
+            false,
+        );
+        assert_eq!((p.link_slug().as_ref(), p.draft), ("from-matter", false));
+        assert_eq!(
+            blog("2026-12-01", "# Some Title\n", false).link_slug(),
+            "some-title"
+        );
+        // dayrun's own layout: `+++` is text and no markup is looked for.
+        let dated = post("+++\ntitle = \"x\"\n+++\n# T\n\n{% x %}\n").unwrap();
+        assert_eq!((dated.title.as_str(), dated.markup.len()), ("T", 0));
     }
 
     #[test]
@@ -428,7 +516,7 @@ mod tests {
                 "2026-11-29".parse().unwrap(),
                 Path::new("x.md"),
                 input,
-                vec![],
+                Origin::default(),
             ) {
                 Ok(post) => panic!("{input:?} gave a post: {post:?}"),
                 Err(err) => err,
@@ -476,7 +564,7 @@ mod tests {
                 "2026-11-29".parse().unwrap(),
                 Path::new("p.md"),
                 bytes,
-                vec![],
+                Origin::default(),
             )
         }
 

@@ -11,7 +11,6 @@ use super::{
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::text::mark;
-use crate::text::slug;
 use life::Key;
 use life::Receipt;
 use serde::Deserialize;
@@ -160,7 +159,7 @@ impl Devto {
         Some(
             template
                 .replace("{key}", &post.key.to_string())
-                .replace("{slug}", &slug(&post.title, 80)),
+                .replace("{slug}", &post.link_slug()),
         )
     }
 }

@@ -9,8 +9,20 @@ pub struct Names {
     pub slugs: bool,
 }
 
+impl Names {
+    /// The layout these names go with: slugged keys are a blog's (Jekyll, Hugo, Zola), whose
+    /// folders and front matter are read as its generator reads them.
+    pub fn layout(self) -> Layout {
+        match self.slugs {
+            true => Layout::Blog,
+            false => Layout::Dated,
+        }
+    }
+}
+
 use crate::clock::{looks_like_key, parse_key};
 use crate::error::{Class, Error};
+use crate::layout::Layout;
 use std::path::PathBuf;
 
 /// What one file (not a folder) below the root is to the catalog.
@@ -64,11 +76,6 @@ fn sort_other(name: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
         Some((_, ext)) if is_image(ext) => Sorted::Image,
         _ => Sorted::Ignored("not a .md file"),
     }
-}
-
-/// Whether `name` is a page bundle's post (`index.md`, `index.markdown`).
-pub(super) fn is_index(name: &str) -> bool {
-    name == "index.md" || name == "index.markdown"
 }
 
 /// Sort a page bundle's `index.md` by its folder's name, as a file of that name is sorted:

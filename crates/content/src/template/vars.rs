@@ -90,9 +90,9 @@ impl<'a> Vars<'a> {
     }
 }
 
-/// A target's `link` setting for `post`: `{key}` and `{slug}` filled in.
+/// A target's `link` setting for `post`: `{key}` and `{slug}` (`Post::link_slug`) filled in.
 pub fn link(pattern: &str, post: &Post) -> String {
     pattern
         .replace("{key}", &post.key.to_string())
-        .replace("{slug}", &crate::text::slug(&post.title, 80))
+        .replace("{slug}", &post.link_slug())
 }
