@@ -615,6 +615,17 @@ mod tests {
                 let (_, held) = crate::test_alloc::peak(|| derive(text.as_bytes()));
                 prop_assert!(held <= BUDGET, "{held} bytes for {text:?}");
             }
+
+            #[test]
+            fn toml_front_matter_never_panics_and_stays_within_the_memory_budget(
+                matter in "(\\[|\\]|\\{|\\}|, |= |\n|\"|x|1|tags|title|taxonomies|draft|true|\\.|slug|published){0,300}",
+            ) {
+                let text = format!("+++\n{matter}\n+++\n# T\n{{% x %}}\n");
+                let origin = Origin { layout: Layout::Blog, ..Origin::default() };
+                let blog = || parse("2026-11-29-a".parse().unwrap(), Path::new("p.md"), text.as_bytes(), origin.clone());
+                let (_, held) = crate::test_alloc::peak(blog);
+                prop_assert!(held <= BUDGET, "{held} bytes for {text:?}");
+            }
         }
     }
 }

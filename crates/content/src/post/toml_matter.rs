@@ -10,8 +10,8 @@ use yaml_rust2::yaml::{Hash, Yaml};
 
 /// The largest TOML front matter read. Unlike YAML it has no aliases, so its values are bounded
 /// by its bytes: this keeps what one takes in memory to a few megabytes (a post's needs a few
-/// hundred bytes).
-pub const MAX_BYTES: usize = 256 * 1024;
+/// hundred bytes, and 64 KiB hold more tags than the 10,000 values allowed).
+pub const MAX_BYTES: usize = 64 * 1024;
 
 /// Zola's table of taxonomies, whose lists stand for the top-level ones.
 const TAXONOMIES: &str = "taxonomies";
@@ -158,5 +158,10 @@ mod tests {
         assert!(load(&deep).is_err());
         let big = format!("x = \"{}\"\n", "a".repeat(MAX_BYTES));
         assert!(load(&big).unwrap_err().1.contains("KiB"));
+        // The most values a matter within the size can hold: refused, in a few megabytes.
+        let fullest = format!("x = [{}]\n", "1,".repeat(MAX_BYTES / 2 - 8));
+        let (result, held) = crate::test_alloc::peak(|| load(&fullest));
+        assert!(result.unwrap_err().1.contains("more than"));
+        assert!(held <= 8 << 20, "{held} bytes");
     }
 }
