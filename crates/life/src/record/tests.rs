@@ -193,7 +193,19 @@ fn the_one_pass_check_agrees_with_the_old_parser() {
 
 #[test]
 fn the_plain_head_agrees_with_the_word_by_word_reading() {
-    let keys = ["2026-11-29", "2026-02-30", "2026-11-2x", "2026-11-299"];
+    let long = format!("2026-11-29-{}", "a".repeat(95));
+    let keys = [
+        "2026-11-29",
+        "2026-02-30",
+        "2026-11-2x",
+        "2026-11-299",
+        "2026-11-29-my-post",
+        "2026-11-29-My-post",
+        "2026-11-29-",
+        "2026-11-29--x",
+        &long[..100],
+        &long,
+    ];
     let blanks = [" ", "  ", "\t", ""];
     let statuses = [
         "done",
