@@ -1,9 +1,13 @@
 //! Issue 32, first step: `keys = ["date", "slug"]` takes Jekyll-style names
 //! (`YYYY-MM-DD-slug.md`, `.markdown`), each its own key, several a day; without it such files
-//! stay ignored, so no project's scratch files become due by an upgrade. A target whose place
-//! for a copy cannot tell two posts of one day apart refuses the setting.
+//! stay ignored, so no project's scratch files become due by an upgrade. Every target tells one
+//! day's posts apart: by the whole key, by a slug that ends the key with `_`, or by what was sent.
 
 use crate::fakes::fake_bluesky::{APP_PASSWORD, FakeBluesky};
+use crate::fakes::fake_devto::{self, FakeDevto};
+use crate::fakes::fake_ghost::{self, FakeGhost};
+use crate::fakes::fake_mastodon::{self, FakeMastodon};
+use crate::fakes::fake_wordpress::{self, FakeWordPress};
 use crate::support::util::Project;
 
 const NOW: &str = "2026-12-01T09:00:00Z";
@@ -95,13 +99,103 @@ fn keys_take_date_and_slug_only_and_always_date() {
     }
 }
 
+/// One day's posts on a platform, today (servers date a post by their own clock, and a lookup
+/// reads the days around the key's), in `p`, whose `dayrun.toml` has `keys = ["date", "slug"]`
+/// and the target `name`: two slugged posts are published. Then the state is lost, and the
+/// day's date post and a post whose name begins one of theirs (`second` beside `second-post`)
+/// are added: each key's lookup before its first send finds its own copy, or, for the new
+/// ones, nothing among the others' copies, and sends. None is taken for another's. `count`:
+/// the copies on the server. Also run on the real WordPress and Ghost (`tests/real/`).
+pub(crate) fn one_days_posts_stay_apart(p: &Project, name: &str, count: &dyn Fn() -> usize) {
+    let today = jiff::Timestamp::now().in_tz("UTC").unwrap().date();
+    let post = |slug: &str, title: &str| {
+        let text = format!("# {title}\n\nThe text of {title}.\n");
+        p.file(&format!("content/_posts/{today}{slug}.md"), text);
+    };
+    post("-second-post", "Two");
+    post("-third", "Three");
+    p.run(&["run"])
+        .code(0)
+        .stdout_has(&format!("{name}: 2 published"));
+    let state = p.path(&format!("state/{name}.state"));
+    std::fs::remove_file(&state).unwrap();
+    post("", "One");
+    post("-second", "Second");
+    p.run(&["run"])
+        .code(0)
+        .stdout_has(&format!("{today} {name} published"))
+        .stdout_has(&format!("{today}-second {name} published"))
+        .stdout_has(&format!("{name}: 2 published, 2 already there"));
+    assert_eq!(count(), 4, "no second copy");
+    std::fs::remove_file(&state).unwrap();
+    p.run(&["run"])
+        .code(0)
+        .stdout_has(&format!("{name}: 4 already there"));
+    assert_eq!((count(), p.statuses(name).len()), (4, 4));
+}
+
+/// A slugged project publishing to the target `config` names, with its secret.
+fn slugged(config: &str, (file, secret): (&str, &str)) -> Project {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        format!("timezone = \"UTC\"\n{SLUGS}{config}"),
+    );
+    p.secret(file, secret);
+    p
+}
+
+/// The slugs of `posts` with today's date as `DAY`, sorted.
+pub(crate) fn slugs_of(posts: &[serde_json::Value]) -> Vec<String> {
+    let today = jiff::Timestamp::now()
+        .in_tz("UTC")
+        .unwrap()
+        .date()
+        .to_string();
+    let mut slugs: Vec<String> = (posts.iter())
+        .map(|p| p["slug"].as_str().unwrap().replace(&today, "DAY"))
+        .collect();
+    slugs.sort();
+    slugs
+}
+
+/// The slugs the day's four posts are sent with (`place.rs`).
+pub(crate) const SENT: [&str; 4] = [
+    "DAY-one",
+    "DAY-second-post_two",
+    "DAY-second_second",
+    "DAY-third_three",
+];
+
+/// WordPress and Ghost find a copy by its slug: a slugged key's is `KEY_words` (`_` is in no
+/// key), so the date key's place (`KEY-…`) and a longer key's never hold it (`place.rs`).
 #[test]
-fn a_target_that_finds_copies_by_the_date_refuses_slugged_keys() {
-    let wp = "[targets.wp]\nkind = \"wordpress\"\nurl = \"https://blog.example\"\nuser = \"me\"\napplication_password_file = \"wp.secret\"\n";
-    blog(SLUGS, wp)
-        .run(&["check"])
-        .code(2)
-        .stderr_has("[targets.wp]: a wordpress target does not take slugged keys yet");
+fn wordpress_and_ghost_tell_one_days_posts_apart_by_their_slugs() {
+    let wp = FakeWordPress::start();
+    let password = format!("{}\n", fake_wordpress::PASSWORD);
+    let p = slugged(&wp.config(""), ("secrets/wp.password", &password));
+    one_days_posts_stay_apart(&p, "wp", &|| wp.posts().len());
+    assert_eq!(slugs_of(&wp.posts()), SENT);
+    let ghost = FakeGhost::start();
+    let key = format!("{}:{}\n", fake_ghost::KEY_ID, fake_ghost::SECRET);
+    let p = slugged(&ghost.config(""), ("secrets/ghost.key", &key));
+    one_days_posts_stay_apart(&p, "ghost", &|| ghost.posts().len());
+    assert_eq!(slugs_of(&ghost.posts()), SENT);
+}
+
+/// Mastodon and dev.to find a copy by what was sent (its text, its body or canonical URL):
+/// one day's posts are told apart as any two posts are.
+#[test]
+fn mastodon_and_devto_tell_one_days_posts_apart_by_what_was_sent() {
+    let masto = FakeMastodon::start(500);
+    let p = slugged(
+        &masto.config(""),
+        ("secrets/masto.token", fake_mastodon::TOKEN),
+    );
+    one_days_posts_stay_apart(&p, "masto", &|| masto.statuses().len());
+    let devto = FakeDevto::start();
+    let p = slugged(&devto.config(""), ("secrets/devto.key", fake_devto::KEY));
+    one_days_posts_stay_apart(&p, "devto", &|| devto.articles().len());
 }
 
 /// Bluesky names a copy's record by a hash of the whole key: two posts of one day are two

@@ -40,15 +40,6 @@ pub fn slug(text: &str, max: usize) -> String {
     out
 }
 
-/// The slug that names a post on a site (WordPress, Ghost): its key, then its title's slug
-/// (60 bytes at most); the key alone when the title has no letters or digits.
-pub fn post_slug(key: life::Key, title: &str) -> String {
-    match slug(title, 60) {
-        words if words.is_empty() => key.to_string(),
-        words => format!("{key}-{words}"),
-    }
-}
-
 /// Hashtag text: letters, digits and `_` only; `None` when nothing is left.
 pub fn hashtag(tag: &str) -> Option<String> {
     let clean: String = tag
@@ -83,12 +74,5 @@ mod tests {
         );
         assert_eq!(slug("日記", 60), "");
         assert_eq!(slug("a b c d e f", 5), "a-b-c");
-    }
-
-    #[test]
-    fn a_post_slug_is_its_key_then_its_title() {
-        let key = life::Key::of_day(jiff::civil::date(2026, 3, 1));
-        assert_eq!(post_slug(key, "Weekly notes!"), "2026-03-01-weekly-notes");
-        assert_eq!(post_slug(key, "日記"), "2026-03-01");
     }
 }

@@ -203,7 +203,6 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
     takes: &[],
-    slugged: true,
 };
 
 impl Target for CommandTarget {

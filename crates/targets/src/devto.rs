@@ -173,7 +173,6 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
     takes: &[super::shared::TIMEOUTS],
-    slugged: false,
 };
 
 impl Target for Devto {

@@ -145,7 +145,6 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: None,
     takes: &[],
-    slugged: true,
 };
 
 impl Target for Folder {

@@ -48,6 +48,8 @@ pub struct Ghost {
     state_file: PathBuf,
     clock: Clock,
     timeout: Duration,
+    /// The project takes slugged keys: a date key's day may hold other keys' copies (`place`).
+    slugged: bool,
     /// The title (`template`).
     template: Option<crate::template::Template>,
 }
@@ -82,6 +84,7 @@ impl Ghost {
             clock: ctx.clock.clone(),
             timeout,
             template: ctx.target.template.clone(),
+            slugged: ctx.config.keys.slugs,
         })
     }
 
@@ -152,7 +155,7 @@ impl Ghost {
     /// The slug that names this post on the site: the key, then the title. Ghost makes a taken
     /// slug unique with `-2`, `-3`.
     fn slug(post: &Post) -> String {
-        crate::text::post_slug(post.key, &post.title)
+        crate::place::slug(post.key, &post.title)
     }
 
     /// What a lookup compares of a copy: the characters of its title and HTML other than tags
@@ -242,7 +245,6 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
     takes: &[super::shared::TIMEOUTS],
-    slugged: false,
 };
 
 impl Target for Ghost {
@@ -311,8 +313,9 @@ impl Target for Ghost {
 
     fn where_to_look(&self, key: Key) -> String {
         format!(
-            "posts on {}/ghost/#/posts (drafts and scheduled too) whose URL slug starts with `{key}`",
-            self.site
+            "posts on {}/ghost/#/posts (drafts and scheduled too) whose URL slug starts with `{start}`",
+            self.site,
+            start = crate::place::start(key),
         )
     }
 

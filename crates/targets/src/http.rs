@@ -282,7 +282,6 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
     takes: &[super::shared::TIMEOUTS],
-    slugged: true,
 };
 
 impl Target for HttpTarget {

@@ -26,9 +26,6 @@ pub struct Kind {
     /// The groups of settings it takes that the shared code reads (`shared::TIMEOUTS`,
     /// `shared::LONG`), not its own `Settings`.
     pub takes: &'static [&'static [&'static str]],
-    /// Whether its copies are found by the whole key, so that two posts of one day are never
-    /// taken for each other: only such a kind takes slugged keys (`keys = ["date", "slug"]`).
-    pub slugged: bool,
 }
 
 /// Every kind, in the order the README lists them.

@@ -32,6 +32,7 @@ pub mod mastodon;
 pub mod media;
 pub mod net;
 pub mod payload;
+pub mod place;
 pub mod placeholder;
 pub mod preview;
 pub mod secret;
@@ -186,15 +187,6 @@ impl Built {
 /// do. Reads credential files but sends nothing.
 pub fn build(ctx: &Context) -> Result<Built, Error> {
     let kind = kind_of(ctx.config, ctx.target)?;
-    if ctx.config.keys.slugs && !kind.slugged {
-        return Err(Error::config(format!(
-            "[targets.{}]: a {} target does not take slugged keys yet (`keys = [\"date\", \"slug\"]`): it finds a copy by a place that begins with the date, where two posts of one day would be taken for each other",
-            ctx.target.name, kind.name
-        ))
-        .at(ctx.config.show(&ctx.target.source))
-        .at_line(ctx.target.line_of("kind"))
-        .hint("keep `keys = [\"date\"]` for this project, or publish it to a folder, http, command or bluesky target"));
-    }
     Ok(Built {
         can: (kind.capabilities)(ctx)?,
         target: (kind.build)(ctx)?,

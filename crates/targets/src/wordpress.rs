@@ -61,6 +61,8 @@ pub struct WordPress {
     term_ids: HashMap<(String, String), u64>,
     /// Whether `term_ids` holds every tag of the site (`terms.rs`).
     tags: terms::Tags,
+    /// The project takes slugged keys: a date key's day may hold other keys' copies (`place`).
+    slugged: bool,
     /// The run's survey of the posts around its keys (`lookup.rs`).
     survey: Option<Survey<Vec<lookup::Window>>>,
     /// Uploads of this run whose answer was lost, by image hash, and when they were sent.
@@ -101,6 +103,7 @@ impl WordPress {
             pretty: None,
             term_ids: HashMap::new(),
             tags: terms::Tags::Unlisted,
+            slugged: ctx.config.keys.slugs,
             survey: None,
             lost: HashMap::new(),
             clock: ctx.clock.clone(),
@@ -193,7 +196,7 @@ impl WordPress {
 
     /// The slug that names this post on the site: the key, then the title.
     fn slug(post: &Post) -> String {
-        crate::text::post_slug(post.key, &post.title)
+        crate::place::slug(post.key, &post.title)
     }
 }
 
@@ -214,7 +217,6 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
     takes: &[super::shared::TIMEOUTS],
-    slugged: false,
 };
 
 impl Target for WordPress {
@@ -291,8 +293,10 @@ impl Target for WordPress {
 
     fn where_to_look(&self, key: Key) -> String {
         format!(
-            "posts on {} (Posts → All, drafts and trash too) dated around {key} whose slug starts with `{key}`",
-            self.base
+            "posts on {} (Posts → All, drafts and trash too) dated around {day} whose slug starts with `{start}`",
+            self.base,
+            day = key.day(),
+            start = crate::place::start(key),
         )
     }
 

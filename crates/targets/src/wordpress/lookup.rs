@@ -64,14 +64,9 @@ impl Listed {
         })
     }
 
-    /// Whether its slug is the key's: the key, `KEY-title` (and its `-2` copies), or
-    /// `KEY__trashed`.
-    fn at(&self, key: &str) -> bool {
-        self.slug == key
-            || self
-                .slug
-                .strip_prefix(key)
-                .is_some_and(|rest| rest.starts_with('-') || rest.starts_with("__"))
+    /// Whether its slug is at the key's place (`place::holds`).
+    fn at(&self, key: Key, slugged: bool) -> bool {
+        crate::place::holds(&self.slug, key, slugged)
     }
 }
 
@@ -97,13 +92,19 @@ fn around(day: Date) -> (Date, Date) {
 
 impl Window {
     /// The key's posts dated within `from..to` (which this window holds), each once.
-    fn pick(&self, from: Date, to: Date, attempts: &Attempts, found: &mut Vec<Candidate>) {
-        let key = attempts.key.to_string();
+    fn pick(
+        &self,
+        (from, to): (Date, Date),
+        attempts: &Attempts,
+        slugged: bool,
+        found: &mut Vec<Candidate>,
+    ) {
+        let key = attempts.key;
         let after = from.to_datetime(jiff::civil::Time::midnight());
         let before = to.to_datetime(jiff::civil::Time::midnight());
         // A date the site did not give is kept: where the post is dated is then unknown.
         let dated = |post: &Listed| post.date.is_none_or(|d| after < d && d < before);
-        for post in self.posts.iter().filter(|p| p.at(&key) && dated(p)) {
+        for post in self.posts.iter().filter(|p| p.at(key, slugged) && dated(p)) {
             if found.iter().any(|c| c.id == post.id) {
                 continue;
             }
@@ -138,12 +139,12 @@ impl WordPress {
             .and_then(|s| s.for_lookup(attempts))
             .and_then(|windows| windows.iter().find(|w| w.from <= from && to <= w.to));
         if let Some(window) = surveyed {
-            window.pick(from, to, attempts, found);
+            window.pick((from, to), attempts, self.slugged, found);
             return Ok(None);
         }
         match self.list(from, to, MAX_PAGES)? {
             Ok(window) => {
-                window.pick(from, to, attempts, found);
+                window.pick((from, to), attempts, self.slugged, found);
                 Ok(None)
             }
             Err(why) => Ok(Some(why)),
