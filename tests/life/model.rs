@@ -43,7 +43,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 use spec::{Exit, Key, Lever, Line, Mode, Pass, Rec, Script, Why};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use steps::{KEYS, START, Step, Story};
+use steps::{KEYS, SLUGGED_KEYS, START, Step, Story};
 use world::{Obs, TARGET};
 
 mod lock;
@@ -107,12 +107,22 @@ fn minutes(m: i64) -> jiff::SignedDuration {
 }
 
 impl Case {
-    fn new(settle: i64, twins: bool) -> Case {
+    fn new(settle: i64, twins: bool, slugged: bool) -> Case {
         let api = PostsApi::start();
         api.state.lock().unwrap().hang = std::time::Duration::from_millis(1500);
         let p = Project::new();
-        p.file("dayrun.toml", world::config(&api, settle));
-        let keys: Vec<String> = KEYS.iter().map(|k| k.to_string()).collect();
+        if slugged {
+            seen("case with slugged keys");
+        }
+        let (names, table) = match slugged {
+            true => (SLUGGED_KEYS, "keys = [\"date\", \"slug\"]\n"),
+            false => (KEYS, ""),
+        };
+        p.file(
+            "dayrun.toml",
+            format!("{table}{}", world::config(&api, settle)),
+        );
+        let keys: Vec<String> = names.iter().map(|k| k.to_string()).collect();
         let now: Timestamp = START.parse().unwrap();
         if twins {
             world::twins(&api, &keys[0], &keys[1]);
@@ -126,7 +136,7 @@ impl Case {
         let model = keys
             .iter()
             .map(|k| Key {
-                date: k.parse().unwrap(),
+                date: k[..10].parse().unwrap(),
                 file: Some(1),
                 line: Line::none(now),
                 live: 0,
@@ -877,7 +887,7 @@ fn facts(line: &Line) -> Option<String> {
 
 /// Play a story; the number of commands run.
 fn play(story: &Story) -> Result<usize, TestCaseError> {
-    let mut case = Case::new(story.settle, story.twins);
+    let mut case = Case::new(story.settle, story.twins, story.slugged);
     for (n, step) in story.steps.iter().enumerate() {
         case.play(n, step)?;
     }

@@ -38,6 +38,7 @@ fn replay_settling(settle: i64, steps: &[Step]) {
     replay_story(Story {
         settle,
         twins: false,
+        slugged: false,
         steps: steps.to_vec(),
     });
 }
@@ -48,6 +49,7 @@ fn replay_twins(steps: &[Step]) {
     replay_story(Story {
         settle: 0,
         twins: true,
+        slugged: false,
         steps: steps.to_vec(),
     });
 }

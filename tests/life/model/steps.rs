@@ -8,6 +8,9 @@ use std::fmt;
 
 /// The keys of every case (index 0, 1, 2): two due at the start, one scheduled.
 pub const KEYS: [&str; 3] = ["2030-03-08", "2030-03-09", "2030-03-11"];
+/// The same, in a case with slugged keys (`keys = ["date", "slug"]`, issue 32): keys 0 and 1
+/// are one day's two posts, so a copy of one (a twin's too) must never answer for the other.
+pub const SLUGGED_KEYS: [&str; 3] = ["2030-03-08", "2030-03-08-second", "2030-03-11-third"];
 /// The instant a case starts at.
 pub const START: &str = "2030-03-09T07:00:00Z";
 
@@ -231,6 +234,8 @@ fn edit_while_pending() -> impl Strategy<Value = Step> {
 pub struct Story {
     pub settle: i64,
     pub twins: bool,
+    /// The case's keys are `SLUGGED_KEYS`.
+    pub slugged: bool,
     pub steps: Vec<Step>,
 }
 
@@ -240,9 +245,13 @@ impl fmt::Debug for Story {
             true => ", keys 0 and 1 with the same text",
             false => "",
         };
+        let keys = match self.slugged {
+            true => ", slugged keys",
+            false => "",
+        };
         writeln!(
             f,
-            "settle_secs = {}{twins}, then {} steps:",
+            "settle_secs = {}{twins}{keys}, then {} steps:",
             self.settle * 60,
             self.steps.len()
         )?;
@@ -254,11 +263,17 @@ pub fn case(max_steps: usize) -> impl Strategy<Value = Story> {
     // A settle time longer than a run waits (15 min): a lookup before then says "not yet".
     let settle = prop_oneof![3 => Just(0i64), 1 => Just(15)];
     let twins = prop::bool::weighted(0.3);
-    (settle, twins, prop::collection::vec(step(), 1..=max_steps)).prop_map(
-        |(settle, twins, steps)| Story {
+    let slugged = prop::bool::weighted(0.5);
+    (
+        settle,
+        twins,
+        slugged,
+        prop::collection::vec(step(), 1..=max_steps),
+    )
+        .prop_map(|(settle, twins, slugged, steps)| Story {
             settle,
             twins,
+            slugged,
             steps,
-        },
-    )
+        })
 }
