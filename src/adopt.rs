@@ -23,7 +23,7 @@ pub fn run(
         }
         until => until.unwrap_or(today),
     };
-    let catalog = Catalog::scan(&config.content, &config.root, config.keys)?;
+    let catalog = Catalog::scan(&config.sources())?;
     let selected = config.select(targets)?;
     let names = selected.iter().map(|t| t.name.as_str());
     let shown = config.show(&config.state);

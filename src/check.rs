@@ -52,7 +52,7 @@ pub fn run(
         found.setup(err);
     }
     let mut built = setup(config, clock, &mut found);
-    let catalog = Catalog::scan(&config.content, &config.root, config.keys)?;
+    let catalog = Catalog::scan(&config.sources())?;
     if online {
         look_up_today(clock, &catalog, &mut built, &mut found);
     }

@@ -240,7 +240,7 @@ fn known(config: &Config, plan: &plan::Plan) -> Result<(), Error> {
     if plan.keys.is_empty() {
         return Ok(());
     }
-    let catalog = content::Catalog::scan(&config.content, &config.root, config.keys)?;
+    let catalog = content::Catalog::scan(&config.sources())?;
     let shown = config.show(&config.state);
     let mut states = Vec::new();
     for target in config.select(&plan.targets)? {

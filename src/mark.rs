@@ -26,7 +26,7 @@ pub fn run(config: &Config, clock: &Clock, args: &MarkArgs) -> Result<i32, Error
             names.join(", ")
         )));
     }
-    let catalog = Catalog::scan(&config.content, &config.root, config.keys).ok();
+    let catalog = Catalog::scan(&config.sources()).ok();
     let names = selected.iter().map(|t| t.name.as_str());
     let shown = config.show(&config.state);
     let (_guard, mut states) = locked_states(&config.state, &shown, clock, names)?;

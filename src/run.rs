@@ -35,7 +35,7 @@ pub fn run(config: &Config, clock: &Clock, plan: &Plan) -> i32 {
 
 fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
     let asked = config.select(&plan.targets)?;
-    let catalog = Catalog::scan(&config.content, &config.root, config.keys)?;
+    let catalog = Catalog::scan(&config.sources())?;
     // A target whose setup is broken is left out (exit 2); the others still run.
     let (mut built, broken) = build(config, clock, &asked);
     let selected: Vec<&TargetConfig> = built.iter().map(|(cfg, _)| *cfg).collect();

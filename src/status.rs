@@ -78,7 +78,7 @@ struct Target<'a> {
 
 pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> Result<i32, Error> {
     let selected = config.select(names)?;
-    let catalog = Catalog::scan(&config.content, &config.root, config.keys)?;
+    let catalog = Catalog::scan(&config.sources())?;
     let scene = Scene {
         config,
         clock,

@@ -39,6 +39,9 @@ pub struct Config {
     pub catchup_days: i64,
     /// The names that make a post (`keys`, default `["date"]`: `YYYY-MM-DD.md` only).
     pub keys: content::content::Names,
+    /// The folders a site-root image path (`/img/x.png`) is looked for in after the content
+    /// folder, in order (none yet): each a folder inside the project.
+    pub static_dirs: Vec<PathBuf>,
     /// Where each run that changed something writes every key's URLs and ids per target, as
     /// JSON for a static site (`links_file`, default: none).
     pub links_file: Option<PathBuf>,
@@ -168,6 +171,7 @@ impl Config {
             timezone,
             catchup_days,
             keys,
+            static_dirs: Vec::new(),
             targets,
         };
         Ok((config, problems))
@@ -195,6 +199,17 @@ impl Config {
             .iter()
             .filter(|t| names.is_empty() || names.contains(&t.name))
             .collect())
+    }
+
+    /// What the catalog reads (the content folder, the names, the folders images may come
+    /// from): every command scans with this one value, so they cannot disagree.
+    pub fn sources(&self) -> content::content::Sources {
+        content::content::Sources {
+            root: self.content.clone(),
+            project: self.root.clone(),
+            names: self.keys,
+            static_dirs: self.static_dirs.clone(),
+        }
     }
 
     /// A path as the user would write it: relative to the project folder when inside it.

@@ -11,15 +11,16 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 mod names;
+mod sources;
 pub use names::Names;
 use names::{Sorted, sort_bundle, sort_file};
+pub use sources::{MAX_STATIC_DIRS, Sources};
 
 /// What the walk found. Posts are read only when a decision needs them (`Catalog::post`).
 #[derive(Debug, Default)]
 pub struct Catalog {
-    root: PathBuf,
-    project: PathBuf,
-    names: Names,
+    /// What the walk read: the content folder, the names, where images come from.
+    sources: Sources,
     /// Every key with the file(s) named after it; two files for one key is an error for that key.
     pub files: BTreeMap<Key, Files>,
     /// Files that could not become a key (impossible dates, unreadable folders).
@@ -29,14 +30,12 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Walk `root` (the content folder) for posts with the names `names` takes. `project` is
-    /// the folder paths are shown relative to.
-    pub fn scan(root: &Path, project: &Path, names: Names) -> Result<Catalog, Error> {
-        check_root(root, project)?;
+    /// Walk the content folder of `sources` for posts with the names it takes; their images
+    /// are read later from the folders it names (`post`, `image_errors`).
+    pub fn scan(sources: &Sources) -> Result<Catalog, Error> {
+        check_root(&sources.root, &sources.project)?;
         let mut catalog = Catalog {
-            root: root.to_path_buf(),
-            project: project.to_path_buf(),
-            names,
+            sources: sources.clone(),
             ..Catalog::default()
         };
         let found = catalog.walk();
@@ -53,11 +52,12 @@ impl Catalog {
         let mut found: Vec<Found> = Vec::new();
         let mut stack: Vec<(std::fs::ReadDir, usize)> = Vec::new();
         let mut rel: Vec<u8> = Vec::new();
-        match std::fs::read_dir(&self.root) {
+        match std::fs::read_dir(&self.sources.root) {
             Ok(entries) => stack.push((entries, 0)),
-            Err(e) => self
-                .problems
-                .push(cannot_read(&self.project, &self.root, &e)),
+            Err(e) => {
+                self.problems
+                    .push(cannot_read(&self.sources.project, &self.sources.root, &e))
+            }
         }
         while let Some((entries, len)) = stack.last_mut() {
             let len = *len;
@@ -71,7 +71,7 @@ impl Catalog {
                 // An entry the folder listing itself failed on has no name to show.
                 Err(e) => {
                     self.problems
-                        .push(cannot_read(&self.project, &self.root, &e));
+                        .push(cannot_read(&self.sources.project, &self.sources.root, &e));
                     continue;
                 }
             };
@@ -79,8 +79,9 @@ impl Catalog {
             let file_type = match entry.file_type() {
                 Ok(file_type) => file_type,
                 Err(e) => {
-                    let path = self.root.join(below(&rel, &file_name));
-                    self.problems.push(cannot_read(&self.project, &path, &e));
+                    let path = self.sources.root.join(below(&rel, &file_name));
+                    self.problems
+                        .push(cannot_read(&self.sources.project, &path, &e));
                     continue;
                 }
             };
@@ -104,10 +105,11 @@ impl Catalog {
             return None;
         }
         let folder = below(rel, name);
-        let path = self.root.join(&folder);
-        if self.names.layout().never_scanned(name.as_bytes()) {
+        let path = self.sources.root.join(&folder);
+        if self.sources.names.layout().never_scanned(name.as_bytes()) {
             let why = "a built site or installed files (blog layout): not scanned";
-            self.ignored.push((relative_to(&self.project, &path), why));
+            self.ignored
+                .push((relative_to(&self.sources.project, &path), why));
             return None;
         }
         match std::fs::read_dir(&path) {
@@ -116,7 +118,8 @@ impl Catalog {
                 Some(entries)
             }
             Err(e) => {
-                self.problems.push(cannot_read(&self.project, &path, &e));
+                self.problems
+                    .push(cannot_read(&self.sources.project, &path, &e));
                 None
             }
         }
@@ -125,18 +128,23 @@ impl Catalog {
     /// File the entry `file_name` in `rel` (not a folder): a post into `found`, anything else
     /// into `ignored` or `problems`, or nowhere (an image).
     fn file(&mut self, found: &mut Vec<Found>, rel: &[u8], file_name: &OsStr, is_symlink: bool) {
-        let at = || relative_to(&self.project, &self.root.join(below(rel, file_name)));
+        let at = || {
+            relative_to(
+                &self.sources.project,
+                &self.sources.root.join(below(rel, file_name)),
+            )
+        };
         let name = match std::str::from_utf8(file_name.as_bytes()) {
             Ok(name) => std::borrow::Cow::Borrowed(name),
             Err(_) => String::from_utf8_lossy(file_name.as_bytes()),
         };
         // A page bundle (`2026-12-01-my-post/index.md`): its folder names the post.
         let folder = rel.rsplit(|b| *b == b'/').next().filter(|f| !f.is_empty());
-        let sorted = match folder.filter(|_| self.names.slugs && !is_symlink) {
+        let sorted = match folder.filter(|_| self.sources.names.slugs && !is_symlink) {
             Some(folder) if crate::layout::is_index(&name) => {
                 sort_bundle(&String::from_utf8_lossy(folder), &at)
             }
-            _ => sort_file(&name, is_symlink, self.names, &at),
+            _ => sort_file(&name, is_symlink, self.sources.names, &at),
         };
         match sorted {
             Sorted::Post(key) => found.push((
@@ -160,7 +168,7 @@ impl Catalog {
         mtimes: &mut crate::fsutil::Mtimes,
     ) -> Option<std::time::SystemTime> {
         let files = self.files.get(&key)?;
-        mtimes.of(&self.root.join(&files.first))
+        mtimes.of(&self.sources.root.join(&files.first))
     }
 
     /// Read and derive the post for `key`, its images read and cleaned (what a target needs).
@@ -170,9 +178,8 @@ impl Catalog {
         post.images = crate::images::load(
             &post.image_refs,
             &post.path,
-            &self.root.join(path),
-            &self.root,
-            &self.project,
+            &self.sources.root.join(path),
+            &self.sources,
         )?;
         Ok(post)
     }
@@ -183,12 +190,12 @@ impl Catalog {
         let Some(files) = self.files.get(&post.key) else {
             return Vec::new();
         };
-        let file = self.root.join(&files.first);
+        let file = self.sources.root.join(&files.first);
         post.image_refs
             .iter()
             .filter_map(|r| {
                 let one = std::slice::from_ref(r);
-                crate::images::load(one, &post.path, &file, &self.root, &self.project).err()
+                crate::images::load(one, &post.path, &file, &self.sources).err()
             })
             .collect()
     }
@@ -204,8 +211,8 @@ impl Catalog {
             return Err(err);
         }
         let path = &files.first;
-        let full = self.root.join(path);
-        let layout = self.names.layout();
+        let full = self.sources.root.join(path);
+        let layout = self.sources.names.layout();
         let origin = post::Origin {
             layout,
             folder_tags: layout.folder_tags(path, key),
@@ -234,8 +241,8 @@ impl Catalog {
                 Class::Local,
                 format!(
                     "two files for {key}: {} and {}; nothing is published for this {}",
-                    self.shown(&self.root.join(&files.first)).display(),
-                    self.shown(&self.root.join(two)).display(),
+                    self.shown(&self.sources.root.join(&files.first)).display(),
+                    self.shown(&self.sources.root.join(two)).display(),
                     if key.slug().is_some() { "key" } else { "date" }
                 ),
             )
@@ -248,7 +255,7 @@ impl Catalog {
 
     /// A path as the user sees it: relative to the project folder where it is below it.
     fn shown(&self, full: &Path) -> PathBuf {
-        relative_to(&self.project, full)
+        relative_to(&self.sources.project, full)
     }
 }
 

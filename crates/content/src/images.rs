@@ -1,10 +1,11 @@
 //! A post's images: which local files its markdown and front matter name, read, checked and
 //! cleaned (orientation applied, metadata gone) before any target sees a byte of them.
 
+use crate::content::Sources;
 use crate::error::{Class, Error};
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod budget;
@@ -13,6 +14,7 @@ pub mod fit;
 mod frames;
 mod gif;
 mod jpeg;
+mod locate;
 mod png;
 pub mod rewrite;
 mod webp;
@@ -46,7 +48,8 @@ pub struct Image {
     pub srcs: Vec<String>,
     /// The file as shown to the user (relative to the project folder).
     pub path: PathBuf,
-    /// The file relative to the content folder, with `/` (what `image_base_url` is joined to).
+    /// The file as the site serves it, with `/` (what `image_base_url` is joined to): relative
+    /// to the content folder, or to the static folder it was found in.
     pub rel: String,
     pub alt: String,
     /// The line that first names it.
@@ -144,20 +147,19 @@ pub fn is_local(dest: &str) -> bool {
 }
 
 /// Read, check and clean every image a post names (its `image_refs`), the cover first. `post`
-/// is the post's path as shown, `file` the post's file, `root` the content folder and `project`
-/// the folder paths are shown relative to. Errors are `local`, at the post's file and the line
-/// naming the image.
+/// is the post's path as shown, `file` the post's file; `sources` says where images may come
+/// from (`locate`) and what paths are shown relative to. Errors are `local`, at the post's file
+/// and the line naming the image.
 pub fn load(
     image_refs: &[ImageRef],
     post: &Path,
     file: &Path,
-    root: &Path,
-    project: &Path,
+    sources: &Sources,
 ) -> Result<Vec<Image>, Error> {
     if image_refs.is_empty() {
         return Ok(Vec::new());
     }
-    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let folders = locate::Folders::new(sources);
     let folder = file.parent().unwrap_or(Path::new("."));
     let mut refs = image_refs.to_vec();
     refs.sort_by_key(|r| !r.cover); // the cover first, then the body's order (a stable sort)
@@ -167,7 +169,8 @@ pub fn load(
     for r in &refs {
         let err = |msg: String| Error::failure(Class::Local, msg).at(post).line(r.line);
         check_alt(r, &err)?;
-        let full = locate(&r.dest, folder, &root).map_err(|e| err(e.0).hint(e.1))?;
+        let locate::Found { file: full, rel } =
+            locate::locate(&r.dest, folder, &folders).map_err(|e| err(e.message).hint(e.hint))?;
         if let Some((_, i)) = seen.iter().find(|(p, _)| *p == full) {
             images[*i].also_named(r);
             continue;
@@ -181,8 +184,7 @@ pub fn load(
         let bytes = read_image(r, &full, &err)?;
         let cleaned = clean_image(r, bytes, &err)?;
         check_total(&images, r, cleaned.bytes.len(), &err)?;
-        let rel = below_root(&full, &root);
-        let shown = project_path(&full, project);
+        let shown = project_path(&full, &sources.project);
         let sha256 = crate::text::hex(&Sha256::digest(&cleaned.bytes));
         if let Some(i) = images.iter().position(|i| i.sha256 == sha256) {
             images[i].also_named(r);
@@ -280,58 +282,6 @@ fn check_total(
     Ok(())
 }
 
-/// The image's path below the content root, with `/` between its parts.
-fn below_root(full: &Path, root: &Path) -> String {
-    full.strip_prefix(root)
-        .unwrap_or(full)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// The file a destination names, inside the content folder `root` (canonical).
-fn locate(dest: &str, folder: &Path, root: &Path) -> Result<PathBuf, (String, String)> {
-    let decoded = percent_encoding::percent_decode_str(dest)
-        .decode_utf8()
-        .map(|d| d.into_owned())
-        .unwrap_or_else(|_| dest.to_string());
-    let decoded = decoded.split(['?', '#']).next().unwrap_or_default();
-    let base = match decoded.starts_with('/') {
-        true => root.to_path_buf(),
-        false => std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf()),
-    };
-    let outside = || {
-        (
-            format!("image `{dest}` is outside the content folder"),
-            "keep images inside the content folder (e.g. content/images/) and name them relative to the post".to_string(),
-        )
-    };
-    // `..` is resolved by the words first, so a path that leaves the folder is refused
-    // whether or not the file exists; then symlinks, by the file system.
-    let mut joined = base;
-    for part in Path::new(decoded.trim_start_matches('/')).components() {
-        match part {
-            Component::ParentDir if !joined.pop() => return Err(outside()),
-            Component::Normal(p) => joined.push(p),
-            _ => {}
-        }
-    }
-    if !joined.starts_with(root) {
-        return Err(outside());
-    }
-    let real = std::fs::canonicalize(&joined).map_err(|_| {
-        (
-            format!("image `{dest}` not found"),
-            "check the path: it is relative to the post's folder, or to the content folder when it starts with `/`".to_string(),
-        )
-    })?;
-    if !real.starts_with(root) {
-        return Err(outside());
-    }
-    Ok(real)
-}
-
 /// How `full` is shown: relative to the project, like the post's own path.
 fn project_path(full: &Path, project: &Path) -> PathBuf {
     let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
@@ -385,19 +335,6 @@ mod tests {
             "",
         ] {
             assert!(!is_local(remote), "{remote}");
-        }
-    }
-
-    #[test]
-    fn a_path_that_leaves_the_folder_is_refused_even_when_missing() {
-        let root = std::env::temp_dir();
-        let root = std::fs::canonicalize(root).unwrap();
-        for dest in ["../../etc/passwd", "/../x.jpg", "../nope-never-there.jpg"] {
-            let err = locate(dest, &root, &root).unwrap_err();
-            assert!(
-                err.0.contains("outside the content folder"),
-                "{dest}: {err:?}"
-            );
         }
     }
 }

@@ -76,8 +76,8 @@ pub fn with_text(
     Ok(out)
 }
 
-/// Where a target's payload says images are: at `image_base_url` + their path in the content
-/// folder (the user publishes them there), and for a script, as cleaned copies in `files`.
+/// Where a target's payload says images are: at `image_base_url` + their path on the site (in
+/// the content folder, or in the static folder they came from: the user publishes them there), and for a script, as cleaned copies in `files`.
 #[derive(Debug, Clone, Default)]
 pub struct ImageLinks {
     pub base: Option<String>,
@@ -101,8 +101,8 @@ impl ImageLinks {
         Ok(ImageLinks { base, files: None })
     }
 
-    /// The public URL of `image`, when the target has a base: its path in the content folder,
-    /// each part percent-encoded.
+    /// The public URL of `image`, when the target has a base: its path on the site
+    /// (`Image::rel`), each part percent-encoded.
     pub fn url(&self, image: &Image) -> Option<String> {
         let base = self.base.as_ref()?;
         let path: Vec<String> = image.rel.split('/').map(super::net::encode).collect();
