@@ -7,5 +7,6 @@ pub mod images_privacy;
 pub mod images_prop;
 pub mod messy_posts;
 pub mod slugged;
+pub mod static_dirs;
 pub mod templates;
 pub mod threads;

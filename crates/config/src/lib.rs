@@ -5,6 +5,7 @@ mod links_file;
 mod order;
 mod policy;
 mod rules;
+mod static_dirs;
 pub mod templates;
 
 use crate::error::Error;
@@ -40,7 +41,7 @@ pub struct Config {
     /// The names that make a post (`keys`, default `["date"]`: `YYYY-MM-DD.md` only).
     pub keys: content::content::Names,
     /// The folders a site-root image path (`/img/x.png`) is looked for in after the content
-    /// folder, in order (none yet): each a folder inside the project.
+    /// folder, in order (`static_dirs`, default none): each a folder inside the project.
     pub static_dirs: Vec<PathBuf>,
     /// Where each run that changed something writes every key's URLs and ids per target, as
     /// JSON for a static site (`links_file`, default: none).
@@ -89,6 +90,7 @@ struct File {
     timezone: Option<String>,
     catchup_days: Option<i64>,
     keys: Option<Vec<String>>,
+    static_dirs: Option<static_dirs::Written>,
     links_file: Option<PathBuf>,
     #[serde(default)]
     targets: BTreeMap<String, toml::Table>,
@@ -153,6 +155,13 @@ impl Config {
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
         let (targets, mut problems) = read_targets(&source, file.targets, &base, &root, kinds);
+        let place = static_dirs::Place {
+            text: source.text.as_deref().unwrap_or_default(),
+            shown,
+            base: &base,
+            project: &root,
+        };
+        let static_dirs = static_dirs::read(file.static_dirs, &place)?;
         let content = base.join(file.content.unwrap_or_else(|| "content".into()));
         let state = base.join(file.state.unwrap_or_else(|| "state".into()));
         if let Some(links) = &file.links_file {
@@ -171,7 +180,7 @@ impl Config {
             timezone,
             catchup_days,
             keys,
-            static_dirs: Vec::new(),
+            static_dirs,
             targets,
         };
         Ok((config, problems))
