@@ -75,6 +75,12 @@ fn every_toml_example_is_a_valid_config() {
                 };
                 p.secret(file, secret);
             }
+            // Every static folder it names, as a Hugo site has them.
+            if let Some(("static_dirs", list)) = line.split_once(" = ") {
+                for folder in list.split('"').skip(1).step_by(2) {
+                    std::fs::create_dir_all(p.path(folder)).unwrap();
+                }
+            }
         }
         with_example_script(&p);
         p.file("dayrun.toml", &example);
