@@ -31,6 +31,8 @@ pub use apply::visit;
 pub use linked::linked_states;
 pub(crate) use linked::others;
 mod media;
+mod renamed;
+pub(crate) use renamed::renamed;
 pub(super) mod report;
 mod retract;
 mod stop;
@@ -195,4 +197,7 @@ struct Known {
     /// The marks each post of the catalog would be sent with here, read the first time a
     /// lookup finds a copy no line holds (`alike.rs`).
     alike: Option<alike::Alike>,
+    /// This target's lines whose post is gone, read the first time a key with no line may be
+    /// sent (`renamed.rs`).
+    gone: Option<store::gone::Gone>,
 }

@@ -74,6 +74,8 @@ struct Target<'a> {
     credential: Option<String>,
     linked: BTreeMap<String, StateFile>,
     template: Option<&'a str>,
+    /// The lines whose post is gone, for a renamed post (`runner::renamed`; slugged keys).
+    gone: Option<store::gone::Gone>,
 }
 
 pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> Result<i32, Error> {
@@ -154,6 +156,9 @@ impl<'a> Target<'a> {
         let credential = credential(&ctx, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
         let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;
+        let catalog = scene.catalog;
+        let has_post = |k: Key| catalog.files.contains_key(&k);
+        let gone = (catalog.slugged()).then(|| store::gone::Gone::read(&state, has_post));
         Ok(Target {
             cfg,
             state,
@@ -161,6 +166,7 @@ impl<'a> Target<'a> {
             credential,
             linked,
             template: cfg.template.as_ref().map(crate::template::Template::mark),
+            gone,
         })
     }
 }
@@ -258,8 +264,13 @@ fn key_row(
     // A key a run may send is read as the run reads it, images and all (a bad image
     // fails the run's read); a done one by its text, unless it holds a refused edit.
     let whole = refused || line.is_none_or(|l| l.phase != Phase::Done);
+    let name = &target.cfg.name;
+    let renamed = |post: &crate::post::Post| {
+        crate::runner::renamed(target.gone.as_ref(), &scene.mode, post, line, name)
+    };
     let facts = |post: &crate::post::Post| Facts {
-        blocked: blocked(target.cfg, post, &ctx, &target.linked),
+        blocked: (blocked(target.cfg, post, &ctx, &target.linked))
+            .or_else(|| renamed(post).map(|e| e.message)),
         ..post.facts(target.template, refused)
     };
     let get = || seen(scene.catalog, key, has_post, whole, &facts);

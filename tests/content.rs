@@ -6,6 +6,7 @@ pub mod images_bad;
 pub mod images_privacy;
 pub mod images_prop;
 pub mod messy_posts;
+pub mod renames;
 pub mod slugged;
 pub mod static_dirs;
 pub mod templates;

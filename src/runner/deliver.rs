@@ -41,8 +41,16 @@ impl TargetRun<'_> {
                 .count(Count::Draft, key, "draft", tell::skip::DRAFT);
             return Ok(());
         }
-        let post = self.images_for(&read);
         let line = self.line(key);
+        if let Some(err) = self.renamed(&read, line.as_ref()) {
+            if !self.run.plan.dry_run {
+                return self.not_sent(&read, &err, line.as_ref());
+            }
+            let text = tell::dry::would_fail(&err.message, &read);
+            self.voice.say(key, "would fail", &text);
+            return Ok(());
+        }
+        let post = self.images_for(&read);
         let sending = life::sending(line.as_ref(), look_first, new_copy, &self.ctx(key));
         if self.target.as_thread().is_some() {
             return self.attempt_thread(post, line, sending, why);

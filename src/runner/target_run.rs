@@ -125,18 +125,24 @@ impl TargetRun<'_> {
     /// The key's life, visited: the post read only if a rule asks, with the copies its text
     /// links to as gathered for this key (`gather`).
     fn visit(&mut self, key: Key, has_post: bool, posts: &Posts) -> Result<life::Step, Error> {
+        self.read_gone(key);
         let template = self.template_mark();
         let (cfg, upstream) = (self.cfg, self.upstream(key));
-        let blocked =
-            |post: &crate::post::Post| crate::targets::preview::blocked(cfg, post, &upstream);
+        let (line, plan, gone) = (self.line(key), self.run.plan, self.known.gone.take());
+        let blocked = |post: &crate::post::Post| {
+            let renamed = super::renamed(gone.as_ref(), &plan.mode, post, line.as_ref(), &cfg.name);
+            let blocked = crate::targets::preview::blocked(cfg, post, &upstream);
+            blocked.or_else(|| renamed.map(|e| e.message))
+        };
         let refused = self.refused(key);
         let facts = |post: &crate::post::Post| Facts {
             blocked: blocked(post),
             ..post.facts(template, refused)
         };
         let get = || Self::seen(posts, key, has_post, &facts);
-        let (step, _) = super::apply::visit(|seen| self.apply(key, &Event::Visit(seen)), get)?;
-        Ok(step)
+        let visited = super::apply::visit(|seen| self.apply(key, &Event::Visit(seen)), get);
+        self.known.gone = gone;
+        Ok(visited?.0)
     }
 
     /// A decision that sends nothing and looks nothing up, told (`Voice::decision`).

@@ -127,6 +127,18 @@ pub fn describe(post: &Post) -> String {
     )
 }
 
+/// Why a post whose text is that of `old` (its file gone, its copy out on `target`) is not
+/// sent as `new`, and what a person does: a rename would otherwise make a second copy.
+pub fn renamed(new: Key, old: Key, target: &str) -> (String, String) {
+    let why = format!(
+        "not sent: its text is {old}'s, whose file is gone and whose copy is out here: renamed from {old}? Sending it would make a second copy"
+    );
+    let hint = format!(
+        "if it is {old} renamed: name the file {old} again, or take that copy as this post's with `dayrun mark {new} done --id ID --target {target}` (ID: the id on {old}'s line in its state file) and remove {old}'s line; if it is a new post, `dayrun retry {new} --target {target}` publishes it"
+    );
+    (why, hint)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -160,6 +160,11 @@ impl Catalog {
         }
     }
 
+    /// Whether the catalog takes slugged keys (`keys = ["date", "slug"]`).
+    pub fn slugged(&self) -> bool {
+        self.sources.names.slugs
+    }
+
     /// When the post's file for `key` was last modified (one `stat`, nothing read); `None`: no
     /// file, or the file system does not say.
     pub fn modified(

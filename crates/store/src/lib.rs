@@ -2,6 +2,7 @@
 //! (`sent`), the run's lock, and `merge-state`.
 #![cfg_attr(test, allow(clippy::too_many_lines))]
 
+pub mod gone;
 pub mod lock;
 pub mod merge;
 pub mod owners;
