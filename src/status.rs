@@ -93,7 +93,8 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], as_json: bool) -> R
     };
     let mut drafts: BTreeMap<Key, bool> = BTreeMap::new();
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    // A reader that goes away (`status | head`) ends no computation: the exit code stands.
+    let mut out = crate::say::Closable::new(BufWriter::new(stdout.lock()));
     let mut exit = Exit::Ok;
     say_standing(&catalog, scene.today, &mut exit);
     if as_json {

@@ -168,8 +168,9 @@ fn a_named_key_with_no_post_and_no_record_is_a_usage_error() {
     .stderr_has("no post for 2026-11-28: content/2026-11-28.md does not exist");
 }
 
-/// `dayrun check | head` and `dayrun run | head`: a reader that goes away ends no command in a
-/// panic, and a run still records what it did (its output is not its record).
+/// `dayrun check | head`, `dayrun run | head` and `dayrun status | head`: a reader that goes
+/// away ends no command in a panic nor an error, and a run still records what it did (its
+/// output is not its record).
 #[test]
 fn a_reader_that_goes_away_ends_nothing_in_a_panic() {
     let p = Project::new();
@@ -189,6 +190,8 @@ fn a_reader_that_goes_away_ends_nothing_in_a_panic() {
     for args in [
         &["check"][..],
         &["run", "--backfill", "--today=2024-02-08"][..],
+        // `status` computes every row still: its exit code is what a run would give.
+        &["status"][..],
     ] {
         let mut child = p
             .command(args)

@@ -92,3 +92,49 @@ pub fn finish(code: i32) {
         println!("(exit {code}; the whole log is {})", log.path);
     }
 }
+
+/// A writer to a reader that may go away (`dayrun status | head`): once the pipe is closed,
+/// every write is dropped as if made, so the command still computes what it says and ends
+/// with its exit code; any other error is the caller's.
+pub struct Closable<W: Write> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> Closable<W> {
+    pub fn new(inner: W) -> Closable<W> {
+        Closable {
+            inner,
+            closed: false,
+        }
+    }
+
+    /// `result`, with a closed pipe remembered and taken for success.
+    fn unless_closed<T>(&mut self, result: std::io::Result<T>, done: T) -> std::io::Result<T> {
+        match result {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(done)
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: Write> Write for Closable<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let written = self.inner.write(buf);
+        self.unless_closed(written, buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let flushed = self.inner.flush();
+        self.unless_closed(flushed, ())
+    }
+}
