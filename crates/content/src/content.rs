@@ -11,10 +11,9 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 mod names;
-mod sources;
-pub use names::Names;
+pub use crate::layout::Names;
+pub use crate::sources::{MAX_STATIC_DIRS, Sources};
 use names::{Sorted, sort_bundle, sort_file};
-pub use sources::{MAX_STATIC_DIRS, Sources};
 
 /// What the walk found. Posts are read only when a decision needs them (`Catalog::post`).
 #[derive(Debug, Default)]

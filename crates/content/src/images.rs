@@ -1,8 +1,8 @@
 //! A post's images: which local files its markdown and front matter name, read, checked and
 //! cleaned (orientation applied, metadata gone) before any target sees a byte of them.
 
-use crate::content::Sources;
 use crate::error::{Class, Error};
+use crate::sources::Sources;
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};

@@ -74,6 +74,25 @@ impl Layout {
     }
 }
 
+/// The names that make a post (`keys` in `dayrun.toml`): `YYYY-MM-DD.md` always; with `slug`,
+/// `YYYY-MM-DD-slug.md` and the `.markdown` extension too. Off by default: a project's files
+/// named so are ignored until it says otherwise, so none becomes due by an upgrade.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Names {
+    pub slugs: bool,
+}
+
+impl Names {
+    /// The layout these names go with: slugged keys are a blog's (Jekyll, Hugo, Zola), whose
+    /// folders and front matter are read as its generator reads them.
+    pub fn layout(self) -> Layout {
+        match self.slugs {
+            true => Layout::Blog,
+            false => Layout::Dated,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@ pub mod content;
 pub mod images;
 pub mod layout;
 pub mod post;
+pub mod sources;
 pub mod template;
 #[cfg(test)]
 mod test_alloc;

@@ -1,28 +1,9 @@
 //! What a file's name makes it to the catalog: a post, a problem to show, a file to list as
 //! ignored, or an image beside the posts.
 
-/// The names that make a post (`keys` in `dayrun.toml`): `YYYY-MM-DD.md` always; with `slug`,
-/// `YYYY-MM-DD-slug.md` and the `.markdown` extension too. Off by default: a project's files
-/// named so are ignored until it says otherwise, so none becomes due by an upgrade.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Names {
-    pub slugs: bool,
-}
-
-impl Names {
-    /// The layout these names go with: slugged keys are a blog's (Jekyll, Hugo, Zola), whose
-    /// folders and front matter are read as its generator reads them.
-    pub fn layout(self) -> Layout {
-        match self.slugs {
-            true => Layout::Blog,
-            false => Layout::Dated,
-        }
-    }
-}
-
 use crate::clock::{looks_like_key, parse_key};
 use crate::error::{Class, Error};
-use crate::layout::Layout;
+use crate::layout::Names;
 use std::path::PathBuf;
 
 /// What one file (not a folder) below the root is to the catalog.

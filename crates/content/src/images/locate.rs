@@ -2,7 +2,7 @@
 //! for a site-root path (`/img/x.png`), under the content folder and then each static folder in
 //! order, the first that has it. Never outside the folder it was found in.
 
-use crate::content::Sources;
+use crate::sources::Sources;
 use std::path::{Component, Path, PathBuf};
 
 /// A folder images may come from, resolved once for a post.

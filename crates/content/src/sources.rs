@@ -1,7 +1,7 @@
 //! What the catalog reads: the content folder and the names that make a post there, the folder
 //! paths are shown from, and the further folders a site-root image path may come from.
 
-use super::Names;
+use crate::layout::Names;
 use std::path::PathBuf;
 
 /// A project may name at most this many `static_dirs`: each is looked in for every site-root
