@@ -103,12 +103,17 @@ impl Fields<'_> {
         Ok(matter)
     }
 
-    /// What only the blog layout reads: `categories` after the tags, `excerpt` as the summary
+    /// What only the blog layout reads: `categories` (and Jekyll's `category`) after the tags, `excerpt` as the summary
     /// when none is given, `published: false` as a draft, and `slug`.
     fn read_blog(&self, matter: &mut FrontMatter) -> Result<(), YamlError> {
         if let Some(categories) = self.words("categories")? {
             matter.tags_line = matter.tags_line.or(self.line("categories"));
             matter.tags.get_or_insert_default().extend(categories);
+        }
+        // Jekyll's one category: the whole text is its name, spaces and all.
+        if let Some(category) = self.text("category")? {
+            matter.tags_line = matter.tags_line.or(self.line("category"));
+            matter.tags.get_or_insert_default().push(category);
         }
         if matter.summary.is_none() {
             matter.summary = self.text("excerpt")?;
@@ -310,6 +315,11 @@ mod tests {
             (vec!["web".to_string(), "dev".into()], Some(2))
         );
         assert!(!yaml("published: true\n", Layout::Blog).draft);
+        // Jekyll's `category` is one name, after the tags and categories; a date project
+        // does not read it.
+        let one = yaml("tags: [a]\ncategory: web dev\n", Layout::Blog);
+        assert_eq!(one.tags.unwrap(), ["a", "web dev"]);
+        assert_eq!(yaml("category: web dev\n", Layout::Dated).tags, None);
         assert!(yaml("published: true\ndraft: true\n", Layout::Blog).draft);
     }
 
