@@ -30,18 +30,37 @@ pub fn slug(key: Key, title: &str) -> String {
     }
 }
 
-/// Whether `slug` (as the site shows it) is at `key`'s place; `slugged`: the project takes
-/// slugged keys, so a date key's day may hold other keys' copies.
-pub fn holds(slug: &str, key: Key, slugged: bool) -> bool {
-    let Some(rest) = slug.strip_prefix(key.to_string().as_str()) else {
-        return false;
-    };
-    if key.slug().is_some() {
-        return rest.starts_with('_');
+/// A key's place, made once for the many slugs a listing shows.
+pub struct Place {
+    key: String,
+    /// The key has a slug: its place is `KEY_…`.
+    slugged_key: bool,
+    /// The project takes slugged keys, so a date key's day may hold other keys' copies.
+    slugged: bool,
+}
+
+impl Place {
+    /// `key`'s place; `slugged`: the project takes slugged keys.
+    pub fn of(key: Key, slugged: bool) -> Place {
+        Place {
+            key: key.to_string(),
+            slugged_key: key.slug().is_some(),
+            slugged,
+        }
     }
-    let dated = rest.is_empty() || rest.starts_with('-') || rest.starts_with("__");
-    let own = rest.strip_suffix("__trashed").unwrap_or(rest);
-    dated && !(slugged && own.contains('_'))
+
+    /// Whether `slug` (as the site shows it) is at this place.
+    pub fn holds(&self, slug: &str) -> bool {
+        let Some(rest) = slug.strip_prefix(self.key.as_str()) else {
+            return false;
+        };
+        if self.slugged_key {
+            return rest.starts_with('_');
+        }
+        let dated = rest.is_empty() || rest.starts_with('-') || rest.starts_with("__");
+        let own = rest.strip_suffix("__trashed").unwrap_or(rest);
+        dated && !(self.slugged && own.contains('_'))
+    }
 }
 
 /// How a person finds the place: the start every slug there has.
@@ -58,6 +77,10 @@ mod tests {
 
     fn key(text: &str) -> Key {
         text.parse().unwrap()
+    }
+
+    fn holds(slug: &str, key: Key, slugged: bool) -> bool {
+        Place::of(key, slugged).holds(slug)
     }
 
     #[test]

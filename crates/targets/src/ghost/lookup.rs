@@ -53,11 +53,10 @@ impl Ghost {
         let filter = window_filter(key);
         let title = Self::title_words(attempts.sent["title"].as_str().unwrap_or_default());
         let mut candidates: Vec<Candidate> = Vec::new();
+        let place = crate::place::Place::of(key, self.slugged);
         for page in 1..=MAX_PAGES {
             let body = self.list_page(&filter, page)?;
-            if let Err(cannot_tell) =
-                Self::gather(&body, (key, self.slugged), &title, &mut candidates)
-            {
+            if let Err(cannot_tell) = Self::gather(&body, &place, &title, &mut candidates) {
                 return Ok(cannot_tell);
             }
             if candidates.len() > MAX_CANDIDATES {
@@ -91,12 +90,11 @@ impl Ghost {
         Ok(reply.body)
     }
 
-    /// Add to `candidates` the posts of one page `body` at the key's place (`place::holds`;
-    /// `slugged`: the project takes slugged keys) or with the `title` sent; a cannot-tell when the page is not a list of at
-    /// most `PAGE` posts.
+    /// Add to `candidates` the posts of one page `body` at the key's `place` or with the
+    /// `title` sent; a cannot-tell when the page is not a list of at most `PAGE` posts.
     fn gather(
         body: &str,
-        (key, slugged): (life::Key, bool),
+        place: &crate::place::Place,
         title: &str,
         candidates: &mut Vec<Candidate>,
     ) -> Result<(), Lookup> {
@@ -107,7 +105,7 @@ impl Ghost {
                 return;
             };
             let slug = item["slug"].as_str().unwrap_or_default();
-            let at_place = crate::place::holds(slug, key, slugged);
+            let at_place = place.holds(slug);
             let same_title = item["title"]
                 .as_str()
                 .is_some_and(|t| !title.is_empty() && Self::title_words(t) == title);

@@ -63,11 +63,6 @@ impl Listed {
             trashed: item["status"] == "trash",
         })
     }
-
-    /// Whether its slug is at the key's place (`place::holds`).
-    fn at(&self, key: Key, slugged: bool) -> bool {
-        crate::place::holds(&self.slug, key, slugged)
-    }
 }
 
 /// A listing read to its last page: the posts dated after `from` and before `to` (days at
@@ -104,7 +99,8 @@ impl Window {
         let before = to.to_datetime(jiff::civil::Time::midnight());
         // A date the site did not give is kept: where the post is dated is then unknown.
         let dated = |post: &Listed| post.date.is_none_or(|d| after < d && d < before);
-        for post in self.posts.iter().filter(|p| p.at(key, slugged) && dated(p)) {
+        let place = crate::place::Place::of(key, slugged);
+        for post in (self.posts.iter()).filter(|p| place.holds(&p.slug) && dated(p)) {
             if found.iter().any(|c| c.id == post.id) {
                 continue;
             }
