@@ -28,6 +28,7 @@ pub enum Command {
     Check(CheckArgs),
     Retry(RetryArgs),
     Mark(MarkArgs),
+    Mv(MvArgs),
     Adopt(AdoptArgs),
     Retract(RetractArgs),
     MergeState(MergeStateArgs),
@@ -141,6 +142,22 @@ pub struct MarkArgs {
     #[argh(option)]
     pub id: Option<String>,
     /// only this target
+    #[argh(option)]
+    pub target: Vec<String>,
+}
+
+/// Carry a renamed post's lines over to its new key: `mv OLD NEW`. Its copies stay where
+/// they are; nothing is sent.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "mv", help_triggers("-h", "--help", "help"))]
+pub struct MvArgs {
+    /// the key the post had (its file's old name)
+    #[argh(positional)]
+    pub old: String,
+    /// the key it has now
+    #[argh(positional)]
+    pub new: String,
+    /// only this target (repeatable)
     #[argh(option)]
     pub target: Vec<String>,
 }

@@ -18,6 +18,7 @@ pub mod check;
 pub mod cli;
 pub mod links;
 pub mod mark;
+pub mod mv;
 pub mod plan;
 mod posts;
 pub mod progress;
@@ -120,6 +121,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
         Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,
         Command::Check(a) => check::run(&config, &clock(&a.today)?, a.online, problems)?,
         Command::Mark(a) => mark::run(&config, &clock(&None)?, &a)?,
+        Command::Mv(a) => mv::run(&config, &clock(&None)?, &a)?,
         Command::Adopt(a) => {
             let until = a
                 .until

@@ -49,6 +49,9 @@ struct Row {
     edit_failed: bool,
     /// The exit code this key leaves a run with (0, 1, 3 or 75).
     exit: i32,
+    /// A renamed post whose line the next run carries over: `from OLD` (this key takes it,
+    /// its copies staying at OLD's place) or `to NEW` (this key's line goes to NEW).
+    renamed: Option<String>,
 }
 
 /// What every target's keys are judged against, and how they are shown.
@@ -157,9 +160,7 @@ impl<'a> Target<'a> {
         let credential = credential(&ctx, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
         let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;
-        let catalog = scene.catalog;
-        let has_post = |k: Key| catalog.files.contains_key(&k);
-        let gone = (catalog.slugged()).then(|| store::gone::Gone::read(&state, has_post));
+        let gone = crate::runner::gone(&state, scene.catalog);
         Ok(Target {
             cfg,
             state,
@@ -266,13 +267,10 @@ fn key_row(
     // fails the run's read); a done one by its text, unless it holds a refused edit.
     let whole = refused || line.is_none_or(|l| l.phase != Phase::Done);
     let name = &target.cfg.name;
-    let renamed = |post: &crate::post::Post| {
-        crate::runner::renamed(target.gone.as_ref(), &scene.mode, post, line, name)
-    };
-    let facts = |post: &crate::post::Post| Facts {
-        blocked: (blocked(target.cfg, post, &ctx, &target.linked))
-            .or_else(|| renamed(post).map(|e| e.message)),
-        ..post.facts(target.template, refused)
+    let facts = |post: &crate::post::Post| {
+        let renamed = crate::runner::renamed(target.gone.as_ref(), &scene.mode, post, line, name);
+        let blocked = blocked(target.cfg, post, &ctx, &target.linked);
+        renamed.facts(blocked, post.facts(target.template, refused))
     };
     let get = || seen(scene.catalog, key, has_post, whole, &facts);
     let next = |seen: Option<&Seen>| {
@@ -286,6 +284,22 @@ fn key_row(
         life::Then::Decide(decision) => decision,
         _ => unreachable!("a visit decides"),
     };
+    // A renamed post's key is shown with the line the run carries over to it (`renamed`).
+    let carried = match (line, &step.line) {
+        (None, life::Change::Write(carried)) => Some(carried.as_ref().clone()),
+        _ => None,
+    };
+    let renamed = match (&carried, target.gone.as_ref()) {
+        (Some(_), _) => match seen() {
+            Seen::Ready(life::Facts {
+                carry: Some(from), ..
+            }) => Some(Renamed::From(from.key)),
+            _ => None,
+        },
+        (None, Some(gone)) => gone.successor(key).map(Renamed::To),
+        _ => None,
+    };
+    let line = carried.as_ref().or(line);
     let draft = || *drafts.entry(key).or_insert_with(|| seen() == Seen::Draft);
     let status = status(line, &decision, draft);
     let blocked = match (&decision, matches!(decision, Decision::Publish { .. })) {
@@ -300,6 +314,7 @@ fn key_row(
         decision,
         blocked,
         exit: step.exit.code(),
+        renamed,
     };
     row(scene, key, line, has_post, verdict)
 }
@@ -324,6 +339,16 @@ struct Verdict {
     blocked: Option<String>,
     /// The exit code it leaves a run with.
     exit: i32,
+    renamed: Option<Renamed>,
+}
+
+/// A renamed post, as the next run carries its line over (`runner::renamed`).
+#[derive(Clone, Copy)]
+enum Renamed {
+    /// This key takes the line of the key its copies stay at over.
+    From(Key),
+    /// This key's line goes to that key.
+    To(Key),
 }
 
 /// The row of `key`, from its line, its post (`has_post`: its file is there) and `verdict`.
@@ -332,7 +357,7 @@ fn row(scene: &Scene, key: Key, line: Option<&KeyLine>, has_post: bool, verdict:
         .and_then(KeyLine::time)
         .map(|at| scene.now.as_second() - at.as_second());
     let done = line.filter(|l| l.phase == Phase::Done);
-    let deleted = done.is_some() && !has_post;
+    let deleted = done.is_some() && !has_post && verdict.renamed.is_none();
     let edited = !deleted
         && done.and_then(|l| l.fp.as_ref()).is_some_and(|fp| {
             scene
@@ -361,6 +386,10 @@ fn row(scene: &Scene, key: Key, line: Option<&KeyLine>, has_post: bool, verdict:
         blocked: verdict.blocked,
         edit_failed: matches!(verdict.decision, Decision::EditFailed(_)),
         exit: verdict.exit,
+        renamed: verdict.renamed.map(|r| match r {
+            Renamed::From(old) => format!("from {old}"),
+            Renamed::To(new) => format!("to {new}"),
+        }),
     }
 }
 
@@ -482,6 +511,11 @@ fn text(row: &Row, line: &Option<KeyLine>, can_find: bool) -> String {
     }
     if row.deleted {
         text.push_str(" DELETED: the post's file is gone (the published copy is not touched)");
+    }
+    if let Some(renamed) = &row.renamed {
+        text.push_str(&format!(
+            " RENAMED {renamed}: the next run carries the line over; the copies stay where they are"
+        ));
     }
     if let Some(line) = line
         && !line.copies.duplicates.is_empty()

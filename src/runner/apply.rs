@@ -7,6 +7,7 @@ use crate::clock::Clock;
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::{self, Change, Ctx, Event, KeyLine, Rules, Seen, Step, Then};
+use crate::post::Post;
 use jiff::civil::Date;
 
 /// The moment `key` is judged in, from the run's parts (borrowed apart from the target, so an
@@ -50,6 +51,19 @@ impl TargetRun<'_> {
         self.state.get(key).map(KeyLine::of)
     }
 
+    /// Where the key's copies are here: its own place, or the key its line was carried over
+    /// from (`place=`).
+    pub(super) fn place(&self, key: Key) -> Key {
+        self.line(key).map_or(key, |l| l.place_key())
+    }
+
+    /// The key's post as read, at its place here (`Post::place`).
+    pub(super) fn post(&self, key: Key, posts: &super::Posts) -> Result<Post, Error> {
+        let mut post = posts.get(key).as_ref().clone()?;
+        post.place = self.line(key).and_then(|l| l.place);
+        Ok(post)
+    }
+
     /// The moment a key is judged in.
     pub(super) fn ctx(&self, key: Key) -> Ctx<'_> {
         ctx_for(
@@ -68,6 +82,12 @@ impl TargetRun<'_> {
     pub(super) fn apply(&mut self, key: Key, event: &Event) -> Result<Step, Error> {
         let line = self.line(key);
         let step = life::next(line.as_ref(), event, &self.ctx(key));
+        self.record(key, event, &step)?;
+        Ok(step)
+    }
+
+    /// Record the line `step` returns for `event` (never in a dry run), and fold its exit in.
+    pub(super) fn record(&mut self, key: Key, event: &Event, step: &Step) -> Result<(), Error> {
         if !self.run.plan.dry_run {
             match &step.line {
                 // An edit hash recorded without sending anything needs no sync of its own:
@@ -89,7 +109,7 @@ impl TargetRun<'_> {
         if !matches!(event, Event::Visit(_)) {
             self.voice.outcome.exit.merge(step.exit);
         }
-        Ok(step)
+        Ok(())
     }
 
     /// The copy of `receipts` is there, learnt `how`: the done line, keeping what `keeps`

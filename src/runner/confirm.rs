@@ -193,7 +193,7 @@ impl TargetRun<'_> {
             Looking::Confirm { .. } => line.as_ref().map(|l| l.sought(ask.marks)),
         };
         let attempts = Attempts {
-            key,
+            key: line.as_ref().map_or(key, KeyLine::place_key),
             marks: sought.as_ref().map_or(ask.marks, |s| &s.marks),
             since: sought.as_ref().and_then(|s| s.since),
             last: sought.as_ref().and_then(|s| s.last),
@@ -225,7 +225,7 @@ impl TargetRun<'_> {
                     found.copy = self
                         .target
                         .as_names()
-                        .and_then(|n| n.copy_of(key, &receipts[0].id));
+                        .and_then(|n| n.copy_of(attempts.key, &receipts[0].id));
                     parts = found;
                     life::Verdict::Found(parts.landed(receipts, life::How::Confirmed, first))
                 }

@@ -31,9 +31,9 @@ impl TargetRun<'_> {
         look_first: bool,
         new_copy: bool,
     ) -> Result<(), Error> {
-        let read = match &*posts.get(key) {
-            Ok(post) => post.clone(),
-            Err(err) => return self.local_error(key, err.clone()),
+        let read = match self.post(key, posts) {
+            Ok(post) => post,
+            Err(err) => return self.local_error(key, err),
         };
         if read.draft {
             self.voice.outcome.drafts.push(key);
@@ -81,7 +81,7 @@ impl TargetRun<'_> {
             out.native = line.copies.current.native.clone();
         }
         if let Some(names) = self.target.as_names() {
-            out.native.fill(&names.choose(key, generation));
+            out.native.fill(&names.choose(post.place(), generation));
         }
         if before == Before::OnWord {
             self.voice.trace(
@@ -324,7 +324,7 @@ impl TargetRun<'_> {
         clock: Instant,
     ) -> Result<(), Error> {
         let key = post.key;
-        let copy = (self.target.as_names()).and_then(|n| n.copy_of(key, &receipt.id));
+        let copy = (self.target.as_names()).and_then(|n| n.copy_of(post.place(), &receipt.id));
         let receipts = [receipt];
         let keeps = life::Keeps {
             media: self.unattached(key, post),

@@ -1,48 +1,130 @@
-//! A renamed post is never a second copy in silence (issue 32): with slugged keys, a key with
-//! no line whose post has the text of a key whose file is gone and whose copy is out is not
-//! sent by a run; it fails (rejected, exit 1) naming both keys, and a person says which it is.
-//! A retry is that person's word: it sends. The run, its dry run and `status` ask `renamed`.
+//! A renamed post is never a second copy (issue 32): with slugged keys, a key with no line
+//! whose post has the text of exactly one key whose file is gone and whose copy is out takes
+//! that line over, its copies staying where they are (`place=`); one that may be a rename but
+//! cannot be told (several such keys, or one of its day with other words) is not sent: it fails
+//! (rejected, exit 1) naming the keys, until a person says which it is (`dayrun mv`, or `retry`
+//! to publish it as a new post). The run, its dry run and `status` ask `renamed`
+//! (`store::gone` holds the rule).
 
 use super::TargetRun;
+use crate::content::Catalog;
 use crate::error::{Class, Error};
-use crate::life::{Key, KeyLine, Mode};
+use crate::life::{self, Change, Key, KeyLine, Mode, Step};
 use crate::post::Post;
-use store::gone::Gone;
+use crate::state::StateFile;
+use store::gone::{Gone, Rename};
 
-/// Why `post` (its key's line: `line`) is not sent as a new copy on `target`, by the rule
-/// above; `gone`: the target's lines whose post is gone (`None`: the catalog has no slugged
-/// keys, and the rule does not apply).
+/// What the rename rule says of a post with no line: the line it takes over, or why it waits
+/// for a person. Neither: a new post.
+#[derive(Default)]
+pub(crate) struct Renamed {
+    pub carry: Option<Box<KeyLine>>,
+    pub ask: Option<Error>,
+}
+
+/// The rule above for `post` (its key's line: `line`) on `target`; `gone`: the target's lines
+/// whose post is gone (`None`: the catalog has no slugged keys, and the rule does not apply).
+/// Only a plain run asks it: a retry is a person's word.
 pub(crate) fn renamed(
     gone: Option<&Gone>,
     mode: &Mode,
     post: &Post,
     line: Option<&KeyLine>,
     target: &str,
-) -> Option<Error> {
-    let run = matches!(mode, Mode::Run { .. });
-    let old = gone?
-        .renamed_from(&post.fingerprint)
-        .filter(|_| run && line.is_none())?;
-    let (why, hint) = crate::tell::line::renamed(post.key, old, target);
-    Some(Error::failure(Class::Rejected, why).hint(hint))
+) -> Renamed {
+    let (Some(gone), Mode::Run { .. }, None) = (gone, mode, line) else {
+        return Renamed::default();
+    };
+    match gone.rename(post.key, &post.fingerprint) {
+        Rename::New => Renamed::default(),
+        Rename::Carry(line) => Renamed {
+            carry: Some(line),
+            ask: None,
+        },
+        Rename::Ask { keys, same_text } => {
+            let (why, hint) = crate::tell::line::renamed(post.key, &keys, same_text, target);
+            Renamed {
+                carry: None,
+                ask: Some(Error::failure(Class::Rejected, why).hint(hint)),
+            }
+        }
+    }
+}
+
+/// The lines of `state` whose post is gone, with the keys of `catalog` that may take them over
+/// (`store::gone`), when the catalog has slugged keys (else the rule does not apply).
+pub(crate) fn gone(state: &StateFile, catalog: &Catalog) -> Option<Gone> {
+    if !catalog.slugged() {
+        return None;
+    }
+    let has_post = |k: Key| catalog.files.contains_key(&k);
+    let candidates = || {
+        (catalog.files.keys().copied())
+            .filter(|k| state.get(*k).is_none())
+            .filter_map(|k| catalog.text(k).ok().filter(|p| !p.draft))
+            .map(|post| (post.key, post.fingerprint))
+    };
+    Some(Gone::read(state, has_post, candidates))
+}
+
+impl Renamed {
+    /// The facts a visit judges `post` by: `facts` as read, with this rule's finding, after
+    /// what else keeps it from going (`blocked`).
+    pub(crate) fn facts(self, blocked: Option<String>, facts: life::Facts) -> life::Facts {
+        life::Facts {
+            blocked: blocked.or_else(|| self.ask.map(|e| e.message)),
+            carry: self.carry,
+            ..facts
+        }
+    }
 }
 
 impl TargetRun<'_> {
     /// The lines of this target whose post is gone, read the first time a key with no line
     /// (`key`) may be sent, with slugged keys only.
     pub(super) fn read_gone(&mut self, key: Key) {
-        let catalog = self.run.catalog;
-        let wanted =
-            catalog.slugged() && self.known.gone.is_none() && self.state.get(key).is_none();
-        if wanted {
-            let has_post = |k: Key| catalog.files.contains_key(&k);
-            self.known.gone = Some(Gone::read(self.state, has_post));
+        if self.known.gone.is_none() && self.state.get(key).is_none() {
+            self.known.gone = gone(self.state, self.run.catalog);
         }
     }
 
-    /// `renamed`, on this pass.
+    /// `key` takes over `from`'s line (its post renamed), as the visit's `step` wrote it: the
+    /// carried line in and `from`'s out, durable together (`StateFile::moved`); `from`
+    /// answers for no other key; the run says so. A dry run says what the run would do.
+    pub(super) fn carry(&mut self, key: Key, from: &KeyLine, step: &Step) -> Result<(), Error> {
+        let old = from.key;
+        // The old key's copy is this key's now: not a deleted post's.
+        self.voice.outcome.deleted.retain(|k| *k != old);
+        if self.run.plan.dry_run {
+            self.voice
+                .say(key, "renamed", &crate::tell::line::carried(old, true));
+            return Ok(());
+        }
+        let Change::Write(line) = &step.line else {
+            unreachable!("a visit that carries a line over writes it")
+        };
+        self.sent().carry(old, key)?;
+        self.state.moved(old, line.record())?;
+        self.sent().forget(old);
+        if let Some(owners) = &mut self.known.owners {
+            owners.forget(old);
+            owners.note(line);
+        }
+        let place = line.place_key();
+        self.voice.trace(
+            key,
+            "carry",
+            "renamed",
+            &format!("from={old} place={place}"),
+        );
+        self.voice
+            .say(key, "renamed", &crate::tell::line::carried(old, false));
+        Ok(())
+    }
+
+    /// Why `post` waits for a person by the rule above, on this pass.
     pub(super) fn renamed(&self, post: &Post, line: Option<&KeyLine>) -> Option<Error> {
         let gone = self.known.gone.as_ref();
-        renamed(gone, &self.run.plan.mode, post, line, &self.cfg.name)
+        renamed(gone, &self.run.plan.mode, post, line, &self.cfg.name).ask
     }
 }

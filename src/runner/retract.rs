@@ -30,7 +30,7 @@ impl TargetRun<'_> {
         }
         let before = (!resume).then(|| line.clone());
         let mut step = self.apply(key, &Event::Retracting)?;
-        let post = posts_of(posts, key);
+        let post = posts.has(key).then(|| self.post(key, posts).ok()).flatten();
         let mut removed: Vec<String> = Vec::new();
         while let Then::Remove(id) = step.then.clone() {
             let Some(verified) = self.remove(key, &id, resume, post.as_ref(), before.as_ref())?
@@ -67,10 +67,11 @@ impl TargetRun<'_> {
         if resume && matches!(self.still_there(key, id), Ok(Lookup::Absent)) {
             return Ok(Some(true));
         }
+        let place = self.place(key);
         match self
             .target
             .as_retract()
-            .and_then(|r| r.retract(key, id, post))
+            .and_then(|r| r.retract(place, id, post))
         {
             Ok(()) => self.verify(key, id, true, before),
             Err(err) if err.class() == Some(Class::Unknown) => {
@@ -105,9 +106,10 @@ impl TargetRun<'_> {
 
     /// Whether the copy `id` is still there, as the target's lookup shows.
     fn still_there(&mut self, key: Key, id: &str) -> Result<Lookup, Error> {
+        let place = self.place(key);
         self.target
             .as_retract()
-            .and_then(|r| r.still_there(key, id))
+            .and_then(|r| r.still_there(place, id))
     }
 
     /// Every copy is removed: traced and counted with its id, whether a lookup showed it gone,
@@ -187,12 +189,5 @@ impl TargetRun<'_> {
         self.voice
             .count(Count::Unconfirmed, key, "unconfirmed", &text);
         Ok(None)
-    }
-}
-
-fn posts_of(posts: &Posts, key: Key) -> Option<crate::post::Post> {
-    match posts.has(key) {
-        true => posts.get(key).as_ref().as_ref().ok().cloned(),
-        false => None,
     }
 }

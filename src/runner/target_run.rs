@@ -102,11 +102,16 @@ impl TargetRun<'_> {
             return Ok(());
         }
         self.not_ours_first(key)?;
-        let step = self.visit(key, has_post, posts)?;
+        let (step, carried) = self.visit(key, has_post, posts)?;
         let life::Then::Decide(decision) = step.then else {
             unreachable!("a visit decides")
         };
         let sends = decision.reaches_target();
+        // A dry run's carried line is not written: what comes after is the next run's.
+        if carried && self.run.plan.dry_run {
+            self.voice.outcome.exit.merge(step.exit);
+            return Ok(());
+        }
         // A key that sends or looks leaves what the attempt records; any other leaves what its
         // line implies. A broken post: the implied exit stands (1 in its window or after an
         // attempt); recording a new error says so again. A dry run, or a target stopped for
@@ -124,25 +129,44 @@ impl TargetRun<'_> {
 
     /// The key's life, visited: the post read only if a rule asks, with the copies its text
     /// links to as gathered for this key (`gather`).
-    fn visit(&mut self, key: Key, has_post: bool, posts: &Posts) -> Result<life::Step, Error> {
+    /// `true`: the key took a renamed post's line over (`renamed.rs`).
+    fn visit(
+        &mut self,
+        key: Key,
+        has_post: bool,
+        posts: &Posts,
+    ) -> Result<(life::Step, bool), Error> {
         self.read_gone(key);
         let template = self.template_mark();
         let (cfg, upstream) = (self.cfg, self.upstream(key));
         let (line, plan, gone) = (self.line(key), self.run.plan, self.known.gone.take());
-        let blocked = |post: &crate::post::Post| {
+        let refused = self.refused(key);
+        let facts = |post: &crate::post::Post| {
             let renamed = super::renamed(gone.as_ref(), &plan.mode, post, line.as_ref(), &cfg.name);
             let blocked = crate::targets::preview::blocked(cfg, post, &upstream);
-            blocked.or_else(|| renamed.map(|e| e.message))
-        };
-        let refused = self.refused(key);
-        let facts = |post: &crate::post::Post| Facts {
-            blocked: blocked(post),
-            ..post.facts(template, refused)
+            renamed.facts(blocked, post.facts(template, refused))
         };
         let get = || Self::seen(posts, key, has_post, &facts);
-        let visited = super::apply::visit(|seen| self.apply(key, &Event::Visit(seen)), get);
+        let ctx = self.ctx(key);
+        let next = |seen: Option<&Seen>| {
+            Ok::<_, std::convert::Infallible>(life::next(line.as_ref(), &Event::Visit(seen), &ctx))
+        };
+        let Ok((step, seen)) = super::apply::visit(next, get);
         self.known.gone = gone;
-        Ok(visited?.0)
+        match (&line, seen) {
+            (
+                None,
+                Some(Seen::Ready(Facts {
+                    carry: Some(from), ..
+                })),
+            ) => {
+                self.carry(key, &from, &step)?;
+                Ok((step, true))
+            }
+            _ => self
+                .record(key, &Event::Visit(None), &step)
+                .map(|()| (step, false)),
+        }
     }
 
     /// A decision that sends nothing and looks nothing up, told (`Voice::decision`).
@@ -163,7 +187,7 @@ impl TargetRun<'_> {
             let here = self
                 .target
                 .as_names()
-                .and_then(|n| n.copy_of(key, id))
+                .and_then(|n| n.copy_of(self.place(key), id))
                 .is_some_and(|(g, _)| {
                     Some(g) == self.line(key).map(|l| l.copies.current.generation)
                 });

@@ -160,7 +160,7 @@ impl TargetRun<'_> {
             }
             failures += 1;
             let turn = Turn {
-                key,
+                key: post.place(),
                 generation,
                 n,
                 piece,
@@ -247,8 +247,9 @@ impl TargetRun<'_> {
 
     /// What the platform chooses for part `n` before sending it (a record key), if anything.
     fn part_native(&mut self, key: Key, generation: u32, n: usize) -> life::Native {
+        let place = self.place(key);
         match self.target.as_thread() {
-            Some(thread) => thread.part_native(key, generation, n),
+            Some(thread) => thread.part_native(place, generation, n),
             None => life::Native::new(),
         }
     }
@@ -291,7 +292,7 @@ impl TargetRun<'_> {
         let chosen = self.part_native(key, generation, n);
         let sought = line.sought(&[]);
         let attempts = Attempts {
-            key,
+            key: line.place_key(),
             marks: &marks,
             since: sought.since,
             last: sought.last,

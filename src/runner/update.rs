@@ -25,8 +25,8 @@ impl TargetRun<'_> {
         forced: bool,
     ) -> Result<(), Error> {
         let line = self.line(key).expect("a done key");
-        let post = match &*posts.get(key) {
-            Ok(post) => post.clone(),
+        let post = match self.post(key, posts) {
+            Ok(post) => post,
             Err(_) => return self.unchanged(key),
         };
         let new = self.edit_mark(&post);
@@ -294,7 +294,7 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let line = self.line(key).expect("a pending update");
         let post = match has_post {
-            true => posts.get(key).as_ref().as_ref().ok().cloned(),
+            true => self.post(key, posts).ok(),
             false => None,
         };
         if self.run.plan.dry_run {

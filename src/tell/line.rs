@@ -127,14 +127,33 @@ pub fn describe(post: &Post) -> String {
     )
 }
 
-/// Why a post whose text is that of `old` (its file gone, its copy out on `target`) is not
-/// sent as `new`, and what a person does: a rename would otherwise make a second copy.
-pub fn renamed(new: Key, old: Key, target: &str) -> (String, String) {
-    let why = format!(
-        "not sent: its text is {old}'s, whose file is gone and whose copy is out here: renamed from {old}? Sending it would make a second copy"
-    );
+/// A renamed post's key took `old`'s line over (`would`: a dry run's word for it).
+pub fn carried(old: Key, would: bool) -> String {
+    let carries = match would {
+        true => "would carry its line over",
+        false => "its line carried over",
+    };
+    format!("from {old}: {carries}; its copies stay where they are, nothing is sent again")
+}
+
+/// Why a key with no line is not sent by the rename rule (`runner::renamed`), and what a
+/// person does: `old` are the keys whose file is gone and whose copy is out here, which have
+/// the post's text (`same_text`) or share its day.
+pub fn renamed(new: Key, old: &[Key], same_text: bool, target: &str) -> (String, String) {
+    let names: Vec<String> = old.iter().map(Key::to_string).collect();
+    let first = &names[0];
+    let why = match same_text {
+        true => format!(
+            "not sent: its text is that of {}, whose files are gone and whose copies are out here: renamed from which? Sending it would make a second copy",
+            names.join(" and ")
+        ),
+        false => format!(
+            "not sent: {} of its day has its file gone and its copy out here: renamed (and edited) from it? Sending it would make a second copy",
+            names.join(" and ")
+        ),
+    };
     let hint = format!(
-        "if it is {old} renamed: name the file {old} again, or take that copy as this post's with `dayrun mark {new} done --id ID --target {target}` (ID: the id on {old}'s line in its state file) and remove {old}'s line; if it is a new post, `dayrun retry {new} --target {target}` publishes it"
+        "if it is {first} renamed: `dayrun mv {first} {new}` carries that line over (the next run sends the edit, if any); if it is a new post, `dayrun retry {new} --target {target}` publishes it"
     );
     (why, hint)
 }

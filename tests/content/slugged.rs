@@ -135,7 +135,7 @@ pub(crate) fn one_days_posts_stay_apart(p: &Project, name: &str, count: &dyn Fn(
 }
 
 /// A slugged project publishing to the target `config` names, with its secret.
-fn slugged(config: &str, (file, secret): (&str, &str)) -> Project {
+pub(crate) fn slugged(config: &str, (file, secret): (&str, &str)) -> Project {
     let p = Project::new();
     p.file(
         "dayrun.toml",

@@ -763,3 +763,18 @@ fn an_edit_rewrites_the_record_in_place_even_when_its_answer_is_lost() {
     assert_eq!(p.statuses("sky"), [format!("{today} done")]);
     assert_eq!(state_field(&p, &today, "rkey"), Some(before.rkey));
 }
+
+/// Issue 32: a renamed post's line carried over to its new key; its record, its answer lost,
+/// found where it is (the record key made from the old key) and updated there: one record.
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn a_renamed_post_is_found_and_edited_where_it_is() {
+    let Some(pds) = harness::bluesky() else {
+        return;
+    };
+    let p = project(&pds, &pds.url, 15, "on_edit = \"update\"");
+    let keys = "keys = [\"date\", \"slug\"]\n";
+    let config = config(&pds, &pds.url, 15, "on_edit = \"update\"");
+    p.file("dayrun.toml", format!("{keys}{config}"));
+    crate::content::renames::a_renamed_post_stays_one_copy(&p, "sky", &|| pds.records().len());
+}

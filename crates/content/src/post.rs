@@ -76,6 +76,11 @@ pub struct Post {
     /// A site generator's markup in the body (blog layout), which would go out as written:
     /// `check` warns at each.
     pub markup: Vec<Markup>,
+    /// The key whose place on the target at hand holds this post's copies, when that is not
+    /// its own (a renamed post whose line was carried over: `place=`): set by the runner for
+    /// the target at hand, `None` as read. Targets find, name, edit and remove the copies by
+    /// `place()`.
+    pub place: Option<Key>,
 }
 
 /// What a post's place says about it, beside its text: the layout that reads it, the folder
@@ -97,6 +102,12 @@ impl Post {
             (None, Some(slug)) => slug.into(),
             (None, None) => crate::text::slug(&self.title, 80).into(),
         }
+    }
+
+    /// The key whose place on the target holds this post's copies: its own, or the one its
+    /// line was carried over from (`place`).
+    pub fn place(&self) -> Key {
+        self.place.unwrap_or(self.key)
     }
 }
 
@@ -121,6 +132,7 @@ pub fn sample(title: &str, summary: &str, tags: &[&str]) -> Post {
         copies: Default::default(),
         slug: None,
         markup: Vec::new(),
+        place: None,
     }
 }
 
@@ -203,6 +215,7 @@ pub fn parse(key: Key, shown: &Path, bytes: &[u8], origin: Origin) -> Result<Pos
         copies: Default::default(),
         slug: meta.slug,
         markup,
+        place: None,
     })
 }
 

@@ -106,6 +106,7 @@ pub fn hash(pieces: &[Piece]) -> String {
 /// The part being sent or looked for: which copy of which key, its number, what it says, and
 /// the parts before it (all of them, in order).
 pub struct Turn<'a> {
+    /// The key whose place holds the thread (`Post::place`).
     pub key: Key,
     pub generation: u32,
     pub n: usize,

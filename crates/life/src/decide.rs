@@ -1,7 +1,7 @@
 //! The visit: what a run does with a key when it reaches it, and the exit code the key leaves
 //! if nothing answers otherwise (the dry run and `status` give exactly this).
 
-use super::{Change, Ctx, Exit, KeyLine, Lever, Looked, Mode, Op, Phase, Seen, Step, Then};
+use super::{Change, Ctx, Exit, Facts, KeyLine, Lever, Looked, Mode, Op, Phase, Seen, Step, Then};
 use super::{escalated, past_window};
 use crate::Class;
 use crate::Word;
@@ -179,6 +179,17 @@ pub(super) fn visit(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> S
 }
 
 fn judged(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Step, Unread> {
+    if let (
+        None,
+        Some(Seen::Ready(Facts {
+            carry: Some(from), ..
+        })),
+    ) = (line, seen)
+    {
+        let carried = from.carried_to(ctx.key, &ctx.stamp);
+        let step = judged(Some(&carried), seen, ctx)?;
+        return Ok(super::rename::carried(from, carried, step));
+    }
     let decision = decide(line, seen, ctx)?;
     let blocked = |seen: &Seen| matches!(seen, Seen::Ready(f) if f.blocked.is_some());
     let exit = match decision {

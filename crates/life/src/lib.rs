@@ -28,6 +28,7 @@ mod pass;
 mod receipt;
 mod record;
 mod remove;
+mod rename;
 mod resume;
 mod send;
 mod sought;
@@ -230,6 +231,9 @@ pub struct Facts {
     /// a copy its text links to will never come by itself), if it cannot: a send of it
     /// fails, so the key leaves a run needing a person.
     pub blocked: Option<String>,
+    /// The line this key takes over, when the key has none: the post is that line's, renamed
+    /// (the caller's finding, `rename.rs`); a visit carries it over before it decides.
+    pub carry: Option<Box<KeyLine>>,
 }
 
 /// What happens to the line.
@@ -374,6 +378,8 @@ pub enum Event<'a> {
     Split(&'a str),
     /// A human command.
     Human(&'a Act),
+    /// `dayrun mv`: the key takes over this line (its post renamed to the key).
+    Took(&'a KeyLine),
 }
 
 /// The one transition function. Pure: the runner does what `then` says, and feeds the answer
@@ -416,6 +422,10 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             _ => send::looked(line, verdict, *first, *looks, *sends, *sendable, ctx),
         },
         Event::Baseline(payload) => edit::baseline(line, payload),
+        Event::Took(from) => {
+            let carried = from.carried_to(ctx.key, &ctx.stamp);
+            Step::stop(Change::Write(Box::new(carried)), Exit::Ok, Word::Nothing)
+        }
         Event::Retracting => remove::start(line, ctx),
         Event::Removed { id, verified } => remove::removed(line, id, *verified, ctx),
         Event::NotRemoved {

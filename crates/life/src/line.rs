@@ -55,6 +55,11 @@ pub struct KeyLine {
     pub cred: Option<String>,
     /// The post's content fingerprint at the last attempt (`fp=`).
     pub fp: Option<String>,
+    /// The key whose place on the target this line's copies keep (`place=`): a renamed post's
+    /// line carried over to its new key (`carried_to`) still finds, edits and removes its
+    /// copies where they are (a file name, a slug, a record key made from the old key).
+    /// `None`: the key's own place.
+    pub place: Option<Key>,
     /// Every copy the key has on the target, as one set (`copies.rs` holds its rules).
     pub copies: Copies,
     /// What attempts of this copy may have left on the target.
@@ -184,6 +189,7 @@ impl KeyLine {
             by_hand: false,
             cred: None,
             fp: None,
+            place: None,
             copies: Copies::default(),
             tried: Tried::default(),
             attempt: 0,
@@ -214,6 +220,7 @@ impl KeyLine {
                 "reason" => line.reason = Some(text()),
                 "cred" => line.cred = Some(text()),
                 "fp" => line.fp = Some(text()),
+                "place" => line.place = Key::parse(&value),
                 "generation" => line.copies.current.generation = value.parse().unwrap_or(0),
                 "id" => line.copies.current.id = Some(text()),
                 "url" => line.copies.current.url = Some(text()),
@@ -290,6 +297,7 @@ impl KeyLine {
         };
         put("by", self.by_hand.then(|| "hand".into()));
         put("reason", self.reason.clone());
+        put("place", self.place.map(|k| k.to_string()));
         let copy = &self.copies.current;
         put("id", copy.id.clone());
         put("url", copy.url.clone());
@@ -439,6 +447,10 @@ pub fn check_field(name: &str, value: &str) -> Result<(), String> {
         "lookup" => one_of(&["absent", "error"]),
         "sent" => one_of(&["maybe"]),
         "parts" => super::parts::check(value),
+        "place" => match Key::parse(value) {
+            Some(_) => Ok(()),
+            None => Err(format!("field `place`: `{value}` is not a key")),
+        },
         "holds" => match Holds::decode(value).fp.is_empty() {
             true => Err(format!("field `holds`: `{value}` names no fingerprint")),
             false => Ok(()),

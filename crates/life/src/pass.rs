@@ -80,6 +80,7 @@ pub fn will_look(line: Option<&KeyLine>, has_post: bool, ctx: &Ctx) -> bool {
             fp: line.and_then(|l| l.fp.clone()).unwrap_or_default(),
             payload: None,
             blocked: None,
+            carry: None,
         }),
         false => Seen::Gone,
     };

@@ -1,39 +1,120 @@
-//! The lines of one target whose post file is gone, by the fingerprint of the post they were
-//! sent from: a key with no line whose post has one of these fingerprints is most likely that
-//! post renamed (a slug fixed, a post moved into a bundle, a date changed), and sending it
-//! would make a second copy of what is already out. Read once a pass, the first time a key
-//! with no line may be sent.
+//! The lines of one target whose post file is gone and whose copy is (or may be) out, and the
+//! rename rule that reads them (issue 32), for the keys with a post and no line (the
+//! candidates): a candidate whose post has the text (fingerprint) of exactly one gone line, and
+//! is the only candidate with it, is that post renamed (a slug fixed, a post moved, a date
+//! changed) and takes its line over. A candidate that shares a text with gone lines otherwise
+//! (several either side), or shares no text but a day with a gone line no candidate takes over
+//! (a rename with an edit, or a new post beside a deleted one: dayrun cannot tell), waits for a
+//! person. Sending either would make a second copy of what is already out. The rule reads the
+//! whole state and catalog, so the order keys are visited in never changes its answer; the run,
+//! its dry run and `status` ask `rename`.
 
 use crate::state::StateFile;
+use jiff::civil::Date;
 use life::{Key, KeyLine, Status};
 use std::collections::HashMap;
 
-/// Fingerprints of gone posts whose copy is (or may be) out, and the key of each.
+/// The gone lines whose copy is (or may be) out, by their post's fingerprint and by day, and
+/// the candidates that have each fingerprint.
 #[derive(Debug, Default)]
 pub struct Gone {
-    by_fp: HashMap<String, Key>,
+    lines: HashMap<Key, KeyLine>,
+    by_fp: HashMap<String, Vec<Key>>,
+    by_day: HashMap<Date, Vec<Key>>,
+    /// For each fingerprint of a gone line, the candidates whose post has it.
+    successors: HashMap<String, Vec<Key>>,
+}
+
+/// What the rename rule says of a candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rename {
+    /// Not a rename that dayrun knows of: a new post.
+    New,
+    /// The post is this line's, renamed: the key takes the line over.
+    Carry(Box<KeyLine>),
+    /// It may be a rename of these keys, and dayrun cannot tell which or whether: a person
+    /// says. `same_text`: the post has their text (else they only share its day).
+    Ask { keys: Vec<Key>, same_text: bool },
 }
 
 impl Gone {
     /// Every line of `state` that holds a copy, or an attempt that may have made one, whose
-    /// key has no post now (`has_post`).
-    pub fn read(state: &StateFile, has_post: impl Fn(Key) -> bool) -> Gone {
-        let mut by_fp = HashMap::new();
+    /// key has no post now (`has_post`); `candidates`: the keys with a post and no line, each
+    /// with its post's fingerprint (read only when there is a gone line at all).
+    pub fn read<I>(
+        state: &StateFile,
+        has_post: impl Fn(Key) -> bool,
+        candidates: impl FnOnce() -> I,
+    ) -> Gone
+    where
+        I: Iterator<Item = (Key, String)>,
+    {
+        let mut gone = Gone::default();
         for record in state.records() {
             if has_post(record.key) || record.status == Status::Retracted {
                 continue;
             }
             let line = KeyLine::of(record);
-            let out = !line.live_ids().is_empty() || line.tried.maybe;
-            if let Some(fp) = line.fp.filter(|fp| out && !fp.is_empty()) {
-                by_fp.entry(fp).or_insert(record.key);
+            if line.live_ids().is_empty() && !line.tried.maybe {
+                continue;
+            }
+            if let Some(fp) = line.fp.clone().filter(|fp| !fp.is_empty()) {
+                gone.by_fp.entry(fp).or_default().push(record.key);
+            }
+            gone.by_day
+                .entry(record.key.day())
+                .or_default()
+                .push(record.key);
+            gone.lines.insert(record.key, line);
+        }
+        if !gone.lines.is_empty() {
+            for (key, fp) in candidates() {
+                if gone.by_fp.contains_key(&fp) {
+                    gone.successors.entry(fp).or_default().push(key);
+                }
             }
         }
-        Gone { by_fp }
+        gone
     }
 
-    /// The gone key whose post had the fingerprint `fp`, if any.
-    pub fn renamed_from(&self, fp: &str) -> Option<Key> {
-        self.by_fp.get(fp).copied()
+    /// The rule above, for the candidate `key`, whose post has the fingerprint `fp`.
+    pub fn rename(&self, key: Key, fp: &str) -> Rename {
+        if let Some(same_text) = self.by_fp.get(fp) {
+            let successors = self.successors.get(fp).map_or(0, Vec::len);
+            return match (&same_text[..], successors) {
+                ([only], 1) => Rename::Carry(Box::new(self.lines[only].clone())),
+                _ => Rename::Ask {
+                    keys: same_text.clone(),
+                    same_text: true,
+                },
+            };
+        }
+        let day = self
+            .by_day
+            .get(&key.day())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let left: Vec<Key> = (day.iter().copied())
+            .filter(|k| self.successor(*k).is_none())
+            .collect();
+        match left.is_empty() {
+            true => Rename::New,
+            false => Rename::Ask {
+                keys: left,
+                same_text: false,
+            },
+        }
+    }
+
+    /// The candidate that takes the gone line of `key` over, if one does.
+    pub fn successor(&self, key: Key) -> Option<Key> {
+        let fp = self.lines.get(&key)?.fp.as_deref()?;
+        match (
+            self.by_fp.get(fp)?.as_slice(),
+            self.successors.get(fp)?.as_slice(),
+        ) {
+            ([_], [only]) => Some(*only),
+            _ => None,
+        }
     }
 }

@@ -42,6 +42,14 @@ impl Owners {
         }
     }
 
+    /// `key`'s line went to another key (a renamed post): it holds nothing any more.
+    pub fn forget(&mut self, key: Key) {
+        self.maybe.remove(&key);
+        for keys in self.by_id.values_mut() {
+            keys.retain(|k| *k != key);
+        }
+    }
+
     /// Whether a line of a key other than `key` holds `id`.
     pub fn other_than(&self, key: Key, id: &str) -> bool {
         self.by_id

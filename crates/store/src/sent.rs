@@ -67,6 +67,24 @@ impl Sent {
         std::fs::read(self.path(key, what)).ok()
     }
 
+    /// Keep what `old` keeps as `new`'s too (a renamed post's line carried over): its pending
+    /// attempt's document and a thread's parts are what its lookups and parts need. The
+    /// caller removes `old`'s once `new`'s line is written (`forget`).
+    pub fn carry(&self, old: Key, new: Key) -> Result<(), Error> {
+        for what in [Kept::Payload, Kept::Thread] {
+            if let Some(bytes) = self.kept(old, what) {
+                self.keep(new, what, &bytes)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Forget everything `key` keeps.
+    pub fn forget(&self, key: Key) {
+        self.remove(key, Kept::Payload);
+        self.remove(key, Kept::Thread);
+    }
+
     /// Forget the key's `what`; the folder goes once it is empty (`remove_dir` leaves a folder
     /// that is not). Nothing to forget is no error.
     pub fn remove(&self, key: Key, what: Kept) {
@@ -99,6 +117,25 @@ mod tests {
         );
         sent.remove(key, Kept::Thread);
         assert!(!dir.join("site.sent").exists(), "an empty folder goes");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_carried_key_keeps_what_the_old_one_kept() {
+        let dir = std::env::temp_dir().join(format!("dayrun-sent-carry-{}", std::process::id()));
+        let sent = Sent::of(&dir, "site");
+        let old: life::Key = "2026-11-29-old".parse().unwrap();
+        let new: life::Key = "2026-11-29-new".parse().unwrap();
+        sent.keep(old, Kept::Thread, b"[1]").unwrap();
+        sent.carry(old, new).unwrap();
+        sent.forget(old);
+        assert_eq!(sent.kept(new, Kept::Thread).as_deref(), Some(&b"[1]"[..]));
+        assert_eq!(
+            sent.kept(new, Kept::Payload),
+            None,
+            "nothing kept, nothing made"
+        );
+        assert_eq!(sent.kept(old, Kept::Thread), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

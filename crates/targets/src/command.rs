@@ -214,16 +214,16 @@ impl Target for CommandTarget {
         let finished = self
             .exec(
                 &self.run,
-                post.key,
+                post.place(),
                 &out.body,
                 None,
                 None,
-                Some(out.idempotency_key(&self.name, post.key)),
+                Some(out.idempotency_key(&self.name, post.place())),
             )
             .map_err(|e| cannot_start(&self.run[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {
-            (false, Some(0)) => receipt(&finished.stdout, &post.key.to_string()),
+            (false, Some(0)) => receipt(&finished.stdout, &post.place().to_string()),
             (false, Some(EXIT_RETRY_SAFE)) => Err(Error::failure(Class::RetrySafe, why)),
             (false, Some(EXIT_AUTH)) => Err(Error::failure(Class::Auth, why)
                 .hint(format!("{} says its credentials were refused (exit 77): renew them where the script reads them", self.run[0]))),

@@ -158,7 +158,7 @@ impl Devto {
         let template = self.settings.canonical_url.as_ref()?;
         Some(
             template
-                .replace("{key}", &post.key.to_string())
+                .replace("{key}", &post.place().to_string())
                 .replace("{slug}", &post.link_slug()),
         )
     }

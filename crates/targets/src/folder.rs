@@ -74,10 +74,10 @@ impl Folder {
         let used: Vec<String> = post
             .images
             .iter()
-            .map(|i| image_file(post.key, i))
+            .map(|i| image_file(post.place(), i))
             .collect();
         let stale: Vec<String> = self
-            .image_files(post.key)?
+            .image_files(post.place())?
             .into_iter()
             .filter(|name| !used.contains(name))
             .collect();
@@ -95,12 +95,12 @@ impl Folder {
     fn files<'a>(&self, post: &'a Post) -> Vec<(PathBuf, Cow<'a, [u8]>)> {
         let mut files: Vec<(PathBuf, Cow<'a, [u8]>)> = Vec::new();
         for image in &post.images {
-            let path = self.dir.join(image_file(post.key, image));
+            let path = self.dir.join(image_file(post.place(), image));
             files.push((path, Cow::Borrowed(&image.bytes[..])));
         }
-        let html = self.dir.join(format!("{}.html", post.key));
+        let html = self.dir.join(format!("{}.html", post.place()));
         files.push((html, Cow::Owned(page(post).into_bytes())));
-        let meta = self.dir.join(format!("{}.json", post.key));
+        let meta = self.dir.join(format!("{}.json", post.place()));
         files.push((meta, Cow::Owned(self.meta(post).into_bytes())));
         files
     }
@@ -108,7 +108,7 @@ impl Folder {
     /// The key's JSON: what `find` reads back.
     fn meta(&self, post: &Post) -> String {
         let meta = serde_json::json!({
-            "key": post.key.to_string(),
+            "key": post.place().to_string(),
             "title": post.title,
             "tags": post.tags,
             "summary": post.summary,
@@ -122,7 +122,7 @@ impl Folder {
                 .iter()
                 .map(|i| {
                     serde_json::json!({
-                        "file": image_file(post.key, i),
+                        "file": image_file(post.place(), i),
                         "alt": i.alt,
                         "sha256": i.sha256,
                         "cover": i.cover,
@@ -170,11 +170,11 @@ impl Target for Folder {
                 format!("cannot write to {}: {e}", self.shown.display()),
             )
         })?;
-        Ok(self.receipt(post.key))
+        Ok(self.receipt(post.place()))
     }
 
     fn image_plan(&self, post: &Post, image: &Image, _: &super::Media) -> String {
-        let file = self.shown.join(image_file(post.key, image));
+        let file = self.shown.join(image_file(post.place(), image));
         format!("copy as {}", file.display())
     }
 
@@ -321,7 +321,7 @@ impl Batch for Folder {
                     format!("cannot write to {}: {e}", self.shown.display()),
                 )
             })?;
-        Ok(self.receipt(post.key))
+        Ok(self.receipt(post.place()))
     }
 }
 
@@ -364,7 +364,7 @@ fn page(post: &Post) -> String {
             post.images
                 .iter()
                 .find(|i| i.named_by(dest))
-                .map(|i| image_file(post.key, i))
+                .map(|i| image_file(post.place(), i))
         }),
     };
     // A cover that the text does not show itself goes under the title.
@@ -381,7 +381,7 @@ fn page(post: &Post) -> String {
         .map(|i| {
             format!(
                 "<p><img src=\"{}\" alt=\"{}\"></p>\n",
-                image_file(post.key, i),
+                image_file(post.place(), i),
                 escape(&i.alt).replace('"', "&quot;")
             )
         })

@@ -155,7 +155,7 @@ impl Ghost {
     /// The slug that names this post on the site: the key, then the title. Ghost makes a taken
     /// slug unique with `-2`, `-3`.
     fn slug(post: &Post) -> String {
-        crate::place::slug(post.key, &post.title)
+        crate::place::slug(post.place(), &post.title)
     }
 
     /// What a lookup compares of a copy: the characters of its title and HTML other than tags
@@ -271,8 +271,8 @@ impl Target for Ghost {
         }
         // As WordPress: a backfill or a late retry carries its key's day (12:00 UTC), so the
         // archive shows it there and the lookup's date window finds it.
-        if post.key.day() != self.clock.now().date() {
-            body["published_at"] = json!(format!("{}T12:00:00.000Z", post.key));
+        if post.place().day() != self.clock.now().date() {
+            body["published_at"] = json!(format!("{}T12:00:00.000Z", post.place()));
         }
         let marks = vec![Self::mark(
             body["title"].as_str().unwrap_or_default(),

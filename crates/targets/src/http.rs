@@ -300,7 +300,7 @@ impl Target for HttpTarget {
         let mut headers = self.headers.clone();
         headers.push((
             "Idempotency-Key".into(),
-            out.idempotency_key(&self.name, post.key),
+            out.idempotency_key(&self.name, post.place()),
         ));
         let reply = self.http.post(&self.settings.url, &headers, &out.body)?;
         let reply = reply.success(|r| self.http.failure("POST", r, self.credential_file()))?;

@@ -63,6 +63,8 @@ pub enum Lookup {
 /// What a lookup compares: what the earlier attempts of a key sent.
 #[derive(Debug, Clone)]
 pub struct Attempts<'a> {
+    /// The key whose place holds the copy: the key's own, or the one its line was carried
+    /// over from (`KeyLine::place_key`).
     pub key: Key,
     /// Short hashes of what the attempts sent (and of what would be sent now); see `mark`.
     pub marks: &'a [String],

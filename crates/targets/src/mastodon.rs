@@ -228,7 +228,7 @@ impl Target for Mastodon {
         let mut headers = self.headers();
         headers.push((
             "Idempotency-Key".into(),
-            out.idempotency_key(&self.name, post.key),
+            out.idempotency_key(&self.name, post.place()),
         ));
         let reply = self
             .http

@@ -29,7 +29,7 @@ pub fn payload(post: &Post, images: &ImageLinks) -> serde_json::Value {
         })
         .collect();
     serde_json::json!({
-        "key": post.key.to_string(),
+        "key": post.place().to_string(),
         "title": post.title,
         "tags": post.tags,
         "summary": post.summary,

@@ -196,7 +196,7 @@ impl WordPress {
 
     /// The slug that names this post on the site: the key, then the title.
     fn slug(post: &Post) -> String {
-        crate::place::slug(post.key, &post.title)
+        crate::place::slug(post.place(), &post.title)
     }
 }
 
@@ -246,8 +246,8 @@ impl Target for WordPress {
         }
         // A post sent on a day other than its key's (a backfill, a late retry, `--today`)
         // carries its key's day, so the lookup's window around the key finds it.
-        if post.key.day() != self.clock.now().date() {
-            body["date"] = json!(format!("{}T12:00:00", post.key));
+        if post.place().day() != self.clock.now().date() {
+            body["date"] = json!(format!("{}T12:00:00", post.place()));
         }
         let marks = vec![Self::mark(
             body["title"].as_str().unwrap_or_default(),

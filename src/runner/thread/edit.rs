@@ -39,7 +39,7 @@ impl TargetRun<'_> {
         let generation = line.copies.current.generation;
         for (n, (piece, part)) in pieces.iter().zip(&parts).enumerate() {
             let turn = Turn {
-                key,
+                key: post.place(),
                 generation,
                 n,
                 piece,
@@ -88,7 +88,7 @@ impl TargetRun<'_> {
         }
         for (n, (piece, part)) in pieces.iter().zip(&parts).enumerate() {
             let turn = Turn {
-                key,
+                key: post.place(),
                 generation: line.copies.current.generation,
                 n,
                 piece,

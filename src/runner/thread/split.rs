@@ -110,7 +110,7 @@ impl TargetRun<'_> {
             last: sought.last,
             native: &chosen,
             generation,
-            ..Attempts::none_yet(key, &[], &serde_json::Value::Null)
+            ..Attempts::none_yet(line.place_key(), &[], &serde_json::Value::Null)
         };
         let thread = self.target.as_thread().expect("a thread target");
         // One reply, and only one, is the part: two (a person went on by hand) cannot tell.
@@ -161,7 +161,7 @@ impl TargetRun<'_> {
         }
         for (n, part) in landed.iter().enumerate() {
             let turn = Turn {
-                key: line.key,
+                key: line.place_key(),
                 generation: line.copies.current.generation,
                 n,
                 piece: &pieces[n],

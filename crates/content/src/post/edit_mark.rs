@@ -51,6 +51,7 @@ impl Post {
             fp: self.fingerprint.clone(),
             payload: refused.then(|| self.edit_mark(template)),
             blocked: None,
+            carry: None,
         }
     }
 

@@ -150,12 +150,14 @@ pub fn events() -> Vec<(&'static str, Example)> {
             fp: "f".into(),
             payload: Some("p".into()),
             blocked: None,
+            carry: None,
         })
     };
     let edited = Seen::Ready(crate::Facts {
         fp: "g".into(),
         payload: Some("p2".into()),
         blocked: None,
+        carry: None,
     });
     // The target's template fails on the post, or a copy it links to will never come.
     let blocked = Seen::Ready(crate::Facts {

@@ -266,6 +266,16 @@ impl StateFile {
         Ok(())
     }
 
+    /// A line taken over by another key (a renamed post, `life::rename`): `to` in, `from`'s
+    /// line out, made durable together by one fold (one atomic rewrite), so that no instant
+    /// has both lines (two keys holding one copy) or neither (the copy on no line: sent again).
+    pub fn moved(&mut self, from: Key, to: Record) -> Result<(), Error> {
+        self.records.remove(&from);
+        self.records.insert(to.key, to);
+        self.dirty = true;
+        self.compact()
+    }
+
     /// Forget a key's line, in memory (made durable by the next fold): only for a line that
     /// proves nothing was ever sent, whose post is gone. A crash before the fold leaves the
     /// line, and the next run forgets it again. Comments before it stay where it was.

@@ -9,7 +9,7 @@ impl Update for CommandTarget {
         let argv = self.update.clone().unwrap_or_default();
         self.argv_of(!argv.is_empty(), "update", "edits can be sent")?;
         let finished = self
-            .exec(&argv, post.key, &out.body, None, Some(id), None)
+            .exec(&argv, post.place(), &out.body, None, Some(id), None)
             .map_err(|e| cannot_start(&argv[0], &e))?;
         let why = how(&finished, self.timeout);
         match (finished.timed_out, finished.code) {

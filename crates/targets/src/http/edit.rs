@@ -8,7 +8,7 @@ impl Update for HttpTarget {
         let url = self
             .update_url()?
             .replace("{id}", &encode(id))
-            .replace("{key}", &encode(&post.key.to_string()));
+            .replace("{key}", &encode(&post.place().to_string()));
         let reply = self
             .http
             .send(&self.settings.update_method, &url, &self.headers, &out.body)?;

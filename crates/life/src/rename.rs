@@ -1,0 +1,40 @@
+//! A renamed post's line, carried over to its new key: the copies stay where they are on the
+//! target (`place=`), so lookups, edits and removals keep finding them there, and nothing is
+//! sent again. Which line a new key takes over is the caller's fact (`Facts::carry`); what the
+//! new line is, and when a visit takes it, are ruled here.
+
+use crate::Key;
+use crate::{Change, KeyLine, Step};
+
+impl KeyLine {
+    /// The key whose place on the target holds this line's copies: its own, or the key it was
+    /// renamed from (`place=`).
+    pub fn place_key(&self) -> Key {
+        self.place.unwrap_or(self.key)
+    }
+
+    /// This line as the line of `key`, the post renamed to it, written at `at`: everything it
+    /// says of its copies and attempts stays, and they stay at this line's place.
+    pub fn carried_to(&self, key: Key, at: &str) -> KeyLine {
+        let mut line = self.clone();
+        line.place = Some(self.place_key()).filter(|place| *place != key);
+        line.key = key;
+        line.at = at.to_string();
+        line
+    }
+}
+
+/// A visit of a key with no line whose post is `from`'s renamed: `step`, the visit of `line`
+/// (`from` carried over), which it writes first (and says so).
+pub(super) fn carried(from: &KeyLine, line: KeyLine, mut step: Step) -> Step {
+    if step.line == Change::Keep {
+        step.line = Change::Write(Box::new(line));
+    }
+    let old = from.key;
+    let said = format!("renamed from {old}: its line carried over, its copies stay where they are");
+    step.say = Some(match step.say.take() {
+        Some(more) => format!("{said}; {more}"),
+        None => said,
+    });
+    step
+}
