@@ -7,6 +7,7 @@ pub mod images_privacy;
 pub mod images_prop;
 pub mod messy_posts;
 pub mod renames;
+mod renames_prop;
 pub mod slugged;
 pub mod static_dirs;
 pub mod templates;
