@@ -26,7 +26,7 @@ fn version_is_printed_and_exits_0() {
 fn usage_errors_say_dayrun_and_where_to_read_the_usage() {
     let p = Project::new();
     // (arguments after `-C ROOT`, what stderr must hold, what it must not)
-    let cases: [(&[&str], &[&str], &str); 6] = [
+    let cases: [(&[&str], &[&str], &str); 8] = [
         (
             &["status", "-C", "/srv/blog"],
             &[
@@ -65,6 +65,16 @@ fn usage_errors_say_dayrun_and_where_to_read_the_usage() {
         (
             &["mark"],
             &["dayrun: mark: name the key(s), then `done`, `failed` or `retracted`"],
+            "global flags",
+        ),
+        (
+            &["mv", "2026-12-01-a", "2026-12-01-a"],
+            &["dayrun: mv: 2026-12-01-a is already 2026-12-01-a"],
+            "global flags",
+        ),
+        (
+            &["mv", "2026-12-01-A", "2026-12-01-b"],
+            &["OLD"],
             "global flags",
         ),
     ];
