@@ -22,6 +22,7 @@ pub mod mv;
 pub mod plan;
 mod posts;
 pub mod progress;
+mod rename;
 pub mod retract;
 pub mod run;
 pub mod runner;

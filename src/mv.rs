@@ -2,7 +2,7 @@
 //! (its file renamed). On every selected target, under the run lock, NEW takes OLD's line over
 //! (`life::Event::Took`): its copies stay where they are (`place=`), so lookups, edits and
 //! retracts keep finding them, and nothing is sent again. A run carries a line over by itself
-//! when it can tell (`runner::renamed`); this is for when it cannot.
+//! when it can tell (`rename.rs`); this is for when it cannot.
 
 use crate::cli::MvArgs;
 use crate::clock::Clock;

@@ -32,7 +32,6 @@ pub use linked::linked_states;
 pub(crate) use linked::others;
 mod media;
 mod renamed;
-pub(crate) use renamed::{gone, renamed};
 pub(super) mod report;
 mod retract;
 mod stop;

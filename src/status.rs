@@ -77,7 +77,7 @@ struct Target<'a> {
     credential: Option<String>,
     linked: BTreeMap<String, StateFile>,
     template: Option<&'a str>,
-    /// The lines whose post is gone, for a renamed post (`runner::renamed`; slugged keys).
+    /// The lines whose post is gone, for a renamed post (`rename.rs`; slugged keys).
     gone: Option<store::gone::Gone>,
 }
 
@@ -160,7 +160,7 @@ impl<'a> Target<'a> {
         let credential = credential(&ctx, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
         let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;
-        let gone = crate::runner::gone(&state, scene.catalog);
+        let gone = crate::rename::gone(&state, scene.catalog);
         Ok(Target {
             cfg,
             state,
@@ -268,7 +268,7 @@ fn key_row(
     let whole = refused || line.is_none_or(|l| l.phase != Phase::Done);
     let name = &target.cfg.name;
     let facts = |post: &crate::post::Post| {
-        let renamed = crate::runner::renamed(target.gone.as_ref(), &scene.mode, post, line, name);
+        let renamed = crate::rename::renamed(target.gone.as_ref(), &scene.mode, post, line, name);
         let blocked = blocked(target.cfg, post, &ctx, &target.linked);
         renamed.facts(blocked, post.facts(target.template, refused))
     };
@@ -342,7 +342,7 @@ struct Verdict {
     renamed: Option<Renamed>,
 }
 
-/// A renamed post, as the next run carries its line over (`runner::renamed`).
+/// A renamed post, as the next run carries its line over (`rename.rs`).
 #[derive(Clone, Copy)]
 enum Renamed {
     /// This key takes the line of the key its copies stay at over.

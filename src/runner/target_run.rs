@@ -142,7 +142,8 @@ impl TargetRun<'_> {
         let (line, plan, gone) = (self.line(key), self.run.plan, self.known.gone.take());
         let refused = self.refused(key);
         let facts = |post: &crate::post::Post| {
-            let renamed = super::renamed(gone.as_ref(), &plan.mode, post, line.as_ref(), &cfg.name);
+            let renamed =
+                crate::rename::renamed(gone.as_ref(), &plan.mode, post, line.as_ref(), &cfg.name);
             let blocked = crate::targets::preview::blocked(cfg, post, &upstream);
             renamed.facts(blocked, post.facts(template, refused))
         };

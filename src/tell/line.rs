@@ -136,7 +136,7 @@ pub fn carried(old: Key, would: bool) -> String {
     format!("from {old}: {carries}; its copies stay where they are, nothing is sent again")
 }
 
-/// Why a key with no line is not sent by the rename rule (`runner::renamed`), and what a
+/// Why a key with no line is not sent by the rename rule (`rename.rs`), and what a
 /// person does: `old` are the keys whose file is gone and whose copy is out here, which have
 /// the post's text (`same_text`) or share its day.
 pub fn renamed(new: Key, old: &[Key], same_text: bool, target: &str) -> (String, String) {

@@ -1,0 +1,79 @@
+//! The rename rule as the run, its dry run and `status` ask it (issue 32): with slugged keys, a
+//! key with no line whose post has the text of exactly one key whose file is gone and whose
+//! copy is out takes that line over, its copies staying where they are (`place=`); one that
+//! may be a rename but cannot be told (several such keys, or one of its day with other words)
+//! is not sent: it fails (rejected, exit 1) naming the keys, until a person says which it is
+//! (`dayrun mv`, or `retry` to publish it as a new post). `store::gone` holds the rule; this
+//! reads it for a post, and the runner carries out what it finds (`runner/renamed.rs`).
+
+use crate::content::Catalog;
+use crate::error::{Class, Error};
+use crate::life::{self, Key, KeyLine, Mode};
+use crate::post::Post;
+use crate::state::StateFile;
+use store::gone::{Gone, Rename};
+
+/// What the rename rule says of a post with no line: the line it takes over, or why it waits
+/// for a person. Neither: a new post.
+#[derive(Default)]
+pub(crate) struct Renamed {
+    pub carry: Option<Box<KeyLine>>,
+    pub ask: Option<Error>,
+}
+
+/// The rule above for `post` (its key's line: `line`) on `target`; `gone`: the target's lines
+/// whose post is gone (`None`: the catalog has no slugged keys, and the rule does not apply).
+/// Only a plain run asks it: a retry is a person's word.
+pub(crate) fn renamed(
+    gone: Option<&Gone>,
+    mode: &Mode,
+    post: &Post,
+    line: Option<&KeyLine>,
+    target: &str,
+) -> Renamed {
+    let (Some(gone), Mode::Run { .. }, None) = (gone, mode, line) else {
+        return Renamed::default();
+    };
+    match gone.rename(post.key, &post.fingerprint) {
+        Rename::New => Renamed::default(),
+        Rename::Carry(line) => Renamed {
+            carry: Some(line),
+            ask: None,
+        },
+        Rename::Ask { keys, same_text } => {
+            let (why, hint) = crate::tell::line::renamed(post.key, &keys, same_text, target);
+            Renamed {
+                carry: None,
+                ask: Some(Error::failure(Class::Rejected, why).hint(hint)),
+            }
+        }
+    }
+}
+
+/// The lines of `state` whose post is gone, with the keys of `catalog` that may take them over
+/// (`store::gone`), when the catalog has slugged keys (else the rule does not apply).
+pub(crate) fn gone(state: &StateFile, catalog: &Catalog) -> Option<Gone> {
+    if !catalog.slugged() {
+        return None;
+    }
+    let has_post = |k: Key| catalog.files.contains_key(&k);
+    let candidates = || {
+        (catalog.files.keys().copied())
+            .filter(|k| state.get(*k).is_none())
+            .filter_map(|k| catalog.text(k).ok().filter(|p| !p.draft))
+            .map(|post| (post.key, post.fingerprint))
+    };
+    Some(Gone::read(state, has_post, candidates))
+}
+
+impl Renamed {
+    /// The facts a visit judges `post` by: `facts` as read, with this rule's finding, after
+    /// what else keeps it from going (`blocked`).
+    pub(crate) fn facts(self, blocked: Option<String>, facts: life::Facts) -> life::Facts {
+        life::Facts {
+            blocked: blocked.or_else(|| self.ask.map(|e| e.message)),
+            carry: self.carry,
+            ..facts
+        }
+    }
+}
