@@ -16,6 +16,7 @@ macro_rules! err {
 pub mod adopt;
 pub mod check;
 pub mod cli;
+mod known;
 pub mod links;
 pub mod mark;
 pub mod mv;

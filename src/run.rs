@@ -55,7 +55,7 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         exit.merge(Exit::Usage);
     }
     let mut states = load::states(config, &selected, &shown_state)?;
-    let others = runner::others(config, &selected, &shown_state)?;
+    let others = crate::known::others(config, &selected, &shown_state)?;
     let changed = !plan.dry_run && load::compact(&mut states)?;
     if plan.keys.is_empty() && plan.mode != Mode::Retract {
         exit.merge(standing_problems(&catalog, clock));

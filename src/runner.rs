@@ -6,6 +6,7 @@
 use crate::clock::Clock;
 use crate::config::{Capabilities, Config, TargetConfig};
 use crate::error::Error;
+use crate::known::Known;
 use crate::life::Key;
 use crate::plan::Plan;
 use crate::posts::Posts;
@@ -21,15 +22,12 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-mod alike;
 mod apply;
 mod batch;
 mod confirm;
 mod deliver;
 mod linked;
 pub use apply::visit;
-pub use linked::linked_states;
-pub(crate) use linked::others;
 mod media;
 mod renamed;
 pub(super) mod report;
@@ -183,20 +181,4 @@ struct Here {
 struct Pace {
     stopped: Option<tell::Stop>,
     last_write: Option<Instant>,
-}
-
-/// What a target's pass knows of other lines.
-#[derive(Default)]
-struct Known {
-    /// The lines, for the key at hand, of the targets this one's template links to
-    /// (`linked.rs`).
-    upstream: std::collections::BTreeMap<String, Option<crate::life::KeyLine>>,
-    /// Which key's line holds each id here, read at the first lookup (`owners.rs`).
-    owners: Option<store::owners::Owners>,
-    /// The marks each post of the catalog would be sent with here, read the first time a
-    /// lookup finds a copy no line holds (`alike.rs`).
-    alike: Option<alike::Alike>,
-    /// This target's lines whose post is gone, read the first time a key with no line may be
-    /// sent (`renamed.rs`).
-    gone: Option<store::gone::Gone>,
 }

@@ -159,7 +159,7 @@ impl<'a> Target<'a> {
         let rules = config.rules(cfg, can);
         let credential = credential(&ctx, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
-        let linked = crate::runner::linked_states(config, cfg, &scene.shown)?;
+        let linked = crate::known::linked_states(config, cfg, &scene.shown)?;
         let gone = crate::rename::gone(&state, scene.catalog);
         Ok(Target {
             cfg,

@@ -97,9 +97,7 @@ impl TargetRun<'_> {
                     self.state.put(line.record())
                 }
                 Change::Write(line) => {
-                    if let Some(owners) = &mut self.known.owners {
-                        owners.note(line);
-                    }
+                    self.known.note(line);
                     self.state.set(line.record())?
                 }
                 Change::Drop => self.state.forget(key),

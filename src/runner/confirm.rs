@@ -5,6 +5,7 @@
 use super::TargetRun;
 use super::report::Failed;
 use crate::error::{Error, Kind};
+use crate::known::Found;
 use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::copies::{self, Sifted};
@@ -13,7 +14,6 @@ use crate::signals;
 use crate::targets::{Attempts, Lookup};
 use jiff::Timestamp;
 use std::time::Duration;
-use store::owners::Owners;
 
 /// The longest a run waits for an attempt's deadline; beyond it the next run looks again.
 const MAX_WAIT: Duration = Duration::from_secs(600);
@@ -41,21 +41,27 @@ impl TargetRun<'_> {
     pub(super) fn look(&mut self, key: Key, attempts: &Attempts) -> Seen {
         let line = self.line(key);
         let own = line.as_ref().map(KeyLine::own_ids).unwrap_or_default();
-        let Some(find) = self.finder() else {
+        let find = match self.here.rules.can_find {
+            true => self.target.as_find(),
+            false => None,
+        };
+        let Some(find) = find else {
             return Seen::CannotTell(format!("{} cannot look posts up", self.cfg.name));
         };
         let exhaustive = find.lists_every_match();
         let answer = find.find(attempts);
-        let found = match &answer {
+        let receipts = match &answer {
             Ok(Lookup::Found(list) | Lookup::Foreign(list)) => list.as_slice(),
             _ => &[],
         };
-        let others = self.others(key, line.as_ref(), found, attempts.marks);
-        let elsewhere = copies::Elsewhere {
-            held: &others.held,
-            twins: &others.twins,
-            alike: &others.alike,
+        let found = Found {
+            key,
+            line: line.as_ref(),
+            receipts,
+            marks: attempts.marks,
         };
+        let others = (self.known).others(found, self.state, self.run.catalog, find);
+        let elsewhere = others.elsewhere();
         let sift = |list: Vec<Receipt>, exhaustive: bool| {
             copies::sift(line.as_ref(), list, elsewhere, exhaustive)
         };
@@ -101,41 +107,6 @@ impl TargetRun<'_> {
                 classify(err)
             }
         }
-    }
-
-    /// What the other keys say of the copies a lookup found (`copies::Elsewhere`): the ids
-    /// their lines hold and the keys whose attempt with one of `marks` may be out, read from
-    /// the state at the first copy found; and, once a copy is on no line, the keys of the
-    /// catalog whose post would be sent with one of `marks` (`alike.rs`).
-    fn others(
-        &mut self,
-        key: Key,
-        line: Option<&KeyLine>,
-        found: &[Receipt],
-        marks: &[String],
-    ) -> Others {
-        if found.is_empty() {
-            return Others::default();
-        }
-        let owners = self
-            .known
-            .owners
-            .get_or_insert_with(|| Owners::read(self.state));
-        let held: Vec<String> = (found.iter())
-            .filter(|r| owners.other_than(key, &r.id))
-            .map(|r| r.id.clone())
-            .collect();
-        let twins = owners.twins(key, marks);
-        let on_line = |id: &str| {
-            held.iter().any(|h| h == id)
-                || line.is_some_and(|l| l.copies.held().iter().any(|h| h.id == id))
-        };
-        let unheld = found.iter().any(|r| !on_line(&r.id));
-        let alike = match unheld {
-            true => self.alike(key, marks),
-            false => Vec::new(),
-        };
-        Others { held, twins, alike }
     }
 
     /// Look until the key is found or the lookup cannot tell, or it is absent past `deadline`.
@@ -280,14 +251,6 @@ impl TargetRun<'_> {
                 .trace(key, line.action, line.result, &line.detail);
         }
     }
-}
-
-/// What the other keys say of the copies one lookup found (`TargetRun::others`).
-#[derive(Default)]
-struct Others {
-    held: Vec<String>,
-    twins: Vec<Key>,
-    alike: Vec<Key>,
 }
 
 /// What a lookup is asked: how to look, for what, and what the key's life needs to judge the

@@ -111,9 +111,9 @@ impl TargetRun<'_> {
             // the time this target's turn comes.
             (true, _) => {
                 self.say_copies(post.key);
-                self.with_stand_ins(post)
+                self.copies(post.key).with_stand_ins(post)
             }
-            (false, true) => self.with_copies(post),
+            (false, true) => self.copies(post.key).put_in(post),
             (false, false) => match self.linked(post, line.as_ref())? {
                 Some(post) => post,
                 None => return Ok(()),
@@ -138,7 +138,8 @@ impl TargetRun<'_> {
         why: Why,
     ) -> Result<(), Error> {
         let key = post.key;
-        if let Some(why) = crate::targets::preview::blocked(self.cfg, post, &self.upstream(key)) {
+        if let Some(why) = crate::targets::preview::blocked(self.cfg, post, self.copies(key).all())
+        {
             self.voice
                 .say(key, "would fail", &tell::dry::would_fail(&why, post));
             return Ok(());

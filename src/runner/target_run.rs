@@ -138,13 +138,13 @@ impl TargetRun<'_> {
     ) -> Result<(life::Step, bool), Error> {
         self.read_gone(key);
         let template = self.template_mark();
-        let (cfg, upstream) = (self.cfg, self.upstream(key));
+        let (cfg, upstream) = (self.cfg, self.copies(key));
         let (line, plan, gone) = (self.line(key), self.run.plan, self.known.gone.take());
         let refused = self.refused(key);
         let facts = |post: &crate::post::Post| {
             let renamed =
                 crate::rename::renamed(gone.as_ref(), &plan.mode, post, line.as_ref(), &cfg.name);
-            let blocked = crate::targets::preview::blocked(cfg, post, &upstream);
+            let blocked = crate::targets::preview::blocked(cfg, post, upstream.all());
             renamed.facts(blocked, post.facts(template, refused))
         };
         let get = || Self::seen(posts, key, has_post, &facts);

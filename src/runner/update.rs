@@ -57,7 +57,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let post = self.images_for(&post);
-        let post = self.with_copies(post);
+        let post = self.copies(key).put_in(post);
         match self.prepare_edit(key, &line, &post) {
             Ok(out) => self.update(&post, &out),
             Err(err) => self.edit_not_sent(key, &line, &post, err),
@@ -308,7 +308,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let post = self.images_for(&post);
-        let post = self.with_copies(post);
+        let post = self.copies(key).put_in(post);
         let out = match self.target.prepare(&post) {
             Ok(out) => Outgoing {
                 media: Media::on_copy(line.copies.current.media.as_deref()),
