@@ -18,6 +18,7 @@ pub mod check;
 pub mod cli;
 mod known;
 pub mod links;
+mod look;
 pub mod mark;
 pub mod mv;
 pub mod plan;

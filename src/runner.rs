@@ -24,8 +24,8 @@ use std::time::Instant;
 
 mod apply;
 mod batch;
-mod confirm;
 mod deliver;
+mod judge;
 mod linked;
 pub use apply::visit;
 mod media;
@@ -156,7 +156,7 @@ pub(crate) struct Shared<'a> {
     pub(crate) plan: &'a Plan,
     pub(crate) today: Date,
     pub(crate) state_dir: &'a std::path::Path,
-    /// The content's posts, for the marks of the other keys' (`alike.rs`).
+    /// The content's posts, for the marks of the other keys' (`known/alike.rs`).
     pub(crate) catalog: &'a crate::content::Catalog,
     /// What was said this run about posts (their errors and warnings), shared by the targets:
     /// a post's error is told once, not once per target.

@@ -1,7 +1,7 @@
 //! Sending a post: pre-submit dedup, a lookup before any send that could repeat an earlier one,
 //! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
 
-use super::confirm::Ask;
+use super::judge::Ask;
 use super::report::Failed;
 use super::{Posts, TargetRun};
 use crate::error::Error;

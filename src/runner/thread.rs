@@ -8,11 +8,11 @@ mod edit;
 mod split;
 
 use super::TargetRun;
-use super::confirm::Seen;
 use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::{self, Event, KeyLine, Op, Part, Then, Verdict, Why};
+use crate::look::Seen;
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Attempts, Media};
@@ -307,7 +307,11 @@ impl TargetRun<'_> {
         };
         let mut looks = 0;
         loop {
-            let seen = self.confirm(key, &attempts, deadline, false);
+            let looking = life::Looking::Confirm {
+                deadline,
+                wait_first: false,
+            };
+            let seen = self.see(key, &attempts, looking);
             let mut why = String::new();
             let failure = seen.failure(|err| self.failed(err, None));
             if matches!(seen, Seen::Transient(_)) {
@@ -327,7 +331,7 @@ impl TargetRun<'_> {
                     );
                     Verdict::CannotTell(&why)
                 }
-                seen => seen.verdict(failure.as_ref()),
+                seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
             };
             let step = self.apply(
                 key,

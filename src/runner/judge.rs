@@ -1,0 +1,152 @@
+//! A key's lookups, judged by its life: each look (`look::Looker`, with this pass's lookup, the
+//! key's line and what the pass knows of other lines) is handed to `life::next`, and looked
+//! again while it says so; each answer is traced.
+
+use super::TargetRun;
+use crate::error::Error;
+use crate::life::Key;
+use crate::life::{self, Event, KeyLine, Looking, Step, Then};
+use crate::look::{Looker, Seen};
+use crate::signals;
+use crate::targets::Attempts;
+
+impl TargetRun<'_> {
+    /// This pass's lookups of `key` (`look::Looker`).
+    fn looker(&mut self, key: Key) -> Looker<'_> {
+        Looker {
+            key,
+            find: match self.here.rules.can_find {
+                true => self.target.as_find(),
+                false => None,
+            },
+            target: &self.cfg.name,
+            state: self.state,
+            catalog: self.run.catalog,
+            known: &mut self.known,
+            polls: self.cfg.policy.confirm_polls,
+            delay: self.cfg.policy.confirm_delay,
+            immediate: self.here.immediate,
+            clock: self.run.clock,
+        }
+    }
+
+    /// Look for `key`'s `attempts` as `looking` says (`Looker::see`); a server that cannot be
+    /// reached is not looked at again for the other keys (`stop_for`).
+    pub(super) fn see(&mut self, key: Key, attempts: &Attempts, looking: Looking) -> Seen {
+        let looked = self.looker(key).see(attempts, looking);
+        if let Some(err) = &looked.unreachable {
+            self.stop_for(key, err);
+        }
+        looked.seen
+    }
+
+    /// Look (`see`), and look again after a failed lookup while the rules allow;
+    /// then hand the answer to the key's life; `keeps`: what a found copy's done line keeps.
+    pub(super) fn judge(&mut self, key: Key, ask: Ask, keeps: life::Keeps) -> Result<Step, Error> {
+        let line = self.line(key);
+        // Before any attempt only what a send now would carry is looked for; after one, every
+        // attempt on the line, from its first (`KeyLine::sought`).
+        let sought = match ask.looking {
+            Looking::Dedup => None,
+            Looking::Confirm { .. } => line.as_ref().map(|l| l.sought(ask.marks)),
+        };
+        let attempts = Attempts {
+            key: line.as_ref().map_or(key, KeyLine::place_key),
+            marks: sought.as_ref().map_or(ask.marks, |s| &s.marks),
+            since: sought.as_ref().and_then(|s| s.since),
+            last: sought.as_ref().and_then(|s| s.last),
+            sent: ask.sent,
+            native: ask.native,
+            generation: ask.generation,
+            deadline: ask.looking.deadline(),
+        };
+        let (attempts, mut looking) = (&attempts, ask.looking);
+        let (sends, sendable) = (ask.sends, ask.sendable);
+        let first = looking == Looking::Dedup;
+        let mut looks = 0;
+        loop {
+            let seen = self.see(key, attempts, looking);
+            if matches!(seen, Seen::Transient(_)) {
+                looks += 1;
+            }
+            let failure = seen.failure(|err| self.failed(err, None));
+            let parts;
+            let verdict = match &seen {
+                Seen::Found(receipts) => {
+                    let mut found = keeps.clone();
+                    found.copy = self
+                        .target
+                        .as_names()
+                        .and_then(|n| n.copy_of(attempts.key, &receipts[0].id));
+                    parts = found;
+                    life::Verdict::Found(parts.landed(receipts, life::How::Confirmed, first))
+                }
+                seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
+            };
+            let step = self.apply(
+                key,
+                &Event::Looked {
+                    verdict,
+                    first,
+                    looks,
+                    sends,
+                    sendable,
+                },
+            )?;
+            self.trace_look(key, &seen, &step, first);
+            if let Seen::Refused(err) = &seen {
+                self.stop_for(key, err);
+            }
+            match step.then {
+                Then::Look(wait) => {
+                    if !signals::sleep(wait) {
+                        return Ok(step);
+                    }
+                    if let Looking::Confirm { wait_first, .. } = &mut looking {
+                        *wait_first = false;
+                    }
+                }
+                _ => return Ok(step),
+            }
+        }
+    }
+
+    /// The trace line of one lookup's answer (`tell::look`).
+    fn trace_look(&mut self, key: Key, seen: &Seen, step: &Step, first: bool) {
+        use crate::tell::look::{self, Answer};
+        let answer = match seen {
+            Seen::Found(_) => return,
+            Seen::Absent => Answer::Absent {
+                sending: matches!(step.then, Then::Send(_)),
+            },
+            Seen::NotYet(_) => Answer::NotYet(step.say.as_deref()),
+            Seen::CannotTell(why) | Seen::Whose(why) => Answer::CannotTell(why),
+            Seen::Transient(why) => Answer::Transient(why),
+            Seen::Foreign(receipts) => {
+                Answer::Foreign(receipts.iter().map(|r| r.id.as_str()).collect())
+            }
+            Seen::Refused(err) => Answer::Refused(err.reason()),
+        };
+        if let Some(line) = look::look(answer, first) {
+            self.voice
+                .trace(key, line.action, line.result, &line.detail);
+        }
+    }
+}
+
+/// What a lookup is asked: how to look, for what, and what the key's life needs to judge the
+/// answer.
+pub(super) struct Ask<'a> {
+    pub looking: Looking,
+    /// The marks a send now would carry, looked for beside those of the line's attempts.
+    pub marks: &'a [String],
+    /// What was (or would be) sent, for a lookup handed it (`Find::keeps_payload`).
+    pub sent: &'a serde_json::Value,
+    /// What the platform chose for the copy, and which copy it is.
+    pub native: &'a life::Native,
+    pub generation: u32,
+    /// Sends made for the key this run.
+    pub sends: u32,
+    /// A post is there to send if the copy is absent.
+    pub sendable: bool,
+}
