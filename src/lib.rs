@@ -16,6 +16,7 @@ macro_rules! err {
 pub mod adopt;
 pub mod check;
 pub mod cli;
+mod failed;
 mod known;
 pub mod links;
 mod look;

@@ -2,9 +2,9 @@
 //! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
 
 use super::judge::Ask;
-use super::report::Failed;
 use super::{Posts, TargetRun};
 use crate::error::Error;
+use crate::failed::Failed;
 use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::{

@@ -1,9 +1,9 @@
 //! Telling, the runner's side: each step of a key's life handed to the pass's voice with
-//! where its copies are; what a failure looks like to the rules; what an attempt sent, kept for its
-//! lookup.
+//! where its copies are; what an attempt sent, kept for its lookup.
 
 use super::TargetRun;
-use crate::error::{Class, Error, Kind};
+use crate::error::{Class, Error};
+use crate::failed::Failed;
 use crate::life::Key;
 use crate::life::{self, Event, Exit, KeyLine, Phase, Step};
 use crate::post::Post;
@@ -11,61 +11,6 @@ use crate::tell;
 use crate::voice::Told;
 use std::time::Duration;
 use store::sent::{Kept, Sent};
-
-/// A failure, owned, as the key's life reads it (`life::Failure` borrows from this).
-#[derive(Debug, Clone)]
-pub(super) struct Failed {
-    pub class: Class,
-    reason: String,
-    cred: Option<String>,
-    fp: Option<String>,
-    payload: Option<String>,
-    setup: bool,
-    wait: Option<Duration>,
-    stop: bool,
-    hint: Option<String>,
-}
-
-impl Failed {
-    /// `reason`: the error's reason, already redacted.
-    /// `payload`: the edit hash of the post it failed for (`TargetRun::edit_mark`).
-    pub fn of(
-        err: &Error,
-        reason: String,
-        post: Option<(&Post, String)>,
-        cred: Option<String>,
-        cap: Duration,
-    ) -> Failed {
-        let class = err.class().unwrap_or(Class::Unknown);
-        let setup = err.kind == Kind::Config;
-        let long = err.retry_after.is_some_and(|wait| wait > cap);
-        Failed {
-            class,
-            reason,
-            cred: cred.filter(|_| class == Class::Auth),
-            fp: post.as_ref().map(|(p, _)| p.fingerprint.clone()),
-            payload: post.map(|(_, payload)| payload),
-            setup,
-            wait: err.retry_after.filter(|_| !long),
-            stop: setup || class == Class::Auth || long,
-            hint: err.hint.clone(),
-        }
-    }
-
-    pub fn borrow(&self) -> life::Failure<'_> {
-        life::Failure {
-            class: self.class,
-            reason: &self.reason,
-            cred: self.cred.as_deref(),
-            fp: self.fp.as_deref(),
-            payload: self.payload.as_deref(),
-            setup: self.setup,
-            wait: self.wait,
-            stop: self.stop,
-            hint: self.hint.as_deref(),
-        }
-    }
-}
 
 impl<'a> TargetRun<'a> {
     /// The hash of the target's template, part of its posts' edit hash; `None`: it has none.
