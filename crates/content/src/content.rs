@@ -5,6 +5,7 @@ use crate::error::{Class, Error};
 use crate::post::{self, Post};
 use jiff::civil::Date;
 use life::Key;
+use life::key::Slugs;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -51,6 +52,8 @@ impl Catalog {
         let mut found: Vec<Found> = Vec::new();
         let mut stack: Vec<(std::fs::ReadDir, usize)> = Vec::new();
         let mut rel: Vec<u8> = Vec::new();
+        // Every slugged key's slug, kept in blocks rather than one allocation each.
+        let mut slugs = life::key::Slugs::together();
         match std::fs::read_dir(&self.sources.root) {
             Ok(entries) => stack.push((entries, 0)),
             Err(e) => {
@@ -90,7 +93,8 @@ impl Catalog {
                 }
                 continue;
             }
-            self.file(&mut found, &rel, &file_name, file_type.is_symlink());
+            let found = (&mut found, &mut slugs);
+            self.file(found, &rel, &file_name, file_type.is_symlink());
         }
         found
     }
@@ -126,7 +130,14 @@ impl Catalog {
 
     /// File the entry `file_name` in `rel` (not a folder): a post into `found`, anything else
     /// into `ignored` or `problems`, or nowhere (an image).
-    fn file(&mut self, found: &mut Vec<Found>, rel: &[u8], file_name: &OsStr, is_symlink: bool) {
+    /// `slugs`: where the keys' slugs are kept (`Key::parse_in`).
+    fn file(
+        &mut self,
+        (found, slugs): (&mut Vec<Found>, &mut Slugs),
+        rel: &[u8],
+        file_name: &OsStr,
+        is_symlink: bool,
+    ) {
         let at = || {
             relative_to(
                 &self.sources.project,
@@ -141,9 +152,9 @@ impl Catalog {
         let folder = rel.rsplit(|b| *b == b'/').next().filter(|f| !f.is_empty());
         let sorted = match folder.filter(|_| self.sources.names.slugs && !is_symlink) {
             Some(folder) if crate::layout::is_index(&name) => {
-                sort_bundle(&String::from_utf8_lossy(folder), &at)
+                sort_bundle(&String::from_utf8_lossy(folder), slugs, &at)
             }
-            _ => sort_file(&name, is_symlink, self.sources.names, &at),
+            _ => sort_file(&name, is_symlink, (self.sources.names, slugs), &at),
         };
         match sorted {
             Sorted::Post(key) => found.push((

@@ -48,6 +48,11 @@ impl Key {
     /// Read a key: `YYYY-MM-DD` (a real calendar date), or that and `-slug`, `MAX_KEY` bytes at
     /// most.
     pub fn parse(s: &str) -> Option<Key> {
+        Key::parse_in(s, &mut Slugs::default())
+    }
+
+    /// `parse`, its slug kept in `slugs` (a reader of many keys keeps them together).
+    pub fn parse_in(s: &str, slugs: &mut Slugs) -> Option<Key> {
         let day = crate::day::parse_key(s.get(..10)?)?;
         match s.get(10..)? {
             "" => Some(Key::of_day(day)),
@@ -55,11 +60,48 @@ impl Key {
                 let slug = rest.strip_prefix('-')?;
                 (is_slug(slug) && s.len() <= MAX_KEY).then(|| Key {
                     order: order(day),
-                    slug: Some(Box::leak(slug.into())),
+                    slug: Some(slugs.keep(slug)),
                     day,
                 })
             }
         }
+    }
+}
+
+/// Where slugs read from outside are kept for the rest of the process (a `Key` is `Copy`).
+/// `Slugs::default()` gives each its own allocation; `Slugs::together()` copies them into
+/// blocks of `BLOCK` bytes, one allocation for hundreds of keys (issue 32's benchmark: an
+/// allocation per key was most of what slugged keys add to a no-op run). What is kept is
+/// what was read, plus at most one block's unused tail.
+#[derive(Default)]
+pub struct Slugs {
+    together: bool,
+    rest: &'static mut [u8],
+}
+
+/// The size of one block of `Slugs::together`.
+const BLOCK: usize = 16 * 1024;
+
+impl Slugs {
+    /// Slugs kept together, in blocks (for a reader of many keys).
+    pub fn together() -> Slugs {
+        Slugs {
+            together: true,
+            rest: &mut [],
+        }
+    }
+
+    fn keep(&mut self, slug: &str) -> &'static str {
+        if !self.together {
+            return Box::leak(slug.into());
+        }
+        if self.rest.len() < slug.len() {
+            self.rest = vec![0; BLOCK.max(slug.len())].leak();
+        }
+        let (kept, rest) = std::mem::take(&mut self.rest).split_at_mut(slug.len());
+        self.rest = rest;
+        kept.copy_from_slice(slug.as_bytes());
+        std::str::from_utf8(kept).expect("a slug is ASCII")
     }
 }
 
@@ -254,5 +296,21 @@ mod tests {
         for text in texts {
             assert_eq!(is_slug(&text), written(&text), "{text:?}");
         }
+    }
+
+    #[test]
+    fn slugs_kept_together_read_back_as_parsed_across_blocks() {
+        let mut slugs = Slugs::together();
+        let texts: Vec<String> = (0..3000)
+            .map(|i| format!("2026-11-29-post-number-{i}"))
+            .collect();
+        let keys: Vec<Key> = (texts.iter())
+            .map(|t| Key::parse_in(t, &mut slugs).unwrap())
+            .collect();
+        for (text, key) in texts.iter().zip(&keys) {
+            assert_eq!(key.to_string(), *text);
+            assert_eq!(*key, Key::parse(text).unwrap());
+        }
+        assert_eq!(Key::parse_in("2026-11-29-Bad", &mut slugs), None);
     }
 }

@@ -167,6 +167,11 @@ impl Record {
     /// Every field of every line is checked (a malformed line stops any command that writes),
     /// in one pass over its bytes that allocates nothing but the kept line.
     pub fn parse(line: &str) -> Result<Option<Record>, String> {
+        Record::parse_in(line, &mut crate::key::Slugs::default())
+    }
+
+    /// `parse`, a slugged key's slug kept in `slugs` (`Key::parse_in`).
+    pub fn parse_in(line: &str, slugs: &mut crate::key::Slugs) -> Result<Option<Record>, String> {
         let body = trim(line);
         if body.is_empty() || body.starts_with('#') {
             return Ok(None);
@@ -181,7 +186,7 @@ impl Record {
         }
         let mut words = Words { rest: body };
         let key_word = words.next_bare().ok_or("missing key")?;
-        let key = crate::Key::parse(key_word)
+        let key = crate::Key::parse_in(key_word, slugs)
             .ok_or_else(|| format!("`{key_word}` is not a key (YYYY-MM-DD, a real date)"))?;
         let status = match words.next_bare() {
             Some("pending") => Status::Pending,

@@ -4,6 +4,7 @@
 use crate::clock::{looks_like_key, parse_key};
 use crate::error::{Class, Error};
 use crate::layout::Names;
+use life::key::Slugs;
 use std::path::PathBuf;
 
 /// What one file (not a folder) below the root is to the catalog.
@@ -19,7 +20,7 @@ pub(super) enum Sorted {
 pub(super) fn sort_file(
     name: &str,
     is_symlink: bool,
-    names: Names,
+    (names, slugs): (Names, &mut Slugs),
     at: &dyn Fn() -> PathBuf,
 ) -> Sorted {
     if is_symlink {
@@ -36,7 +37,7 @@ pub(super) fn sort_file(
         false => name.strip_suffix(".md"),
     };
     match markdown {
-        Some(stem) if names.slugs && stem.len() > 10 => sort_slugged(stem, at),
+        Some(stem) if names.slugs && stem.len() > 10 => sort_slugged(stem, slugs, at),
         Some(stem) => sort_stem(stem, at),
         None => sort_other(name, at),
     }
@@ -61,9 +62,9 @@ fn sort_other(name: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
 
 /// Sort a page bundle's `index.md` by its folder's name, as a file of that name is sorted:
 /// a post (`2026-12-01`, `2026-12-01-my-post`), a problem naming the file, or another page.
-pub(super) fn sort_bundle(folder: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
+pub(super) fn sort_bundle(folder: &str, slugs: &mut Slugs, at: &dyn Fn() -> PathBuf) -> Sorted {
     let sorted = match folder.len() > 10 {
-        true => sort_slugged(folder, at),
+        true => sort_slugged(folder, slugs, at),
         false => sort_stem(folder, at),
     };
     match sorted {
@@ -81,8 +82,8 @@ pub(super) fn sort_bundle(folder: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
 
 /// Sort a markdown file whose `stem` is longer than a date, with slugged keys on: a post
 /// `YYYY-MM-DD-slug`, a slug that is not one (an error naming the file), or another name.
-fn sort_slugged(stem: &str, at: &dyn Fn() -> PathBuf) -> Sorted {
-    if let Some(key) = life::Key::parse(stem) {
+fn sort_slugged(stem: &str, slugs: &mut Slugs, at: &dyn Fn() -> PathBuf) -> Sorted {
+    if let Some(key) = life::Key::parse_in(stem, slugs) {
         return Sorted::Post(key);
     }
     let Some((day, slug)) = stem.split_at_checked(10) else {

@@ -73,6 +73,8 @@ impl StateFile {
         mut tolerate: Option<&mut Vec<Error>>,
     ) -> Result<(), Error> {
         let mut comments: Option<Span> = None;
+        // Every slugged key's slug, kept in blocks rather than one allocation each.
+        let mut slugs = life::key::Slugs::together();
         let mut offset = 0u64;
         let mut number = 0;
         let mut reader = open(&self.path, shown)?;
@@ -110,7 +112,10 @@ impl StateFile {
                 offset += len;
                 continue;
             }
-            if let Err(msg) = self.take(line, len, offset, &mut sorted, &mut comments) {
+            let read = Record::parse_in(line, &mut slugs);
+            if let Err(msg) =
+                read.and_then(|r| self.take(r, len, offset, &mut sorted, &mut comments))
+            {
                 refuse(tolerate.as_deref_mut(), bad_line(shown, msg, number))?;
                 continue;
             }
@@ -123,18 +128,19 @@ impl StateFile {
         Ok(())
     }
 
-    /// Take one line of the state file (`len` bytes at `offset`): a comment is kept for the
-    /// record after it (in `comments`), a record put in its place with the comments before it.
-    /// `Err`: the line is malformed (why), and nothing of it is taken.
+    /// Take one line of the state file as read (`len` bytes at `offset`; `record`: `None` for
+    /// a comment or a blank line): a comment is kept for the record after it (in `comments`), a
+    /// record put in its place with the comments before it. `Err`: its key is there already,
+    /// and nothing of it is taken.
     fn take(
         &mut self,
-        line: &str,
+        record: Option<Record>,
         len: u64,
         offset: u64,
         sorted: &mut Option<Vec<(Key, Record)>>,
         comments: &mut Option<Span>,
     ) -> Result<(), String> {
-        match Record::parse(line)? {
+        match record {
             None => {
                 let span = comments.get_or_insert(Span {
                     start: offset,
