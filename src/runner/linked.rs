@@ -39,8 +39,13 @@ impl TargetRun<'_> {
 
     /// Where each copy the template needs stands, by target name.
     pub(super) fn copies(&self, key: Key) -> Copies {
+        // A target without a template links to no copy: no moment to judge the key in (its
+        // stamp is a formatted time, and every key of a dry run asks).
+        let Some(template) = self.cfg.template.as_ref() else {
+            return Copies::default();
+        };
         let held = life::past_window(key, &self.ctx(key));
-        self.known.copies(self.cfg.template.as_ref(), held)
+        self.known.copies(Some(template), held)
     }
 
     /// `--dry-run`: where the copies the key's text links to stand.
