@@ -188,7 +188,7 @@ fn judged(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Step
     {
         let carried = from.carried_to(ctx.key, &ctx.stamp);
         let step = judged(Some(&carried), seen, ctx)?;
-        return Ok(super::rename::carried(from, carried, step));
+        return Ok(super::rename::carried(carried, step));
     }
     let decision = decide(line, seen, ctx)?;
     let blocked = |seen: &Seen| matches!(seen, Seen::Ready(f) if f.blocked.is_some());

@@ -24,17 +24,11 @@ impl KeyLine {
     }
 }
 
-/// A visit of a key with no line whose post is `from`'s renamed: `step`, the visit of `line`
-/// (`from` carried over), which it writes first (and says so).
-pub(super) fn carried(from: &KeyLine, line: KeyLine, mut step: Step) -> Step {
+/// A visit of a key with no line whose post is another key's renamed: `step`, the visit of
+/// `line` (that key's line carried over), which it writes first. (The runner tells the carry.)
+pub(super) fn carried(line: KeyLine, mut step: Step) -> Step {
     if step.line == Change::Keep {
         step.line = Change::Write(Box::new(line));
     }
-    let old = from.key;
-    let said = format!("renamed from {old}: its line carried over, its copies stay where they are");
-    step.say = Some(match step.say.take() {
-        Some(more) => format!("{said}; {more}"),
-        None => said,
-    });
     step
 }
