@@ -1,7 +1,7 @@
 //! The rename rule as the run, its dry run and `status` ask it (issue 32): with slugged keys, a
 //! key with no line whose post has the text of exactly one key whose file is gone and whose
 //! copy is out takes that line over, its copies staying where they are (`place=`); one that
-//! may be a rename but cannot be told (several such keys, or one of its day with other words)
+//! may be a rename but cannot be told (several such keys, or one of its day or slug with other words)
 //! is not sent: it fails (rejected, exit 1) naming the keys, until a person says which it is
 //! (`dayrun mv`, or `retry` to publish it as a new post). `store::gone` holds the rule; this
 //! reads it for a post, and the runner carries out what it finds (`runner/renamed.rs`).

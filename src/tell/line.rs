@@ -148,7 +148,7 @@ pub fn renamed(new: Key, old: &[Key], same_text: bool, target: &str) -> (String,
             names.join(" and ")
         ),
         false => format!(
-            "not sent: {} of its day has its file gone and its copy out here: renamed (and edited) from it? Sending it would make a second copy",
+            "not sent: {}, of its day or with its slug, has its file gone and its copy out here: renamed (and edited) from it? Sending it would make a second copy",
             names.join(" and ")
         ),
     };

@@ -2,7 +2,7 @@
 //! the text of exactly one key whose file is gone and whose copy is out takes that key's line
 //! over (`place=`): its copies stay where they are, edits and retracts reach them there, and
 //! nothing is sent again. A new key that may be a rename but cannot be told (a rename with an
-//! edit, or a new post beside a deleted one of its day) is not sent: the run fails it (rejected,
+//! edit, across days too when the slug stays, or a new post beside a deleted one of its day) is not sent: the run fails it (rejected,
 //! exit 1) naming the keys, as its dry run and `status` say, until a person says which it is
 //! (`dayrun mv OLD NEW`, or `retry` to publish it as a new post). A date project is unchanged.
 
@@ -128,7 +128,7 @@ fn a_rename_with_an_edit_waits_for_a_persons_mv() {
         "# A better title\n\nThe words of the post.\n",
     );
     let said = format!(
-        "not sent: {OLD} of its day has its file gone and its copy out here: renamed (and edited) from it?"
+        "not sent: {OLD}, of its day or with its slug, has its file gone and its copy out here: renamed (and edited) from it?"
     );
     p.run_at(LATER, &["run", "--dry-run"])
         .code(1)
@@ -155,6 +155,29 @@ fn a_rename_with_an_edit_waits_for_a_persons_mv() {
             .contains("A better title")
     );
     assert!(!p.exists(&format!("out/{NEW}.html")));
+}
+
+#[test]
+fn a_rename_with_an_edit_and_a_new_date_is_told_by_its_slug() {
+    let p = published();
+    let moved = "2026-11-30-first-name";
+    rename(&p, OLD, moved);
+    p.file(
+        &format!("content/{moved}.md"),
+        "# A better title\n\nThe words of the post.\n",
+    );
+    p.run_at(LATER, &["run"])
+        .code(1)
+        .stdout_has(&format!(
+            "{moved} out failed (rejected): not sent: {OLD}, of its day or with its slug, has its file gone"
+        ))
+        .stdout_has(&format!("`dayrun mv {OLD} {moved}` carries that line over"));
+    assert!(!p.exists(&format!("out/{moved}.html")), "no second copy");
+    // Another slug on another day is a new post.
+    p.file("content/2026-11-29-other.md", "# Other\n\nOther words.\n");
+    p.run_at(LATER, &["run"])
+        .code(1)
+        .stdout_has("2026-11-29-other out published");
 }
 
 #[test]

@@ -3,9 +3,9 @@
 //! candidates): a candidate whose post has the text (fingerprint) of exactly one gone line, and
 //! is the only candidate with it, is that post renamed (a slug fixed, a post moved, a date
 //! changed) and takes its line over. A candidate that shares a text with gone lines otherwise
-//! (several either side), or shares no text but a day with a gone line no candidate takes over
-//! (a rename with an edit, or a new post beside a deleted one: dayrun cannot tell), waits for a
-//! person. Sending either would make a second copy of what is already out. The rule reads the
+//! (several either side), or shares no text but a day or a slug with a gone line no candidate
+//! takes over (a rename with an edit, with or without a new date, or a new post beside a deleted
+//! one: dayrun cannot tell), waits for a person. Sending either would make a second copy of what is already out. The rule reads the
 //! whole state and catalog, so the order keys are visited in never changes its answer; the run,
 //! its dry run and `status` ask `rename`.
 
@@ -14,13 +14,14 @@ use jiff::civil::Date;
 use life::{Key, KeyLine, Status};
 use std::collections::HashMap;
 
-/// The gone lines whose copy is (or may be) out, by their post's fingerprint and by day, and
-/// the candidates that have each fingerprint.
+/// The gone lines whose copy is (or may be) out, by their post's fingerprint, by day and by
+/// slug, and the candidates that have each fingerprint.
 #[derive(Debug, Default)]
 pub struct Gone {
     lines: HashMap<Key, KeyLine>,
     by_fp: HashMap<String, Vec<Key>>,
     by_day: HashMap<Date, Vec<Key>>,
+    by_slug: HashMap<&'static str, Vec<Key>>,
     /// For each fingerprint of a gone line, the candidates whose post has it.
     successors: HashMap<String, Vec<Key>>,
 }
@@ -33,7 +34,7 @@ pub enum Rename {
     /// The post is this line's, renamed: the key takes the line over.
     Carry(Box<KeyLine>),
     /// It may be a rename of these keys, and dayrun cannot tell which or whether: a person
-    /// says. `same_text`: the post has their text (else they only share its day).
+    /// says. `same_text`: the post has their text (else they only share its day or slug).
     Ask { keys: Vec<Key>, same_text: bool },
 }
 
@@ -65,6 +66,9 @@ impl Gone {
                 .entry(record.key.day())
                 .or_default()
                 .push(record.key);
+            if let Some(slug) = record.key.slug() {
+                gone.by_slug.entry(slug).or_default().push(record.key);
+            }
             gone.lines.insert(record.key, line);
         }
         if !gone.lines.is_empty() {
@@ -89,14 +93,15 @@ impl Gone {
                 },
             };
         }
-        let day = self
-            .by_day
-            .get(&key.day())
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let left: Vec<Key> = (day.iter().copied())
+        // No line has its text: a rename with an edit is told by the day it kept, or the slug
+        // (a date changed too). A post with neither of a gone line's is new.
+        let day = self.by_day.get(&key.day()).into_iter().flatten();
+        let slug = key.slug().and_then(|s| self.by_slug.get(s));
+        let mut left: Vec<Key> = (day.chain(slug.into_iter().flatten()).copied())
             .filter(|k| self.successor(*k).is_none())
             .collect();
+        left.sort();
+        left.dedup();
         match left.is_empty() {
             true => Rename::New,
             false => Rename::Ask {
