@@ -1,6 +1,6 @@
 //! Issue 32: renames drawn at random, through the real binary on the folder target. A few posts
 //! of two days, each a lineage of files: published, renamed (same text, with an edit, across
-//! days), edited, deleted, beside new posts; when a run asks a person, the person answers as
+//! days, the slug kept or not), edited, deleted, beside new posts; when a run asks a person, the person answers as
 //! the message says (`mv OLD NEW` for a rename, `retry NEW` for a new post). After every run:
 //!
 //! 1. never a second copy in silence: the folder holds at most one copy per lineage;
@@ -22,11 +22,12 @@ const NOW: &str = "2026-12-02T12:00:00Z";
 #[derive(Debug, Clone)]
 enum Step {
     Run,
-    /// Rename a post's file: to this day, with an edit or not.
+    /// Rename a post's file: to this day, with an edit or not, its slug kept or not.
     Rename {
         post: usize,
         day: usize,
         edit: bool,
+        keep_slug: bool,
     },
     Edit(usize),
     Delete(usize),
@@ -37,7 +38,8 @@ enum Step {
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         3 => Just(Step::Run),
-        3 => (0..4usize, 0..2usize, any::<bool>()).prop_map(|(post, day, edit)| Step::Rename { post, day, edit }),
+        3 => (0..4usize, 0..2usize, any::<bool>(), any::<bool>())
+            .prop_map(|(post, day, edit, keep_slug)| Step::Rename { post, day, edit, keep_slug }),
         1 => (0..4usize).prop_map(Step::Edit),
         1 => (0..4usize).prop_map(Step::Delete),
         1 => (0..2usize).prop_map(Step::New),
@@ -54,11 +56,11 @@ struct Lineage {
 }
 
 impl Lineage {
-    /// Published, then renamed to another day with an edit since its copy was made.
+    /// Published, then renamed to another day and slug with an edit since its copy was made.
     fn moved_and_edited(&self) -> bool {
         match (&self.key, &self.line) {
             (Some(key), Some((line, version))) => {
-                key[..10] != line[..10] && self.version != *version
+                key[..10] != line[..10] && key[10..] != line[10..] && self.version != *version
             }
             _ => false,
         }
@@ -69,8 +71,8 @@ struct Blog {
     p: Project,
     posts: Vec<Lineage>,
     names: u32,
-    /// Published posts renamed to another day with an edit in the same save: their text and
-    /// day are both new, and the next run may publish them as new posts (docs/posts.md says
+    /// Published posts renamed to another day and slug with an edit in the same save: their
+    /// text, day and slug are all new, and the next run may publish them as new posts (docs/posts.md says
     /// so); the one second copy the invariant allows.
     moved_and_edited: usize,
 }
@@ -130,11 +132,19 @@ impl Blog {
     fn play(&mut self, step: &Step) -> Result<(), TestCaseError> {
         match *step {
             Step::Run => return self.run(),
-            Step::Rename { post, day, edit }
-                if post < self.posts.len() && self.posts[post].key.is_some() =>
-            {
+            Step::Rename {
+                post,
+                day,
+                edit,
+                keep_slug,
+            } if post < self.posts.len() && self.posts[post].key.is_some() => {
                 self.remove_file(post);
-                self.posts[post].key = Some(self.name(post, day));
+                let old = self.posts[post].key.clone().expect("a file");
+                let key = match keep_slug {
+                    true => format!("{}{}", DAYS[day], &old[10..]),
+                    false => self.name(post, day),
+                };
+                self.posts[post].key = Some(key);
                 self.posts[post].version += u32::from(edit);
                 self.write(post);
             }
