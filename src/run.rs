@@ -15,10 +15,11 @@ use crate::lock;
 use crate::plan::Plan;
 use crate::posts::Posts;
 use crate::progress::Progress;
-use crate::runner::{self, Shared, TargetRun};
+use crate::runner::{Shared, TargetRun};
 use crate::say;
 use crate::signals;
 use crate::targets::{self, Context};
+use crate::tell;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 
@@ -49,9 +50,9 @@ fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {
         false => Some(lock::acquire(&config.state, &shown_state, clock)?),
     };
     // Only a run that holds the lock says anything: a refused one did nothing.
-    runner::header(clock, plan, &asked);
+    header(clock, plan, &asked);
     for (cfg, err) in broken {
-        runner::say_error(&format!("{}: not run: ", cfg.name), &err);
+        say_error(&format!("{}: not run: ", cfg.name), &err);
         exit.merge(Exit::Usage);
     }
     let mut states = load::states(config, &selected, &shown_state)?;
@@ -135,8 +136,29 @@ fn build<'a>(
 fn standing_problems(catalog: &Catalog, clock: &Clock) -> Exit {
     let mut exit = Exit::Ok;
     for problem in catalog.standing_problems(clock.today()) {
-        runner::say_error("", &problem);
+        say_error("", &problem);
         exit.merge(Exit::NeedsHuman);
     }
     exit
+}
+
+/// Says an error that keeps something from being done, after `before`, and its hint.
+fn say_error(before: &str, err: &Error) {
+    for line in tell::header::error_lines(before, err) {
+        say::out(&line);
+    }
+}
+
+/// The first line of every run (`tell::header`).
+fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
+    let header = tell::header::Header {
+        stamp: &clock.stamp(),
+        today: clock.today(),
+        mode: &plan.mode,
+        dry_run: plan.dry_run,
+        keys: &plan.keys,
+        targets: &plan.targets,
+        selected,
+    };
+    say::out(&header.line());
 }

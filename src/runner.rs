@@ -5,13 +5,11 @@
 
 use crate::clock::Clock;
 use crate::config::{Capabilities, Config, TargetConfig};
-use crate::error::Error;
 use crate::known::Known;
 use crate::life::Key;
 use crate::plan::Plan;
 use crate::posts::Posts;
 use crate::progress::Progress;
-use crate::say;
 use crate::state::StateFile;
 use crate::targets::Target;
 use crate::tell;
@@ -37,27 +35,6 @@ mod survey;
 mod target_run;
 mod thread;
 mod update;
-
-/// Says an error that keeps something from being done, after `before`, and its hint.
-pub(crate) fn say_error(before: &str, err: &Error) {
-    for line in tell::header::error_lines(before, err) {
-        say::out(&line);
-    }
-}
-
-/// The first line of every run (`tell::header`).
-pub(crate) fn header(clock: &Clock, plan: &Plan, selected: &[&TargetConfig]) {
-    let header = tell::header::Header {
-        stamp: &clock.stamp(),
-        today: clock.today(),
-        mode: &plan.mode,
-        dry_run: plan.dry_run,
-        keys: &plan.keys,
-        targets: &plan.targets,
-        selected,
-    };
-    say::out(&header.line());
-}
 
 /// One target's pass over the keys (`target_run.rs`): its parts, grouped by what they are for.
 pub(crate) struct TargetRun<'a> {
@@ -106,6 +83,10 @@ impl<'a> TargetRun<'a> {
         let voice = Voice::new(speaker, run.clock, run.progress);
         let (immediate, keeps_payload) = (can.can_find.then(|| target.as_find()).flatten())
             .map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
+        let landing = crate::life::Landing {
+            timeout: target.timeout(),
+            settle: cfg.policy.settle.unwrap_or_else(|| target.settle()),
+        };
         TargetRun {
             cfg,
             target,
@@ -117,6 +98,7 @@ impl<'a> TargetRun<'a> {
                 credential,
                 immediate,
                 keeps_payload,
+                landing,
             },
             pace: Pace::default(),
             batch: batch::Batch::default(),
@@ -174,6 +156,8 @@ struct Here {
     /// for), and whether it needs what each attempt sent (`Find`).
     immediate: bool,
     keeps_payload: bool,
+    /// How long an attempt may still show up on the target: its timeout and settle time.
+    landing: crate::life::Landing,
 }
 
 /// Whether the target may be written to again in this run (`stop.rs`), and when it last was.

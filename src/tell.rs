@@ -3,6 +3,7 @@
 //! over plain values: the runner gathers the values, calls these, and prints what they make.
 
 pub mod dry;
+pub mod edit;
 pub mod failure;
 pub mod header;
 pub mod hint;

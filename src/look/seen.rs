@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Kind};
 use crate::life::{self, Receipt};
+use crate::targets::Lookup;
 use jiff::Timestamp;
 
 /// What one look found, before the rules judge it.
@@ -41,6 +42,23 @@ impl Seen {
             Seen::Transient(why) => life::Verdict::Transient(why),
             Seen::Foreign(receipts) => life::Verdict::Foreign(receipts),
             Seen::Refused(_) => life::Verdict::Refused(failure.expect("a refusal's failure")),
+        }
+    }
+}
+
+impl Seen {
+    /// An update's read-back of its copy (known by its id): a failed one is refused for good
+    /// only for its credential or setup (`life::read_back_failed`), else read back again.
+    pub(crate) fn read_back(answer: &Result<Lookup, Error>) -> Seen {
+        match answer.clone() {
+            Ok(Lookup::Found(found)) => Seen::Found(found),
+            Ok(Lookup::Absent) => Seen::Absent,
+            Ok(Lookup::CannotTell(why)) => Seen::CannotTell(why),
+            Ok(Lookup::Foreign(list)) => Seen::Foreign(list),
+            Err(err) => match life::read_back_failed(err.kind == Kind::Config, err.class()) {
+                life::LookFailed::Refused => Seen::Refused(err),
+                _ => Seen::Transient(err.reason()),
+            },
         }
     }
 }

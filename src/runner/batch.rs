@@ -47,6 +47,7 @@ use crate::tally::Count;
 use crate::targets::Outgoing;
 use crate::tell;
 use crate::tell::failure::detail;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 /// At most this many keys per batch, so progress and the trace stay live.
@@ -121,11 +122,12 @@ impl TargetRun<'_> {
         // 1. Every pending line, one fsync.
         self.pending_lines(&queued)?;
         let clock = Instant::now();
-        // 2. Every file to its temp; one sync of their data.
+        // 2. Every file to its temp; one sync of their data. 3. Each key's renames; one
+        // fsync per folder.
         let (mut files, mut failed) = (Staged::default(), Vec::new());
         let staged = self.stage(&queued, &mut files, &mut failed);
-        // 3. Each key's renames; one fsync per folder.
-        let renamed = rename(&mut files, staged, &mut failed);
+        let (renamed, unplaced) = files.commit(staged);
+        failed.extend((unplaced.into_iter()).map(|((i, _), doing, e)| (i, retry_safe(doing, &e))));
         self.pace.last_write = Some(Instant::now());
         // 4. The done lines, with no fsync of their own.
         self.state.unsynced(true);
@@ -170,15 +172,15 @@ impl TargetRun<'_> {
         self.state.set_all(pending)
     }
 
-    /// Step 2: every queued key's files written to temps in `files`, then one sync of their
-    /// data. Each key staged: its index, the range of its files, and its receipt; a key that
-    /// cannot be staged or synced goes to `failed`.
+    /// Step 2's writes: every queued key's files written to temps in `files`. Each key staged:
+    /// its index and receipt, with the range of its files; a key that cannot be staged goes to
+    /// `failed`.
     fn stage(
         &mut self,
         queued: &[Queued],
         files: &mut Staged,
         failed: &mut Vec<(usize, Error)>,
-    ) -> Vec<(usize, usize, usize, Receipt)> {
+    ) -> Vec<((usize, Receipt), Range<usize>)> {
         let mut staged = Vec::new();
         for (i, q) in queued.iter().enumerate() {
             let from = files.len();
@@ -187,19 +189,12 @@ impl TargetRun<'_> {
                 None => unreachable!("only a batching target queues"),
             };
             match staged_one {
-                Ok(receipt) => staged.push((i, from, files.len(), receipt)),
+                Ok(receipt) => staged.push(((i, receipt), from..files.len())),
                 Err(err) => {
                     files.discard_from(from);
                     failed.push((i, err));
                 }
             }
-        }
-        if !files.is_empty()
-            && let Err(e) = files.sync()
-        {
-            files.discard();
-            let err = retry_safe("make the files durable", &e);
-            failed.extend(staged.drain(..).map(|(i, ..)| (i, err.clone())));
         }
         staged
     }
@@ -227,29 +222,6 @@ impl TargetRun<'_> {
             Ok(())
         })
     }
-}
-
-/// Step 3: each staged key's temps renamed into place, then one fsync per folder. The keys
-/// whose files are in place, with their receipts; the others go to `failed`.
-fn rename(
-    files: &mut Staged,
-    staged: Vec<(usize, usize, usize, Receipt)>,
-    failed: &mut Vec<(usize, Error)>,
-) -> Vec<(usize, Receipt)> {
-    let mut renamed = Vec::new();
-    for (i, from, to, receipt) in staged {
-        match files.rename(from, to) {
-            Ok(()) => renamed.push((i, receipt)),
-            Err(e) => failed.push((i, retry_safe("put the files in place", &e))),
-        }
-    }
-    if !renamed.is_empty()
-        && let Err(e) = files.sync_folders()
-    {
-        let err = retry_safe("make the renames durable", &e);
-        failed.extend(renamed.drain(..).map(|(i, _)| (i, err.clone())));
-    }
-    renamed
 }
 
 fn retry_safe(doing: &str, e: &std::io::Error) -> Error {

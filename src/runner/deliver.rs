@@ -167,7 +167,10 @@ impl TargetRun<'_> {
         let (kept, action, looking);
         (kept, action, looking) = match line.filter(|_| !dedup) {
             Some(line) => {
-                let looking = (self.landing()).confirm(line, self.run.clock.now().timestamp());
+                let looking = self
+                    .here
+                    .landing
+                    .confirm(line, self.run.clock.now().timestamp());
                 (self.kept_payload(key), "confirm", looking)
             }
             None => (None, "dedup", Looking::Dedup),
@@ -213,7 +216,10 @@ impl TargetRun<'_> {
         }
         let sent = self.kept_payload(key).unwrap_or(serde_json::Value::Null);
         let ask = Ask {
-            looking: (self.landing()).confirm(&line, self.run.clock.now().timestamp()),
+            looking: self
+                .here
+                .landing
+                .confirm(&line, self.run.clock.now().timestamp()),
             marks: &[],
             sent: &sent,
             native: &line.copies.current.native,
@@ -384,7 +390,10 @@ impl TargetRun<'_> {
     /// step says to send again), or the rules say to stop.
     fn look_after(&mut self, post: &Post, out: &Outgoing, sends: u32) -> Result<Step, Error> {
         let ask = Ask {
-            looking: self.landing().after_lost(self.run.clock.now().timestamp()),
+            looking: self
+                .here
+                .landing
+                .after_lost(self.run.clock.now().timestamp()),
             marks: &[],
             sent: &out.body,
             native: &out.native,
@@ -398,23 +407,9 @@ impl TargetRun<'_> {
 
     /// When an attempt recorded on `line` can no longer land (`life::Landing::deadline`).
     pub(super) fn deadline(&self, line: &KeyLine) -> Timestamp {
-        self.landing()
+        self.here
+            .landing
             .deadline(line, self.run.clock.now().timestamp())
-    }
-
-    /// How long an attempt may still show up on this target: its timeout, and its settle time.
-    fn landing(&self) -> life::Landing {
-        life::Landing {
-            timeout: self.target.timeout(),
-            settle: self.settle(),
-        }
-    }
-
-    pub(super) fn settle(&self) -> Duration {
-        self.cfg
-            .policy
-            .settle
-            .unwrap_or_else(|| self.target.settle())
     }
 
     /// Keep `min_interval` between writes to this target.

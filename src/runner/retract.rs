@@ -83,25 +83,34 @@ impl TargetRun<'_> {
             // was asked for; anything else leaves the copy published.
             Err(err) => match self.still_there(key, id) {
                 Ok(Lookup::Absent) => Ok(Some(true)),
-                _ => {
-                    let reason = self.voice.redact(&err.reason());
-                    let step = self.apply(
-                        key,
-                        &Event::NotRemoved {
-                            class: err.class().unwrap_or(Class::Unknown),
-                            reason: &reason,
-                            unsure: false,
-                            before,
-                        },
-                    )?;
-                    self.stop_for(key, &err);
-                    self.voice
-                        .trace(key, "retract", "failed", &tell::failure::detail(&err));
-                    self.report(key, &step, Some(&err))?;
-                    Ok(None)
-                }
+                _ => self.not_removed(key, &err, tell::failure::detail(&err), before),
             },
         }
+    }
+
+    /// The copy is still there after `err`: recorded, traced (`detail`) and reported; the
+    /// target stops when the failure says so.
+    fn not_removed(
+        &mut self,
+        key: Key,
+        err: &Error,
+        detail: String,
+        before: Option<&KeyLine>,
+    ) -> Result<Option<bool>, Error> {
+        let reason = self.voice.redact(&err.reason());
+        let step = self.apply(
+            key,
+            &Event::NotRemoved {
+                class: err.class().unwrap_or(Class::Unknown),
+                reason: &reason,
+                unsure: false,
+                before,
+            },
+        )?;
+        self.stop_for(key, err);
+        self.voice.trace(key, "retract", "failed", &detail);
+        self.report(key, &step, Some(err))?;
+        Ok(None)
     }
 
     /// Whether the copy `id` is still there, as the target's lookup shows.
@@ -145,24 +154,9 @@ impl TargetRun<'_> {
         match self.still_there(key, id) {
             Ok(Lookup::Absent) => Ok(Some(true)),
             Ok(Lookup::Found(_)) => {
-                let why = format!("{} still shows the post after the removal", self.cfg.name);
-                self.voice
-                    .trace(key, "retract", "failed", &format!("id={id}: {why}"));
-                let step = self.apply(
-                    key,
-                    &Event::NotRemoved {
-                        class: Class::Unknown,
-                        reason: &why,
-                        unsure: false,
-                        before,
-                    },
-                )?;
-                let err = Error::failure(Class::Unknown, why).hint(format!(
-                    "look at it on {}; `dayrun retract {key} --yes` tries again",
-                    self.cfg.name
-                ));
-                self.report(key, &step, Some(&err))?;
-                Ok(None)
+                let err = tell::retract::still_there(key, &self.cfg.name);
+                let detail = format!("id={id}: {}", err.message);
+                self.not_removed(key, &err, detail, before)
             }
             Ok(Lookup::CannotTell(_) | Lookup::Foreign(_)) | Err(_) if sure => Ok(Some(false)),
             Ok(Lookup::CannotTell(why)) => self.unsure(key, &why),

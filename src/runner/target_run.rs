@@ -66,15 +66,7 @@ impl TargetRun<'_> {
         if self.quick_done(key) {
             return false;
         }
-        let (template, refused) = (self.template_mark(), self.refused(key));
-        let facts = |post: &crate::post::Post| post.facts(template, refused);
-        let get = || Self::seen(posts, key, has_post, &facts);
-        let line = self.line(key);
-        let ctx = self.ctx(key);
-        let next = |seen: Option<&Seen>| {
-            Ok::<_, std::convert::Infallible>(life::next(line.as_ref(), &Event::Visit(seen), &ctx))
-        };
-        let Ok((step, _)) = super::apply::visit(next, get);
+        let (step, _) = self.decide(key, has_post, posts, false);
         matches!(step.then, life::Then::Decide(d) if d.publishes())
     }
 
@@ -127,47 +119,69 @@ impl TargetRun<'_> {
         Ok(())
     }
 
-    /// The key's life, visited: the post read only if a rule asks, with the copies its text
-    /// links to as gathered for this key (`gather`).
-    /// `true`: the key took a renamed post's line over (`renamed.rs`).
+    /// The key's life, visited (`decide`), its line recorded or carried over from a renamed
+    /// post's. `true`: the key took a renamed post's line over (`renamed.rs`).
     fn visit(
         &mut self,
         key: Key,
         has_post: bool,
         posts: &Posts,
     ) -> Result<(life::Step, bool), Error> {
-        self.read_gone(key);
+        let line = self.line(key);
+        match (&line, self.decide(key, has_post, posts, true)) {
+            (
+                None,
+                (
+                    step,
+                    Some(Seen::Ready(Facts {
+                        carry: Some(from), ..
+                    })),
+                ),
+            ) => {
+                self.carry(key, &from, &step)?;
+                Ok((step, true))
+            }
+            (_, (step, _)) => self
+                .record(key, &Event::Visit(None), &step)
+                .map(|()| (step, false)),
+        }
+    }
+
+    /// What the key's life decides on a visit, nothing recorded: the post read only if a rule
+    /// asks; `visiting`: with the copies its text links to as gathered for this key (`gather`)
+    /// and what the rename rule finds (`crate::rename`). What was read comes back too.
+    fn decide(
+        &mut self,
+        key: Key,
+        has_post: bool,
+        posts: &Posts,
+        visiting: bool,
+    ) -> (life::Step, Option<Seen>) {
+        if visiting {
+            self.read_gone(key);
+        }
         let template = self.template_mark();
         let (cfg, upstream) = (self.cfg, self.copies(key));
         let (line, plan, gone) = (self.line(key), self.run.plan, self.known.gone.take());
         let refused = self.refused(key);
         let facts = |post: &crate::post::Post| {
+            let facts = post.facts(template, refused);
+            if !visiting {
+                return facts;
+            }
             let renamed =
                 crate::rename::renamed(gone.as_ref(), &plan.mode, post, line.as_ref(), &cfg.name);
             let blocked = crate::targets::preview::blocked(cfg, post, upstream.all());
-            renamed.facts(blocked, post.facts(template, refused))
+            renamed.facts(blocked, facts)
         };
         let get = || Self::seen(posts, key, has_post, &facts);
         let ctx = self.ctx(key);
         let next = |seen: Option<&Seen>| {
             Ok::<_, std::convert::Infallible>(life::next(line.as_ref(), &Event::Visit(seen), &ctx))
         };
-        let Ok((step, seen)) = super::apply::visit(next, get);
+        let Ok(decided) = super::apply::visit(next, get);
         self.known.gone = gone;
-        match (&line, seen) {
-            (
-                None,
-                Some(Seen::Ready(Facts {
-                    carry: Some(from), ..
-                })),
-            ) => {
-                self.carry(key, &from, &step)?;
-                Ok((step, true))
-            }
-            _ => self
-                .record(key, &Event::Visit(None), &step)
-                .map(|()| (step, false)),
-        }
+        decided
     }
 
     /// A decision that sends nothing and looks nothing up, told (`Voice::decision`).

@@ -4,14 +4,15 @@
 //! a second copy is not.
 
 use super::{Posts, TargetRun};
-use crate::error::{Class, Error, Kind};
+use crate::error::Error;
 use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::{self, Answer, EditCheck, Event, KeyLine, Op, Then, Verdict, Word};
+use crate::look::Seen;
 use crate::post::Post;
 use crate::signals;
 use crate::tally::Count;
-use crate::targets::{Lookup, Media, Outgoing};
+use crate::targets::{Media, Outgoing};
 use crate::tell;
 use std::time::Instant;
 
@@ -76,14 +77,7 @@ impl TargetRun<'_> {
         // A thread published before the target went back to `long = "cut"`.
         let parts = line.copies.current.parts.len();
         match life::edits_in_place(parts, self.target.as_thread().is_some()) {
-            false => Err(Error::failure(
-                Class::Rejected,
-                format!("the copy is a thread of {parts} parts and the target now sends one post (long = \"cut\"); nothing was changed"),
-            )
-            .hint(format!(
-                "set long = \"thread\" again to edit the thread in place, or `dayrun retract {key} --yes --target {0}`, then `dayrun retry {key} --force --target {0}` to publish it as one post",
-                self.cfg.name
-            ))),
+            false => Err(tell::edit::thread_now_cut(key, parts, &self.cfg.name)),
             true => self.target.prepare(post),
         }
     }
@@ -96,14 +90,7 @@ impl TargetRun<'_> {
         post: &Post,
         err: Error,
     ) -> Result<(), Error> {
-        let err = Error {
-            hint: err.hint.clone(),
-            ..Error::failure(
-                Class::Rejected,
-                format!("the edit cannot be sent: {}", err.reason()),
-            )
-        };
-        let err = self.edit_advice(key, err);
+        let err = tell::edit::advice(key, &self.cfg.name, tell::edit::not_sent(&err));
         let failed = self.failed(&err, Some(post));
         let step = self.apply(
             key,
@@ -116,21 +103,6 @@ impl TargetRun<'_> {
         self.voice
             .trace(key, "update", "failed", &tell::failure::detail(&err));
         self.report(key, &step, Some(&err))
-    }
-
-    /// A refused edit stands until a person acts (`Decision::EditFailed`): its hint says
-    /// every way out, and is kept on the line with it. Other failures are left as they are.
-    fn edit_advice(&self, key: Key, err: Error) -> Error {
-        if err.class() != Some(Class::Rejected) {
-            return err;
-        }
-        let name = &self.cfg.name;
-        let fix = err.hint.clone().unwrap_or_else(|| {
-            format!("save the post again once it is fixed (it is sent when it changes), or `dayrun retry {key} --force --target {name}` sends it as it is")
-        });
-        err.hint(format!(
-            "{fix}; `dayrun mark {key} done --target {name}` accepts the copy as it is. Until then every run exits 1"
-        ))
     }
 
     fn unchanged(&mut self, key: Key) -> Result<(), Error> {
@@ -192,7 +164,7 @@ impl TargetRun<'_> {
                     let receipt = life::checked(&receipt).unwrap_or_else(|_| Receipt::id(&id));
                     return self.updated(post, vec![receipt], started);
                 }
-                Err(err) => self.edit_advice(key, err),
+                Err(err) => tell::edit::advice(key, &self.cfg.name, err),
             };
             let step = self.send_failed(post, &err, before.as_ref(), sends)?;
             if step.then != Then::ReadBack(std::time::Duration::ZERO) {
@@ -202,7 +174,7 @@ impl TargetRun<'_> {
             }
             self.voice
                 .trace(key, "update", "unknown", &tell::failure::detail(&err));
-            signals::sleep(self.cfg.policy.confirm_delay + self.settle());
+            signals::sleep(self.cfg.policy.confirm_delay + self.here.landing.settle);
             let line = self.line(key).expect("the pending update");
             let out = Outgoing {
                 media: Media::on_copy(line.copies.current.media.as_deref()),
@@ -229,37 +201,20 @@ impl TargetRun<'_> {
             true => self.thread_holds(post),
             false => self.target.as_update().and_then(|u| u.read_back(id, out)),
         };
-        let receipts = [Receipt::id(id)];
-        let (why, failed);
-        let verdict = match &answer {
-            Ok(Lookup::Found(found)) => {
-                // The copy's own receipt when it names this copy: its version (Ghost's
-                // `updated_at`) is what the next update must send back.
-                let receipt = found
-                    .iter()
-                    .find(|r| r.id == id)
-                    .and_then(|r| life::checked(r).ok())
-                    .unwrap_or_else(|| receipts[0].clone());
-                return self.updated(post, vec![receipt], started).map(|()| false);
-            }
-            Ok(Lookup::Absent) => Verdict::Absent,
-            Ok(Lookup::CannotTell(text)) => Verdict::CannotTell(text),
-            Ok(Lookup::Foreign(list)) => Verdict::Foreign(list),
-            Err(err) => match life::read_back_failed(err.kind == Kind::Config, err.class()) {
-                life::LookFailed::Refused => {
-                    failed = self.failed(err, Some(post));
-                    Verdict::Refused(failed.borrow())
-                }
-                _ => {
-                    why = err.reason();
-                    Verdict::Transient(&why)
-                }
-            },
-        };
+        let seen = Seen::read_back(&answer);
+        if let Seen::Found(found) = &seen {
+            // The copy's own receipt when it names this copy: its version (Ghost's
+            // `updated_at`) is what the next update must send back.
+            let receipt = (found.iter().find(|r| r.id == id))
+                .and_then(|r| life::checked(r).ok())
+                .unwrap_or_else(|| Receipt::id(id));
+            return self.updated(post, vec![receipt], started).map(|()| false);
+        }
+        let failure = seen.failure(|err| self.failed(err, Some(post)));
         let step = self.apply(
             key,
             &Event::Looked {
-                verdict,
+                verdict: seen.verdict(failure.as_ref().map(|f| f.borrow())),
                 first: false,
                 looks: 0,
                 sends,

@@ -1,6 +1,7 @@
 //! What a retract says: what a dry run would remove, what was removed, what is left unsure,
 //! and a key no selected target removed anything of.
 
+use crate::error::{Class, Error};
 use crate::life::Key;
 
 /// `--dry-run`: the ids it would remove from `target`; `resume`: an interrupted retract.
@@ -20,6 +21,14 @@ pub fn removed(id: &str, verified: bool, target: &str, more: &str) -> String {
         false => format!(" (the removal was accepted, but {target} cannot show that it is gone)"),
     };
     format!("id={id}{note}{more}")
+}
+
+/// A copy `target`'s lookup still shows after its removal.
+pub fn still_there(key: Key, target: &str) -> Error {
+    let why = format!("{target} still shows the post after the removal");
+    Error::failure(Class::Unknown, why).hint(format!(
+        "look at it on {target}; `dayrun retract {key} --yes` tries again"
+    ))
 }
 
 /// A removal whose outcome is unknown (`why`), and what finishes it.

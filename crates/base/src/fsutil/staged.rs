@@ -8,7 +8,11 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::{self, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+/// An item whose files are not in place: what could not be done, and why.
+pub type Unplaced<T> = (T, &'static str, io::Error);
 
 /// Temps waiting to become their files, in the order they were written.
 #[derive(Debug, Default)]
@@ -97,8 +101,45 @@ impl Staged {
         folders.into_iter().try_for_each(super::sync_dir)
     }
 
+    /// Put the staged files of every item of `items` (each with the range of its temps) in
+    /// place, durably: one `sync` of their data, each item's `rename`, one `sync_folders`. The
+    /// items whose files are in place, and the others, each with what could not be done.
+    pub fn commit<T>(&mut self, items: Vec<(T, Range<usize>)>) -> (Vec<T>, Vec<Unplaced<T>>) {
+        let mut failed = Vec::new();
+        if !self.is_empty()
+            && let Err(e) = self.sync()
+        {
+            self.discard();
+            let failed = items
+                .into_iter()
+                .map(|(t, _)| (t, "make the files durable", copy(&e)));
+            return (Vec::new(), failed.collect());
+        }
+        let mut placed = Vec::new();
+        for (item, range) in items {
+            match self.rename(range.start, range.end) {
+                Ok(()) => placed.push(item),
+                Err(e) => failed.push((item, "put the files in place", e)),
+            }
+        }
+        if !placed.is_empty()
+            && let Err(e) = self.sync_folders()
+        {
+            let lost = placed
+                .drain(..)
+                .map(|t| (t, "make the renames durable", copy(&e)));
+            failed.extend(lost);
+        }
+        (placed, failed)
+    }
+
     /// Remove every temp still there (after a failed `sync`).
     pub fn discard(&mut self) {
         self.discard_from(0);
     }
+}
+
+/// An error said to each item it failed (`io::Error` is not `Clone`).
+fn copy(e: &io::Error) -> io::Error {
+    io::Error::new(e.kind(), e.to_string())
 }
