@@ -31,4 +31,8 @@ pub(crate) struct Known {
     /// This target's lines whose post is gone, read the first time a key with no line may be
     /// sent (`runner/renamed.rs`).
     pub(crate) gone: Option<store::gone::Gone>,
+    /// The lines whose post file this run is the first to see gone (no `gone=`), and the keys
+    /// new posts were asked about by the rename rule (`runner/renamed.rs`).
+    pub(crate) unstamped: Vec<crate::life::Key>,
+    pub(crate) asked: std::collections::BTreeSet<crate::life::Key>,
 }

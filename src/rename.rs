@@ -19,6 +19,8 @@ use store::gone::{Gone, Rename};
 pub(crate) struct Renamed {
     pub carry: Option<Box<KeyLine>>,
     pub ask: Option<Error>,
+    /// The gone keys `ask` names.
+    pub asked: Vec<Key>,
 }
 
 /// The rule above for `post` (its key's line: `line`) on `target`; `gone`: the target's lines
@@ -38,13 +40,14 @@ pub(crate) fn renamed(
         Rename::New => Renamed::default(),
         Rename::Carry(line) => Renamed {
             carry: Some(line),
-            ask: None,
+            ..Renamed::default()
         },
         Rename::Ask { keys, same_text } => {
             let (why, hint) = crate::tell::line::renamed(post.key, &keys, same_text, target);
             Renamed {
                 carry: None,
                 ask: Some(Error::failure(Class::Rejected, why).hint(hint)),
+                asked: keys,
             }
         }
     }

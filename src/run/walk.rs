@@ -51,10 +51,11 @@ pub(super) fn keys(
             }
         }
     }
-    // Queued keys were not started: a stopped run leaves them to the next.
+    // Queued keys were not started: a stopped run leaves them to the next. A run that saw
+    // every key notes the lines whose file it is the first to see gone.
     for run in runs.iter_mut() {
         match signals::received() {
-            None => run.flush()?,
+            None => run.flush().and_then(|()| run.settle_gone())?,
             Some(_) => run.drop_queued(),
         }
     }

@@ -90,10 +90,11 @@ impl TargetRun<'_> {
     pub(super) fn record(&mut self, key: Key, event: &Event, step: &Step) -> Result<(), Error> {
         if !self.run.plan.dry_run {
             match &step.line {
-                // An edit hash recorded without sending anything needs no sync of its own:
-                // the fold at the end of the run makes it durable (a crash only repeats it).
+                // An edit hash or a day seen gone, recorded without sending anything, needs no
+                // sync of its own: the fold at the end of the run makes it durable (a crash
+                // only repeats it).
                 // (A baseline changes no id, so the owners of ids stay as they are.)
-                Change::Write(line) if matches!(event, Event::Baseline(_)) => {
+                Change::Write(line) if matches!(event, Event::Baseline(_) | Event::SeenGone) => {
                     self.state.put(line.record())
                 }
                 Change::Write(line) => {

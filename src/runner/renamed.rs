@@ -3,7 +3,7 @@
 
 use super::TargetRun;
 use crate::error::Error;
-use crate::life::{Change, Key, KeyLine, Step};
+use crate::life::{Change, Event, Key, KeyLine, Mode, Step};
 use crate::post::Post;
 use crate::rename::{gone, renamed};
 
@@ -47,6 +47,26 @@ impl TargetRun<'_> {
         );
         self.voice
             .say(key, "renamed", &crate::tell::line::carried(old, false));
+        Ok(())
+    }
+
+    /// At the end of a plain run over every key: each line whose post file this run is the
+    /// first to see gone (`known.unstamped`) and whose copy is out, and that no new post was
+    /// asked about, is noted gone (`gone=`): from then on a new post is asked about it only by
+    /// its day or slug. A dry run, a run of named keys or a retry notes nothing.
+    pub(crate) fn settle_gone(&mut self) -> Result<(), Error> {
+        let plan = self.run.plan;
+        if !matches!(plan.mode, Mode::Run { .. }) || !plan.keys.is_empty() || plan.dry_run {
+            return Ok(());
+        }
+        for key in std::mem::take(&mut self.known.unstamped) {
+            let line = self.line(key);
+            let out = line.is_some_and(|l| !l.live_ids().is_empty() || l.tried.maybe);
+            if out && !self.known.asked.contains(&key) && !self.run.catalog.files.contains_key(&key)
+            {
+                self.apply(key, &Event::SeenGone)?;
+            }
+        }
         Ok(())
     }
 

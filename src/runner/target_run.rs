@@ -16,10 +16,15 @@ impl TargetRun<'_> {
         // Both are in key order: one walk side by side, no lookup per key.
         let mut posts = catalog.files.keys().peekable();
         let (mut deleted, mut other) = (Vec::new(), Vec::new());
+        let slugged = catalog.slugged();
         for record in self.state.records() {
             while posts.next_if(|k| **k < record.key).is_some() {}
             if posts.peek() == Some(&&record.key) {
                 continue;
+            }
+            // Its file gone since the last run that saw it (the rename rule, `renamed.rs`).
+            if slugged && record.status != Status::Retracted && !record.has("gone") {
+                self.known.unstamped.push(record.key);
             }
             // Published posts whose file is gone: never retracted by themselves, but said.
             match record.status {
@@ -164,13 +169,15 @@ impl TargetRun<'_> {
         let (cfg, upstream) = (self.cfg, self.copies(key));
         let (line, plan, gone) = (self.line(key), self.run.plan, self.known.gone.take());
         let refused = self.refused(key);
+        let asked = std::cell::RefCell::new(Vec::new());
         let facts = |post: &crate::post::Post| {
             let facts = post.facts(template, refused);
             if !visiting {
                 return facts;
             }
-            let renamed =
+            let mut renamed =
                 crate::rename::renamed(gone.as_ref(), &plan.mode, post, line.as_ref(), &cfg.name);
+            asked.borrow_mut().append(&mut renamed.asked);
             let blocked = crate::targets::preview::blocked(cfg, post, upstream.all());
             renamed.facts(blocked, facts)
         };
@@ -181,6 +188,10 @@ impl TargetRun<'_> {
         };
         let Ok(decided) = super::apply::visit(next, get);
         self.known.gone = gone;
+        // Only a post the run would send now (not one scheduled later) is asked about.
+        if matches!(decided.0.then, life::Then::Decide(Decision::Publish { .. })) {
+            self.known.asked.extend(asked.into_inner());
+        }
         decided
     }
 

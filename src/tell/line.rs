@@ -147,10 +147,15 @@ pub fn renamed(new: Key, old: &[Key], same_text: bool, target: &str) -> (String,
             "not sent: its text is that of {}, whose files are gone and whose copies are out here: renamed from which? Sending it would make a second copy",
             names.join(" and ")
         ),
-        false => format!(
-            "not sent: {}, of its day or with its slug, has its file gone and its copy out here: renamed (and edited) from it? Sending it would make a second copy",
-            names.join(" and ")
-        ),
+        false => match &names[..] {
+            [one] => format!(
+                "not sent: {one}'s file is gone and its copy is out here (a key of its day or slug, or gone since the last run): renamed (and edited) from it? Sending it would make a second copy"
+            ),
+            _ => format!(
+                "not sent: the files of {} are gone and their copies are out here (keys of its day or slug, or gone since the last run): renamed (and edited) from one? Sending it would make a second copy",
+                names.join(" and ")
+            ),
+        },
     };
     let hint = format!(
         "if it is {first} renamed: `dayrun mv {first} {new}` carries that line over (the next run sends the edit, if any); if it is a new post, `dayrun retry {new} --target {target}` publishes it"

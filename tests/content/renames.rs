@@ -128,7 +128,7 @@ fn a_rename_with_an_edit_waits_for_a_persons_mv() {
         "# A better title\n\nThe words of the post.\n",
     );
     let said = format!(
-        "not sent: {OLD}, of its day or with its slug, has its file gone and its copy out here: renamed (and edited) from it?"
+        "not sent: {OLD}'s file is gone and its copy is out here (a key of its day or slug, or gone since the last run): renamed (and edited) from it?"
     );
     p.run_at(LATER, &["run", "--dry-run"])
         .code(1)
@@ -169,15 +169,16 @@ fn a_rename_with_an_edit_and_a_new_date_is_told_by_its_slug() {
     p.run_at(LATER, &["run"])
         .code(1)
         .stdout_has(&format!(
-            "{moved} out failed (rejected): not sent: {OLD}, of its day or with its slug, has its file gone"
+            "{moved} out failed (rejected): not sent: {OLD}'s file is gone"
         ))
         .stdout_has(&format!("`dayrun mv {OLD} {moved}` carries that line over"));
     assert!(!p.exists(&format!("out/{moved}.html")), "no second copy");
-    // Another slug on another day is a new post.
-    p.file("content/2026-11-29-other.md", "# Other\n\nOther words.\n");
+    // It stays so, run after run, until a person acts.
+    p.run_at(LATER, &["run"]).code(1);
+    p.run_at(LATER, &["mv", OLD, moved]).code(0);
     p.run_at(LATER, &["run"])
-        .code(1)
-        .stdout_has("2026-11-29-other out published");
+        .code(0)
+        .stdout_has(&format!("{moved} out updated id=out/{OLD}.html"));
 }
 
 #[test]
@@ -195,13 +196,61 @@ fn mv_moves_nothing_onto_a_key_that_has_a_copy_or_from_one_that_has_no_line() {
 }
 
 #[test]
-fn a_new_post_on_another_day_beside_a_gone_one_is_sent() {
+fn a_rename_that_changes_text_date_and_slug_is_asked_about_in_the_run_that_sees_it() {
+    let p = published();
+    let other = "2026-11-30-other";
+    std::fs::remove_file(p.path(&format!("content/{OLD}.md"))).unwrap();
+    p.file(
+        &format!("content/{other}.md"),
+        "# Another\n\nOther words.\n",
+    );
+    p.run_at(LATER, &["run", "--dry-run"]).code(1);
+    p.run_at(LATER, &["run"])
+        .code(1)
+        .stdout_has(&format!(
+            "{other} out failed (rejected): not sent: {OLD}'s file is gone and its copy is out here (a key of its day or slug, or gone since the last run)"
+        ));
+    assert!(!p.exists(&format!("out/{other}.html")), "no second copy");
+    assert!(
+        !line(&p, OLD).unwrap().contains("gone="),
+        "asked about: not settled"
+    );
+    // The person's word: a new post. The next run notes the old file gone, once.
+    p.run_at(LATER, &["retry", other]).code(0);
+    p.run_at(LATER, &["run"]).code(0);
+    assert!(
+        line(&p, OLD).unwrap().contains("gone=2026-12-01"),
+        "{:?}",
+        line(&p, OLD)
+    );
+    p.file("content/2026-11-29-third.md", "# Third\n\nThird words.\n");
+    p.run_at(LATER, &["run"])
+        .code(0)
+        .stdout_has("out: 1 published");
+}
+
+#[test]
+fn a_new_post_after_a_run_saw_a_published_one_gone_is_sent() {
     let p = published();
     std::fs::remove_file(p.path(&format!("content/{OLD}.md"))).unwrap();
+    p.run_at(LATER, &["run", "--dry-run"]).code(0);
+    assert!(
+        !line(&p, OLD).unwrap().contains("gone="),
+        "a dry run notes nothing"
+    );
+    p.run_at(LATER, &["run"]).code(0);
+    let noted = line(&p, OLD).unwrap();
+    assert!(noted.contains("gone=2026-12-01"), "{noted}");
     p.file("content/2026-11-30-other.md", "# Another\n\nOther words.\n");
     p.run_at(LATER, &["run"])
         .code(0)
         .stdout_has("out: 1 published");
+    // A new post of the gone one's day is still asked about.
+    p.file(
+        "content/2026-12-01-same-day.md",
+        "# Same day\n\nNew words.\n",
+    );
+    p.run_at(LATER, &["run"]).code(1);
 }
 
 #[test]

@@ -87,6 +87,8 @@ struct Case {
     by_hand: BTreeSet<String>,
     /// Keys 0 and 1 have the same text, and a lookup finds either's copies (matching by text).
     twins: bool,
+    /// Keys are slugged (`SLUGGED_KEYS`).
+    slugged: bool,
     /// The next `run` step is held at its first request while a second run tries to start.
     contend_next: bool,
     /// The next command is (as `contend_next` said when it was started).
@@ -143,6 +145,7 @@ impl Case {
                 older_live: 0,
                 allowed: 0,
                 named: 0,
+                noted: false,
             })
             .collect();
         Case {
@@ -155,6 +158,7 @@ impl Case {
             known: vec![BTreeSet::new(); KEYS.len()],
             by_hand: BTreeSet::new(),
             twins,
+            slugged,
             contend_next: false,
             contend: std::cell::Cell::new(false),
             versions: vec![1; KEYS.len()],
@@ -355,6 +359,7 @@ impl Case {
                 ids.into_iter().filter(|id| held.contains(id)).collect()
             });
             self.model[i].named = named.len();
+            self.model[i].noted = lines.get(key).is_some_and(|obs| obs.get("gone").is_some());
         }
     }
 
@@ -372,9 +377,13 @@ impl Case {
         let mut pass = Pass::new(self.now, Mode::Run, false, scripts);
         pass.settle = self.settle;
         pass.twins = self.twins;
+        pass.slugged = self.slugged;
         self.implied(&pass, &today);
         for i in 0..self.model.len() {
             pass.visit_at(i, &mut self.model);
+        }
+        if let Some(why) = pass.unmodeled {
+            return Err(TestCaseError::reject(why));
         }
         if down {
             self.api.server.down();
@@ -506,10 +515,8 @@ impl Case {
     /// Row 11: `run --dry-run` and `status` exit with the code the state implies (checked
     /// before a run, as at its moment; told after the step).
     fn implied(&self, pass: &Pass, today: &str) {
-        let want = self
-            .model
-            .iter()
-            .map(|k| pass.implied(k))
+        let want = (0..self.model.len())
+            .map(|i| pass.implied_at(i, &self.model))
             .max()
             .unwrap_or(Exit::Ok);
         for args in [&["run", "--dry-run", today][..], &["status", today]] {
@@ -677,6 +684,8 @@ impl Case {
             let mut pass = Pass::new(self.now, Mode::Retry(lever), true, &scripts);
             pass.settle = self.settle;
             pass.twins = self.twins;
+            pass.slugged = self.slugged;
+            pass.slugged = self.slugged;
             pass.visit_at(k, &mut self.model);
             self.sane(&pass, "")?;
             pass.exit
@@ -768,8 +777,12 @@ impl Case {
         pass.fork = true;
         pass.settle = self.settle;
         pass.twins = self.twins;
+        pass.slugged = self.slugged;
         for i in 0..model_b.len() {
             pass.visit_at(i, &mut model_b);
+        }
+        if let Some(why) = pass.unmodeled {
+            return Err(TestCaseError::reject(why));
         }
         self.sane(&pass, "")?;
         let (code, out_b) = self.call(&other, &["run", &today], b, None);

@@ -380,6 +380,8 @@ pub enum Event<'a> {
     Human(&'a Act),
     /// `dayrun mv`: the key takes over this line (its post renamed to the key).
     Took(&'a KeyLine),
+    /// A run saw the key's post file gone, and no new post it visited may be it renamed.
+    SeenGone,
 }
 
 /// The one transition function. Pure: the runner does what `then` says, and feeds the answer
@@ -426,6 +428,7 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             let carried = from.carried_to(ctx.key, &ctx.stamp);
             Step::stop(Change::Write(Box::new(carried)), Exit::Ok, Word::Nothing)
         }
+        Event::SeenGone => rename::seen_gone(line, ctx.today),
         Event::Retracting => remove::start(line, ctx),
         Event::Removed { id, verified } => remove::removed(line, id, *verified, ctx),
         Event::NotRemoved {

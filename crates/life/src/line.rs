@@ -7,6 +7,7 @@ use super::{Record, Status};
 use crate::Class;
 use crate::Key;
 use jiff::Timestamp;
+use jiff::civil::Date;
 
 /// Where a key is in its life, with what only that place carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +61,10 @@ pub struct KeyLine {
     /// copies where they are (a file name, a slug, a record key made from the old key).
     /// `None`: the key's own place.
     pub place: Option<Key>,
+    /// The day a run first saw the key's post file gone while no new post could be it
+    /// renamed (`gone=`): from then on a new post is asked about this line only by its day or
+    /// slug (`store::gone`). `None`: the post is there, or its file went since the last run.
+    pub gone: Option<Date>,
     /// Every copy the key has on the target, as one set (`copies.rs` holds its rules).
     pub copies: Copies,
     /// What attempts of this copy may have left on the target.
@@ -190,6 +195,7 @@ impl KeyLine {
             cred: None,
             fp: None,
             place: None,
+            gone: None,
             copies: Copies::default(),
             tried: Tried::default(),
             attempt: 0,
@@ -221,6 +227,7 @@ impl KeyLine {
                 "cred" => line.cred = Some(text()),
                 "fp" => line.fp = Some(text()),
                 "place" => line.place = Key::parse(&value),
+                "gone" => line.gone = crate::day::parse_key(&value),
                 "generation" => line.copies.current.generation = value.parse().unwrap_or(0),
                 "id" => line.copies.current.id = Some(text()),
                 "url" => line.copies.current.url = Some(text()),
@@ -298,6 +305,7 @@ impl KeyLine {
         put("by", self.by_hand.then(|| "hand".into()));
         put("reason", self.reason.clone());
         put("place", self.place.map(|k| k.to_string()));
+        put("gone", self.gone.map(|d| d.to_string()));
         let copy = &self.copies.current;
         put("id", copy.id.clone());
         put("url", copy.url.clone());
@@ -450,6 +458,12 @@ pub fn check_field(name: &str, value: &str) -> Result<(), String> {
         "place" => match Key::parse(value) {
             Some(_) => Ok(()),
             None => Err(format!("field `place`: `{value}` is not a key")),
+        },
+        "gone" => match crate::day::parse_key(value) {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "field `gone`: `{value}` is not a date (YYYY-MM-DD)"
+            )),
         },
         "holds" => match Holds::decode(value).fp.is_empty() {
             true => Err(format!("field `holds`: `{value}` names no fingerprint")),

@@ -4,7 +4,7 @@
 //! new line is, and when a visit takes it, are ruled here.
 
 use crate::Key;
-use crate::{Change, KeyLine, Step};
+use crate::{Change, Exit, KeyLine, Step, Word};
 
 impl KeyLine {
     /// The key whose place on the target holds this line's copies: its own, or the key it was
@@ -18,9 +18,23 @@ impl KeyLine {
     pub fn carried_to(&self, key: Key, at: &str) -> KeyLine {
         let mut line = self.clone();
         line.place = Some(self.place_key()).filter(|place| *place != key);
+        line.gone = None;
         line.key = key;
         line.at = at.to_string();
         line
+    }
+}
+
+/// A run saw the line's post file gone, and no new post it visited may be that post renamed:
+/// the day is noted (`gone=`), once; nothing else of the line changes.
+pub(super) fn seen_gone(line: Option<&KeyLine>, today: jiff::civil::Date) -> Step {
+    match line.filter(|l| l.gone.is_none()) {
+        Some(line) => {
+            let mut next = line.clone();
+            next.gone = Some(today);
+            Step::stop(Change::Write(Box::new(next)), Exit::Ok, Word::Nothing)
+        }
+        None => Step::stop(Change::Keep, Exit::Ok, Word::Nothing),
     }
 }
 

@@ -399,3 +399,30 @@ fn a_copy_put_aside_and_found_again_keeps_what_it_holds_not_what_the_retry_sent(
     assert_eq!(sent("8").as_deref(), Some("two"));
     assert_eq!(sent("7").as_deref(), Some("one"));
 }
+
+#[test]
+fn a_line_seen_gone_notes_the_day_once_and_nothing_else_and_a_carry_forgets_it() {
+    use super::{Event, Rules};
+    use crate::Record;
+    let (rules, mode) = (Rules::default(), Mode::Run { backfill: false });
+    let ctx = run_ctx(&rules, &mode);
+    let text = "2026-11-20-old done 2026-11-20T07:00:00Z id=7 fp=f";
+    let done = KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let step = super::next(Some(&done), &Event::SeenGone, &ctx);
+    assert_eq!(step.exit, super::Exit::Ok);
+    let noted = step.written().expect("the day on the line").clone();
+    let printed = noted.record().to_line().to_string();
+    assert_eq!(
+        printed,
+        "2026-11-20-old done 2026-11-20T07:00:00Z gone=2026-11-29 id=7 fp=f"
+    );
+    let read = KeyLine::of(&Record::parse(&printed).unwrap().unwrap());
+    assert_eq!(read.gone, Some(jiff::civil::date(2026, 11, 29)));
+    // Seen again: the first day stands, nothing is written.
+    let again = super::next(Some(&read), &Event::SeenGone, &ctx);
+    assert!(again.written().is_none());
+    // Carried over to a renamed post's key: that post is there.
+    let key = "2026-11-29-new".parse().unwrap();
+    assert_eq!(read.carried_to(key, "2026-11-29T08:00:00Z").gone, None);
+    assert!(Record::parse("2026-11-20-old done 2026-11-20T07:00:00Z gone=soon").is_err());
+}

@@ -3,9 +3,10 @@
 //! candidates): a candidate whose post has the text (fingerprint) of exactly one gone line, and
 //! is the only candidate with it, is that post renamed (a slug fixed, a post moved, a date
 //! changed) and takes its line over. A candidate that shares a text with gone lines otherwise
-//! (several either side), or shares no text but a day or a slug with a gone line no candidate
-//! takes over (a rename with an edit, with or without a new date, or a new post beside a deleted
-//! one: dayrun cannot tell), waits for a person. Sending either would make a second copy of what is already out. The rule reads the
+//! (several either side), or shares no text with any but a day or a slug with a gone line no
+//! candidate takes over, or comes in the run that first sees a line's file gone (a rename with
+//! an edit, whatever it changed, or a new post beside a deleted one: dayrun cannot tell), waits
+//! for a person. Sending either would make a second copy of what is already out. The rule reads the
 //! whole state and catalog, so the order keys are visited in never changes its answer; the run,
 //! its dry run and `status` ask `rename`.
 
@@ -22,6 +23,8 @@ pub struct Gone {
     by_fp: HashMap<String, Vec<Key>>,
     by_day: HashMap<Date, Vec<Key>>,
     by_slug: HashMap<&'static str, Vec<Key>>,
+    /// The lines whose file went since the last run that saw them (no `gone=` yet).
+    newly: Vec<Key>,
     /// For each fingerprint of a gone line, the candidates whose post has it.
     successors: HashMap<String, Vec<Key>>,
 }
@@ -69,6 +72,9 @@ impl Gone {
             if let Some(slug) = record.key.slug() {
                 gone.by_slug.entry(slug).or_default().push(record.key);
             }
+            if line.gone.is_none() {
+                gone.newly.push(record.key);
+            }
             gone.lines.insert(record.key, line);
         }
         if !gone.lines.is_empty() {
@@ -94,10 +100,12 @@ impl Gone {
             };
         }
         // No line has its text: a rename with an edit is told by the day it kept, or the slug
-        // (a date changed too). A post with neither of a gone line's is new.
+        // (a date changed too), or by coming as another post's file goes (all changed). A
+        // post with none of these is new.
         let day = self.by_day.get(&key.day()).into_iter().flatten();
         let slug = key.slug().and_then(|s| self.by_slug.get(s));
-        let mut left: Vec<Key> = (day.chain(slug.into_iter().flatten()).copied())
+        let near = day.chain(slug.into_iter().flatten()).chain(&self.newly);
+        let mut left: Vec<Key> = (near.copied())
             .filter(|k| self.successor(*k).is_none())
             .collect();
         left.sort();
