@@ -137,11 +137,7 @@ impl TargetRun<'_> {
                 .unwrap_or_default();
             let n = landed.len();
             let Some(piece) = pieces.get(n) else {
-                let how = match (sent, before) {
-                    (0, None) => life::How::AlreadyThere,
-                    (0, Some(_)) => life::How::Confirmed,
-                    _ => life::How::Published,
-                };
+                let how = life::thread_how(sent, before.is_some());
                 let note = tell::line::parts_note(landed.len(), found);
                 return self.thread_done(post, prepared, &landed, (how, &note), started);
             };

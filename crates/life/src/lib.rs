@@ -49,7 +49,7 @@ pub use line::{
 pub use look_failed::{LookFailed, look_failed, read_back_failed};
 pub use merge::{Conflict, merge};
 pub use native::Native;
-pub use parts::{MAX_PARTS, Part};
+pub use parts::{MAX_PARTS, Part, thread_how};
 pub use pass::{Pass, looks_at, pass, will_look};
 pub use receipt::Receipt;
 pub use record::{Record, Status};

@@ -5,7 +5,7 @@
 //! written `%25`, `%2C` and `%3B`.
 
 use super::list::unescape;
-use super::{Change, Ctx, Exit, KeyLine, Op, Phase, Step};
+use super::{Change, Ctx, Exit, How, KeyLine, Op, Phase, Step};
 use crate::Word;
 
 /// The most parts a thread may have, whatever `max_parts` says: with parts of at most
@@ -32,6 +32,31 @@ impl Part {
         ok(&self.id)
             && self.native.as_deref().is_none_or(ok)
             && self.id.len() + self.native.as_deref().map_or(0, str::len) <= MAX_PART
+    }
+}
+
+impl super::Copy {
+    /// The parts of a published copy: its `parts=`, or, for a copy published as one post
+    /// before the target had `long = "thread"`, that post as a thread of one part.
+    pub fn published_parts(&self) -> Vec<Part> {
+        match (&self.parts[..], &self.id) {
+            ([], Some(id)) => vec![Part {
+                id: id.clone(),
+                native: None,
+            }],
+            (parts, _) => parts.to_vec(),
+        }
+    }
+}
+
+/// How a thread whose every part is out came to be known: published when this run sent any
+/// of its parts (`sent`); else found, before the first send when the run began with no line
+/// for it (`had_line`), or confirmed.
+pub fn thread_how(sent: usize, had_line: bool) -> How {
+    match (sent, had_line) {
+        (0, false) => How::AlreadyThere,
+        (0, true) => How::Confirmed,
+        _ => How::Published,
     }
 }
 
@@ -156,6 +181,32 @@ mod tests {
         assert_eq!(decode(&text), parts);
         assert!(check(&text).is_ok());
         assert!(check(&vec!["1"; MAX_PARTS + 1].join(",")).is_err());
+    }
+
+    #[test]
+    fn a_copy_sent_as_one_post_is_a_thread_of_one_part() {
+        let one = crate::Copy {
+            id: Some("110".into()),
+            ..Default::default()
+        };
+        let part = |id: &str| Part {
+            id: id.into(),
+            native: None,
+        };
+        assert_eq!(one.published_parts(), vec![part("110")]);
+        let two = crate::Copy {
+            parts: vec![part("110"), part("111")],
+            ..one
+        };
+        assert_eq!(two.published_parts(), two.parts);
+        assert!(crate::Copy::default().published_parts().is_empty());
+    }
+
+    #[test]
+    fn a_thread_is_published_when_this_run_sent_a_part_of_it() {
+        assert_eq!(thread_how(1, false), How::Published);
+        assert_eq!(thread_how(0, true), How::Confirmed);
+        assert_eq!(thread_how(0, false), How::AlreadyThere);
     }
 
     proptest! {

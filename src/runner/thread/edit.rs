@@ -20,7 +20,7 @@ impl TargetRun<'_> {
     ) -> Result<Receipt, Error> {
         let key = post.key;
         let line = self.line(key).expect("the pending update");
-        let parts = published_parts(&line);
+        let parts = line.copies.current.published_parts();
         let pieces = self.thread_pieces(post)?;
         if pieces.len() != parts.len() {
             return Err(Error::failure(
@@ -81,7 +81,7 @@ impl TargetRun<'_> {
     ) -> Result<crate::targets::Lookup, Error> {
         let key = post.key;
         let line = self.line(key).expect("a line");
-        let parts = published_parts(&line);
+        let parts = line.copies.current.published_parts();
         let pieces = self.thread_pieces(post)?;
         if pieces.len() != parts.len() {
             return Ok(crate::targets::Lookup::Absent);
@@ -102,17 +102,5 @@ impl TargetRun<'_> {
         Ok(crate::targets::Lookup::Found(vec![Receipt::id(
             &parts[0].id,
         )]))
-    }
-}
-
-/// The parts of the published copy: its `parts=`, or, for a copy published as one post before
-/// the target had `long = "thread"`, that post as a thread of one part.
-fn published_parts(line: &crate::life::KeyLine) -> Vec<crate::life::Part> {
-    match (&line.copies.current.parts[..], &line.copies.current.id) {
-        ([], Some(id)) => vec![crate::life::Part {
-            id: id.clone(),
-            native: None,
-        }],
-        (parts, _) => parts.to_vec(),
     }
 }
