@@ -14,6 +14,7 @@ pub mod retract;
 pub mod skip;
 pub mod stop;
 pub mod summary;
+pub mod thread;
 
 pub use hint::Hints;
 pub use line::Teller;

@@ -15,7 +15,7 @@ use crate::life::{self, Event, KeyLine, Op, Part, Then, Verdict, Why};
 use crate::look::Seen;
 use crate::post::Post;
 use crate::signals;
-use crate::targets::{Attempts, Media};
+use crate::targets::{Attempts, Media, Owned, Thread};
 use crate::tell;
 use crate::thread::{Piece, Prepared, Turn};
 use crate::voice::Told;
@@ -186,16 +186,13 @@ impl TargetRun<'_> {
             _ => Ok(Media::default()),
         };
         self.pace();
-        let result = media.and_then(|media| {
-            let thread = self.target.as_thread().expect("a thread target");
-            thread.send_part(post, turn, &media)
-        });
+        let result = media.and_then(|media| self.threads().send_part(post, turn, &media));
         self.pace.last_write = Some(Instant::now());
         result.and_then(|(part, url)| match part.usable() {
             true => Ok((part, url)),
             false => Err(Error::failure(
                 Class::Unknown,
-                format!("part {} was sent, but its id is not usable", turn.n + 1),
+                tell::thread::unusable(turn.n, "sent"),
             )),
         })
     }
@@ -212,7 +209,7 @@ impl TargetRun<'_> {
     ) -> Result<Option<bool>, Error> {
         let key = post.key;
         let step = self.send_failed(post, err, before, failures)?;
-        let detail = format!("part={} {}", n + 1, tell::failure::detail(err));
+        let detail = tell::thread::at_part(n, &tell::failure::detail(err));
         match step.then {
             Then::Send(wait) => {
                 self.voice.trace(key, "publish", "retry-safe", &detail);
@@ -229,25 +226,15 @@ impl TargetRun<'_> {
         }
     }
 
-    /// The parts of the post now (fresh): refused before anything is sent past the cap.
-    fn thread_pieces(&mut self, post: &Post) -> Result<Vec<Piece>, Error> {
-        let thread = self.target.as_thread().expect("a thread target");
-        let pieces = thread.pieces(post)?;
-        match pieces.is_empty() {
-            true => {
-                Err(Error::failure(Class::Local, "the post has no text to send").at(&post.path))
-            }
-            false => Ok(pieces),
-        }
+    /// The target's threads (a thread is sent only by a target that has them).
+    fn threads(&mut self) -> &mut dyn Thread {
+        self.target.as_thread().expect("a thread target")
     }
 
     /// What the platform chooses for part `n` before sending it (a record key), if anything.
     fn part_native(&mut self, key: Key, generation: u32, n: usize) -> life::Native {
         let place = self.place(key);
-        match self.target.as_thread() {
-            Some(thread) => thread.part_native(place, generation, n),
-            None => life::Native::new(),
-        }
+        self.threads().part_native(place, generation, n)
     }
 
     /// Part `n` landed: on the line before anything else happens.
@@ -259,16 +246,28 @@ impl TargetRun<'_> {
         url: Option<&str>,
         of: usize,
     ) -> Result<(), Error> {
+        self.put_part(key, n, (part, url), false)?;
+        let text = tell::thread::part(n, of, &part.id);
+        self.voice.trace(key, "publish", "part", &text);
+        Ok(())
+    }
+
+    /// Part `n` (with its link, for part 0) on the line: sent, or found by a lookup (`cut_off`:
+    /// after its thread was cut off, by what it replies to; `Event::PartLanded`).
+    fn put_part(
+        &mut self,
+        key: Key,
+        n: usize,
+        (part, url): (&Part, Option<&str>),
+        cut_off: bool,
+    ) -> Result<life::Step, Error> {
         let landed = Event::PartLanded {
             n,
             part,
             url,
-            cut_off: false,
+            cut_off,
         };
-        self.apply(key, &landed)?;
-        let text = format!("part={}/{of} id={}", n + 1, part.id);
-        self.voice.trace(key, "publish", "part", &text);
-        Ok(())
+        self.apply(key, &landed)
     }
 
     /// Look for part `n`, which may be out: found (recorded), absent (send it), or the rules
@@ -321,10 +320,7 @@ impl TargetRun<'_> {
                     }
                 }
                 Seen::Foreign(_) => {
-                    why = format!(
-                        "a post at part {}'s place is not that part: not sent over it",
-                        n + 1
-                    );
+                    why = tell::thread::foreign(n);
                     Verdict::CannotTell(&why)
                 }
                 seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
@@ -358,23 +354,17 @@ impl TargetRun<'_> {
         line: &KeyLine,
         why: &'a mut String,
     ) -> Result<Option<Verdict<'a>>, Error> {
-        Ok(Some(match self.own_part(key, n, receipts, line) {
+        let landed = &line.copies.current.parts;
+        let owned = self.threads().own_part(n, receipts, landed);
+        Ok(Some(match self.told_part(key, n, owned, landed) {
             Ok(Some((part, url))) if part.usable() => {
-                let text = format!("part={} id={} (found: not sent again)", n + 1, part.id);
+                let text = tell::thread::found(n, &part.id, false);
                 self.voice.trace(key, "confirm", "part", &text);
-                self.apply(
-                    key,
-                    &Event::PartLanded {
-                        n,
-                        part: &part,
-                        url: url.as_deref(),
-                        cut_off: false,
-                    },
-                )?;
+                self.put_part(key, n, (&part, url.as_deref()), false)?;
                 return Ok(None);
             }
             Ok(Some(_)) => {
-                *why = format!("part {} was found, but its id is not usable", n + 1);
+                *why = tell::thread::unusable(n, "found");
                 Verdict::CannotTell(why)
             }
             Ok(None) => Verdict::Absent,
@@ -400,7 +390,7 @@ impl TargetRun<'_> {
             })),
             Then::Look(wait) if signals::sleep(wait) => Ok(None),
             _ => {
-                let detail = format!("part={} {}", n + 1, step.say.clone().unwrap_or_default());
+                let detail = tell::thread::at_part(n, step.say.as_deref().unwrap_or_default());
                 self.voice.trace(key, "confirm", "stopped", &detail);
                 self.tell(key, step, Told::new(None, Instant::now(), "confirm"))
                     .map(|()| Some(Next::Stop))
@@ -408,37 +398,22 @@ impl TargetRun<'_> {
         }
     }
 
-    /// Which of the posts a lookup found with part `n`'s text is part `n`: one not on the line
-    /// already (a thread may say the same thing twice) that replies to the part before it (part
-    /// 0: to nothing), as read from the target; with its link. `None`: none of them is (another
-    /// key's thread, another site's on the same account, may end in the same words).
-    fn own_part(
+    /// Part `n` as the thread told it from the posts found (`Thread::own_part`), each post
+    /// passed over traced with what it replies to (`landed`: the parts on the line).
+    fn told_part(
         &mut self,
         key: Key,
         n: usize,
-        found: &[Receipt],
-        line: &KeyLine,
+        owned: Owned,
+        landed: &[Part],
     ) -> Result<Option<(Part, Option<String>)>, Error> {
-        let before = n
-            .checked_sub(1)
-            .and_then(|p| line.copies.current.parts.get(p));
-        let landed = |id: &str| line.copies.current.parts.iter().any(|p| p.id == id);
-        for receipt in found.iter().filter(|r| !landed(&r.id)) {
-            let thread = self.target.as_thread().expect("a thread target");
-            let (part, parent) = thread.part_of(receipt)?;
-            if parent.as_deref() == before.map(|p| p.id.as_str()) {
-                return Ok(Some((part, receipt.url.clone())));
-            }
-            let detail = format!(
-                "part={} id={} replies to {}, not to {}: not this part",
-                n + 1,
-                receipt.id,
-                parent.as_deref().unwrap_or("nothing"),
-                before.map_or("nothing", |p| p.id.as_str()),
-            );
-            self.voice.trace(key, "confirm", "other", &detail);
+        let before = n.checked_sub(1).and_then(|p| landed.get(p));
+        let before = before.map(|p| p.id.as_str());
+        for (id, parent) in &owned.others {
+            let text = tell::thread::not_this_part(n, id, parent.as_deref(), before);
+            self.voice.trace(key, "confirm", "other", &text);
         }
-        Ok(None)
+        owned.part
     }
 
     /// Every part is out: the done line (its copy is part 0), and the kept parts go.

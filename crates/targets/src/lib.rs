@@ -15,9 +15,8 @@ use life::outside;
 pub use media::Media;
 pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
-pub use target::{
-    Batch, Find, Keep, Manage, Names, Retract, Secrets, Target, Thread, Update, Upload,
-};
+pub use target::{Batch, Find, Keep, Manage, Names, Retract, Secrets, Target, Update, Upload};
+pub use threading::{Edited, Owned, Thread};
 
 pub mod bluesky;
 pub mod command;
@@ -41,6 +40,7 @@ pub mod survey;
 pub mod target;
 #[cfg(test)]
 mod template_tests;
+pub mod threading;
 pub mod wordpress;
 
 /// What a lookup on the target found. Absent is a claim the target must be able to prove: its

@@ -4,7 +4,7 @@
 //! writes only the ones it has. Updating and retracting have no default: a target that lacks
 //! one says so when asked for it, naming the setting that would give it one.
 
-use super::{Attempts, Lookup, Media, Outgoing};
+use super::{Attempts, Lookup, Media, Outgoing, Thread};
 use crate::error::Error;
 use crate::images::Image;
 use crate::post::Post;
@@ -103,52 +103,6 @@ fn lacks(what: &str) -> Error {
 pub trait Manage: Find + Update + Retract {}
 
 impl<T: Find + Update + Retract> Manage for T {}
-
-/// A long post as a thread of self-replies, one part at a time: the runner records each part
-/// on the key's line as it lands, and looks a part up (with `Find`, its mark and record key)
-/// before it sends one that may already be out.
-pub trait Thread {
-    /// The parts of the post now, each within the platform's limits; fails (rejected) before
-    /// anything is sent when it needs more than `max_parts`.
-    fn pieces(&mut self, post: &Post) -> Result<Vec<crate::thread::Piece>, Error>;
-
-    /// Send one part, replying to the one before it; images (`media`) go with part 0. Its id
-    /// (and CID) and, for part 0, its link.
-    fn send_part(
-        &mut self,
-        post: &Post,
-        turn: &crate::thread::Turn,
-        media: &Media,
-    ) -> Result<(life::Part, Option<String>), Error>;
-
-    /// What the platform chooses for part `n` before sending it (a record key; part 0's is
-    /// the copy's, `Names::choose`); empty where it chooses nothing. Only it reads it.
-    fn part_native(&self, key: Key, generation: u32, n: usize) -> life::Native;
-
-    /// A part a lookup found, as replies name it (Bluesky reads its CID back), and the id of
-    /// the post it replies to as the server has it (`None`: it replies to nothing). A found
-    /// part is this thread's only if it replies to the part before it: another thread (another
-    /// key's, another site's on the same account) may end in the same words.
-    fn part_of(&mut self, found: &Receipt) -> Result<(life::Part, Option<String>), Error>;
-
-    /// The posts made since the attempt that may be part `attempts` is about, found by what
-    /// they reply to (`parent`), whatever their text: for a thread cut off whose next part's
-    /// text is not known any more. The runner keeps only one that replies to `parent`.
-    fn replies_to(&mut self, attempts: &Attempts, parent: &life::Part) -> Result<Lookup, Error>;
-
-    /// Replace one published part's text in place (an edit with the same number of parts);
-    /// `media`: the post's images as uploaded, which part 0 keeps (or takes on).
-    fn update_part(
-        &mut self,
-        post: &Post,
-        turn: &crate::thread::Turn,
-        part: &life::Part,
-        media: &Media,
-    ) -> Result<(), Error>;
-
-    /// Whether the published part holds `turn`'s text (an update's read-back).
-    fn holds(&mut self, turn: &crate::thread::Turn, part: &life::Part) -> Result<bool, Error>;
-}
 
 /// Looking a key up on the target.
 pub trait Find {

@@ -3,12 +3,12 @@
 //! nothing, for a person, when those parts cannot be known.
 
 use crate::error::{Class, Error};
-use crate::life::{self, Event, KeyLine, Op, Phase, Resume};
+use crate::life::{self, KeyLine, Op, Phase, Resume};
 use crate::post::Post;
 use crate::runner::TargetRun;
-use crate::targets::{Attempts, Lookup};
+use crate::targets::Attempts;
 use crate::tell;
-use crate::thread::{Piece, Prepared, Turn};
+use crate::thread::{Piece, Prepared};
 
 /// Why a thread's parts cannot be sent, and, when a part found on the way settled what may be
 /// out, the line as it was then (`life` says what may be out; the state file's pending line
@@ -60,7 +60,7 @@ impl TargetRun<'_> {
         }
         let fresh = Prepared {
             generation,
-            pieces: self.thread_pieces(post)?,
+            pieces: self.threads().pieces_to_send(post)?,
             fp: post.fingerprint.clone(),
             payload: self.edit_mark(post),
         };
@@ -92,16 +92,15 @@ impl TargetRun<'_> {
     /// A thread cut off while a part was on its way (a kill, a lost answer), whose parts
     /// cannot be known any more: before a person is asked, the part after the last one listed,
     /// the one that may be out unrecorded, is looked for by what it replies to (its text is
-    /// not known) and put on the line when it is there, so that no part of the thread is left
-    /// on no line. The line as it is then, when the part was found.
+    /// not known, `Thread::cut_off_part`) and put on the line when it is there, so that no part
+    /// of the thread is left on no line. The line as it is then, when the part was found.
     fn keep_cut_off_part(&mut self, line: &KeyLine) -> Result<Option<KeyLine>, Error> {
         let key = line.key;
         let parts = &line.copies.current.parts;
         let pending = matches!(line.phase, Phase::Pending(Op::Publish));
-        let looks = pending && line.tried.maybe && !self.run.plan.dry_run;
-        let Some(last) = parts.last().filter(|_| looks) else {
+        if parts.is_empty() || !pending || !line.tried.maybe || self.run.plan.dry_run {
             return Ok(None);
-        };
+        }
         let (n, generation) = (parts.len(), line.copies.current.generation);
         let chosen = self.part_native(key, generation, n);
         let sought = line.sought(&[]);
@@ -112,41 +111,31 @@ impl TargetRun<'_> {
             generation,
             ..Attempts::none_yet(line.place_key(), &[], &serde_json::Value::Null)
         };
-        let thread = self.target.as_thread().expect("a thread target");
-        // One reply, and only one, is the part: two (a person went on by hand) cannot tell.
-        let found = match thread.replies_to(&attempts, last) {
-            Ok(Lookup::Found(found)) if found.len() == 1 => found,
-            Ok(_) => return Ok(None),
+        let owned = match self.threads().cut_off_part(&attempts, parts) {
+            Ok(Some(owned)) => owned,
+            Ok(None) => return Ok(None),
             Err(err) => {
                 self.voice
                     .trace(key, "confirm", "failed", &tell::failure::detail(&err));
                 return Ok(None);
             }
         };
-        if let Ok(Some((part, url))) = self.own_part(key, n, &found, line)
-            && part.usable()
-        {
-            let text = format!("part={} id={} (found: a thread cut off)", n + 1, part.id);
-            self.voice.trace(key, "confirm", "part", &text);
-            let (part, url, cut_off) = (&part, url.as_deref(), true);
-            let step = self.apply(
-                key,
-                &Event::PartLanded {
-                    n,
-                    part,
-                    url,
-                    cut_off,
-                },
-            )?;
-            return Ok(step.written().cloned());
+        match self.told_part(key, n, owned, parts) {
+            Ok(Some((part, url))) if part.usable() => {
+                let text = tell::thread::found(n, &part.id, true);
+                self.voice.trace(key, "confirm", "part", &text);
+                let step = self.put_part(key, n, (&part, url.as_deref()), true)?;
+                Ok(step.written().cloned())
+            }
+            _ => Ok(None),
         }
-        Ok(None)
     }
 
     /// On a line from before `split=` (dayrun 0.5.0): where the parts out are not the first
     /// parts of `pieces`, if anywhere. The parts on the line are compared as the target reads
-    /// them back (`holds`); a first part that may be out unrecorded, by the mark the line keeps
-    /// of what the latest attempt sent (none kept: it cannot be told, so it differs).
+    /// them back (`Thread::first_not_holding`); a first part that may be out unrecorded, by the
+    /// mark the line keeps of what the latest attempt sent (none kept: it cannot be told, so it
+    /// differs).
     fn first_parts_differ(
         &mut self,
         line: &KeyLine,
@@ -159,37 +148,19 @@ impl TargetRun<'_> {
         if let Some(why) = life::first_parts(landed.len(), now, last_mark, first_mark) {
             return Ok(Some(why));
         }
-        for (n, part) in landed.iter().enumerate() {
-            let turn = Turn {
-                key: line.place_key(),
-                generation: line.copies.current.generation,
-                n,
-                piece: &pieces[n],
-                landed: &landed[..n],
-            };
-            let thread = self.target.as_thread().expect("a thread target");
-            if !thread.holds(&turn, part)? {
-                return Ok(Some(life::part_differs(n + 1, now)));
-            }
-        }
-        Ok(None)
+        let (key, generation) = (line.place_key(), line.copies.current.generation);
+        let differs = self
+            .threads()
+            .first_not_holding(key, generation, pieces, landed)?;
+        Ok(differs.map(|n| life::part_differs(n + 1, now)))
     }
 
-    /// A resumed thread whose parts cannot be known: its kept parts gone (or not the split its
-    /// line names: `file`), the post split now not what the parts out were cut from (`differs`). Sending the rest would make one
-    /// thread of two texts, so nothing is sent and a person decides (rejected: the next run
-    /// tries again once the post changes).
+    /// A resumed thread whose parts cannot be known (`tell::thread::split_lost`): sending the
+    /// rest would make one thread of two texts, so nothing is sent and a person decides
+    /// (rejected: the next run tries again once the post changes).
     fn split_lost(&self, line: &KeyLine, file: &str, differs: &str) -> Error {
-        let (key, name) = (line.key, &self.cfg.name);
-        let out = match line.copies.current.parts.len() {
-            0 => "its first part may be out".to_string(),
-            n => format!("{n} of its parts are out"),
-        };
-        let why = format!(
-            "a thread cut off: {out}, the parts kept for the rest ({name}.sent/{key}.thread.json in the state folder) {file}, and {differs}: nothing sent (the thread would hold two texts); to go on, restore the post's text as it was (the rest then goes out by itself), or `dayrun retract {key} --yes --target {name}` then `dayrun retry {key} --force --target {name}` (a new thread), or publish the rest by hand and `dayrun mark {key} done --target {name}`"
-        );
-        Error::failure(Class::Rejected, why).hint(
-            "`state/*.sent/` holds a thread's parts until its last part is out; committed with the state, a thread cut off goes on as it was split (docs/scheduling.md)",
-        )
+        let (key, out) = (line.key, line.copies.current.parts.len());
+        let why = tell::thread::split_lost(key, &self.cfg.name, out, file, differs);
+        Error::failure(Class::Rejected, why).hint(tell::thread::KEPT)
     }
 }
