@@ -60,8 +60,31 @@ impl TargetRun<'_> {
             generation: ask.generation,
             deadline: ask.looking.deadline(),
         };
-        let (attempts, mut looking) = (&attempts, ask.looking);
-        let (sends, sendable) = (ask.sends, ask.sendable);
+        let wanted = Wanted::Copy(keeps);
+        match self.look_for(
+            key,
+            &attempts,
+            ask.looking,
+            (ask.sends, ask.sendable),
+            &wanted,
+        )? {
+            Judged::Step(step) => Ok(step),
+            Judged::PartFound => unreachable!("a copy is looked for, not a part"),
+        }
+    }
+
+    /// Look for `attempts` as `looking` says (`see`) and hand each answer to the key's life,
+    /// looking again while it says so. `sends`: sends made for the key this run; `sendable`: a
+    /// post is there to send if what is looked for is absent. A copy found is judged here; a
+    /// part found is put on the line when the thread says it is the part (`part_seen`).
+    pub(super) fn look_for(
+        &mut self,
+        key: Key,
+        attempts: &Attempts,
+        mut looking: Looking,
+        (sends, sendable): (u32, bool),
+        wanted: &Wanted,
+    ) -> Result<Judged, Error> {
         let first = looking == Looking::Dedup;
         let mut looks = 0;
         loop {
@@ -70,18 +93,20 @@ impl TargetRun<'_> {
                 looks += 1;
             }
             let failure = seen.failure(|err| self.failed(err, None));
-            let parts;
-            let verdict = match &seen {
-                Seen::Found(receipts) => {
-                    let mut found = keeps.clone();
-                    found.copy = self
-                        .target
-                        .as_names()
-                        .and_then(|n| n.copy_of(attempts.key, &receipts[0].id));
-                    parts = found;
-                    life::Verdict::Found(parts.landed(receipts, life::How::Confirmed, first))
+            let (found, as_part);
+            let verdict = match (&seen, wanted) {
+                (Seen::Found(receipts), Wanted::Copy(keeps)) => {
+                    found = self.found_copy(attempts.key, receipts, keeps);
+                    life::Verdict::Found(found.landed(receipts, life::How::Confirmed, first))
                 }
-                seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
+                (Seen::Found(_) | Seen::Foreign(_), Wanted::Part(n)) => {
+                    match self.part_seen(key, *n, &seen)? {
+                        Some(seen) => as_part = seen,
+                        None => return Ok(Judged::PartFound),
+                    }
+                    as_part.verdict(None)
+                }
+                (seen, _) => seen.verdict(failure.as_ref().map(|f| f.borrow())),
             };
             let step = self.apply(
                 key,
@@ -93,22 +118,35 @@ impl TargetRun<'_> {
                     sendable,
                 },
             )?;
-            self.trace_look(key, &seen, &step, first);
+            if let Wanted::Copy(_) = wanted {
+                self.trace_look(key, &seen, &step, first);
+            }
             if let Seen::Refused(err) = &seen {
                 self.stop_for(key, err);
             }
             match step.then {
                 Then::Look(wait) => {
                     if !signals::sleep(wait) {
-                        return Ok(step);
+                        return Ok(Judged::Step(step));
                     }
                     if let Looking::Confirm { wait_first, .. } = &mut looking {
                         *wait_first = false;
                     }
                 }
-                _ => return Ok(step),
+                _ => return Ok(Judged::Step(step)),
             }
         }
+    }
+
+    /// What the done line of a copy found keeps: `keeps`, and which copy it is when the
+    /// platform named it (`Names::copy_of`).
+    fn found_copy(&self, key: Key, receipts: &[life::Receipt], keeps: &life::Keeps) -> life::Keeps {
+        let mut found = keeps.clone();
+        found.copy = self
+            .target
+            .as_names()
+            .and_then(|n| n.copy_of(key, &receipts[0].id));
+        found
     }
 
     /// The trace line of one lookup's answer (`tell::look`).
@@ -132,6 +170,20 @@ impl TargetRun<'_> {
                 .trace(key, line.action, line.result, &line.detail);
         }
     }
+}
+
+/// What a look is for.
+pub(super) enum Wanted {
+    /// The key's copy; the done line of a copy found keeps these.
+    Copy(life::Keeps),
+    /// Part `n` of the key's thread, looked for by its own mark.
+    Part(usize),
+}
+
+/// What a look came to: the key's life's step, or part `n` found and on the line.
+pub(super) enum Judged {
+    Step(Step),
+    PartFound,
 }
 
 /// What a lookup is asked: how to look, for what, and what the key's life needs to judge the

@@ -5,32 +5,23 @@
 //! the one before it is on the line.
 
 mod edit;
+mod look;
 mod split;
 
 use super::TargetRun;
 use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Event, KeyLine, Op, Part, Then, Verdict, Why};
-use crate::look::Seen;
+use crate::life::{self, Event, KeyLine, Op, Part, Then, Why};
 use crate::post::Post;
 use crate::signals;
-use crate::targets::{Attempts, Media, Owned, Thread};
+use crate::targets::{Media, Thread};
 use crate::tell;
 use crate::thread::{Piece, Prepared, Turn};
 use crate::voice::Told;
+use look::Next;
 use std::time::Instant;
 use store::sent::Kept;
-
-/// What the look at a part that may be out decided.
-enum Next {
-    /// It is there: recorded.
-    Landed,
-    /// Provably not there: send it.
-    Send,
-    /// Stop here; the line says why.
-    Stop,
-}
 
 impl TargetRun<'_> {
     /// Publish `post` as a thread: copy `generation`; `maybe`: the first part not on the line
@@ -268,152 +259,6 @@ impl TargetRun<'_> {
             cut_off,
         };
         self.apply(key, &landed)
-    }
-
-    /// Look for part `n`, which may be out: found (recorded), absent (send it), or the rules
-    /// stop here (cannot tell, a lookup that keeps failing, not yet).
-    fn look_part(
-        &mut self,
-        key: Key,
-        generation: u32,
-        n: usize,
-        piece: &Piece,
-        sends: u32,
-        wait: bool,
-    ) -> Result<Next, Error> {
-        let line = self.line(key).expect("the pending line");
-        // A part is looked for by its own mark, in the window of the thread's attempts.
-        let marks = [piece.mark.clone()];
-        let chosen = self.part_native(key, generation, n);
-        let sought = line.sought(&[]);
-        let attempts = Attempts {
-            key: line.place_key(),
-            marks: &marks,
-            since: sought.since,
-            last: sought.last,
-            sent: &piece.body,
-            native: &chosen,
-            generation,
-            deadline: Some(self.deadline(&line)),
-        };
-        let deadline = match wait {
-            true => self.deadline(&line),
-            false => self.run.clock.now().timestamp(),
-        };
-        let mut looks = 0;
-        loop {
-            let looking = life::Looking::Confirm {
-                deadline,
-                wait_first: false,
-            };
-            let seen = self.see(key, &attempts, looking);
-            let mut why = String::new();
-            let failure = seen.failure(|err| self.failed(err, None));
-            if matches!(seen, Seen::Transient(_)) {
-                looks += 1;
-            }
-            let verdict = match &seen {
-                Seen::Found(receipts) => {
-                    match self.found_part(key, n, receipts, &line, &mut why)? {
-                        Some(verdict) => verdict,
-                        None => return Ok(Next::Landed),
-                    }
-                }
-                Seen::Foreign(_) => {
-                    why = tell::thread::foreign(n);
-                    Verdict::CannotTell(&why)
-                }
-                seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
-            };
-            let step = self.apply(
-                key,
-                &Event::Looked {
-                    verdict,
-                    first: false,
-                    looks,
-                    sends,
-                    sendable: true,
-                },
-            )?;
-            if let Seen::Refused(err) = &seen {
-                self.stop_for(key, err);
-            }
-            if let Some(next) = self.after_part_look(key, n, &step)? {
-                return Ok(next);
-            }
-        }
-    }
-
-    /// What a look that found posts with part `n`'s text says: `None` when part `n` is one of
-    /// them (then on the line, not sent again); `why` keeps the text of the verdict.
-    fn found_part<'a>(
-        &mut self,
-        key: Key,
-        n: usize,
-        receipts: &[Receipt],
-        line: &KeyLine,
-        why: &'a mut String,
-    ) -> Result<Option<Verdict<'a>>, Error> {
-        let landed = &line.copies.current.parts;
-        let owned = self.threads().own_part(n, receipts, landed);
-        Ok(Some(match self.told_part(key, n, owned, landed) {
-            Ok(Some((part, url))) if part.usable() => {
-                let text = tell::thread::found(n, &part.id, false);
-                self.voice.trace(key, "confirm", "part", &text);
-                self.put_part(key, n, (&part, url.as_deref()), false)?;
-                return Ok(None);
-            }
-            Ok(Some(_)) => {
-                *why = tell::thread::unusable(n, "found");
-                Verdict::CannotTell(why)
-            }
-            Ok(None) => Verdict::Absent,
-            Err(err) => {
-                *why = err.reason();
-                Verdict::Transient(why)
-            }
-        }))
-    }
-
-    /// After a look at part `n`, the step on the line: send it (once the wait is over), look
-    /// again (`None`), or stop here and say why.
-    fn after_part_look(
-        &mut self,
-        key: Key,
-        n: usize,
-        step: &life::Step,
-    ) -> Result<Option<Next>, Error> {
-        match step.then {
-            Then::Send(wait) => Ok(Some(match signals::sleep(wait) {
-                true => Next::Send,
-                false => Next::Stop,
-            })),
-            Then::Look(wait) if signals::sleep(wait) => Ok(None),
-            _ => {
-                let detail = tell::thread::at_part(n, step.say.as_deref().unwrap_or_default());
-                self.voice.trace(key, "confirm", "stopped", &detail);
-                self.tell(key, step, Told::new(None, Instant::now(), "confirm"))
-                    .map(|()| Some(Next::Stop))
-            }
-        }
-    }
-
-    /// Part `n` as the thread told it from the posts found (`Thread::own_part`), each post
-    /// passed over traced with what it replies to (`landed`: the parts on the line).
-    fn told_part(
-        &mut self,
-        key: Key,
-        n: usize,
-        owned: Owned,
-        landed: &[Part],
-    ) -> Result<Option<(Part, Option<String>)>, Error> {
-        let before = n.checked_sub(1).and_then(|p| landed.get(p));
-        let before = before.map(|p| p.id.as_str());
-        for (id, parent) in &owned.others {
-            let text = tell::thread::not_this_part(n, id, parent.as_deref(), before);
-            self.voice.trace(key, "confirm", "other", &text);
-        }
-        owned.part
     }
 
     /// Every part is out: the done line (its copy is part 0), and the kept parts go.
