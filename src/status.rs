@@ -253,6 +253,7 @@ fn key_row(
     let clock = scene.clock;
     let ctx = Ctx {
         credential: target.credential.as_deref(),
+        pinned: clock.pinned(),
         ..Ctx::at(
             key,
             &clock.now(),
@@ -324,7 +325,7 @@ fn key_row(
 fn status(line: Option<&KeyLine>, decision: &Decision, mut draft: impl FnMut() -> bool) -> Count {
     match (line, decision) {
         (Some(l), _) => Count::of_status(l.record().status),
-        (None, Decision::Skip(life::Skip::Scheduled)) => Count::Scheduled,
+        (None, Decision::Skip(life::Skip::Scheduled | life::Skip::Later(_))) => Count::Scheduled,
         (None, _) if draft() => Count::Draft,
         (None, Decision::Skip(life::Skip::Stale)) => Count::Stale,
         (None, _) => Count::Due,

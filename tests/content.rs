@@ -12,3 +12,4 @@ pub mod slugged;
 pub mod static_dirs;
 pub mod templates;
 pub mod threads;
+pub mod times;

@@ -23,6 +23,7 @@ pub(super) fn ctx_for<'a>(
     Ctx {
         today,
         named: plan.keys.contains(&key),
+        pinned: clock.pinned(),
         credential,
         ..Ctx::at(key, &clock.now(), clock.tz(), today, rules, &plan.mode)
     }

@@ -64,6 +64,14 @@ pub fn skip(skip: &Skip, at: Skipping) -> Counted {
             ),
         ),
         Skip::Scheduled => counted(Count::Scheduled, "scheduled", "not due yet"),
+        Skip::Later(time) => counted(
+            Count::Scheduled,
+            "scheduled",
+            &format!(
+                "due at {} today (its front matter's `date`)",
+                time.strftime("%H:%M")
+            ),
+        ),
         Skip::Stale => counted(
             Count::Stale,
             "stale",

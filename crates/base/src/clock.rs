@@ -47,6 +47,11 @@ impl Clock {
         }
     }
 
+    /// Whether `--today` pinned the date: every key of that day is due, whatever its time.
+    pub fn pinned(&self) -> bool {
+        self.today.is_some()
+    }
+
     /// The date that decides which keys are due.
     pub fn today(&self) -> Date {
         self.today.unwrap_or_else(|| self.now().date())

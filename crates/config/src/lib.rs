@@ -40,6 +40,9 @@ pub struct Config {
     pub catchup_days: i64,
     /// The names that make a post (`keys`, default `["date"]`: `YYYY-MM-DD.md` only).
     pub keys: content::content::Names,
+    /// A post is due at the time its front matter's `date` names (`times = "front-matter"`);
+    /// `false` (the default): at its day's start, whatever the front matter says.
+    pub times: bool,
     /// The folders a site-root image path (`/img/x.png`) is looked for in after the content
     /// folder, in order (`static_dirs`, default none): each a folder inside the project.
     pub static_dirs: Vec<PathBuf>,
@@ -90,6 +93,7 @@ struct File {
     timezone: Option<String>,
     catchup_days: Option<i64>,
     keys: Option<Vec<String>>,
+    times: Option<String>,
     static_dirs: Option<static_dirs::Written>,
     links_file: Option<PathBuf>,
     #[serde(default)]
@@ -150,6 +154,7 @@ impl Config {
             return Err(Error::config("`catchup_days` must be 0 or more").at(shown));
         }
         let keys = names(file.keys.as_deref()).map_err(|e| e.at(shown))?;
+        let times = times(file.times.as_deref()).map_err(|e| e.at(shown))?;
         let base = source
             .path
             .parent()
@@ -180,6 +185,7 @@ impl Config {
             timezone,
             catchup_days,
             keys,
+            times,
             static_dirs,
             targets,
         };
@@ -218,6 +224,7 @@ impl Config {
             project: self.root.clone(),
             names: self.keys,
             static_dirs: self.static_dirs.clone(),
+            times: self.times.then(|| self.timezone.clone()),
         }
     }
 
@@ -376,6 +383,18 @@ fn read_source(root: &Path, config: Option<&Path>) -> Result<Source, Error> {
         }
     };
     Ok(Source { path, shown, text })
+}
+
+/// `times = "front-matter"`: a post is due at the time its front matter's `date` names.
+fn times(times: Option<&str>) -> Result<bool, Error> {
+    match times {
+        None => Ok(false),
+        Some("front-matter") => Ok(true),
+        Some(other) => Err(Error::config(format!(
+            "`times`: `{}` is not where a post's time is read from (write \"front-matter\", or leave it out: a post is due at its day's start)",
+            life::outside::escape(other, 40)
+        ))),
+    }
 }
 
 /// `keys = [...]`: `"date"` (always; today's names), and `"slug"` for `YYYY-MM-DD-slug` names.

@@ -232,6 +232,7 @@ impl Catalog {
             layout,
             folder_tags: layout.folder_tags(path, key),
             in_drafts: layout.in_drafts(path),
+            times: self.sources.times.clone(),
         };
         post::read(key, &full, &self.shown(&full), origin)
     }

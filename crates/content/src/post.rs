@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod due;
 mod edit_mark;
 mod fence;
 mod front_matter;
@@ -81,6 +82,9 @@ pub struct Post {
     /// the target at hand, `None` as read. Targets find, name, edit and remove the copies by
     /// `place()`.
     pub place: Option<Key>,
+    /// The instant the post is due, when its front matter's `date` names a time of its day
+    /// (`times = "front-matter"`, `due.rs`); `None`: its day's start.
+    pub due: Option<jiff::Timestamp>,
 }
 
 /// What a post's place says about it, beside its text: the layout that reads it, the folder
@@ -91,6 +95,9 @@ pub struct Origin {
     pub layout: Layout,
     pub folder_tags: Vec<String>,
     pub in_drafts: bool,
+    /// The configured zone, when the front matter's `date` says when the post is due (`times
+    /// = "front-matter"`); `None`: that `date` is not read.
+    pub times: Option<jiff::tz::TimeZone>,
 }
 
 impl Post {
@@ -133,6 +140,7 @@ pub fn sample(title: &str, summary: &str, tags: &[&str]) -> Post {
         slug: None,
         markup: Vec::new(),
         place: None,
+        due: None,
     }
 }
 
@@ -196,6 +204,11 @@ pub fn parse(key: Key, shown: &Path, bytes: &[u8], origin: Origin) -> Result<Pos
         Layout::Blog => markup::find(body, body_start_line),
         Layout::Dated => Vec::new(),
     };
+    let due = match (&origin.times, &meta.date) {
+        (Some(zone), Some(date)) => due::due(date, key.day(), zone)
+            .map_err(|msg| local(&msg).at_line(meta.date_line.map(|l| first_line + l - 1)))?,
+        _ => None,
+    };
     let html = render(&markdown);
     let fingerprint = fingerprint(&title, &markdown);
     Ok(Post {
@@ -216,6 +229,7 @@ pub fn parse(key: Key, shown: &Path, bytes: &[u8], origin: Origin) -> Result<Pos
         slug: meta.slug,
         markup,
         place: None,
+        due,
     })
 }
 
@@ -448,6 +462,7 @@ mod tests {
                 layout: Layout::Blog,
                 folder_tags: vec!["travel".into()],
                 in_drafts,
+                times: None,
             };
             parse(
                 key.parse().unwrap(),

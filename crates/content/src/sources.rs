@@ -23,4 +23,7 @@ pub struct Sources {
     /// order (`static_dirs`; none by default). Each is a folder inside the project, checked
     /// when the config was read.
     pub static_dirs: Vec<PathBuf>,
+    /// The configured zone, when a post's front matter `date` says when it is due (`times =
+    /// "front-matter"`); `None`: it is not read.
+    pub times: Option<jiff::tz::TimeZone>,
 }

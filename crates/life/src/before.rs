@@ -87,6 +87,7 @@ mod tests {
             rules,
             mode: &mode,
             named: false,
+            pinned: false,
             credential: None,
         };
         sending(line, look, new, &ctx)

@@ -95,6 +95,9 @@ impl Decision {
 pub enum Skip {
     Done,
     Scheduled,
+    /// Due later today, at this time of the run's zone (its front matter's `date`, with
+    /// `times = "front-matter"`).
+    Later(jiff::civil::Time),
     Stale,
     Draft,
     Retracted,
@@ -114,7 +117,7 @@ impl Skip {
     pub fn word(self) -> &'static str {
         match self {
             Skip::Done => "done",
-            Skip::Scheduled => "scheduled",
+            Skip::Scheduled | Skip::Later(_) => "scheduled",
             Skip::Stale => "stale",
             Skip::Draft => "draft",
             Skip::Retracted => "retracted",
@@ -218,7 +221,7 @@ fn word(decision: &Decision) -> Word {
         Decision::Skip(Skip::Done | Skip::DoneAsked | Skip::CannotUpdate | Skip::LateEdit) => {
             Word::Done
         }
-        Decision::Skip(Skip::Scheduled) => Word::Scheduled,
+        Decision::Skip(Skip::Scheduled | Skip::Later(_)) => Word::Scheduled,
         Decision::Skip(Skip::Stale) => Word::Stale,
         Decision::Skip(Skip::Draft) => Word::Draft,
         Decision::Skip(Skip::Retracted) => Word::Retracted,
@@ -232,6 +235,13 @@ fn word(decision: &Decision) -> Word {
     }
 }
 
+/// The time of day a post with a time (`Facts::due`) is due at, while that is still to come;
+/// `--today` makes every key of its day due, whatever its time (`Ctx::pinned`).
+fn later(facts: &Facts, ctx: &Ctx) -> Option<jiff::civil::Time> {
+    let due = facts.due.filter(|due| !ctx.pinned && ctx.now < *due)?;
+    Some(due.to_zoned_datetime(ctx.tz.clone()).time())
+}
+
 fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Decision, Unread> {
     if *ctx.mode == Mode::Retract {
         return Ok(retract(line));
@@ -242,6 +252,9 @@ fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Deci
             _ if ctx.today < ctx.key.day() => Decision::Skip(Skip::Scheduled),
             Seen::Gone => Decision::Drop,
             Seen::Broken(why) => Decision::Broken(why.clone()),
+            Seen::Ready(facts) if let Some(at) = later(facts, ctx) => {
+                Decision::Skip(Skip::Later(at))
+            }
             Seen::Ready(_) if past_window(ctx.key, ctx) => Decision::Skip(Skip::Stale),
             Seen::Ready(_) => publish(Why::Due, false, false),
         });

@@ -177,6 +177,8 @@ pub struct Ctx<'a> {
     pub mode: &'a Mode,
     /// The key was named on the command line (`--key`, or `retry`'s keys): never stale.
     pub named: bool,
+    /// `today` was pinned (`--today`): every key of that day is due, whatever its time.
+    pub pinned: bool,
     /// A non-secret fingerprint of the credential in use (an auth failure retries once it
     /// changes).
     pub credential: Option<&'a str>,
@@ -202,6 +204,7 @@ impl<'a> Ctx<'a> {
             rules,
             mode,
             named: false,
+            pinned: false,
             credential: None,
         }
     }
@@ -234,6 +237,9 @@ pub struct Facts {
     /// The line this key takes over, when the key has none: the post is that line's, renamed
     /// (the caller's finding, `rename.rs`); a visit carries it over before it decides.
     pub carry: Option<Box<KeyLine>>,
+    /// The instant the post is due, when its front matter names a time of its day (`times =
+    /// "front-matter"`); `None`: its day's start.
+    pub due: Option<Timestamp>,
 }
 
 /// What happens to the line.

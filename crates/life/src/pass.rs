@@ -81,6 +81,7 @@ pub fn will_look(line: Option<&KeyLine>, has_post: bool, ctx: &Ctx) -> bool {
             payload: None,
             blocked: None,
             carry: None,
+            due: None,
         }),
         false => Seen::Gone,
     };

@@ -196,6 +196,7 @@ fn run_ctx<'a>(rules: &'a super::Rules, mode: &'a Mode) -> super::Ctx<'a> {
         rules,
         mode,
         named: false,
+        pinned: false,
         credential: None,
     }
 }

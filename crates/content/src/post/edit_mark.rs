@@ -52,6 +52,7 @@ impl Post {
             payload: refused.then(|| self.edit_mark(template)),
             blocked: None,
             carry: None,
+            due: self.due,
         }
     }
 

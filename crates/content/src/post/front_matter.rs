@@ -27,6 +27,10 @@ pub(super) struct FrontMatter {
     pub image: Option<ImageRef>,
     /// `slug:` (blog layout): the post's slug in links, checked to be one.
     pub slug: Option<String>,
+    /// `date:` as written, and its line within the matter: when the post is due, with `times
+    /// = "front-matter"` (`due.rs`).
+    pub date: Option<String>,
+    pub date_line: Option<usize>,
 }
 
 impl FrontMatter {
@@ -96,6 +100,8 @@ impl Fields<'_> {
             title,
             summary,
             slug: None,
+            date: self.text("date")?,
+            date_line: self.line("date"),
         };
         if self.layout == Layout::Blog {
             self.read_blog(&mut matter)?;

@@ -151,6 +151,7 @@ pub fn events() -> Vec<(&'static str, Example)> {
             payload: Some("p".into()),
             blocked: None,
             carry: None,
+            due: None,
         })
     };
     let edited = Seen::Ready(crate::Facts {
@@ -158,6 +159,7 @@ pub fn events() -> Vec<(&'static str, Example)> {
         payload: Some("p2".into()),
         blocked: None,
         carry: None,
+        due: None,
     });
     // The target's template fails on the post, or a copy it links to will never come.
     let blocked = Seen::Ready(crate::Facts {
@@ -265,6 +267,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
         rules: &rules,
         mode: &mode,
         named: false,
+        pinned: false,
         credential: Some("c"),
     };
     let receipts = [Receipt::id("9"), Receipt::id("10")];
