@@ -6,6 +6,7 @@ pub mod images_bad;
 pub mod images_privacy;
 pub mod images_prop;
 pub mod messy_posts;
+pub mod periods;
 pub mod renames;
 mod renames_prop;
 pub mod slugged;

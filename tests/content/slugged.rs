@@ -87,12 +87,12 @@ fn a_name_that_is_not_a_slug_is_an_error_naming_the_file_and_the_others_go_out()
 }
 
 #[test]
-fn keys_take_date_and_slug_only_and_always_date() {
+fn keys_take_their_kinds_only_and_always_date() {
     for (keys, said) in [
         ("keys = [\"slug\"]\n", "`keys` must hold \"date\""),
         (
-            "keys = [\"date\", \"week\"]\n",
-            "`keys`: `week` is not a kind of key",
+            "keys = [\"date\", \"fortnight\"]\n",
+            "`keys`: `fortnight` is not a kind of key",
         ),
     ] {
         blog(keys, FOLDER).run(&["check"]).code(2).stderr_has(said);
@@ -274,4 +274,27 @@ fn a_page_bundle_is_the_post_its_folder_names_with_its_images_beside_it() {
         .run(&["check"])
         .code(0)
         .stdout_has("ignored content/2026-12-05/index.md");
+}
+
+/// A slugged post sent after its day (a late run) carries its key's day as its date, as a date
+/// post does: `2026-12-01T12:00:00`, not the key's text (which WordPress refuses as no date).
+#[test]
+fn a_slugged_post_sent_after_its_day_is_dated_by_its_day() {
+    let wp = FakeWordPress::start();
+    let password = format!("{}\n", fake_wordpress::PASSWORD);
+    let p = slugged(&wp.config(""), ("secrets/wp.password", &password));
+    let yesterday = jiff::Timestamp::now()
+        .in_tz("UTC")
+        .unwrap()
+        .date()
+        .yesterday()
+        .unwrap();
+    p.file(
+        &format!("content/{yesterday}-late.md"),
+        "# Late\n\nA day late.\n",
+    );
+    p.run(&["run"]).code(0).stdout_has("wp: 1 published");
+    let posts = wp.posts();
+    let date = posts[0]["date"].as_str().unwrap();
+    assert!(date.starts_with(&format!("{yesterday}T12:00")), "{date}");
 }

@@ -362,6 +362,23 @@ fn one_days_slugged_posts_are_each_found_by_their_own_slug() {
     assert_eq!(slugs_of(&ghost.posts()), SENT);
 }
 
+/// Issue 33: this week's, this month's and today's posts, each at its own slug, found again by
+/// their own keys with the state lost.
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn a_weeks_a_months_and_a_days_posts_are_each_found_by_their_own_slug() {
+    let Some(ghost) = harness::ghost() else {
+        return;
+    };
+    let p = project(&ghost, &ghost.url, 15, "");
+    let keys = "keys = [\"date\", \"week\", \"month\"]\n";
+    p.file(
+        "dayrun.toml",
+        format!("{keys}{}", config(&ghost.url, 15, "")),
+    );
+    crate::content::periods::periods_stay_apart(&p, "ghost", &|| ghost.posts().len());
+}
+
 /// Issue 32: a renamed post's line carried over to its new key; its copy, its answer lost, found
 /// where it is (the old key's slug) and edited there: one post on the server throughout.
 #[test]

@@ -397,7 +397,8 @@ fn times(times: Option<&str>) -> Result<bool, Error> {
     }
 }
 
-/// `keys = [...]`: `"date"` (always; today's names), and `"slug"` for `YYYY-MM-DD-slug` names.
+/// `keys = [...]`: `"date"` (always; today's names), `"slug"` for `YYYY-MM-DD-slug` names,
+/// `"week"` for `YYYY-Www` and `"month"` for `YYYY-MM`.
 fn names(keys: Option<&[String]>) -> Result<content::content::Names, Error> {
     let Some(keys) = keys else {
         return Ok(content::content::Names::default());
@@ -407,9 +408,11 @@ fn names(keys: Option<&[String]>) -> Result<content::content::Names, Error> {
         match key.as_str() {
             "date" => {}
             "slug" => names.slugs = true,
+            "week" => names.weeks = true,
+            "month" => names.months = true,
             other => {
                 return Err(Error::config(format!(
-                    "`keys`: `{}` is not a kind of key (write \"date\", or \"date\" and \"slug\")",
+                    "`keys`: `{}` is not a kind of key (write \"date\", and any of \"slug\", \"week\" and \"month\")",
                     life::outside::escape(other, 40)
                 )));
             }

@@ -80,6 +80,10 @@ impl Layout {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Names {
     pub slugs: bool,
+    /// `week`: `YYYY-Www.md`, an ISO week's post (issue 33).
+    pub weeks: bool,
+    /// `month`: `YYYY-MM.md`, a month's post.
+    pub months: bool,
 }
 
 impl Names {

@@ -205,7 +205,7 @@ pub fn parse(key: Key, shown: &Path, bytes: &[u8], origin: Origin) -> Result<Pos
         Layout::Dated => Vec::new(),
     };
     let due = match (&origin.times, &meta.date) {
-        (Some(zone), Some(date)) => due::due(date, key.day(), zone)
+        (Some(zone), Some(date)) => due::due(date, (key.day(), key.last_day()), zone)
             .map_err(|msg| local(&msg).at_line(meta.date_line.map(|l| first_line + l - 1)))?,
         _ => None,
     };

@@ -2,7 +2,8 @@
 //! `content/2026-11-29.md`, `2026-11-29-my-post` for a Jekyll-style name), the idempotency key
 //! of every line, trace, lookup and link. One type, so that what a key is can grow without
 //! every place that carries one changing; where a key is needed as a day (when it is due, how
-//! old it is), `day` says which.
+//! old it is), `day` says which. A key may also name a period (issue 33): an ISO week
+//! (`2026-W49`) or a month (`2026-12`), whose day is its first and `last_day` its last.
 
 use jiff::civil::Date;
 use std::fmt;
@@ -19,10 +20,22 @@ pub const MAX_KEY: usize = 100;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
     /// The day as one number in the same order, so that keys compare as cheaply as integers
-    /// (a run looks up every key it walks); then the slug; the day itself follows from both.
+    /// (a run looks up every key it walks); then the period and the slug; the day itself
+    /// follows from them.
     order: i32,
+    period: Period,
     slug: Option<&'static str>,
     day: Date,
+}
+
+/// What a key names: a day (most keys), or a period that starts on its day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Period {
+    Day,
+    /// An ISO week, Monday to Sunday (`2026-W49`).
+    Week,
+    /// A calendar month (`2026-12`).
+    Month,
 }
 
 impl Key {
@@ -30,14 +43,29 @@ impl Key {
     pub fn of_day(day: Date) -> Key {
         Key {
             order: order(day),
+            period: Period::Day,
             slug: None,
             day,
         }
     }
 
-    /// The day the key is due (its date).
+    /// The day the key is due (its date; a period's first day).
     pub const fn day(self) -> Date {
         self.day
+    }
+
+    /// The key's last day: its date, or its period's last.
+    pub fn last_day(self) -> Date {
+        match self.period {
+            Period::Day => self.day,
+            Period::Week => self.day.saturating_add(jiff::Span::new().days(6)),
+            Period::Month => self.day.last_of_month(),
+        }
+    }
+
+    /// What the key names: a day, a week or a month.
+    pub const fn period(self) -> Period {
+        self.period
     }
 
     /// The slug after the date, if the key has one.
@@ -53,6 +81,9 @@ impl Key {
 
     /// `parse`, its slug kept in `slugs` (a reader of many keys keeps them together).
     pub fn parse_in(s: &str, slugs: &mut Slugs) -> Option<Key> {
+        if s.len() < 10 {
+            return period(s);
+        }
         let day = crate::day::parse_key(s.get(..10)?)?;
         match s.get(10..)? {
             "" => Some(Key::of_day(day)),
@@ -60,6 +91,7 @@ impl Key {
                 let slug = rest.strip_prefix('-')?;
                 (is_slug(slug) && s.len() <= MAX_KEY).then(|| Key {
                     order: order(day),
+                    period: Period::Day,
                     slug: Some(slugs.keep(slug)),
                     day,
                 })
@@ -103,6 +135,32 @@ impl Slugs {
         kept.copy_from_slice(slug.as_bytes());
         std::str::from_utf8(kept).expect("a slug is ASCII")
     }
+}
+
+/// A period's key: `YYYY-Www` (an ISO week that exists) or `YYYY-MM`.
+fn period(s: &str) -> Option<Key> {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| {
+        let part = b.get(r)?;
+        (part.iter().all(u8::is_ascii_digit))
+            .then(|| part.iter().fold(0i16, |n, d| n * 10 + i16::from(d - b'0')))
+    };
+    let year = digits(0..4).filter(|_| b.get(4) == Some(&b'-'))?;
+    let (period, day) = match b.len() {
+        7 => (Period::Month, Date::new(year, digits(5..7)? as i8, 1).ok()?),
+        8 if b[5] == b'W' => {
+            let week = digits(6..8)? as i8;
+            let iso = jiff::civil::ISOWeekDate::new(year, week, jiff::civil::Weekday::Monday);
+            (Period::Week, iso.ok()?.date())
+        }
+        _ => return None,
+    };
+    Some(Key {
+        order: order(day),
+        period,
+        slug: None,
+        day,
+    })
 }
 
 /// A date as one number in the date's order (month * 32 + day < 512): the key's first
@@ -151,7 +209,7 @@ impl Ord for Key {
     #[inline]
     fn cmp(&self, other: &Key) -> std::cmp::Ordering {
         match self.order.cmp(&other.order) {
-            std::cmp::Ordering::Equal => self.slug.cmp(&other.slug),
+            std::cmp::Ordering::Equal => (self.period, self.slug).cmp(&(other.period, other.slug)),
             order => order,
         }
     }
@@ -166,9 +224,14 @@ impl PartialOrd for Key {
 
 impl fmt::Display for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.slug {
-            None => fmt::Display::fmt(&self.day, f),
-            Some(slug) => write!(f, "{}-{slug}", self.day),
+        match (self.period, self.slug) {
+            (Period::Week, _) => {
+                let iso = self.day.iso_week_date();
+                write!(f, "{:04}-W{:02}", iso.year(), iso.week())
+            }
+            (Period::Month, _) => write!(f, "{:04}-{:02}", self.day.year(), self.day.month()),
+            (Period::Day, None) => fmt::Display::fmt(&self.day, f),
+            (Period::Day, Some(slug)) => write!(f, "{}-{slug}", self.day),
         }
     }
 }
@@ -183,7 +246,9 @@ impl FromStr for Key {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Key, String> {
-        Key::parse(s).ok_or_else(|| format!("`{s}` is not a key (YYYY-MM-DD or YYYY-MM-DD-slug)"))
+        Key::parse(s).ok_or_else(|| {
+            format!("`{s}` is not a key (YYYY-MM-DD, YYYY-MM-DD-slug, YYYY-Www or YYYY-MM)")
+        })
     }
 }
 
@@ -193,6 +258,51 @@ mod tests {
 
     fn key(s: &str) -> Key {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_week_or_a_month_reads_prints_and_orders_by_its_first_day_then_its_shape() {
+        let week = key("2026-W49");
+        assert_eq!(week.to_string(), "2026-W49");
+        assert_eq!(week.period(), Period::Week);
+        assert_eq!(
+            (week.day(), week.last_day()),
+            (
+                jiff::civil::date(2026, 11, 30),
+                jiff::civil::date(2026, 12, 6)
+            )
+        );
+        // ISO week 1 of 2026 starts on Monday 2025-12-29.
+        assert_eq!(key("2026-W01").day(), jiff::civil::date(2025, 12, 29));
+        assert_eq!(key("2026-W01").to_string(), "2026-W01");
+        let month = key("2026-02");
+        assert_eq!(month.to_string(), "2026-02");
+        assert_eq!(month.last_day(), jiff::civil::date(2026, 2, 28));
+        for bad in [
+            "2026-W54", "2026-W00", "2025-W53", "2026-13", "2026-00", "2026-W4", "2026-1",
+        ] {
+            assert_eq!(Key::parse(bad), None, "{bad}");
+        }
+        assert!(Key::parse("2026-W53").is_some(), "2026 has 53 ISO weeks");
+        let mut keys = [
+            "2026-12-01-a",
+            "2026-12",
+            "2026-W49",
+            "2026-12-01",
+            "2026-11-30",
+        ]
+        .map(key);
+        keys.sort();
+        assert_eq!(
+            keys.map(|k| k.to_string()),
+            [
+                "2026-11-30",
+                "2026-W49",
+                "2026-12-01",
+                "2026-12-01-a",
+                "2026-12"
+            ]
+        );
     }
 
     #[test]

@@ -466,10 +466,11 @@ pub fn escalated(line: &KeyLine, ctx: &Ctx) -> bool {
     })
 }
 
-/// Whether the key's date is older than the catch-up window and nobody asked for it.
+/// Whether the key's date (a period's last day) is older than the catch-up window and nobody
+/// asked for it.
 pub fn past_window(key: Key, ctx: &Ctx) -> bool {
     let backfill = matches!(ctx.mode, Mode::Run { backfill: true } | Mode::Retry(_));
-    crate::day::days_between(key.day(), ctx.today) > ctx.rules.catchup_days
+    crate::day::days_between(key.last_day(), ctx.today) > ctx.rules.catchup_days
         && !backfill
         && !ctx.named
 }

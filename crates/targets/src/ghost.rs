@@ -272,7 +272,7 @@ impl Target for Ghost {
         // As WordPress: a backfill or a late retry carries its key's day (12:00 UTC), so the
         // archive shows it there and the lookup's date window finds it.
         if post.place().day() != self.clock.now().date() {
-            body["published_at"] = json!(format!("{}T12:00:00.000Z", post.place()));
+            body["published_at"] = json!(format!("{}T12:00:00.000Z", post.place().day()));
         }
         let marks = vec![Self::mark(
             body["title"].as_str().unwrap_or_default(),

@@ -13,27 +13,41 @@
 //! - In a project with slugged keys, a date key's place leaves out slugs with a `_` (beside
 //!   WordPress's `__trashed`): those are its day's slugged keys'. Its own copies never have
 //!   one: their words are `text::slug`'s, letters, digits and `-`.
+//! - A week's or a month's key (issue 33) is placed as a slugged key is, in lower case as both
+//!   sites write slugs: `2026-w49_title-words`, `2026-12_title-words`. So a month's copy is
+//!   never at its first day's place (`2026-12-01-…`), nor a day's at the month's.
 
 use life::Key;
+use life::key::Period;
+
+/// The key as a slug starts: its name, in lower case (a week's `W`).
+fn text(key: Key) -> String {
+    key.to_string().to_ascii_lowercase()
+}
+
+/// Whether the key's copies are at `KEY_…`: a slugged key's, a week's or a month's.
+fn underscored(key: Key) -> bool {
+    key.slug().is_some() || key.period() != Period::Day
+}
 
 /// What a title adds when it has no letters or digits, after a slugged key's `_`.
 const NO_WORDS: &str = "post";
 
 /// The slug `key`'s copy is sent with: the key, then its title's words (60 bytes at most).
 pub fn slug(key: Key, title: &str) -> String {
-    let words = crate::text::slug(title, 60);
-    match (key.slug().is_some(), words.is_empty()) {
-        (true, true) => format!("{key}_{NO_WORDS}"),
-        (true, false) => format!("{key}_{words}"),
-        (false, true) => key.to_string(),
-        (false, false) => format!("{key}-{words}"),
+    let (words, name) = (crate::text::slug(title, 60), text(key));
+    match (underscored(key), words.is_empty()) {
+        (true, true) => format!("{name}_{NO_WORDS}"),
+        (true, false) => format!("{name}_{words}"),
+        (false, true) => name,
+        (false, false) => format!("{name}-{words}"),
     }
 }
 
 /// A key's place, made once for the many slugs a listing shows.
 pub struct Place {
     key: String,
-    /// The key has a slug: its place is `KEY_…`.
+    /// The key has a slug, or names a period: its place is `KEY_…`.
     slugged_key: bool,
     /// The project takes slugged keys, so a date key's day may hold other keys' copies.
     slugged: bool,
@@ -43,8 +57,8 @@ impl Place {
     /// `key`'s place; `slugged`: the project takes slugged keys.
     pub fn of(key: Key, slugged: bool) -> Place {
         Place {
-            key: key.to_string(),
-            slugged_key: key.slug().is_some(),
+            key: text(key),
+            slugged_key: underscored(key),
             slugged,
         }
     }
@@ -63,11 +77,23 @@ impl Place {
     }
 }
 
+/// Whether `slug` (as a site writes it) may be a key's copy: it starts with a date, or with a
+/// week's or a month's key and `_`.
+pub fn keyed(slug: &str) -> bool {
+    if slug.get(..10).and_then(life::day::parse_key).is_some() {
+        return true;
+    }
+    let Some((head, _)) = slug.split_once('_') else {
+        return false;
+    };
+    head.len() < 10 && Key::parse(&head.to_ascii_uppercase()).is_some()
+}
+
 /// How a person finds the place: the start every slug there has.
 pub fn start(key: Key) -> String {
-    match key.slug() {
-        Some(_) => format!("{key}_"),
-        None => key.to_string(),
+    match underscored(key) {
+        true => format!("{}_", text(key)),
+        false => text(key),
     }
 }
 
@@ -96,6 +122,29 @@ mod tests {
             "2026-03-01-notes_weekly-notes"
         );
         assert_eq!(slug(slugged, "日記"), "2026-03-01-notes_post");
+    }
+
+    #[test]
+    fn a_weeks_or_a_months_copy_is_at_its_own_place_never_its_first_days() {
+        let (week, month, day) = (key("2026-W49"), key("2026-12"), key("2026-12-01"));
+        assert_eq!(slug(week, "Week notes"), "2026-w49_week-notes");
+        assert_eq!(slug(month, "日記"), "2026-12_post");
+        assert!(holds("2026-w49_week-notes", week, false));
+        assert!(holds("2026-12_month-2", month, false));
+        assert!(!holds("2026-12-01-a-day", month, false), "a day's copy");
+        assert!(!holds("2026-12_month", day, false), "a month's copy");
+        assert!(!holds("2026-w49-x", week, false));
+        assert_eq!(start(week), "2026-w49_");
+        for (slug, keyed) in [
+            ("2026-w49_week", true),
+            ("2026-12_month", true),
+            ("2026-12-01-day", true),
+            ("2026-12-x", false),
+            ("2026-w54_x", false),
+            ("about", false),
+        ] {
+            assert_eq!(super::keyed(slug), keyed, "{slug}");
+        }
     }
 
     #[test]

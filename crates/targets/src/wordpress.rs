@@ -247,7 +247,7 @@ impl Target for WordPress {
         // A post sent on a day other than its key's (a backfill, a late retry, `--today`)
         // carries its key's day, so the lookup's window around the key finds it.
         if post.place().day() != self.clock.now().date() {
-            body["date"] = json!(format!("{}T12:00:00", post.place()));
+            body["date"] = json!(format!("{}T12:00:00", post.place().day()));
         }
         let marks = vec![Self::mark(
             body["title"].as_str().unwrap_or_default(),

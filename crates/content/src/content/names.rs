@@ -37,6 +37,9 @@ pub(super) fn sort_file(
         false => name.strip_suffix(".md"),
     };
     match markdown {
+        Some(stem) if (names.weeks || names.months) && stem.len() < 10 => {
+            sort_period(stem, names, at)
+        }
         Some(stem) if names.slugs && stem.len() > 10 => sort_slugged(stem, slugs, at),
         Some(stem) => sort_stem(stem, at),
         None => sort_other(name, at),
@@ -111,6 +114,35 @@ fn sort_slugged(stem: &str, slugs: &mut Slugs, at: &dyn Fn() -> PathBuf) -> Sort
                 .hint("rename the file to the date it is meant for"),
         ),
         _ => Sorted::Ignored("name is not YYYY-MM-DD[-slug].md"),
+    }
+}
+
+/// Sort a markdown file whose `stem` is shorter than a date, with week or month keys on: a
+/// week's post `YYYY-Www`, a month's `YYYY-MM` (each only when `keys` takes it), a week or
+/// month that does not exist (an error naming the file), or another name.
+fn sort_period(stem: &str, names: Names, at: &dyn Fn() -> PathBuf) -> Sorted {
+    let week = stem.len() == 8 && stem.as_bytes().get(5) == Some(&b'W');
+    let (taken, shape) = match (week, stem.len()) {
+        (true, _) => (
+            names.weeks,
+            "YYYY-Www (an ISO week: 01 to 52, or 53 in a year that has it)",
+        ),
+        (false, 7) => (names.months, "YYYY-MM"),
+        _ => return Sorted::Ignored("name is not a post's"),
+    };
+    let shaped = stem.bytes().enumerate().all(|(i, b)| match i {
+        4 => b == b'-',
+        5 if week => true,
+        _ => b.is_ascii_digit(),
+    });
+    match life::Key::parse(stem) {
+        Some(key) if taken => Sorted::Post(key),
+        None if taken && shaped => Sorted::Problem(
+            Error::failure(Class::Local, format!("`{stem}` is not a real {shape}"))
+                .at(at())
+                .hint("rename the file to the week or month it is meant for"),
+        ),
+        _ => Sorted::Ignored("name is not a post's"),
     }
 }
 

@@ -3,20 +3,20 @@
 //! datetimes too) write it. A time with no offset is in the configured zone: one that zone
 //! skips (a DST gap) is moved forward by the gap, and one it repeats (an overlap) is the first
 //! of the two. A date alone is the day's start, as without `times`. Either must be the day of
-//! the file's name in that zone.
+//! the file's name in that zone (for a week's or a month's post, one of its days).
 
 use crate::outside::escape;
 use jiff::Timestamp;
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
 
-/// The instant `text` names, which must fall on `day` in `zone`; `None` for a date alone.
-/// `Err`: what is wrong, for the front matter's `date` line.
-pub fn due(text: &str, day: Date, zone: &TimeZone) -> Result<Option<Timestamp>, String> {
+/// The instant `text` names, which must fall on `days` (the key's first and last) in `zone`;
+/// `None` for a date alone. `Err`: what is wrong, for the front matter's `date` line.
+pub fn due(text: &str, days: (Date, Date), zone: &TimeZone) -> Result<Option<Timestamp>, String> {
     let text = text.trim();
     if text.len() <= 10 {
         let date: Date = text.parse().map_err(|_| not_a_date(text))?;
-        return on_day(date, day, text).map(|()| None);
+        return on_day(date, days, text).map(|()| None);
     }
     let text = jekyll_offset(text);
     let at = match text.parse::<Timestamp>() {
@@ -27,7 +27,7 @@ pub fn due(text: &str, day: Date, zone: &TimeZone) -> Result<Option<Timestamp>, 
         }
     };
     let date = at.to_zoned_datetime(zone.clone()).date();
-    on_day(date, day, &text).map(|()| Some(at))
+    on_day(date, days, &text).map(|()| Some(at))
 }
 
 /// Jekyll's `2013-05-06 02:12:52 +0200`, with the space before the offset that RFC 3339 has
@@ -43,11 +43,15 @@ fn jekyll_offset(text: &str) -> String {
     }
 }
 
-fn on_day(date: Date, day: Date, text: &str) -> Result<(), String> {
-    match date == day {
+fn on_day(date: Date, (first, last): (Date, Date), text: &str) -> Result<(), String> {
+    let named = match first == last {
+        true => format!("on {first}"),
+        false => format!("from {first} to {last}"),
+    };
+    match (first..=last).contains(&date) {
         true => Ok(()),
         false => Err(format!(
-            "front matter `date`: `{}` is on {date} in the configured time zone, and the file's name on {day}: rename the file or fix the date, so that both name one day",
+            "front matter `date`: `{}` is on {date} in the configured time zone, and the file's name {named}: rename the file or fix the date, so that both name one day",
             escape(text, 60)
         )),
     }
@@ -69,7 +73,8 @@ mod tests {
     }
 
     fn at(text: &str, day: &str) -> Result<Option<String>, String> {
-        let due = due(text, day.parse().unwrap(), &berlin())?;
+        let day: Date = day.parse().unwrap();
+        let due = due(text, (day, day), &berlin())?;
         Ok(due.map(|t| t.to_string()))
     }
 
@@ -118,5 +123,18 @@ mod tests {
                 .contains("is not a date")
         );
         assert!(at("2026-12-01 25:00", "2026-12-01").is_err());
+    }
+
+    #[test]
+    fn a_periods_post_may_name_any_of_its_days() {
+        let week: life::Key = "2026-W49".parse().unwrap();
+        let days = (week.day(), week.last_day());
+        let sunday = due("2026-12-06 18:00", days, &berlin()).unwrap();
+        assert_eq!(sunday.unwrap().to_string(), "2026-12-06T17:00:00Z");
+        let after = due("2026-12-07 08:00", days, &berlin()).unwrap_err();
+        assert!(
+            after.contains("the file's name from 2026-11-30 to 2026-12-06"),
+            "{after}"
+        );
     }
 }
