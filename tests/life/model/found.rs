@@ -6,7 +6,7 @@
 //! divergence as ignored.
 
 use super::spec::{Lever, Look, Script, Send};
-use super::steps::{Step, Story};
+use super::steps::{Keys, Step, Story};
 
 fn calm() -> Vec<Script> {
     vec![Script::calm(); super::KEYS.len()]
@@ -38,7 +38,8 @@ fn replay_settling(settle: i64, steps: &[Step]) {
     replay_story(Story {
         settle,
         twins: false,
-        slugged: false,
+        keys: Keys::Dates,
+        timed: false,
         steps: steps.to_vec(),
     });
 }
@@ -49,7 +50,8 @@ fn replay_twins(steps: &[Step]) {
     replay_story(Story {
         settle: 0,
         twins: true,
-        slugged: false,
+        keys: Keys::Dates,
+        timed: false,
         steps: steps.to_vec(),
     });
 }

@@ -198,7 +198,11 @@ pub enum Rec {
 /// One key: its post, its line, and its copies on the fake.
 #[derive(Debug, Clone)]
 pub struct Key {
+    /// The key's day (a period's first), and its last day (a period's, else the same).
     pub date: Date,
+    pub last: Date,
+    /// When its front matter's time makes it due (`times`), if it has one.
+    pub due: Option<Timestamp>,
     /// The post file's version (`None`: deleted).
     pub file: Option<u32>,
     pub line: Line,
@@ -352,6 +356,8 @@ pub struct Pass<'a> {
     twin: Option<Twin>,
     /// Keys are slugged (issue 32): a post with no line may be asked about as a rename.
     pub slugged: bool,
+    /// `--today` pinned the day: every key of it is due, whatever its time (issue 33).
+    pub pinned: bool,
     /// The gone lines as the pass first read them (`renamed`), and whether the key at hand
     /// is asked about as a rename.
     gone: Option<Vec<GoneLine>>,
@@ -391,6 +397,7 @@ impl<'a> Pass<'a> {
             twins: false,
             twin: None,
             slugged: false,
+            pinned: false,
             gone: None,
             renamed: false,
             unmodeled: None,
@@ -408,8 +415,13 @@ impl<'a> Pass<'a> {
         }
     }
 
+    /// A key of today whose time (`times`) is still to come, unless the day is pinned.
+    fn later(&self, key: &Key) -> bool {
+        !self.pinned && key.due.is_some_and(|due| self.now < due)
+    }
+
     fn past_window(&self, key: &Key) -> bool {
-        self.mode == Mode::Run && !self.named && days(key.date, self.today) > CATCHUP_DAYS
+        self.mode == Mode::Run && !self.named && days(key.last, self.today) > CATCHUP_DAYS
     }
 
     /// Whether a run of failures that began at `since` has lasted past `escalate_after`.
@@ -517,7 +529,7 @@ impl<'a> Pass<'a> {
     pub fn implied_at(&self, i: usize, keys: &[Key]) -> Exit {
         let key = &keys[i];
         let candidate = key.line.rec == Rec::None && key.file.is_some();
-        let due = key.date <= self.today && !self.past_window(key);
+        let due = key.date <= self.today && !self.later(key) && !self.past_window(key);
         let held = self.slugged && candidate && due && self.mode == Mode::Run && {
             (gone_lines(keys).iter()).any(|g| g.j != i && (g.date == key.date || !g.noted))
         };
@@ -588,6 +600,10 @@ impl<'a> Pass<'a> {
         let exit = match (line.rec, self.mode) {
             (Rec::None, _) if gone => Exit::Ok,
             (Rec::None, _) if key.date > self.today => Exit::Ok,
+            (Rec::None, _) if self.later(key) => {
+                self.notes.push((i, "due later today (times)"));
+                Exit::Ok
+            }
             (Rec::None, _) if self.past_window(key) => Exit::Ok,
             (Rec::None, _) if self.renamed => self.asked_renamed(i, key),
             (Rec::None, _) => self.first(i, key),

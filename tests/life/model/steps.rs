@@ -11,6 +11,12 @@ pub const KEYS: [&str; 3] = ["2030-03-08", "2030-03-09", "2030-03-11"];
 /// The same, in a case with slugged keys (`keys = ["date", "slug"]`, issue 32): keys 0 and 1
 /// are one day's two posts, so a copy of one (a twin's too) must never answer for the other.
 pub const SLUGGED_KEYS: [&str; 3] = ["2030-03-08", "2030-03-08-second", "2030-03-11-third"];
+/// The same, in a case with week and month keys (`keys = ["date", "week", "month"]`, issue 33):
+/// the month and the week have begun at the start (their first days 2030-03-01 and 03-04, in
+/// the order keys sort), the day is scheduled.
+pub const PERIOD_KEYS: [&str; 3] = ["2030-03", "2030-W10", "2030-03-11"];
+/// In a case with times (`times = "front-matter"`), key 2's front matter names this instant.
+pub const KEY_2_AT: &str = "2030-03-11T18:00:00Z";
 /// The instant a case starts at.
 pub const START: &str = "2030-03-09T07:00:00Z";
 
@@ -234,9 +240,19 @@ fn edit_while_pending() -> impl Strategy<Value = Step> {
 pub struct Story {
     pub settle: i64,
     pub twins: bool,
-    /// The case's keys are `SLUGGED_KEYS`.
-    pub slugged: bool,
+    /// The case's keys: `KEYS`, `SLUGGED_KEYS` or `PERIOD_KEYS`.
+    pub keys: Keys,
+    /// Key 2 is due at `KEY_2_AT` (`times`), and runs do not pin the day.
+    pub timed: bool,
     pub steps: Vec<Step>,
+}
+
+/// Which keys a case has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    Dates,
+    Slugged,
+    Periods,
 }
 
 impl fmt::Debug for Story {
@@ -245,9 +261,13 @@ impl fmt::Debug for Story {
             true => ", keys 0 and 1 with the same text",
             false => "",
         };
-        let keys = match self.slugged {
-            true => ", slugged keys",
-            false => "",
+        let keys = match (self.keys, self.timed) {
+            (Keys::Dates, false) => "",
+            (Keys::Dates, true) => ", key 2 timed",
+            (Keys::Slugged, false) => ", slugged keys",
+            (Keys::Slugged, true) => ", slugged keys, key 2 timed",
+            (Keys::Periods, false) => ", week and month keys",
+            (Keys::Periods, true) => ", week and month keys, key 2 timed",
         };
         writeln!(
             f,
@@ -263,17 +283,22 @@ pub fn case(max_steps: usize) -> impl Strategy<Value = Story> {
     // A settle time longer than a run waits (15 min): a lookup before then says "not yet".
     let settle = prop_oneof![3 => Just(0i64), 1 => Just(15)];
     let twins = prop::bool::weighted(0.3);
-    let slugged = prop::bool::weighted(0.5);
+    let keys = prop_oneof![
+        2 => Just(Keys::Dates),
+        2 => Just(Keys::Slugged),
+        1 => Just(Keys::Periods),
+    ];
+    let timed = prop::bool::weighted(0.3);
     (
-        settle,
-        twins,
-        slugged,
+        (settle, twins),
+        (keys, timed),
         prop::collection::vec(step(), 1..=max_steps),
     )
-        .prop_map(|(settle, twins, slugged, steps)| Story {
+        .prop_map(|((settle, twins), (keys, timed), steps)| Story {
             settle,
             twins,
-            slugged,
+            keys,
+            timed,
             steps,
         })
 }

@@ -33,6 +33,15 @@ pub fn post_text(key: &str, v: u32) -> String {
     format!("# Post {key}\n\nBody of {key}, version {v}.\n")
 }
 
+/// `post_text`, due `at` (its front matter's `date`) when it has a time.
+pub fn post_text_at(key: &str, v: u32, at: Option<jiff::Timestamp>) -> String {
+    let text = post_text(key, v);
+    match at {
+        Some(at) => format!("---\ndate: {at}\n---\n{text}"),
+        None => text,
+    }
+}
+
 /// Keys `a` and `b` have the same text: the fake's lookup of either also answers the other's
 /// posts, unlabelled, as a lookup that matches by text would (issue 28, row 3).
 pub fn twins(api: &PostsApi, a: &str, b: &str) {
