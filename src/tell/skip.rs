@@ -68,7 +68,8 @@ pub fn skip(skip: &Skip, at: Skipping) -> Counted {
             Count::Scheduled,
             "scheduled",
             &format!(
-                "due at {} today (its front matter's `date`)",
+                "due on {} at {} (its front matter's `date`)",
+                time.date(),
                 time.strftime("%H:%M")
             ),
         ),

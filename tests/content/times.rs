@@ -35,7 +35,7 @@ fn a_post_dated_six_pm_waits_for_six_pm_and_goes_out_once() {
     // 12:00 in Berlin.
     p.run_at("2026-12-01T11:00:00Z", &["run", "--dry-run"])
         .code(0)
-        .stdout_has("2026-12-01 out scheduled due at 18:00 today");
+        .stdout_has("2026-12-01 out scheduled due on 2026-12-01 at 18:00");
     p.run_at("2026-12-01T11:00:00Z", &["status"])
         .code(0)
         .stdout_has("scheduled");
@@ -59,7 +59,7 @@ fn an_offset_in_the_front_matter_names_the_instant_whatever_the_zone() {
     post(&p, "2026-12-01", "2026-12-01 18:00:00 +0100");
     p.run_at("2026-12-01T16:59:00Z", &["run", "--dry-run"])
         .code(0)
-        .stdout_has("due at 17:00 today");
+        .stdout_has("due on 2026-12-01 at 17:00");
     p.run_at("2026-12-01T17:00:00Z", &["run"])
         .code(0)
         .stdout_has("out: 1 published");
@@ -72,7 +72,7 @@ fn a_time_the_zone_skips_in_spring_is_moved_forward_by_the_gap() {
     post(&p, "2026-03-29", "2026-03-29 02:30");
     p.run_at("2026-03-29T01:29:00Z", &["run", "--dry-run"])
         .code(0)
-        .stdout_has("due at 03:30 today");
+        .stdout_has("due on 2026-03-29 at 03:30");
     p.run_at("2026-03-29T01:30:00Z", &["run"])
         .code(0)
         .stdout_has("out: 1 published");
@@ -87,6 +87,18 @@ fn a_time_the_zone_repeats_in_autumn_is_the_first_of_the_two() {
         .code(0)
         .stdout_has("out: 1 scheduled");
     p.run_at("2026-10-25T00:30:00Z", &["run"])
+        .code(0)
+        .stdout_has("out: 1 published");
+}
+
+#[test]
+fn a_timed_post_of_a_day_to_come_says_when_it_is_due() {
+    let p = project(true, "UTC");
+    post(&p, "2026-12-03", "2026-12-03 18:00");
+    p.run_at("2026-12-01T09:00:00Z", &["run", "--dry-run"])
+        .code(0)
+        .stdout_has("2026-12-03 out scheduled due on 2026-12-03 at 18:00");
+    p.run_at("2026-12-03T18:01:00Z", &["run"])
         .code(0)
         .stdout_has("out: 1 published");
 }

@@ -95,9 +95,9 @@ impl Decision {
 pub enum Skip {
     Done,
     Scheduled,
-    /// Due later today, at this time of the run's zone (its front matter's `date`, with
-    /// `times = "front-matter"`).
-    Later(jiff::civil::Time),
+    /// Due later, at this time of the run's zone (its front matter's `date`, with `times =
+    /// "front-matter"`).
+    Later(jiff::civil::DateTime),
     Stale,
     Draft,
     Retracted,
@@ -235,11 +235,19 @@ fn word(decision: &Decision) -> Word {
     }
 }
 
-/// The time of day a post with a time (`Facts::due`) is due at, while that is still to come;
-/// `--today` makes every key of its day due, whatever its time (`Ctx::pinned`).
-fn later(facts: &Facts, ctx: &Ctx) -> Option<jiff::civil::Time> {
+/// When a post with a time (`Facts::due`) is due, while that is still to come; `--today`
+/// makes every key of its day due, whatever its time (`Ctx::pinned`).
+fn later(facts: &Facts, ctx: &Ctx) -> Option<jiff::civil::DateTime> {
     let due = facts.due.filter(|due| !ctx.pinned && ctx.now < *due)?;
-    Some(due.to_zoned_datetime(ctx.tz.clone()).time())
+    Some(due.to_zoned_datetime(ctx.tz.clone()).datetime())
+}
+
+/// Why a key of a day still to come waits: scheduled, at its time when it has one.
+fn scheduled(seen: &Seen, ctx: &Ctx) -> Skip {
+    match seen {
+        Seen::Ready(facts) => later(facts, ctx).map_or(Skip::Scheduled, Skip::Later),
+        _ => Skip::Scheduled,
+    }
 }
 
 fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Decision, Unread> {
@@ -249,7 +257,7 @@ fn decide(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Deci
     let Some(line) = line else {
         return Ok(match post(seen)? {
             Seen::Draft => Decision::Skip(Skip::Draft),
-            _ if ctx.today < ctx.key.day() => Decision::Skip(Skip::Scheduled),
+            seen if ctx.today < ctx.key.day() => Decision::Skip(scheduled(seen, ctx)),
             Seen::Gone => Decision::Drop,
             Seen::Broken(why) => Decision::Broken(why.clone()),
             Seen::Ready(facts) if let Some(at) = later(facts, ctx) => {
