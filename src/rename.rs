@@ -8,7 +8,7 @@
 
 use crate::content::Catalog;
 use crate::error::{Class, Error};
-use crate::life::{self, Key, KeyLine, Mode};
+use crate::life::{self, Key, KeyLine, Mode, Status};
 use crate::post::Post;
 use crate::state::StateFile;
 use store::gone::{Gone, Rename};
@@ -25,7 +25,9 @@ pub(crate) struct Renamed {
 
 /// The rule above for `post` (its key's line: `line`) on `target`; `gone`: the target's lines
 /// whose post is gone (`None`: the catalog has no slugged keys, and the rule does not apply).
-/// Only a plain run asks it: a retry is a person's word.
+/// Only a plain run asks it: a retry is a person's word. A key whose line proves nothing of it
+/// was ever sent (held back once, and edited since; a failure before anything landed) is asked
+/// about as a key with no line is, and where it would take a line over it is asked too.
 pub(crate) fn renamed(
     gone: Option<&Gone>,
     mode: &Mode,
@@ -33,24 +35,34 @@ pub(crate) fn renamed(
     line: Option<&KeyLine>,
     target: &str,
 ) -> Renamed {
-    let (Some(gone), Mode::Run { .. }, None) = (gone, mode, line) else {
+    let (Some(gone), Mode::Run { .. }, true) = (gone, mode, unsent(line)) else {
         return Renamed::default();
     };
     match gone.rename(post.key, &post.fingerprint) {
         Rename::New => Renamed::default(),
+        Rename::Carry(from) if line.is_some() => ask(post.key, vec![from.key], true, target),
         Rename::Carry(line) => Renamed {
             carry: Some(line),
             ..Renamed::default()
         },
-        Rename::Ask { keys, same_text } => {
-            let (why, hint) = crate::tell::line::renamed(post.key, &keys, same_text, target);
-            Renamed {
-                carry: None,
-                ask: Some(Error::failure(Class::Rejected, why).hint(hint)),
-                asked: keys,
-            }
-        }
+        Rename::Ask { keys, same_text } => ask(post.key, keys, same_text, target),
     }
+}
+
+/// A key that may be a rename of `keys`: not sent until a person says (`tell::line::renamed`).
+fn ask(key: Key, keys: Vec<Key>, same_text: bool, target: &str) -> Renamed {
+    let (why, hint) = crate::tell::line::renamed(key, &keys, same_text, target);
+    Renamed {
+        carry: None,
+        ask: Some(Error::failure(Class::Rejected, why).hint(hint)),
+        asked: keys,
+    }
+}
+
+/// Whether the rule asks about a key with this line: none, or one that proves nothing of it
+/// was ever sent.
+fn unsent(line: Option<&KeyLine>) -> bool {
+    line.is_none_or(KeyLine::proves_nothing_sent)
 }
 
 /// The lines of `state` whose post is gone, with the keys of `catalog` that may take them over
@@ -62,7 +74,10 @@ pub(crate) fn gone(state: &StateFile, catalog: &Catalog) -> Option<Gone> {
     let has_post = |k: Key| catalog.files.contains_key(&k);
     let candidates = || {
         (catalog.files.keys().copied())
-            .filter(|k| state.get(*k).is_none())
+            .filter(|k| match state.get(*k) {
+                None => true,
+                Some(r) => r.status == Status::Failed && unsent(Some(&KeyLine::of(r))),
+            })
             .filter_map(|k| catalog.text(k).ok().filter(|p| !p.draft))
             .map(|post| (post.key, post.fingerprint))
     };

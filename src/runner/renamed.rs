@@ -8,10 +8,11 @@ use crate::post::Post;
 use crate::rename::{gone, renamed};
 
 impl TargetRun<'_> {
-    /// The lines of this target whose post is gone, read the first time a key with no line
-    /// (`key`) may be sent, with slugged keys only.
+    /// The lines of this target whose post is gone, read the first time a key with no line, or
+    /// a failed one (`key`), may be sent, with slugged keys only.
     pub(super) fn read_gone(&mut self, key: Key) {
-        if self.known.gone.is_none() && self.state.get(key).is_none() {
+        let failed = |r: &crate::life::Record| r.status == crate::life::Status::Failed;
+        if self.known.gone.is_none() && self.state.get(key).is_none_or(failed) {
             self.known.gone = gone(self.state, self.run.catalog);
         }
     }

@@ -182,6 +182,30 @@ fn a_rename_with_an_edit_and_a_new_date_is_told_by_its_slug() {
 }
 
 #[test]
+fn a_post_asked_about_stays_asked_about_when_it_is_edited_again() {
+    let p = published();
+    rename(&p, OLD, NEW);
+    p.file(
+        &format!("content/{NEW}.md"),
+        "# A better title\n\nThe words.\n",
+    );
+    p.run_at(LATER, &["run"]).code(1);
+    // Saving it again (a typo fixed) is not an answer: it is still not sent.
+    p.file(
+        &format!("content/{NEW}.md"),
+        "# A better title\n\nThe words!\n",
+    );
+    p.run_at(LATER, &["run", "--dry-run"]).code(1);
+    p.run_at(LATER, &["run"]).code(1).stdout_has(&format!(
+        "{NEW} out failed (rejected): not sent: {OLD}'s file is gone"
+    ));
+    assert!(!p.exists(&format!("out/{NEW}.html")), "no second copy");
+    // The person's word that it is a new post.
+    p.run_at(LATER, &["retry", NEW]).code(0);
+    assert!(p.exists(&format!("out/{NEW}.html")));
+}
+
+#[test]
 fn mv_moves_nothing_onto_a_key_that_has_a_copy_or_from_one_that_has_no_line() {
     let p = published();
     p.file("content/2026-12-02-other.md", "# Other\n\nOther words.\n");

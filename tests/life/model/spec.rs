@@ -244,6 +244,13 @@ struct GoneLine {
 }
 
 impl Key {
+    /// A post the rename rule asks about: its line is none, or proves nothing of it was sent.
+    fn candidate(&self) -> bool {
+        let line = &self.line;
+        let unsent = matches!(line.rec, Rec::Failed(_)) && !line.maybe && !line.own && !line.older;
+        self.file.is_some() && (line.rec == Rec::None || unsent)
+    }
+
     /// Live copies of the key that no line names (earlier generations' named in `older=` aside).
     fn strays(&self) -> usize {
         self.live.saturating_sub(self.older_live + self.named)
@@ -415,6 +422,17 @@ impl<'a> Pass<'a> {
         }
     }
 
+    /// Whether a plain run would send the key (a candidate of the rename rule) now.
+    fn sends(&self, key: &Key) -> bool {
+        let changed = key.line.fp.is_some_and(|fp| Some(fp) != key.file);
+        match key.line.rec {
+            Rec::None => key.date <= self.today && !self.later(key) && !self.past_window(key),
+            Rec::Failed(Why::RetrySafe) => !self.past_window(key),
+            Rec::Failed(Why::Rejected | Why::Auth | Why::Aside) => changed,
+            _ => false,
+        }
+    }
+
     /// A key of today whose time (`times`) is still to come, unless the day is pinned.
     fn later(&self, key: &Key) -> bool {
         !self.pinned && key.due.is_some_and(|due| self.now < due)
@@ -509,8 +527,7 @@ impl<'a> Pass<'a> {
     /// 0 and 1; no two keys here share a slug) or no run has noted it gone yet (`gone=`). Twins
     /// may share a text (a carry): left to `content::renames_prop`.
     fn rename_rule(&mut self, i: usize, keys: &[Key]) -> bool {
-        let candidate = keys[i].line.rec == Rec::None && keys[i].file.is_some();
-        if !self.slugged || !candidate || self.mode != Mode::Run {
+        if !self.slugged || !keys[i].candidate() || self.mode != Mode::Run {
             return false;
         }
         let gone = self.gone.get_or_insert_with(|| gone_lines(keys));
@@ -528,11 +545,10 @@ impl<'a> Pass<'a> {
     /// `status` read): a due post that the rename rule holds back needs a person.
     pub fn implied_at(&self, i: usize, keys: &[Key]) -> Exit {
         let key = &keys[i];
-        let candidate = key.line.rec == Rec::None && key.file.is_some();
-        let due = key.date <= self.today && !self.later(key) && !self.past_window(key);
-        let held = self.slugged && candidate && due && self.mode == Mode::Run && {
-            (gone_lines(keys).iter()).any(|g| g.j != i && (g.date == key.date || !g.noted))
-        };
+        let held =
+            self.slugged && key.candidate() && self.sends(key) && self.mode == Mode::Run && {
+                (gone_lines(keys).iter()).any(|g| g.j != i && (g.date == key.date || !g.noted))
+            };
         match held {
             true => Exit::Human,
             false => self.implied(key),
@@ -543,13 +559,9 @@ impl<'a> Pass<'a> {
     /// the post changes).
     fn asked_renamed(&mut self, i: usize, key: &mut Key) -> Exit {
         self.notes.push((i, "renamed? asked"));
-        let line = Line {
-            rec: Rec::Failed(Why::Rejected),
-            fp: key.file,
-            since: Some(self.now),
-            ..key.line.clone()
-        };
-        self.write(i, key, line);
+        self.record(i, key, Why::Rejected, false);
+        key.line.fp = key.file;
+        *self.trail[i].last_mut().expect("just written") = key.line.clone();
         Exit::Human
     }
 
@@ -922,6 +934,11 @@ impl<'a> Pass<'a> {
 
     /// Send, with the in-run retries the rules allow. `new_copy`: the key's next copy.
     fn send(&mut self, i: usize, key: &mut Key, new_copy: bool) -> Exit {
+        // A failed key of which nothing was sent, about to be sent again: the rename rule
+        // first, as for a key with no line.
+        if self.renamed && matches!(key.line.rec, Rec::Failed(_)) {
+            return self.asked_renamed(i, key);
+        }
         let fresh = new_copy || key.line.rec == Rec::Retracted;
         // What may be out, as known before this run's sends: a failure that provably sent
         // nothing leaves it so.
