@@ -19,11 +19,10 @@ pub const MAX_KEY: usize = 100;
 /// key comes before its day's slugged ones, as their text sorts.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
-    /// The day as one number in the same order, so that keys compare as cheaply as integers
-    /// (a run looks up every key it walks); then the period and the slug; the day itself
-    /// follows from them.
+    /// The day and the period as one number in that order, so that keys compare as cheaply
+    /// as integers (a run looks up every key it walks); then the slug; the day itself follows
+    /// from them.
     order: i32,
-    period: Period,
     slug: Option<&'static str>,
     day: Date,
 }
@@ -42,8 +41,7 @@ impl Key {
     /// The key of a day's post (`YYYY-MM-DD`).
     pub fn of_day(day: Date) -> Key {
         Key {
-            order: order(day),
-            period: Period::Day,
+            order: order(day, Period::Day),
             slug: None,
             day,
         }
@@ -56,16 +54,21 @@ impl Key {
 
     /// The key's last day: its date, or its period's last.
     pub fn last_day(self) -> Date {
-        match self.period {
+        match self.period() {
             Period::Day => self.day,
             Period::Week => self.day.saturating_add(jiff::Span::new().days(6)),
             Period::Month => self.day.last_of_month(),
         }
     }
 
-    /// What the key names: a day, a week or a month.
+    /// What the key names: a day, a week or a month (`order`'s last two bits: a key stays the
+    /// size it was, 24 bytes, which the maps and sorts of every run move around).
     pub const fn period(self) -> Period {
-        self.period
+        match self.order & 3 {
+            0 => Period::Day,
+            1 => Period::Week,
+            _ => Period::Month,
+        }
     }
 
     /// The slug after the date, if the key has one.
@@ -90,8 +93,7 @@ impl Key {
             rest => {
                 let slug = rest.strip_prefix('-')?;
                 (is_slug(slug) && s.len() <= MAX_KEY).then(|| Key {
-                    order: order(day),
-                    period: Period::Day,
+                    order: order(day, Period::Day),
                     slug: Some(slugs.keep(slug)),
                     day,
                 })
@@ -156,17 +158,17 @@ fn period(s: &str) -> Option<Key> {
         _ => return None,
     };
     Some(Key {
-        order: order(day),
-        period,
+        order: order(day, period),
         slug: None,
         day,
     })
 }
 
-/// A date as one number in the date's order (month * 32 + day < 512): the key's first
-/// comparison, as cheap as an integer's, for the maps of every run.
-fn order(day: Date) -> i32 {
-    i32::from(day.year()) * 512 + i32::from(day.month()) * 32 + i32::from(day.day())
+/// A date and a period as one number in that order (month * 32 + day < 512, then the period in
+/// two bits): the key's first comparison, as cheap as an integer's, for the maps of every run.
+fn order(day: Date, period: Period) -> i32 {
+    let day = i32::from(day.year()) * 512 + i32::from(day.month()) * 32 + i32::from(day.day());
+    day * 4 + period as i32
 }
 
 /// A slug as a key may end in: lower-case letters, digits and single dashes, neither first nor
@@ -205,11 +207,12 @@ const SLUG_BYTE: [u8; 256] = {
 };
 
 impl Ord for Key {
-    /// The day's integer; a day's slugs only when the days are equal (most keys have none).
+    /// The day's and period's integer; a day's slugs only when they are equal (most keys have
+    /// none).
     #[inline]
     fn cmp(&self, other: &Key) -> std::cmp::Ordering {
         match self.order.cmp(&other.order) {
-            std::cmp::Ordering::Equal => (self.period, self.slug).cmp(&(other.period, other.slug)),
+            std::cmp::Ordering::Equal => self.slug.cmp(&other.slug),
             order => order,
         }
     }
@@ -224,7 +227,7 @@ impl PartialOrd for Key {
 
 impl fmt::Display for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.period, self.slug) {
+        match (self.period(), self.slug) {
             (Period::Week, _) => {
                 let iso = self.day.iso_week_date();
                 write!(f, "{:04}-W{:02}", iso.year(), iso.week())
