@@ -100,12 +100,15 @@ impl Fields<'_> {
             title,
             summary,
             slug: None,
-            date: self.text("date")?,
-            date_line: self.line("date"),
+            date_line: None,
+            date: None,
         };
         if self.layout == Layout::Blog {
             self.read_blog(&mut matter)?;
         }
+        // Its line only when it is there: finding a line reads the matter's text again.
+        matter.date = self.text("date")?;
+        matter.date_line = matter.date.as_ref().and_then(|_| self.line("date"));
         Ok(matter)
     }
 
