@@ -35,4 +35,7 @@ pub(crate) struct Known {
     /// new posts were asked about by the rename rule (`runner/renamed.rs`).
     pub(crate) unstamped: Vec<crate::life::Key>,
     pub(crate) asked: std::collections::BTreeSet<crate::life::Key>,
+    /// The instant each post read this pass with a time is due (`times`): the key's moment
+    /// carries it (`life::Ctx::due`).
+    pub(crate) due: BTreeMap<crate::life::Key, jiff::Timestamp>,
 }

@@ -65,16 +65,19 @@ impl TargetRun<'_> {
         Ok(post)
     }
 
-    /// The moment a key is judged in.
+    /// The moment a key is judged in, from the instant its post is due when it has a time.
     pub(super) fn ctx(&self, key: Key) -> Ctx<'_> {
-        ctx_for(
-            key,
-            self.run.clock,
-            self.run.today,
-            &self.here.rules,
-            self.run.plan,
-            self.here.credential.as_deref(),
-        )
+        Ctx {
+            due: self.known.due.get(&key).copied(),
+            ..ctx_for(
+                key,
+                self.run.clock,
+                self.run.today,
+                &self.here.rules,
+                self.run.plan,
+                self.here.credential.as_deref(),
+            )
+        }
     }
 
     /// Feed `event` to the key's life and record the line it returns. The exit code of every

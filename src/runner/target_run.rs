@@ -188,6 +188,9 @@ impl TargetRun<'_> {
         };
         let Ok(decided) = super::apply::visit(next, get);
         self.known.gone = gone;
+        if let Some(Seen::Ready(Facts { due: Some(due), .. })) = &decided.1 {
+            self.known.due.insert(key, *due);
+        }
         // Only a post the run would send now (not one scheduled later) is asked about.
         if matches!(decided.0.then, life::Then::Decide(Decision::Publish { .. })) {
             self.known.asked.extend(asked.into_inner());

@@ -148,3 +148,25 @@ fn a_setting_times_cannot_read_is_a_config_error() {
         .code(2)
         .stderr_has("`times`: `file-name` is not where a post's time is read from");
 }
+
+#[test]
+fn the_catch_up_window_of_a_timed_post_counts_from_its_time() {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        format!("timezone = \"UTC\"\ntimes = \"front-matter\"\ncatchup_days = 0\n{FOLDER}"),
+    );
+    post(&p, "2026-12-01", "2026-12-01 23:00");
+    // The 23:00 run was missed: two hours later, on the next day, it is within a day of its
+    // time (a day's start would have made it stale at midnight).
+    p.run_at("2026-12-02T01:00:00Z", &["run", "--dry-run"])
+        .code(0)
+        .stdout_has("2026-12-01 out publish");
+    p.run_at("2026-12-02T22:59:00Z", &["run", "--dry-run"])
+        .code(0)
+        .stdout_has("2026-12-01 out publish");
+    // A day after its time: stale, as a post of no time is a day after its day's start.
+    p.run_at("2026-12-02T23:00:00Z", &["run"])
+        .code(0)
+        .stdout_has("out: 1 stale");
+}

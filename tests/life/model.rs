@@ -527,8 +527,7 @@ impl Case {
                 key.line.rec,
                 Rec::Done | Rec::Retracted | Rec::Failed(Why::Aside)
             );
-            let stale =
-                key.line.rec == Rec::None && spec::days(key.last, today) > spec::CATCHUP_DAYS;
+            let stale = key.line.rec == Rec::None && key.stale(self.now, today);
             let due = key.date <= today && key.due.is_none_or(|due| due <= self.now);
             if key.file.is_some() && due && !out && !human && !stale && code == 0 {
                 let what = format!(

@@ -88,6 +88,7 @@ mod tests {
             mode: &mode,
             named: false,
             pinned: false,
+            due: None,
             credential: None,
         };
         sending(line, look, new, &ctx)

@@ -182,6 +182,14 @@ pub(super) fn visit(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> S
 }
 
 fn judged(line: Option<&KeyLine>, seen: Option<&Seen>, ctx: &Ctx) -> Result<Step, Unread> {
+    // A post with a time is judged from that instant (`Ctx::due`), as read with it.
+    if let (None, Some(Seen::Ready(Facts { due: Some(due), .. }))) = (ctx.due, seen) {
+        let timed = Ctx {
+            due: Some(*due),
+            ..ctx.clone()
+        };
+        return judged(line, seen, &timed);
+    }
     if let (
         None,
         Some(Seen::Ready(Facts {

@@ -179,6 +179,9 @@ pub struct Ctx<'a> {
     pub named: bool,
     /// `today` was pinned (`--today`): every key of that day is due, whatever its time.
     pub pinned: bool,
+    /// The instant the key's post is due, when its front matter names a time (`Facts::due`),
+    /// as the caller read it: a day's catch-up window counts from it.
+    pub due: Option<Timestamp>,
     /// A non-secret fingerprint of the credential in use (an auth failure retries once it
     /// changes).
     pub credential: Option<&'a str>,
@@ -205,6 +208,7 @@ impl<'a> Ctx<'a> {
             mode,
             named: false,
             pinned: false,
+            due: None,
             credential: None,
         }
     }
@@ -466,13 +470,21 @@ pub fn escalated(line: &KeyLine, ctx: &Ctx) -> bool {
     })
 }
 
-/// Whether the key's date (a period's last day) is older than the catch-up window and nobody
-/// asked for it.
+/// Whether the key is older than the catch-up window and nobody asked for it: its day (a
+/// period's last) more than `catchup_days` before today, or, for a day's post with a time
+/// (`Ctx::due`), that instant more than `catchup_days` days and one before now, so that the
+/// window counts from the instant it became due either way.
 pub fn past_window(key: Key, ctx: &Ctx) -> bool {
     let backfill = matches!(ctx.mode, Mode::Run { backfill: true } | Mode::Retry(_));
-    crate::day::days_between(key.last_day(), ctx.today) > ctx.rules.catchup_days
-        && !backfill
-        && !ctx.named
+    let past = match ctx.due.filter(|_| key.period() == key::Period::Day) {
+        Some(due) => {
+            let window = jiff::Span::new().days(ctx.rules.catchup_days + 1);
+            let end = due.to_zoned_datetime(ctx.tz.clone()).checked_add(window);
+            end.is_ok_and(|end| ctx.now >= end.timestamp())
+        }
+        None => crate::day::days_between(key.last_day(), ctx.today) > ctx.rules.catchup_days,
+    };
+    past && !backfill && !ctx.named
 }
 
 /// A receipt from outside, as a line may keep it: an id of at most `MAX_ID` bytes with no

@@ -197,6 +197,7 @@ fn run_ctx<'a>(rules: &'a super::Rules, mode: &'a Mode) -> super::Ctx<'a> {
         mode,
         named: false,
         pinned: false,
+        due: None,
         credential: None,
     }
 }

@@ -244,6 +244,16 @@ struct GoneLine {
 }
 
 impl Key {
+    /// Past the catch-up window: its last day more than `CATCHUP_DAYS` before `today`, or, with
+    /// a time (`due`, a day's key here), that instant more than `CATCHUP_DAYS` days and one
+    /// before `now`.
+    pub fn stale(&self, now: Timestamp, today: Date) -> bool {
+        match self.due {
+            Some(due) => now >= due + jiff::SignedDuration::from_hours(24 * (CATCHUP_DAYS + 1)),
+            None => days(self.last, today) > CATCHUP_DAYS,
+        }
+    }
+
     /// A post the rename rule asks about: its line is none, or proves nothing of it was sent.
     fn candidate(&self) -> bool {
         let line = &self.line;
@@ -439,7 +449,7 @@ impl<'a> Pass<'a> {
     }
 
     fn past_window(&self, key: &Key) -> bool {
-        self.mode == Mode::Run && !self.named && days(key.last, self.today) > CATCHUP_DAYS
+        self.mode == Mode::Run && !self.named && key.stale(self.now, self.today)
     }
 
     /// Whether a run of failures that began at `since` has lasted past `escalate_after`.

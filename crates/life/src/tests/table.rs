@@ -268,6 +268,7 @@ pub fn outcome(line: Option<&KeyLine>, event: &Example) -> Step {
         mode: &mode,
         named: false,
         pinned: false,
+        due: None,
         credential: Some("c"),
     };
     let receipts = [Receipt::id("9"), Receipt::id("10")];
