@@ -44,8 +44,14 @@ impl TargetRun<'_> {
         let Some(template) = self.cfg.template.as_ref() else {
             return Copies::default();
         };
-        let held = life::past_window(key, &self.ctx(key));
-        self.known.copies(Some(template), held)
+        // Judged before the post is read, as `status` judges it: from the key's day, whatever
+        // the post's time (`Ctx::due`), so the two never disagree on the first visit.
+        let ctx = life::Ctx {
+            due: None,
+            ..self.ctx(key)
+        };
+        self.known
+            .copies(Some(template), life::past_window(key, &ctx))
     }
 
     /// `--dry-run`: where the copies the key's text links to stand.
