@@ -135,13 +135,15 @@ pub trait Thread {
     /// An edit of the published thread (`parts`, copy `generation`): every part in place when
     /// the post still splits into as many parts; otherwise nothing is changed, since a thread
     /// half old and half new, or with parts missing or added, is not an edit dayrun makes.
-    /// `media`: the post's images as uploaded, for part 0.
+    /// `media`: the post's images as uploaded, for part 0; `updated` is told each part `n`
+    /// as soon as it holds the edit (the runner traces it then, so a run killed half way has
+    /// said which parts it changed).
     fn update_parts(
         &mut self,
-        post: &Post,
+        (post, media): (&Post, &Media),
         parts: &[Part],
         generation: u32,
-        media: &Media,
+        updated: &mut dyn FnMut(usize),
     ) -> Result<Edited, Error> {
         let pieces = self.pieces_to_send(post)?;
         if pieces.len() != parts.len() {
@@ -164,10 +166,11 @@ pub trait Thread {
                     ),
                 };
                 let message = format!("part {}: {}{half}", n + 1, err.reason());
-                return Ok(Edited::Updated(n, Err(Error { message, ..err })));
+                return Ok(Edited::Updated(Err(Error { message, ..err })));
             }
+            updated(n);
         }
-        Ok(Edited::Updated(parts.len(), Ok(())))
+        Ok(Edited::Updated(Ok(())))
     }
 
     /// Whether every part of the published thread holds the post's text now (an update's
@@ -215,7 +218,7 @@ pub enum Edited {
     /// The post now splits into this many parts, not as many as the thread has: nothing was
     /// changed.
     Splits(usize),
-    /// The first `n` parts hold the edit; `Err`: the next part failed (the error says which,
-    /// and how many hold the edit), and it and the rest hold the text before it.
-    Updated(usize, Result<(), Error>),
+    /// Every part holds the edit; `Err`: a part failed (the error says which, and how many
+    /// hold the edit: those told to `updated`), and it and the rest hold the text before it.
+    Updated(Result<(), Error>),
 }

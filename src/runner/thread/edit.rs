@@ -10,7 +10,7 @@ use crate::targets::{Edited, Lookup, Media};
 use crate::tell;
 
 impl TargetRun<'_> {
-    /// An edit of a published thread, each part traced as it holds the edit; refused
+    /// An edit of a published thread, each part traced as soon as it holds the edit; refused
     /// (rejected) with nothing changed when the post no longer splits into as many parts.
     /// `media`: the post's images as uploaded, for part 0.
     pub(in crate::runner) fn update_thread(
@@ -22,21 +22,21 @@ impl TargetRun<'_> {
         let line = self.line(key).expect("the pending update");
         let parts = line.copies.current.published_parts();
         let generation = line.copies.current.generation;
-        let edited = self
-            .threads()
-            .update_parts(post, &parts, generation, media)?;
-        let (updated, result) = match edited {
-            Edited::Updated(updated, result) => (updated, result),
+        let (voice, total) = (&mut self.voice, parts.len());
+        let mut traced = |n: usize| {
+            let text = tell::thread::part(n, total, &parts[n].id);
+            voice.trace(key, "update", "part", &text);
+        };
+        let thread = self.target.as_thread().expect("a thread target");
+        let edited = thread.update_parts((post, media), &parts, generation, &mut traced)?;
+        let result = match edited {
+            Edited::Updated(result) => result,
             Edited::Splits(now) => {
                 let why = tell::thread::splits_other(now, parts.len());
                 let hint = tell::thread::as_new_thread(key, &self.cfg.name);
                 return Err(Error::failure(Class::Rejected, why).hint(hint));
             }
         };
-        for (n, part) in parts[..updated].iter().enumerate() {
-            let text = tell::thread::part(n, parts.len(), &part.id);
-            self.voice.trace(key, "update", "part", &text);
-        }
         result.map(|()| Receipt {
             url: line.copies.current.url.clone(),
             ..Receipt::id(&parts[0].id)
