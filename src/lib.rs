@@ -24,6 +24,7 @@ pub mod mark;
 pub mod mv;
 pub mod plan;
 mod posts;
+mod preview;
 pub mod progress;
 mod rename;
 pub mod retract;

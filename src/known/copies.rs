@@ -8,7 +8,7 @@ use crate::post::Post;
 use crate::template::Upstream;
 
 /// Where each copy the template needs stands, by target name (`Known::copies`).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Copies(pub(super) Vec<(String, Upstream)>);
 
 impl Copies {

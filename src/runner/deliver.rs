@@ -57,7 +57,11 @@ impl TargetRun<'_> {
         }
         let (before, generation) = (sending.before, sending.generation);
         if self.run.plan.dry_run {
-            return self.preview(&read, &post, line.as_ref(), before, why);
+            let media = line.as_ref().and_then(|l| l.copies.current.media.clone());
+            let looks = before == Before::Look;
+            let mut preview = self.preview(key);
+            preview.publish((&read, &post), media.as_deref(), looks, why);
+            return Ok(());
         }
         let unsent = matches!(before, Before::Send | Before::Dedup);
         if self.skip_send_if_stopped(&post, line.as_ref(), unsent)? {
@@ -110,7 +114,7 @@ impl TargetRun<'_> {
             // The preview: a stand-in for each copy still coming, as the run would have it by
             // the time this target's turn comes.
             (true, _) => {
-                self.say_copies(post.key);
+                self.preview(post.key).copies(post.key);
                 self.copies(post.key).with_stand_ins(post)
             }
             (false, true) => self.copies(post.key).put_in(post),
@@ -126,31 +130,6 @@ impl TargetRun<'_> {
             generation,
         } = sending;
         self.thread(&post, line, generation, fresh, before.looks(), why)
-    }
-
-    /// `--dry-run`: what the send of `post` would do (or why it would fail), nothing sent.
-    fn preview(
-        &mut self,
-        read: &Post,
-        post: &Post,
-        line: Option<&KeyLine>,
-        before: Before,
-        why: Why,
-    ) -> Result<(), Error> {
-        let key = post.key;
-        if let Some(why) = crate::targets::preview::blocked(self.cfg, post, self.copies(key).all())
-        {
-            self.voice
-                .say(key, "would fail", &tell::dry::would_fail(&why, post));
-            return Ok(());
-        }
-        let looks_on = (before == Before::Look).then_some(self.cfg.name.as_str());
-        let text = tell::dry::publish(why, looks_on, post);
-        self.voice.say(key, "publish", &text);
-        self.say_images(read, line.and_then(|l| l.copies.current.media.as_deref()));
-        self.say_copies(key);
-        self.say_text(post);
-        Ok(())
     }
 
     /// The look before a send (`Before::Look`: an earlier attempt may have landed; `Dedup`: a

@@ -54,25 +54,6 @@ impl TargetRun<'_> {
             .copies(Some(template), life::past_window(key, &ctx))
     }
 
-    /// `--dry-run`: where the copies the key's text links to stand.
-    pub(super) fn say_copies(&self, key: Key) {
-        for (name, upstream) in self.copies(key).into_all() {
-            self.voice
-                .say(key, "note", &tell::dry::copy(&name, upstream));
-        }
-    }
-
-    /// `--dry-run`: the text the template makes for `post`, and how long it is.
-    pub(super) fn say_text(&self, post: &Post) {
-        let post = self.copies(post.key).put_in(post.clone());
-        let text = match crate::targets::preview::preview(self.cfg, &post) {
-            Ok(None) => return,
-            Ok(Some(text)) => tell::dry::text(&text),
-            Err(err) => tell::dry::cannot_render(&err.message),
-        };
-        self.voice.say(post.key, "text", &text);
-    }
-
     /// The post with every copy its text links to, or `None` when one is missing
     /// (`Copies::missing`): then the key waits or fails, and nothing is sent either way.
     /// `line`: the key's line before this attempt.

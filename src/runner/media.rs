@@ -3,7 +3,6 @@
 
 use super::TargetRun;
 use crate::error::{Class, Error};
-use crate::images::Image;
 use crate::life::Key;
 use crate::life::{self, Event};
 use crate::post::Post;
@@ -23,7 +22,11 @@ impl TargetRun<'_> {
                 self.voice.say(key, "warning", &text);
             }
         }
-        let (post, rest, who) = self.split(post);
+        let ask = !self.run.plan.dry_run;
+        let (post, rest, who) = match self.target.as_upload() {
+            Some(upload) => upload.within_limit(post, ask),
+            None => (post.clone(), Vec::new(), String::new()),
+        };
         if !rest.is_empty() {
             let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
             let total = rest.len() + post.images.len();
@@ -32,44 +35,6 @@ impl TargetRun<'_> {
             self.voice.trace(key, "image", "left-out", &text);
         }
         post
-    }
-
-    /// The post with no more images than the target takes, the images left out, and who says
-    /// so ("Bluesky takes 4"). A dry run never asks a server: it assumes the usual limit.
-    fn split(&mut self, post: &Post) -> (Post, Vec<Image>, String) {
-        let limit = match post.images.is_empty() {
-            true => None,
-            false => {
-                let ask = !self.run.plan.dry_run;
-                self.target.as_upload().and_then(|u| u.image_limit(ask))
-            }
-        };
-        let Some((limit, who)) = limit.filter(|(limit, _)| post.images.len() > *limit) else {
-            return (post.clone(), Vec::new(), String::new());
-        };
-        let mut post = post.clone();
-        let rest = post.images.split_off(limit);
-        post.left_out = rest.clone();
-        (post, rest, format!("{who} takes {limit}"))
-    }
-
-    /// `--dry-run`: what would be done with each image of `post` (as read, before the limit).
-    pub(super) fn say_images(&mut self, post: &Post, media: Option<&str>) {
-        let media = Media::parse(media);
-        let (sent, rest, who) = self.split(post);
-        let plans: Vec<(&Image, String)> = sent
-            .images
-            .iter()
-            .map(|image| (image, self.target.image_plan(&sent, image, &media)))
-            .chain(
-                rest.iter()
-                    .map(|image| (image, format!("left out ({who})"))),
-            )
-            .collect();
-        for (image, plan) in plans {
-            let text = tell::dry::image(&image.path, &image.alt, &plan);
-            self.voice.say(post.key, "image", &text);
-        }
     }
 
     /// Upload what the target needs, each answer recorded on the key's pending line (an

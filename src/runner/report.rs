@@ -39,6 +39,17 @@ impl TargetRun<'_> {
         }
     }
 
+    /// The dry run's words for `key` on this target (`crate::preview`).
+    pub(super) fn preview(&mut self, key: Key) -> crate::preview::Preview<'_, '_> {
+        let copies = self.copies(key);
+        crate::preview::Preview {
+            voice: &self.voice,
+            target: &mut *self.target,
+            cfg: self.cfg,
+            copies,
+        }
+    }
+
     /// Tell what a step of a key's life did (`Voice::step`).
     pub(super) fn tell(&mut self, key: Key, step: &Step, told: Told) -> Result<(), Error> {
         let line = step.written().cloned().or_else(|| self.line(key));

@@ -17,7 +17,7 @@ use crate::post::Post;
 use crate::signals;
 use crate::targets::{Media, Thread};
 use crate::tell;
-use crate::thread::{Piece, Prepared, Turn};
+use crate::thread::{Prepared, Turn};
 use crate::voice::Told;
 use look::Next;
 use std::time::Instant;
@@ -53,7 +53,9 @@ impl TargetRun<'_> {
                 }
             };
         if self.run.plan.dry_run {
-            return self.say_thread(post, &prepared.pieces, &landed, maybe, why);
+            let out = (landed.len(), maybe);
+            self.preview(key).thread(post, &prepared.pieces, out, why);
+            return Ok(());
         }
         if self.skip_send_if_stopped(post, line.as_ref(), !outstanding)? {
             return Ok(());
@@ -289,27 +291,6 @@ impl TargetRun<'_> {
             &step,
             Told::new(Some(&post.title), started, "publish").note(Some(note)),
         )
-    }
-
-    /// `--dry-run`: every part with its length as the platform counts it.
-    fn say_thread(
-        &mut self,
-        post: &Post,
-        pieces: &[Piece],
-        landed: &[Part],
-        maybe: bool,
-        why: Why,
-    ) -> Result<(), Error> {
-        let key = post.key;
-        let (of, out) = (pieces.len(), landed.len());
-        let text = tell::dry::thread(why, of, out, maybe, &post.title);
-        self.voice.say(key, "publish", &text);
-        for (n, piece) in pieces.iter().enumerate() {
-            let text = tell::dry::part(n, of, piece.count, n < out, &piece.text);
-            self.voice.say(key, "part", &text);
-        }
-        self.say_images(post, None);
-        Ok(())
     }
 
     /// The parts of the key's thread as kept before its first send (`store::sent`); kept

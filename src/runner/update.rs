@@ -51,7 +51,8 @@ impl TargetRun<'_> {
             self.voice
                 .say(key, "update", &tell::dry::update(&id, &post));
             self.images_for(&post);
-            self.say_images(&post, line.copies.current.media.as_deref());
+            let media = line.copies.current.media.as_deref();
+            self.preview(key).images(&post, media);
             return Ok(());
         }
         if self.skip_if_stopped(key) {

@@ -181,6 +181,23 @@ pub trait Upload {
         let _ = ask;
         None
     }
+
+    /// `post` with no more images than this target takes (the cover first, then the post's
+    /// order), the images left out, and who says so ("Bluesky takes 4"); `ask` as for
+    /// `image_limit`.
+    fn within_limit(&mut self, post: &Post, ask: bool) -> (Post, Vec<Image>, String) {
+        let limit = match post.images.is_empty() {
+            true => None,
+            false => self.image_limit(ask),
+        };
+        let Some((limit, who)) = limit.filter(|(limit, _)| post.images.len() > *limit) else {
+            return (post.clone(), Vec::new(), String::new());
+        };
+        let mut post = post.clone();
+        let rest = post.images.split_off(limit);
+        post.left_out = rest.clone();
+        (post, rest, format!("{who} takes {limit}"))
+    }
 }
 
 /// Grouping publishes: files staged for many keys, made durable together.
