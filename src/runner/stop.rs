@@ -5,7 +5,7 @@
 //! tried key would.
 
 use super::TargetRun;
-use crate::error::{Class, Error, Kind};
+use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::{KeyLine, Phase};
 use crate::post::Post;
@@ -21,16 +21,8 @@ impl TargetRun<'_> {
             return;
         }
         let cap = self.cfg.policy.retry_after_cap;
-        self.pace.stopped = match (err.kind, err.class(), err.retry_after) {
-            (Kind::Config, _, _) => Some(Stop::Setup(err.message.clone())),
-            (_, Some(Class::Auth), _) => Some(Stop::Auth(err.message.clone())),
-            (_, Some(Class::RetrySafe), Some(wait)) if wait > cap => Some(Stop::RateLimited(wait)),
-            _ => err.unreachable().map(|server| Stop::Unreachable {
-                key,
-                reason: self.voice.redact(&err.reason()),
-                server: server.clone(),
-            }),
-        };
+        let reason = self.voice.redact(&err.reason());
+        self.pace.stopped = Stop::of(key, err, cap, reason);
     }
 
     /// Whether the target is stopped for this run; if so, the key is counted and told why,

@@ -1,6 +1,6 @@
 //! Why nothing more goes to a target in this run, and how a key it skips for that says so.
 
-use crate::error::Server;
+use crate::error::{Class, Error, Kind, Server};
 use crate::life::Key;
 use std::time::Duration;
 
@@ -22,6 +22,22 @@ pub enum Stop {
 }
 
 impl Stop {
+    /// Whether `err`, met by `key`, stops its target for the rest of the run, and why: a
+    /// broken setup, refused credentials, a wait past `cap`, or a server that cannot be
+    /// reached (`reason`: the error's, redacted). `None`: the target goes on.
+    pub fn of(key: Key, err: &Error, cap: Duration, reason: String) -> Option<Stop> {
+        match (err.kind, err.class(), err.retry_after) {
+            (Kind::Config, _, _) => Some(Stop::Setup(err.message.clone())),
+            (_, Some(Class::Auth), _) => Some(Stop::Auth(err.message.clone())),
+            (_, Some(Class::RetrySafe), Some(wait)) if wait > cap => Some(Stop::RateLimited(wait)),
+            _ => err.unreachable().map(|server| Stop::Unreachable {
+                key,
+                reason,
+                server: server.clone(),
+            }),
+        }
+    }
+
     /// What stopped the target, in a few words.
     pub fn why(&self) -> String {
         match self {
