@@ -115,6 +115,27 @@ impl TargetRun<'_> {
         Ok(())
     }
 
+    /// A send's failure, as the key's life reads it (`failed`), recorded: `before` the line
+    /// before this run's first attempt, `sends` this run's sends (`u32::MAX`: nothing of the
+    /// post was sent).
+    pub(super) fn answered_failed(
+        &mut self,
+        key: Key,
+        failed: &crate::failed::Failed,
+        before: Option<&KeyLine>,
+        sends: u32,
+    ) -> Result<Step, Error> {
+        let answer = life::Answer::Failed(failed.borrow());
+        self.apply(
+            key,
+            &Event::Answered {
+                answer,
+                before,
+                sends,
+            },
+        )
+    }
+
     /// The copy of `receipts` is there, learnt `how`: the done line, keeping what `keeps`
     /// says. `before`: the line before this run's first attempt; `sends`: this run's sends.
     pub(super) fn land(

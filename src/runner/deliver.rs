@@ -7,9 +7,7 @@ use crate::error::Error;
 use crate::failed::Failed;
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{
-    self, Answer, Before, Event, KeyLine, Looking, Op, Phase, Sending, Step, Then, Why,
-};
+use crate::life::{self, Before, Event, KeyLine, Looking, Op, Phase, Sending, Step, Then, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::tally::Count;
@@ -427,14 +425,7 @@ impl TargetRun<'_> {
         if failed.class == crate::error::Class::Unknown {
             failed.class = crate::error::Class::RetrySafe;
         }
-        let step = self.apply(
-            post.key,
-            &Event::Answered {
-                answer: Answer::Failed(failed.borrow()),
-                before: line,
-                sends: u32::MAX,
-            },
-        )?;
+        let step = self.answered_failed(post.key, &failed, line, u32::MAX)?;
         self.voice
             .trace(post.key, "publish", result, &tell::failure::detail(err));
         self.report(post.key, &step, Some(err))
@@ -450,14 +441,7 @@ impl TargetRun<'_> {
         sends: u32,
     ) -> Result<crate::life::Step, Error> {
         let failed = self.failed(err, Some(post));
-        let step = self.apply(
-            post.key,
-            &Event::Answered {
-                answer: Answer::Failed(failed.borrow()),
-                before,
-                sends,
-            },
-        )?;
+        let step = self.answered_failed(post.key, &failed, before, sends)?;
         self.stop_for(post.key, err);
         Ok(step)
     }

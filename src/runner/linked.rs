@@ -7,7 +7,7 @@ use super::TargetRun;
 use crate::error::{Class, Error};
 use crate::known::Copies;
 use crate::life::Key;
-use crate::life::{self, Answer, Event, KeyLine};
+use crate::life::{self, KeyLine};
 use crate::post::Post;
 use crate::state::StateFile;
 use crate::tally::Count;
@@ -67,14 +67,7 @@ impl TargetRun<'_> {
             return Ok(Some(copies.put_in(post)));
         };
         let failed = self.failed(&err, Some(&post));
-        let step = self.apply(
-            key,
-            &Event::Answered {
-                answer: Answer::Failed(failed.borrow()),
-                before: line,
-                sends: u32::MAX,
-            },
-        )?;
+        let step = self.answered_failed(key, &failed, line, u32::MAX)?;
         self.voice
             .trace(key, "wait", "failed", &tell::failure::detail(&err));
         match err.class() {

@@ -5,7 +5,7 @@ use super::TargetRun;
 use crate::error::{Class, Error};
 use crate::failed::Failed;
 use crate::life::Key;
-use crate::life::{self, Event, Exit, KeyLine, Phase, Step};
+use crate::life::{self, Exit, KeyLine, Phase, Step};
 use crate::post::Post;
 use crate::tell;
 use crate::voice::Told;
@@ -103,14 +103,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let failed = Failed::of(&err, reason, None, None, Duration::ZERO);
-        self.apply(
-            key,
-            &Event::Answered {
-                answer: life::Answer::Failed(failed.borrow()),
-                before: line.as_ref(),
-                sends: u32::MAX,
-            },
-        )?;
+        self.answered_failed(key, &failed, line.as_ref(), u32::MAX)?;
         (self.voice).trace(key, "read", "failed", &tell::failure::detail(&err));
         self.voice.outcome.exit.merge(Exit::NeedsHuman);
         self.voice.local(key, &err, first);

@@ -7,7 +7,7 @@ use super::{Posts, TargetRun};
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Answer, EditCheck, Event, KeyLine, Op, Then, Verdict, Word};
+use crate::life::{self, EditCheck, Event, KeyLine, Op, Then, Verdict, Word};
 use crate::look::Seen;
 use crate::post::Post;
 use crate::signals;
@@ -93,14 +93,7 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let err = tell::edit::advice(key, &self.cfg.name, tell::edit::not_sent(&err));
         let failed = self.failed(&err, Some(post));
-        let step = self.apply(
-            key,
-            &Event::Answered {
-                answer: Answer::Failed(failed.borrow()),
-                before: Some(line),
-                sends: u32::MAX,
-            },
-        )?;
+        let step = self.answered_failed(key, &failed, Some(line), u32::MAX)?;
         self.voice
             .trace(key, "update", "failed", &tell::failure::detail(&err));
         self.report(key, &step, Some(&err))
