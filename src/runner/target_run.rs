@@ -4,37 +4,21 @@
 use super::{Posts, TargetRun};
 use crate::content::Catalog;
 use crate::error::Error;
+use crate::life::Exit;
 use crate::life::Key;
 use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Pass, Seen, Why};
-use crate::life::{Exit, Status};
 use crate::tally::Count;
 
 impl TargetRun<'_> {
     /// The keys this target looks at besides the posts (every run looks at every post): keys
-    /// whose line is not done and that have no post. Notes done keys whose post is gone.
+    /// whose line is not done and that have no post (`store::gone::without_post`). Notes done
+    /// keys whose post is gone, and the lines the rename rule may note gone (`renamed.rs`).
     pub(crate) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Key> {
-        // Both are in key order: one walk side by side, no lookup per key.
-        let mut posts = catalog.files.keys().peekable();
-        let (mut deleted, mut other) = (Vec::new(), Vec::new());
-        let slugged = catalog.slugged();
-        for record in self.state.records() {
-            while posts.next_if(|k| **k < record.key).is_some() {}
-            if posts.peek() == Some(&&record.key) {
-                continue;
-            }
-            // Its file gone since the last run that saw it (the rename rule, `renamed.rs`).
-            if slugged && record.status != Status::Retracted && !record.has("gone") {
-                self.known.unstamped.push(record.key);
-            }
-            // Published posts whose file is gone: never retracted by themselves, but said.
-            match record.status {
-                Status::Done => deleted.push(record.key),
-                Status::Retracted => {}
-                _ => other.push(record.key),
-            }
-        }
-        self.voice.outcome.deleted = deleted;
-        other
+        let keys = catalog.files.keys().copied();
+        let lines = store::gone::without_post(self.state, keys, catalog.slugged());
+        self.voice.outcome.deleted = lines.deleted;
+        self.known.unstamped = lines.unstamped;
+        lines.other
     }
 
     /// Whether this target looks at `key` (`life::looks_at`).

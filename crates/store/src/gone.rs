@@ -6,9 +6,10 @@
 //! (several either side), or shares no text with any but a day or a slug with a gone line no
 //! candidate takes over, or comes in the run that first sees a line's file gone (a rename with
 //! an edit, whatever it changed, or a new post beside a deleted one: dayrun cannot tell), waits
-//! for a person. Sending either would make a second copy of what is already out. The rule reads the
-//! whole state and catalog, so the order keys are visited in never changes its answer; the run,
-//! its dry run and `status` ask `rename`.
+//! for a person. Sending either would make a second copy of what is already out. The rule reads
+//! the whole state and catalog, so the order keys are visited in never changes its answer; the
+//! run, its dry run and `status` ask `rename`. Also every line whose key has no post
+//! (`without_post`), which a run looks at besides the posts.
 
 use crate::state::StateFile;
 use jiff::civil::Date;
@@ -130,4 +131,42 @@ impl Gone {
             _ => None,
         }
     }
+}
+
+/// The lines of a state file whose key has no post (`without_post`).
+#[derive(Debug, Default)]
+pub struct WithoutPost {
+    /// Published, and the post's file is gone: never retracted by themselves, but said.
+    pub deleted: Vec<Key>,
+    /// Not done nor retracted: still looked at by a run.
+    pub other: Vec<Key>,
+    /// Not retracted and not yet noted gone (`gone=`), with slugged keys: what a run may note
+    /// (the rename rule above).
+    pub unstamped: Vec<Key>,
+}
+
+/// The lines of `state` whose key is not among `posts` (ascending, as the catalog holds
+/// them): both are walked side by side, with no lookup per key.
+pub fn without_post(
+    state: &StateFile,
+    posts: impl Iterator<Item = Key>,
+    slugged: bool,
+) -> WithoutPost {
+    let mut posts = posts.peekable();
+    let mut lines = WithoutPost::default();
+    for record in state.records() {
+        while posts.next_if(|k| *k < record.key).is_some() {}
+        if posts.peek() == Some(&record.key) {
+            continue;
+        }
+        if slugged && record.status != Status::Retracted && !record.has("gone") {
+            lines.unstamped.push(record.key);
+        }
+        match record.status {
+            Status::Done => lines.deleted.push(record.key),
+            Status::Retracted => {}
+            _ => lines.other.push(record.key),
+        }
+    }
+    lines
 }
