@@ -150,7 +150,12 @@ impl TargetRun<'_> {
             self.read_gone(key);
         }
         let template = self.template_mark();
-        let (cfg, upstream) = (self.cfg, self.copies(key));
+        // The linked copies are judged only for a visit (the progress count never reads them).
+        let upstream = match visiting {
+            true => self.copies(key),
+            false => crate::known::Copies::default(),
+        };
+        let cfg = self.cfg;
         let (line, plan, gone) = (self.line(key), self.run.plan, self.known.gone.take());
         let refused = self.refused(key);
         let asked = std::cell::RefCell::new(Vec::new());
