@@ -141,23 +141,22 @@ impl TargetRun<'_> {
     ) -> Result<bool, Error> {
         let key = post.key;
         let dedup = before == Before::Dedup;
-        let (kept, action, looking);
-        (kept, action, looking) = match line.filter(|_| !dedup) {
-            Some(line) => {
-                let looking = self
-                    .here
-                    .landing
-                    .confirm(line, self.run.clock.now().timestamp());
-                (self.kept_payload(key), "confirm", looking)
-            }
-            None => (None, "dedup", Looking::Dedup),
+        let now = self.run.clock.now().timestamp();
+        let (looking, kept, action) = match line.filter(|_| !dedup) {
+            Some(line) => (
+                self.here.landing.confirm(line, now),
+                self.kept_payload(key),
+                "confirm",
+            ),
+            None => (Looking::Dedup, None, "dedup"),
         };
+        let kept = kept.map(|body| Outgoing {
+            body,
+            ..out.clone()
+        });
         let ask = Ask {
             looking,
-            marks: &out.marks,
-            sent: kept.as_ref().unwrap_or(&out.body),
-            native: &out.native,
-            generation: out.generation,
+            out: kept.as_ref().unwrap_or(out),
             sends: 0,
             sendable: true,
         };
@@ -191,16 +190,16 @@ impl TargetRun<'_> {
         if self.skip_if_stopped(key) {
             return Ok(());
         }
-        let sent = self.kept_payload(key).unwrap_or(serde_json::Value::Null);
-        let ask = Ask {
-            looking: self
-                .here
-                .landing
-                .confirm(&line, self.run.clock.now().timestamp()),
-            marks: &[],
-            sent: &sent,
-            native: &line.copies.current.native,
+        let sent = Outgoing {
+            body: self.kept_payload(key).unwrap_or_default(),
+            native: line.copies.current.native.clone(),
             generation: line.copies.current.generation,
+            ..Outgoing::default()
+        };
+        let now = self.run.clock.now().timestamp();
+        let ask = Ask {
+            looking: self.here.landing.confirm(&line, now),
+            out: &sent,
             sends: 0,
             sendable: false,
         };
@@ -261,13 +260,19 @@ impl TargetRun<'_> {
                 self.sent().keep(key, Kept::Payload, &bytes)?;
             }
             let clock = Instant::now();
-            let step = match self.publish_once(post, out) {
+            let err = match self.publish_once(post, out) {
                 Ok(receipt) => return self.published(post, receipt, before.as_ref(), sends, clock),
-                Err(err) => match self.publish_failed(post, out, &err, before.as_ref(), sends)? {
-                    Some(step) => step,
-                    None => return Ok(()),
-                },
+                Err(err) => err,
             };
+            let detail = tell::failure::detail(&err);
+            let Some(mut step) =
+                self.send_failed(post, &err, (before.as_ref(), sends), ("publish", detail))?
+            else {
+                return Ok(());
+            };
+            if let Then::Look(_) = step.then {
+                step = self.look_after(post, out, sends)?;
+            }
             match step.then {
                 Then::Send(next) => wait = next,
                 _ => return self.tell(key, &step, Told::new(Some(&post.title), clock, "confirm")),
@@ -333,48 +338,13 @@ impl TargetRun<'_> {
         )
     }
 
-    /// A publish that failed, recorded: the step to go on with (`Then::Send`: again after its
-    /// wait; after an unknown outcome, what the lookup found), or `None` when it is reported.
-    fn publish_failed(
-        &mut self,
-        post: &Post,
-        out: &Outgoing,
-        err: &Error,
-        before: Option<&KeyLine>,
-        sends: u32,
-    ) -> Result<Option<life::Step>, Error> {
-        let key = post.key;
-        let step = self.send_failed(post, err, before, sends)?;
-        let detail = tell::failure::detail(err);
-        match step.then {
-            Then::Send(next) => {
-                let detail = format!("{detail} next_in_ms={}", next.as_millis());
-                self.voice.trace(key, "publish", "retry-safe", &detail);
-                Ok(Some(step))
-            }
-            Then::Look(_) => {
-                self.voice.trace(key, "publish", "unknown", &detail);
-                self.look_after(post, out, sends).map(Some)
-            }
-            _ => {
-                self.voice.trace(key, "publish", "failed", &detail);
-                self.report(key, &step, Some(err)).map(|()| None)
-            }
-        }
-    }
-
     /// After an unknown outcome: look until the attempt is found, proved absent (then the
     /// step says to send again), or the rules say to stop.
     fn look_after(&mut self, post: &Post, out: &Outgoing, sends: u32) -> Result<Step, Error> {
+        let now = self.run.clock.now().timestamp();
         let ask = Ask {
-            looking: self
-                .here
-                .landing
-                .after_lost(self.run.clock.now().timestamp()),
-            marks: &[],
-            sent: &out.body,
-            native: &out.native,
-            generation: out.generation,
+            looking: self.here.landing.after_lost(now),
+            out,
             sends,
             sendable: true,
         };
@@ -431,19 +401,36 @@ impl TargetRun<'_> {
         self.report(post.key, &step, Some(err))
     }
 
-    /// A send (or update) that failed: recorded as the key's life says, and the target stops
-    /// for the run when the failure says so (auth, a long rate limit).
+    /// A send (of a post, a part or an update: `doing`) that failed, recorded as the key's
+    /// life says (`before`: the line before this run's first attempt; `sends`: this run's) and
+    /// traced with `detail`; the target stops for the run when the failure says so (auth, a
+    /// long rate limit). The step to go on with (`Then::Send`: again after its wait; `Look`,
+    /// `ReadBack`: the outcome is unknown), or `None`: reported, nothing more this run.
     pub(super) fn send_failed(
         &mut self,
         post: &Post,
         err: &Error,
-        before: Option<&KeyLine>,
-        sends: u32,
-    ) -> Result<crate::life::Step, Error> {
+        (before, sends): (Option<&KeyLine>, u32),
+        (doing, detail): (&str, String),
+    ) -> Result<Option<Step>, Error> {
+        let key = post.key;
         let failed = self.failed(err, Some(post));
-        let step = self.answered_failed(post.key, &failed, before, sends)?;
-        self.stop_for(post.key, err);
-        Ok(step)
+        let step = self.answered_failed(key, &failed, before, sends)?;
+        self.stop_for(key, err);
+        let (result, detail) = match step.then {
+            Then::Send(next) => (
+                "retry-safe",
+                format!("{detail} next_in_ms={}", next.as_millis()),
+            ),
+            Then::Look(_) | Then::ReadBack(_) => ("unknown", detail),
+            _ => ("failed", detail),
+        };
+        self.voice.trace(key, doing, result, &detail);
+        if result == "failed" {
+            self.report(key, &step, Some(err))?;
+            return Ok(None);
+        }
+        Ok(Some(step))
     }
 
     /// The failure of a send, as the key's life reads it.

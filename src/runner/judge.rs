@@ -48,16 +48,16 @@ impl TargetRun<'_> {
         // attempt on the line, from its first (`KeyLine::sought`).
         let sought = match ask.looking {
             Looking::Dedup => None,
-            Looking::Confirm { .. } => line.as_ref().map(|l| l.sought(ask.marks)),
+            Looking::Confirm { .. } => line.as_ref().map(|l| l.sought(&ask.out.marks)),
         };
         let attempts = Attempts {
             key: line.as_ref().map_or(key, KeyLine::place_key),
-            marks: sought.as_ref().map_or(ask.marks, |s| &s.marks),
+            marks: sought.as_ref().map_or(&ask.out.marks, |s| &s.marks),
             since: sought.as_ref().and_then(|s| s.since),
             last: sought.as_ref().and_then(|s| s.last),
-            sent: ask.sent,
-            native: ask.native,
-            generation: ask.generation,
+            sent: &ask.out.body,
+            native: &ask.out.native,
+            generation: ask.out.generation,
             deadline: ask.looking.deadline(),
         };
         let wanted = Wanted::Copy(keeps);
@@ -190,13 +190,10 @@ pub(super) enum Judged {
 /// answer.
 pub(super) struct Ask<'a> {
     pub looking: Looking,
-    /// The marks a send now would carry, looked for beside those of the line's attempts.
-    pub marks: &'a [String],
-    /// What was (or would be) sent, for a lookup handed it (`Find::keeps_payload`).
-    pub sent: &'a serde_json::Value,
-    /// What the platform chose for the copy, and which copy it is.
-    pub native: &'a life::Native,
-    pub generation: u32,
+    /// What a send now would carry (its marks are looked for beside those of the line's
+    /// attempts), or what was sent, for a lookup handed it (`Find::keeps_payload`); what the
+    /// platform chose for the copy, and which copy it is.
+    pub out: &'a crate::targets::Outgoing,
     /// Sends made for the key this run.
     pub sends: u32,
     /// A post is there to send if the copy is absent.

@@ -164,9 +164,12 @@ impl TargetRun<'_> {
                 }
                 Err(err) => err,
             };
-            match self.part_failed(post, n, &err, before, failures)? {
-                Some(look) => maybe = look,
-                None => return Ok(()),
+            let detail = tell::thread::at_part(n, &tell::failure::detail(&err));
+            let failed = self.send_failed(post, &err, (before, failures), ("publish", detail))?;
+            match failed.map(|step| step.then) {
+                Some(Then::Send(wait)) if signals::sleep(wait) => maybe = false,
+                Some(Then::Look(_)) => maybe = true,
+                _ => return Ok(()),
             }
         }
     }
@@ -188,35 +191,6 @@ impl TargetRun<'_> {
                 tell::thread::unusable(turn.n, "sent"),
             )),
         })
-    }
-
-    /// Part `n` failed, recorded as the key's life says. `Some(maybe)`: go on, looking first
-    /// when the part may be out; `None`: stop (stopped while waiting, or reported).
-    fn part_failed(
-        &mut self,
-        post: &Post,
-        n: usize,
-        err: &Error,
-        before: Option<&KeyLine>,
-        failures: u32,
-    ) -> Result<Option<bool>, Error> {
-        let key = post.key;
-        let step = self.send_failed(post, err, before, failures)?;
-        let detail = tell::thread::at_part(n, &tell::failure::detail(err));
-        match step.then {
-            Then::Send(wait) => {
-                self.voice.trace(key, "publish", "retry-safe", &detail);
-                Ok(signals::sleep(wait).then_some(false))
-            }
-            Then::Look(_) => {
-                self.voice.trace(key, "publish", "unknown", &detail);
-                Ok(Some(true))
-            }
-            _ => {
-                self.voice.trace(key, "publish", "failed", &detail);
-                self.report(key, &step, Some(err)).map(|()| None)
-            }
-        }
     }
 
     /// The target's threads (a thread is sent only by a target that has them).

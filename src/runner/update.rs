@@ -160,14 +160,12 @@ impl TargetRun<'_> {
                 }
                 Err(err) => tell::edit::advice(key, &self.cfg.name, err),
             };
-            let step = self.send_failed(post, &err, before.as_ref(), sends)?;
-            if step.then != Then::ReadBack(std::time::Duration::ZERO) {
-                self.voice
-                    .trace(key, "update", "failed", &tell::failure::detail(&err));
-                return self.report(key, &step, Some(&err));
+            let detail = tell::failure::detail(&err);
+            let failed =
+                self.send_failed(post, &err, (before.as_ref(), sends), ("update", detail))?;
+            if failed.is_none() {
+                return Ok(());
             }
-            self.voice
-                .trace(key, "update", "unknown", &tell::failure::detail(&err));
             signals::sleep(self.cfg.policy.confirm_delay + self.here.landing.settle);
             let line = self.line(key).expect("the pending update");
             let out = Outgoing {
