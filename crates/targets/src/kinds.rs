@@ -38,6 +38,7 @@ pub const KINDS: &[Kind] = &[
     super::mastodon::KIND,
     super::bluesky::KIND,
     super::ghost::KIND,
+    super::nostr::KIND,
 ];
 
 /// The kind named `name`.

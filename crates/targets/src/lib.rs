@@ -30,6 +30,7 @@ pub mod kinds;
 pub mod mastodon;
 pub mod media;
 pub mod net;
+pub mod nostr;
 pub mod payload;
 pub mod place;
 pub mod placeholder;
