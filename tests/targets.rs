@@ -7,4 +7,5 @@ pub mod ghost;
 pub mod http_target;
 pub mod images_targets;
 pub mod mastodon;
+pub mod nostr;
 pub mod wordpress;

@@ -10,7 +10,7 @@ use super::event::{Draft, Event, LONG, SHORT};
 use super::relays::Seen;
 use super::text::{Note, d_of, d_tag, for_copy};
 use super::{Nostr, PROBE_GENERATIONS, native};
-use crate::error::Error;
+use crate::error::{Class, Error};
 use crate::text::mark;
 use crate::{Attempts, Lookup};
 use life::Receipt;
@@ -57,7 +57,8 @@ impl Nostr {
             .collect();
         if mine.is_empty() {
             return Ok(match (unsure.is_empty(), foreign.is_empty()) {
-                (false, _) => Lookup::CannotTell(unsure.join("; ")),
+                // A relay down or silent: the lookup failed, and is made again next run.
+                (false, _) => return Err(Error::failure(Class::RetrySafe, unsure.join("; "))),
                 (true, false) => {
                     Lookup::Foreign(foreign.iter().map(|e| self.receipt(e, None)).collect())
                 }
@@ -68,13 +69,15 @@ impl Nostr {
     }
 
     /// The copies found: each made whole on every relay (`complete`). Found when every one
-    /// is everywhere now; else it cannot tell yet, and says which relay lacks it.
+    /// is everywhere now; else the lookup failed while a relay is down (it is made again next
+    /// run, and escalates as a failed lookup does), or cannot tell when a relay refuses it.
     fn found(&mut self, mine: Vec<Event>, seen: &[Seen]) -> Result<Lookup, Error> {
         let mut receipts: Vec<Receipt> = Vec::new();
         for event in mine {
             match self.complete(&event, seen) {
                 Ok(answers) => receipts.push(self.receipt(&event, native::answers(&answers))),
-                Err(why) => return Ok(Lookup::CannotTell(why)),
+                Err((Class::RetrySafe, why)) => return Err(Error::failure(Class::RetrySafe, why)),
+                Err((_, why)) => return Ok(Lookup::CannotTell(why)),
             }
         }
         Ok(Lookup::Found(receipts))

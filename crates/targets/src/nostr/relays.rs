@@ -121,16 +121,18 @@ impl Nostr {
     }
 
     /// `event`, which some relays hold, sent to each relay of `seen` that did not answer
-    /// that it holds it. `Ok`: every relay holds it now, with each one's answer (`true`: it held it
-    /// already); `Err`: why one does not (down, refused, cannot tell).
+    /// that it holds it. `Ok`: every relay holds it now, with each one's answer (`true`: it
+    /// held it already); `Err`: why one does not, and whether that passes (a relay down, no
+    /// answer: retry-safe) or needs a person (a relay that refuses the event: rejected).
     pub(super) fn complete(
         &mut self,
         event: &Event,
         seen: &[Seen],
-    ) -> Result<Vec<(String, bool)>, String> {
+    ) -> Result<Vec<(String, bool)>, (Class, String)> {
         let json = event.to_json();
         let mut answers = Vec::new();
         let mut missing = Vec::new();
+        let mut class = Class::RetrySafe;
         for (relay, (url, found)) in self.relays.iter_mut().zip(seen) {
             // A relay that could not be asked is sent the event all the same: if it is back,
             // it holds it once whether it had it or not.
@@ -143,18 +145,26 @@ impl Nostr {
             }
             match relay.publish(&json) {
                 Ok(Said::Holds(why)) => answers.push((url.clone(), why.starts_with("duplicate"))),
-                Ok(Said::Refused(_, why)) => missing.push(format!("relay {url} refuses it: {why}")),
+                Ok(Said::Refused(refused, why)) => {
+                    if refused != Class::RetrySafe {
+                        class = Class::Rejected;
+                    }
+                    missing.push(format!("relay {url} refuses it: {why}"));
+                }
                 Err(err) => missing.push(err.message),
             }
         }
         match missing.is_empty() {
             true => Ok(answers),
-            false => Err(format!(
-                "event {} is on {} of {} relays; {}",
-                event.id,
-                answers.len(),
-                self.relays.len(),
-                missing.join("; ")
+            false => Err((
+                class,
+                format!(
+                    "event {} is on {} of {} relays; {}",
+                    event.id,
+                    answers.len(),
+                    self.relays.len(),
+                    missing.join("; ")
+                ),
             )),
         }
     }
