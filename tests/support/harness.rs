@@ -8,16 +8,19 @@
 //! (its scripts keep state beside themselves, and the shared folder may be read-only), `up.sh`
 //! runs once per test process, and a server that cannot start is a panic with its log, never a
 //! skip. Tests on one server run one at a time (in this process and on this machine); the
-//! servers themselves are in `harness/wordpress.rs`, `harness/bluesky.rs` and `harness/ghost.rs`.
+//! servers themselves are in `harness/wordpress.rs`, `harness/bluesky.rs`, `harness/ghost.rs` and
+//! `harness/nostr.rs`.
 
 #![allow(dead_code)]
 
 mod bluesky;
 mod ghost;
+mod nostr;
 mod wordpress;
 
 pub use bluesky::{Pds, Record, bluesky};
 pub use ghost::{Ghost, ghost};
+pub use nostr::{Relays, fresh_key, nostr, public_of};
 pub use wordpress::{WordPress, wordpress};
 
 use serde_json::Value;

@@ -3,8 +3,9 @@
 //! every text from the relay redacted. `EVENT` waits for its `OK`; `REQ` reads events until
 //! `EOSE` (or `CLOSED`). Before an `EVENT` is written nothing was sent (retry-safe); after,
 //! a failure may have left it stored (unknown). `DAYRUN_NOSTR_FAULT` is the fault point the
-//! tests and drills use: `lose_ok:N[@TEXT]` sends the first N events (to relays whose URL
-//! holds TEXT) and drops the connection before their `OK`, as a lost answer does.
+//! tests and drills use (the fault proxy speaks HTTP only): `lose_ok:N[@TEXT]` sends the first
+//! N events (to relays whose URL holds TEXT) and drops the connection before their `OK`, as a
+//! lost answer does; `hang_ok:N[@TEXT]` sends them and waits a minute first, for a kill.
 
 use crate::error::{Class, Error};
 use crate::redact::Redactor;
@@ -68,13 +69,16 @@ impl Relay {
     pub fn publish(&mut self, event: &Value) -> Result<Said, Error> {
         let id = event["id"].as_str().unwrap_or_default().to_string();
         let message = json!(["EVENT", event]).to_string();
-        let lose = fault_lose_ok(&self.url);
+        let fault = fault(&self.url);
         let ws = self.open()?;
         if let Err(err) = ws.send(Message::text(message)) {
             self.conn = None;
             return Err(self.failed(Class::Unknown, "sending the event", &err.to_string()));
         }
-        if lose {
+        if let Some(fault) = fault {
+            if fault == "hang_ok" {
+                std::thread::sleep(Duration::from_secs(60));
+            }
             self.conn = None;
             return Err(self.failed(Class::Unknown, "waiting for OK", "fault point: answer lost"));
         }
@@ -201,21 +205,19 @@ fn said(accepted: Option<bool>, reason: &str) -> Said {
     }
 }
 
-/// Whether the fault point drops this event's answer (`DAYRUN_NOSTR_FAULT=lose_ok:N[@TEXT]`).
-fn fault_lose_ok(url: &str) -> bool {
+/// The fault the fault point puts on this event's answer (`DAYRUN_NOSTR_FAULT=WHAT:N[@TEXT]`,
+/// `WHAT` `lose_ok` or `hang_ok`), if any.
+fn fault(url: &str) -> Option<&'static str> {
     static SENT: AtomicUsize = AtomicUsize::new(0);
-    let Ok(spec) = std::env::var("DAYRUN_NOSTR_FAULT") else {
-        return false;
-    };
-    let Some(rest) = spec.strip_prefix("lose_ok:") else {
-        return false;
-    };
+    let spec = std::env::var("DAYRUN_NOSTR_FAULT").ok()?;
+    let (what, rest) = spec.split_once(':')?;
+    let what = ["lose_ok", "hang_ok"].into_iter().find(|w| *w == what)?;
     let (count, only) = rest.split_once('@').unwrap_or((rest, ""));
     if !url.contains(only) {
-        return false;
+        return None;
     }
     let n: usize = count.parse().unwrap_or(0);
-    SENT.fetch_add(1, Ordering::SeqCst) < n
+    (SENT.fetch_add(1, Ordering::SeqCst) < n).then_some(what)
 }
 
 /// The parts of a relay URL: TLS or not, host, port and path.

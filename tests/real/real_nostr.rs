@@ -1,0 +1,199 @@
+//! `kind = "nostr"` against the two real relays of the harness (nostr-rs-relay 0.8.12 and
+//! nostr-relay 1.14 on loopback), with dayrun's own fault point (`DAYRUN_NOSTR_FAULT`) where an
+//! answer must get lost after the relay stored the event: the fault proxy speaks HTTP only.
+//! Every test signs with a fresh key and counts the events each relay holds with the
+//! harness's `query.py`, never what dayrun says. Ignored without `DAYRUN_HARNESS`.
+
+use crate::support::days::{days_ago, today};
+use crate::support::harness::{self, Relays, fresh_key, public_of};
+use crate::support::util::{Output, Project, wait_or_kill};
+use serde_json::{Value, json};
+use std::process::Stdio;
+use std::time::Duration;
+
+/// A project that publishes to `relays` with a fresh key, and its public key.
+fn project(relays: &[&str], extra: &str) -> (Project, String) {
+    let urls: Vec<String> = relays.iter().map(|r| format!("\"{r}\"")).collect();
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        format!(
+            "timezone = \"UTC\"\n\n[targets.nos]\nkind = \"nostr\"\nsecret_key_file = \"secrets/nostr.key\"\nrelays = [{}]\nlink = \"https://blog.example.com/{{key}}/\"\ntimeout_secs = 5\nconnect_timeout_secs = 2\n{extra}\n",
+            urls.join(", ")
+        ),
+    );
+    let secret = fresh_key(&format!("{:?}", p.root));
+    p.secret("secrets/nostr.key", format!("{secret}\n"));
+    p.file(
+        &format!("content/{}.md", today()),
+        "---\ntags: [rust]\n---\n# Exactly once on Nostr\n\nOne key per day.\n",
+    );
+    (p, public_of(&secret))
+}
+
+/// What `relay` holds of `kind` by `author`.
+fn held(relays: &Relays, relay: &str, author: &str, kind: u64) -> Vec<Value> {
+    relays.query(relay, &json!({ "authors": [author], "kinds": [kind] }))
+}
+
+fn line(p: &Project, key: &str) -> String {
+    p.state_lines("nos")
+        .into_iter()
+        .find(|l| l.starts_with(&format!("{key} ")))
+        .unwrap_or_else(|| panic!("no line for {key}"))
+}
+
+fn field(line: &str, name: &str) -> Option<String> {
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(&format!("{name}=")))
+        .map(|v| v.trim_matches('"').to_string())
+}
+
+fn shown(out: &Output) -> String {
+    format!("--- stdout\n{}--- stderr\n{}", out.stdout, out.stderr)
+}
+
+fn ids(events: &[Value]) -> Vec<String> {
+    let mut ids: Vec<String> = events.iter().map(|e| e["id"].as_str().unwrap().to_string()).collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_backfill_lands_once_on_both_relays_and_a_rerun_sends_nothing() {
+    let relays = harness::nostr();
+    let (p, pk) = project(&[&relays.rs, &relays.py], "");
+    for n in [3, 2] {
+        p.post(&days_ago(n), &format!("Post of {} days ago", n));
+    }
+    let out = p.run(&["run", "--backfill"]);
+    out.code(0);
+    let (rs, py) = (held(&relays, &relays.rs, &pk, 1), held(&relays, &relays.py, &pk, 1));
+    assert_eq!(rs.len(), 3, "nostr-rs-relay holds {rs:#?}\n{}", shown(&out));
+    assert_eq!(py.len(), 3, "nostr-relay holds {py:#?}\n{}", shown(&out));
+    assert_eq!(ids(&rs), ids(&py), "the same events on both");
+    let before = p.read("state/nos.state");
+    let out = p.run(&["run", "--backfill"]);
+    out.code(0);
+    assert_eq!(held(&relays, &relays.rs, &pk, 1).len(), 3, "{}", shown(&out));
+    assert_eq!(held(&relays, &relays.py, &pk, 1).len(), 3, "{}", shown(&out));
+    assert_eq!(p.read("state/nos.state"), before, "nothing changed");
+}
+
+/// A lost answer after `relay` stored the event: confirmed by id, the same event on both.
+fn lost_answer_on(which: fn(&Relays) -> &str) {
+    let relays = harness::nostr();
+    let (mut p, pk) = project(&[&relays.rs, &relays.py], "");
+    let port = which(&relays).rsplit(':').next().unwrap().to_string();
+    p.env("DAYRUN_NOSTR_FAULT", &format!("lose_ok:1@:{port}"));
+    let out = p.run(&["run"]);
+    out.code(0);
+    
+    let (rs, py) = (held(&relays, &relays.rs, &pk, 1), held(&relays, &relays.py, &pk, 1));
+    assert_eq!(rs.len(), 1, "{rs:#?}\n{}", shown(&out));
+    assert_eq!(ids(&rs), ids(&py));
+    assert_eq!(field(&line(&p, &today()), "id"), Some(ids(&rs)[0].clone()));
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_lost_answer_from_nostr_rs_relay_is_one_event() {
+    lost_answer_on(|r| &r.rs);
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_lost_answer_from_nostr_relay_is_one_event() {
+    lost_answer_on(|r| &r.py);
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_kill_mid_send_then_a_rerun_is_one_event() {
+    let relays = harness::nostr();
+    let (p, pk) = project(&[&relays.rs, &relays.py], "");
+    let child = p
+        .command(&["run"])
+        .env("DAYRUN_NOSTR_FAULT", "hang_ok:1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Killed once the first relay holds the event (dayrun waits for an answer that never comes).
+    let key = p.path("state/nos.journal");
+    let pending = || std::fs::read_to_string(&key).is_ok_and(|j| j.contains(" pending "));
+    let (code, said) = wait_or_kill(child, || { std::thread::sleep(Duration::from_millis(300)); pending() }, Duration::from_secs(30));
+    assert_eq!(code, None, "killed mid-send\n{said}");
+    let out = p.run(&["run"]);
+    out.code(0);
+    let (rs, py) = (held(&relays, &relays.rs, &pk, 1), held(&relays, &relays.py, &pk, 1));
+    assert_eq!(rs.len(), 1, "{rs:#?}\n{}", shown(&out));
+    assert_eq!(ids(&rs), ids(&py), "{}", shown(&out));
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_long_note_is_edited_in_place_then_retracted_on_both() {
+    let relays = harness::nostr();
+    let (p, pk) = project(&[&relays.rs, &relays.py], "note = \"long\"");
+    p.run(&["run"]).code(0);
+    for relay in [&relays.rs, &relays.py] {
+        let held = held(&relays, relay, &pk, 30023);
+        assert_eq!(held.len(), 1, "{relay}: {held:#?}");
+    }
+    p.file(
+        &format!("content/{}.md", today()),
+        "---\ntags: [rust]\n---\n# Exactly once on Nostr\n\nOne key per day, edited.\n",
+    );
+    let out = p.run(&["run"]);
+    out.code(0);
+    for relay in [&relays.rs, &relays.py] {
+        let held = held(&relays, relay, &pk, 30023);
+        assert_eq!(held.len(), 1, "{relay}: one version\n{held:#?}\n{}", shown(&out));
+        assert!(held[0]["content"].as_str().unwrap().contains("edited"), "{relay}: {held:#?}");
+    }
+    let out = p.run(&["retract", &today(), "--yes"]);
+    out.code(0);
+    for relay in [&relays.rs, &relays.py] {
+        assert!(held(&relays, relay, &pk, 30023).is_empty(), "{relay}\n{}", shown(&out));
+        assert_eq!(held(&relays, relay, &pk, 5).len(), 1, "{relay}: the deletion");
+    }
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_retract_of_a_short_note_is_proven_on_both() {
+    let relays = harness::nostr();
+    let (p, pk) = project(&[&relays.rs, &relays.py], "");
+    p.run(&["run"]).code(0);
+    let out = p.run(&["retract", &today(), "--yes"]);
+    out.code(0);
+    for relay in [&relays.rs, &relays.py] {
+        assert!(held(&relays, relay, &pk, 1).is_empty(), "{relay}\n{}", shown(&out));
+    }
+    assert!(line(&p, &today()).contains(" retracted "));
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_relay_down_keeps_the_post_out_until_it_is_put_aside() {
+    let relays = harness::nostr();
+    // A port nothing listens on: a relay that is down.
+    let gone = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("ws://127.0.0.1:{}", l.local_addr().unwrap().port())
+    };
+    let (p, pk) = project(&[&relays.rs, &gone], "");
+    let out = p.run(&["run"]);
+    assert_ne!(out.code, 0, "{}", shown(&out));
+    let key = today();
+    assert!(!line(&p, &key).contains(" done "), "{}", line(&p, &key));
+    // The relay is gone for good: the person takes it out of `relays`.
+    let config = p.read("dayrun.toml").replace(&format!(", \"{gone}\""), "");
+    p.file("dayrun.toml", config);
+    let out = p.run(&["run"]);
+    out.code(0);
+    assert!(line(&p, &key).contains(" done "), "{}\n{}", line(&p, &key), shown(&out));
+    assert_eq!(held(&relays, &relays.rs, &pk, 1).len(), 1, "one event\n{}", shown(&out));
+}
