@@ -372,7 +372,7 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    (text.len() % 2 == 0).then(|| {
+    text.len().is_multiple_of(2).then(|| {
         (0..text.len())
             .step_by(2)
             .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())

@@ -54,7 +54,10 @@ fn shown(out: &Output) -> String {
 }
 
 fn ids(events: &[Value]) -> Vec<String> {
-    let mut ids: Vec<String> = events.iter().map(|e| e["id"].as_str().unwrap().to_string()).collect();
+    let mut ids: Vec<String> = events
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
     ids.sort();
     ids
 }
@@ -69,15 +72,28 @@ fn real_nostr_a_backfill_lands_once_on_both_relays_and_a_rerun_sends_nothing() {
     }
     let out = p.run(&["run", "--backfill"]);
     out.code(0);
-    let (rs, py) = (held(&relays, &relays.rs, &pk, 1), held(&relays, &relays.py, &pk, 1));
+    let (rs, py) = (
+        held(&relays, &relays.rs, &pk, 1),
+        held(&relays, &relays.py, &pk, 1),
+    );
     assert_eq!(rs.len(), 3, "nostr-rs-relay holds {rs:#?}\n{}", shown(&out));
     assert_eq!(py.len(), 3, "nostr-relay holds {py:#?}\n{}", shown(&out));
     assert_eq!(ids(&rs), ids(&py), "the same events on both");
     let before = p.read("state/nos.state");
     let out = p.run(&["run", "--backfill"]);
     out.code(0);
-    assert_eq!(held(&relays, &relays.rs, &pk, 1).len(), 3, "{}", shown(&out));
-    assert_eq!(held(&relays, &relays.py, &pk, 1).len(), 3, "{}", shown(&out));
+    assert_eq!(
+        held(&relays, &relays.rs, &pk, 1).len(),
+        3,
+        "{}",
+        shown(&out)
+    );
+    assert_eq!(
+        held(&relays, &relays.py, &pk, 1).len(),
+        3,
+        "{}",
+        shown(&out)
+    );
     assert_eq!(p.read("state/nos.state"), before, "nothing changed");
 }
 
@@ -89,8 +105,11 @@ fn lost_answer_on(which: fn(&Relays) -> &str) {
     p.env("DAYRUN_NOSTR_FAULT", &format!("lose_ok:1@:{port}"));
     let out = p.run(&["run"]);
     out.code(0);
-    
-    let (rs, py) = (held(&relays, &relays.rs, &pk, 1), held(&relays, &relays.py, &pk, 1));
+
+    let (rs, py) = (
+        held(&relays, &relays.rs, &pk, 1),
+        held(&relays, &relays.py, &pk, 1),
+    );
     assert_eq!(rs.len(), 1, "{rs:#?}\n{}", shown(&out));
     assert_eq!(ids(&rs), ids(&py));
     assert_eq!(field(&line(&p, &today()), "id"), Some(ids(&rs)[0].clone()));
@@ -123,11 +142,21 @@ fn real_nostr_a_kill_mid_send_then_a_rerun_is_one_event() {
     // Killed once the first relay holds the event (dayrun waits for an answer that never comes).
     let key = p.path("state/nos.journal");
     let pending = || std::fs::read_to_string(&key).is_ok_and(|j| j.contains(" pending "));
-    let (code, said) = wait_or_kill(child, || { std::thread::sleep(Duration::from_millis(300)); pending() }, Duration::from_secs(30));
+    let (code, said) = wait_or_kill(
+        child,
+        || {
+            std::thread::sleep(Duration::from_millis(300));
+            pending()
+        },
+        Duration::from_secs(30),
+    );
     assert_eq!(code, None, "killed mid-send\n{said}");
     let out = p.run(&["run"]);
     out.code(0);
-    let (rs, py) = (held(&relays, &relays.rs, &pk, 1), held(&relays, &relays.py, &pk, 1));
+    let (rs, py) = (
+        held(&relays, &relays.rs, &pk, 1),
+        held(&relays, &relays.py, &pk, 1),
+    );
     assert_eq!(rs.len(), 1, "{rs:#?}\n{}", shown(&out));
     assert_eq!(ids(&rs), ids(&py), "{}", shown(&out));
 }
@@ -150,14 +179,30 @@ fn real_nostr_a_long_note_is_edited_in_place_then_retracted_on_both() {
     out.code(0);
     for relay in [&relays.rs, &relays.py] {
         let held = held(&relays, relay, &pk, 30023);
-        assert_eq!(held.len(), 1, "{relay}: one version\n{held:#?}\n{}", shown(&out));
-        assert!(held[0]["content"].as_str().unwrap().contains("edited"), "{relay}: {held:#?}");
+        assert_eq!(
+            held.len(),
+            1,
+            "{relay}: one version\n{held:#?}\n{}",
+            shown(&out)
+        );
+        assert!(
+            held[0]["content"].as_str().unwrap().contains("edited"),
+            "{relay}: {held:#?}"
+        );
     }
     let out = p.run(&["retract", &today(), "--yes"]);
     out.code(0);
     for relay in [&relays.rs, &relays.py] {
-        assert!(held(&relays, relay, &pk, 30023).is_empty(), "{relay}\n{}", shown(&out));
-        assert_eq!(held(&relays, relay, &pk, 5).len(), 1, "{relay}: the deletion");
+        assert!(
+            held(&relays, relay, &pk, 30023).is_empty(),
+            "{relay}\n{}",
+            shown(&out)
+        );
+        assert_eq!(
+            held(&relays, relay, &pk, 5).len(),
+            1,
+            "{relay}: the deletion"
+        );
     }
 }
 
@@ -170,7 +215,11 @@ fn real_nostr_a_retract_of_a_short_note_is_proven_on_both() {
     let out = p.run(&["retract", &today(), "--yes"]);
     out.code(0);
     for relay in [&relays.rs, &relays.py] {
-        assert!(held(&relays, relay, &pk, 1).is_empty(), "{relay}\n{}", shown(&out));
+        assert!(
+            held(&relays, relay, &pk, 1).is_empty(),
+            "{relay}\n{}",
+            shown(&out)
+        );
     }
     assert!(line(&p, &today()).contains(" retracted "));
 }
@@ -194,6 +243,16 @@ fn real_nostr_a_relay_down_keeps_the_post_out_until_it_is_put_aside() {
     p.file("dayrun.toml", config);
     let out = p.run(&["run"]);
     out.code(0);
-    assert!(line(&p, &key).contains(" done "), "{}\n{}", line(&p, &key), shown(&out));
-    assert_eq!(held(&relays, &relays.rs, &pk, 1).len(), 1, "one event\n{}", shown(&out));
+    assert!(
+        line(&p, &key).contains(" done "),
+        "{}\n{}",
+        line(&p, &key),
+        shown(&out)
+    );
+    assert_eq!(
+        held(&relays, &relays.rs, &pk, 1).len(),
+        1,
+        "one event\n{}",
+        shown(&out)
+    );
 }

@@ -75,7 +75,11 @@ impl Relays {
             .arg(filter.to_string())
             .output()
             .unwrap_or_else(|e| panic!("query.py: {e}"));
-        assert!(out.status.success(), "query.py {relay}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "query.py {relay}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
@@ -90,7 +94,11 @@ pub fn public_of(secret: &str) -> String {
         .map(|i| u8::from_str_radix(&secret[i..i + 2], 16).unwrap())
         .collect();
     let key = k256::schnorr::SigningKey::from_bytes(&bytes).unwrap();
-    key.verifying_key().to_bytes().iter().map(|b| format!("{b:02x}")).collect()
+    key.verifying_key()
+        .to_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// A fresh secret key (hex) for one test: its own identity on the relays.

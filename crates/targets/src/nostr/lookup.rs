@@ -16,6 +16,10 @@ use crate::{Attempts, Lookup};
 use life::Receipt;
 use serde_json::{Value, json};
 
+/// Which events a query finds are this post's (`Some(true)`), another's at its place
+/// (`Some(false)`), or beside the point (`None`).
+type Ours = Box<dyn Fn(&Event) -> Option<bool>>;
+
 impl Nostr {
     /// `Find::find`.
     pub(super) fn look(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
@@ -24,7 +28,7 @@ impl Nostr {
             let draft = for_copy(draft, attempts.key, attempts.generation);
             Some(draft.sign(&self.keys, created))
         });
-        let (filter, ours): (Value, Box<dyn Fn(&Event) -> Option<bool>>) = match &exact {
+        let (filter, ours): (Value, Ours) = match &exact {
             Some(event) => {
                 let id = event.id.clone();
                 (
@@ -84,7 +88,7 @@ impl Nostr {
     }
 
     /// The query with no attempt behind it, and which events it finds are this post's.
-    fn broad(&self, attempts: &Attempts) -> (Value, Box<dyn Fn(&Event) -> Option<bool>>) {
+    fn broad(&self, attempts: &Attempts) -> (Value, Ours) {
         let marks = attempts.marks.to_vec();
         let sent = move |e: &Event| marks.contains(&mark(&e.draft.content));
         match self.note {
