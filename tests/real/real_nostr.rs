@@ -256,3 +256,45 @@ fn real_nostr_a_relay_down_keeps_the_post_out_until_it_is_put_aside() {
         shown(&out)
     );
 }
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_thread_is_each_part_once_on_both_with_nip10_replies() {
+    let relays = harness::nostr();
+    let (mut p, pk) = project(&[&relays.rs, &relays.py], "long = \"thread\"");
+    let para = |n: usize| {
+        format!(
+            "Paragraph {n} says {}.",
+            "something worth saying ".repeat(30).trim()
+        )
+    };
+    let body: Vec<String> = (1..=5).map(para).collect();
+    p.file(
+        &format!("content/{}.md", today()),
+        format!("# A long thought\n\n{}\n", body.join("\n\n")),
+    );
+    // Part 0's answer from nostr-relay is lost after it stored it.
+    let port = relays.py.rsplit(':').next().unwrap().to_string();
+    p.env("DAYRUN_NOSTR_FAULT", &format!("lose_ok:1@:{port}"));
+    let out = p.run(&["run"]);
+    out.code(0);
+    let (rs, py) = (
+        held(&relays, &relays.rs, &pk, 1),
+        held(&relays, &relays.py, &pk, 1),
+    );
+    assert!(rs.len() >= 3, "{rs:#?}\n{}", shown(&out));
+    assert_eq!(ids(&rs), ids(&py), "{}", shown(&out));
+    let roots = rs
+        .iter()
+        .filter(|e| !e["tags"].as_array().unwrap().iter().any(|t| t[0] == "e"))
+        .count();
+    assert_eq!(roots, 1, "one root, the rest replies: {rs:#?}");
+    let out = p.run(&["run"]);
+    out.code(0);
+    assert_eq!(
+        held(&relays, &relays.rs, &pk, 1).len(),
+        rs.len(),
+        "{}",
+        shown(&out)
+    );
+}

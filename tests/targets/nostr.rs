@@ -7,6 +7,7 @@ use crate::fakes::fake_nostr::{FakeRelay, Flavour};
 use crate::support::util::{Output, Project};
 
 mod edits;
+mod thread;
 
 pub const TODAY: &str = "--today=2026-11-29";
 pub const KEY: &str = "2026-11-29";

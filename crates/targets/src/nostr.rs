@@ -24,6 +24,7 @@ mod lookup;
 mod native;
 mod relays;
 mod text;
+mod thread;
 mod wire;
 
 /// Generations a lookup with no state behind it tries for a long note's `d` tag.
@@ -57,6 +58,10 @@ pub struct Nostr {
     clock: Clock,
     /// `npub` when it is not the key's: every send is refused (auth) with this text.
     wrong_key: Option<String>,
+    long: crate::thread::Long,
+    /// Each thread's `created_at` chosen this run (`Thread::part_native`, which has `&self`),
+    /// for its part 0.
+    started: std::cell::RefCell<std::collections::HashMap<(Key, u32), u64>>,
 }
 
 /// `kind = "nostr"` in the registry (`targets::kinds`).
@@ -135,8 +140,12 @@ impl Nostr {
             return Err(bad(ctx, "link", "link must start with https://".into()));
         }
         let long = super::shared::long(ctx)?;
-        if matches!(long, crate::thread::Long::Thread(_)) {
-            return Err(bad(ctx, "long", "long = \"thread\" is not built for Nostr yet: a short note is cut at no limit, so leave `long` out".into()));
+        if note == Note::Long && matches!(long, crate::thread::Long::Thread(_)) {
+            return Err(bad(
+                ctx,
+                "long",
+                "long = \"thread\" is for short notes; a long note is one article".into(),
+            ));
         }
         let keys = key::Keys::read(ctx, &settings.secret_key_file)?;
         let wrong_key = match &settings.npub {
@@ -168,6 +177,8 @@ impl Nostr {
             timeout,
             clock: ctx.clock.clone(),
             wrong_key,
+            long,
+            started: std::cell::RefCell::default(),
         })
     }
 
@@ -279,7 +290,10 @@ impl Target for Nostr {
     }
 
     fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
-        None
+        match self.long {
+            crate::thread::Long::Thread(_) => Some(self),
+            crate::thread::Long::Cut => None,
+        }
     }
 }
 

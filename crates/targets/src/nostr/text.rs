@@ -97,7 +97,7 @@ fn short_text(post: &Post, link: Option<&str>, hashtags: &[String]) -> String {
 }
 
 /// The post's hashtags (letters, digits and `_`), each once.
-fn hashtags(post: &Post) -> Vec<String> {
+pub fn hashtags(post: &Post) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     for tag in post.tags.iter().filter_map(|t| crate::text::hashtag(t)) {
         if !seen.iter().any(|s| s.eq_ignore_ascii_case(&tag)) {
@@ -120,7 +120,7 @@ fn published_at(post: &Post) -> i64 {
 
 /// Text without the control characters NIP-01's serialization has no escape for (all but
 /// newline and tab), and without carriage returns.
-fn clean(text: &str) -> String {
+pub fn clean(text: &str) -> String {
     text.chars()
         .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
         .collect()
