@@ -238,3 +238,27 @@ fn a_short_note_refuses_on_edit_update() {
     assert!(shown(&out).contains("cannot be edited"), "{}", shown(&out));
     assert_eq!(rs.count("EVENT"), 0);
 }
+
+#[test]
+fn a_backfill_of_40_posts_is_one_event_each_and_one_listing_per_relay() {
+    let (rs, py) = relays();
+    let p = project(&[&rs, &py], "");
+    for i in 1..=39 {
+        let day = crate::support::days::days_ago(20 + i);
+        p.post(&day, &format!("Post {i}"));
+    }
+    let out = p.run(&["run", "--backfill", TODAY]);
+    out.code(0);
+    for relay in [&rs, &py] {
+        assert_eq!(relay.held(1).len(), 40, "{}", shown(&out));
+        let (events, reqs) = (relay.count("EVENT"), relay.count("REQ"));
+        assert_eq!(events, 40, "{:?}", relay.flavour);
+        // The floor is one EVENT per post; the listing is the only request beside them.
+        let ratio = (events + reqs) as f64 / 40.0;
+        assert!(
+            ratio <= 1.15,
+            "{:?}: {events} EVENT + {reqs} REQ = {ratio:.3} per post",
+            relay.flavour
+        );
+    }
+}

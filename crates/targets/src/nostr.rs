@@ -20,6 +20,7 @@ use text::Note;
 mod edit;
 mod event;
 mod key;
+mod listing;
 mod lookup;
 mod native;
 mod relays;
@@ -62,6 +63,8 @@ pub struct Nostr {
     /// Each thread's `created_at` chosen this run (`Thread::part_native`, which has `&self`),
     /// for its part 0.
     started: std::cell::RefCell<std::collections::HashMap<(Key, u32), u64>>,
+    /// The run's listing of the author's notes (`listing.rs`).
+    survey: Option<super::survey::Survey<listing::Listing>>,
 }
 
 /// `kind = "nostr"` in the registry (`targets::kinds`).
@@ -179,6 +182,7 @@ impl Nostr {
             wrong_key,
             long,
             started: std::cell::RefCell::default(),
+            survey: None,
         })
     }
 
@@ -315,6 +319,12 @@ impl Names for Nostr {
 impl Find for Nostr {
     fn find(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
         self.look(attempts)
+    }
+
+    /// One `REQ` per relay for the author's notes since the first key's day, in place of a
+    /// `REQ` per key per relay before each first attempt.
+    fn survey(&mut self, keys: &[Key], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+        self.read_listing(keys, now)
     }
 
     fn immediate(&self) -> bool {

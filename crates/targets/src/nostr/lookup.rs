@@ -23,7 +23,10 @@ type Ours = Box<dyn Fn(&Event) -> Option<bool>>;
 impl Nostr {
     /// `Find::find`.
     pub(super) fn look(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let exact = native::created(attempts.native).and_then(|created| {
+        // Before a first attempt (`since` is none) the copy's chosen `created_at` names no
+        // event yet: the lookup is the broad one.
+        let created = attempts.since.and(native::created(attempts.native));
+        let exact = created.and_then(|created| {
             let draft = Draft::from_body(attempts.sent)?;
             let draft = for_copy(draft, attempts.key, attempts.generation);
             Some(draft.sign(&self.keys, created))
@@ -38,7 +41,14 @@ impl Nostr {
             }
             None => self.broad(attempts),
         };
-        let seen = self.ask_all(&filter);
+        let listed = exact
+            .is_none()
+            .then(|| self.from_listing(attempts))
+            .flatten();
+        let seen = match listed {
+            Some(seen) => seen,
+            None => self.ask_all(&filter),
+        };
         // Each event found: this post's (an attempt sent its text) or another at its place.
         let mut mine: Vec<Event> = Vec::new();
         let mut foreign: Vec<Event> = Vec::new();
