@@ -19,10 +19,13 @@ use serde_json::json;
 /// The most events one relay's listing asks for.
 const LIMIT: usize = 500;
 
+/// One relay's listing: its events, and the earliest `created_at` it provably reaches.
+type Listed = Result<(Vec<Event>, u64), String>;
+
 /// Each relay's events by this key since `since`, or why it could not be read.
 #[derive(Debug)]
 pub struct Listing {
-    relays: Vec<(String, Result<(Vec<Event>, u64), String>)>,
+    relays: Vec<(String, Listed)>,
 }
 
 impl Nostr {
@@ -74,7 +77,7 @@ impl Nostr {
 
     /// What each relay's listing holds for a lookup before a first attempt, when every relay's
     /// reaches the key's day; `None`: look it up live.
-    pub(super) fn from_listing(&self, attempts: &Attempts) -> Option<Vec<Seen>> {
+    pub(super) fn listed(&self, attempts: &Attempts) -> Option<Vec<Seen>> {
         let listing = self.survey.as_ref()?.for_lookup(attempts)?;
         let from = u64::try_from(attempts.reach_back().as_second()).ok()?;
         listing

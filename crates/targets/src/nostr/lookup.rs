@@ -41,10 +41,7 @@ impl Nostr {
             }
             None => self.broad(attempts),
         };
-        let listed = exact
-            .is_none()
-            .then(|| self.from_listing(attempts))
-            .flatten();
+        let listed = exact.is_none().then(|| self.listed(attempts)).flatten();
         let seen = match listed {
             Some(seen) => seen,
             None => self.ask_all(&filter),
