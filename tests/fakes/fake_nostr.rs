@@ -42,6 +42,8 @@ pub struct Relay {
     pub lose_ok: Vec<bool>,
     /// The last pending line of the watched state, when each EVENT arrived.
     pub pending_at_event: Vec<Option<String>>,
+    /// A relay that stores deletions but keeps what they name (NIP-09 makes them requests).
+    pub keeps_deleted: bool,
     watch: Option<std::path::PathBuf>,
 }
 
@@ -288,7 +290,7 @@ fn store(st: &mut Relay, flavour: Flavour, event: &Value) -> bool {
         st.events
             .retain(|e| !(same(e) && e["created_at"].as_u64().unwrap_or(0) < created));
     }
-    if kind == 5 {
+    if kind == 5 && !st.keeps_deleted {
         let named: Vec<String> = event["tags"]
             .as_array()
             .into_iter()

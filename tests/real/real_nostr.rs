@@ -298,3 +298,87 @@ fn real_nostr_a_thread_is_each_part_once_on_both_with_nip10_replies() {
         shown(&out)
     );
 }
+
+/// The bare-send floor: one connection per relay, `n` signed notes sent one after another,
+/// each waiting for its `OK` (what any client must do at least). Its wall time.
+fn bare_send(relays: &[&str], n: usize) -> f64 {
+    use sha2::Digest;
+    let secret = fresh_key("floor");
+    let bytes: Vec<u8> = (0..64)
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&secret[i..i + 2], 16).unwrap())
+        .collect();
+    let key = k256::schnorr::SigningKey::from_bytes(&bytes).unwrap();
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let pk = hex(&key.verifying_key().to_bytes());
+    let started = std::time::Instant::now();
+    let mut conns: Vec<_> = relays
+        .iter()
+        .map(|r| tungstenite::connect(*r).unwrap().0)
+        .collect();
+    let now = jiff::Timestamp::now().as_second();
+    for i in 0..n {
+        let content = format!("Post number {i}\n\nhttps://blog.example.com/{i}/");
+        let serial = json!([0, pk, now, 1, [], content]).to_string();
+        let id: [u8; 32] = sha2::Sha256::digest(serial.as_bytes()).into();
+        let sig = key.sign_prehash_with_aux_rand(&id, &id).unwrap();
+        let event = json!({"id": hex(&id), "pubkey": pk, "created_at": now, "kind": 1, "tags": [], "content": content, "sig": hex(&sig.to_bytes())});
+        for ws in &mut conns {
+            ws.send(tungstenite::Message::text(
+                json!(["EVENT", event]).to_string(),
+            ))
+            .unwrap();
+            while !ws.read().unwrap().to_text().unwrap().starts_with("[\"OK\"") {}
+        }
+    }
+    started.elapsed().as_secs_f64()
+}
+
+#[test]
+#[ignore = "a measurement on the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_40_post_backfill_beside_a_bare_send_floor() {
+    let relays = harness::nostr();
+    let both = [relays.rs.as_str(), relays.py.as_str()];
+    let (mut ours, mut floor) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        floor.push(bare_send(&both, 40));
+        let (p, pk) = project(&both, "");
+        std::fs::remove_file(p.path(&format!("content/{}.md", today()))).unwrap();
+        for i in 0..40 {
+            p.post(&days_ago(20 + i), &format!("Post number {i}"));
+        }
+        // `DAYRUN_BENCH_BIN`: the binary measured (a release build), else the tests' own.
+        let mut cmd = p.command(&["run", "--backfill"]);
+        if let Some(exe) = std::env::var_os("DAYRUN_BENCH_BIN").filter(|v| !v.is_empty()) {
+            cmd = std::process::Command::new(exe);
+            cmd.arg("-C")
+                .arg(&p.root)
+                .args(["run", "--backfill"])
+                .env("TZ", "UTC");
+        }
+        let started = std::time::Instant::now();
+        let out = cmd.output().unwrap();
+        ours.push(started.elapsed().as_secs_f64());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        for relay in both {
+            assert_eq!(
+                held(&relays, relay, &pk, 1).len(),
+                40,
+                "{relay}: each post once"
+            );
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (ours, floor) = (median(&mut ours), median(&mut floor));
+    eprintln!(
+        "nostr 40-post backfill on both real relays: dayrun {ours:.3} s, bare-send floor {floor:.3} s, {:.2}x",
+        ours / floor
+    );
+}

@@ -293,11 +293,10 @@ impl Target for Nostr {
         Some(self)
     }
 
+    /// A short note's thread (`long = "thread"`); a long note is one article.
     fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
-        match self.long {
-            crate::thread::Long::Thread(_) => Some(self),
-            crate::thread::Long::Cut => None,
-        }
+        let threaded = matches!(self.long, crate::thread::Long::Thread(_));
+        threaded.then_some(self as &mut dyn super::Thread)
     }
 }
 

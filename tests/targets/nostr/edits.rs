@@ -87,3 +87,25 @@ fn a_long_note_retracted_is_gone_from_both_relays() {
         );
     }
 }
+
+#[test]
+fn a_relay_that_keeps_a_retracted_note_is_reported_by_name() {
+    let (rs, py) = relays();
+    let p = project(&[&rs, &py], "");
+    p.run(&["run", TODAY]).code(0);
+    py.state.lock().unwrap().keeps_deleted = true;
+    let out = p.run(&["retract", KEY, "--yes"]);
+    assert_ne!(out.code, 0, "{}", shown(&out));
+    assert!(rs.held(1).is_empty());
+    assert_eq!(py.held(1).len(), 1, "it kept it");
+    assert!(
+        shown(&out).contains(&py.url()),
+        "the relay is named\n{}",
+        shown(&out)
+    );
+    assert!(
+        !line(&p, KEY).starts_with(&format!("{KEY} retracted ")),
+        "{}",
+        line(&p, KEY)
+    );
+}

@@ -122,7 +122,27 @@ impl Retract for Nostr {
             content: "retracted by dayrun".into(),
         };
         let event = deletion.sign(&self.keys, self.now());
-        self.everywhere(&event).map(|_| ())
+        self.everywhere(&event)?;
+        // Each relay asked at once: one that keeps the note is named here, where the
+        // failure's words are ours (a deletion is a request a relay may refuse in silence).
+        let filter = self.showing(id)?;
+        let keeping: Vec<String> = self
+            .ask_all(&filter)
+            .into_iter()
+            .filter(|(_, found)| found.as_ref().is_ok_and(|events| !events.is_empty()))
+            .map(|(url, _)| url)
+            .collect();
+        if keeping.is_empty() {
+            return Ok(());
+        }
+        Err(Error::failure(
+            Class::Rejected,
+            format!(
+                "relay {} still serves {id} after the deletion (kind 5) it accepted",
+                keeping.join(", relay ")
+            ),
+        )
+        .hint("a deletion is a request: ask that relay's operator, or take it out of `relays`"))
     }
 
     /// Found (naming the relays that keep it) while any relay still serves the copy; absent

@@ -106,17 +106,20 @@ fn parent_of(event: &Event) -> Option<String> {
 
 impl Thread for Nostr {
     fn pieces(&mut self, post: &Post) -> Result<Vec<Piece>, Error> {
-        let Long::Thread(shape) = self.long else {
-            return Err(Error::failure(
-                Class::Local,
-                "long = \"cut\" sends no thread",
-            ));
-        };
-        let link = self.link(post);
         let hashtags = super::text::hashtags(post);
         let words: Vec<String> = hashtags.iter().map(|t| format!("#{t}")).collect();
+        let link = self.link(post);
         let (whole, head) =
             crate::thread::source(self.template.as_ref(), post, link.as_deref(), &words)?;
+        let shape = match self.long {
+            Long::Thread(shape) => shape,
+            Long::Cut => {
+                return Err(Error::failure(
+                    Class::Local,
+                    "a note sent whole has no parts",
+                ));
+            }
+        };
         let limit = Limit {
             max: PART_CHARS,
             max_bytes: None,
