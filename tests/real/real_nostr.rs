@@ -382,3 +382,63 @@ fn real_nostr_a_40_post_backfill_beside_a_bare_send_floor() {
         ours / floor
     );
 }
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_relay_down_while_the_other_is_up_gets_the_same_event_when_it_is_back() {
+    let relays = harness::nostr();
+    let own = relays.own_relay();
+    let (p, pk) = project(&[&relays.rs, &own.url], "");
+    let out = p.run(&["run"]);
+    assert_ne!(
+        out.code,
+        0,
+        "not out while a relay lacks it\n{}",
+        shown(&out)
+    );
+    assert_eq!(
+        held(&relays, &relays.rs, &pk, 1).len(),
+        1,
+        "{}",
+        shown(&out)
+    );
+    assert!(
+        shown(&out).contains(&own.url),
+        "the relay is named\n{}",
+        shown(&out)
+    );
+    own.start();
+    let out = p.run(&["run"]);
+    out.code(0);
+    let (rs, back) = (
+        held(&relays, &relays.rs, &pk, 1),
+        held(&relays, &own.url, &pk, 1),
+    );
+    assert_eq!(rs.len(), 1, "{}", shown(&out));
+    assert_eq!(
+        ids(&back),
+        ids(&rs),
+        "the same event, not a second one\n{}",
+        shown(&out)
+    );
+    assert!(
+        line(&p, &today()).contains(" done "),
+        "{}",
+        line(&p, &today())
+    );
+    own.stop();
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_nostr_a_key_that_is_not_the_npubs_exits_3_naming_the_file_and_sends_nothing() {
+    let relays = harness::nostr();
+    let other = public_of(&fresh_key("someone else"));
+    let (p, pk) = project(&[&relays.rs, &relays.py], &format!("npub = \"{other}\""));
+    let out = p.run(&["run"]);
+    out.code(3);
+    assert!(shown(&out).contains("secrets/nostr.key"), "{}", shown(&out));
+    for relay in [&relays.rs, &relays.py] {
+        assert!(held(&relays, relay, &pk, 1).is_empty(), "{relay}");
+    }
+}

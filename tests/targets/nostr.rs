@@ -262,3 +262,17 @@ fn a_backfill_of_40_posts_is_one_event_each_and_one_listing_per_relay() {
         );
     }
 }
+
+#[test]
+fn a_relay_that_refuses_the_event_for_good_goes_to_a_person_naming_it() {
+    let (rs, py) = relays();
+    let p = project(&[&rs, &py], "");
+    // Sent as of two years ago: nostr-relay refuses it as not recent, nostr-rs-relay takes it.
+    let out = p.run_at("2024-11-29T07:00:00Z", &["run", TODAY]);
+    assert_eq!(out.code, 1, "{}", shown(&out));
+    assert_eq!(rs.held(1).len(), 1);
+    assert!(py.held(1).is_empty());
+    let all = shown(&out);
+    assert!(all.contains("too old") && all.contains(&py.url()), "{all}");
+    assert!(!line(&p, KEY).starts_with(&format!("{KEY} done ")));
+}

@@ -110,3 +110,66 @@ pub fn fresh_key(test: &str) -> String {
     let digest = Sha256::digest(format!("{test} {nanos} {}", std::process::id()).as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// A nostr-relay of a test's own, on a free port, started and stopped by the test (the
+/// harness's `up.sh` and `down.sh` with `NOSTR_ONLY=py` and their own port and state), so a
+/// relay can be down and come back while the shared ones run on. Stopped and purged on drop.
+pub struct OwnRelay {
+    dir: PathBuf,
+    env: Vec<(String, String)>,
+    pub url: String,
+}
+
+impl Relays {
+    /// A relay of the test's own, not started yet.
+    pub fn own_relay(&self) -> OwnRelay {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let state = super::work_dir().join(format!("nostr-own-{port}"));
+        let env = vec![
+            ("NOSTR_ONLY".to_string(), "py".to_string()),
+            ("NOSTR_PY_PORT".to_string(), port.to_string()),
+            (
+                "NOSTR_STATE_DIR".to_string(),
+                state.join("state").display().to_string(),
+            ),
+            (
+                "NOSTR_CREDS".to_string(),
+                state.join("creds.env").display().to_string(),
+            ),
+        ];
+        OwnRelay {
+            dir: self.dir.clone(),
+            env,
+            url: format!("ws://127.0.0.1:{port}"),
+        }
+    }
+}
+
+impl OwnRelay {
+    fn script(&self, name: &str, args: &[&str]) {
+        let env: Vec<(&str, &str)> = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        super::script(&self.dir, name, args, &env);
+    }
+
+    pub fn start(&self) {
+        self.script("up.sh", &[]);
+    }
+
+    pub fn stop(&self) {
+        self.script("down.sh", &[]);
+    }
+}
+
+impl Drop for OwnRelay {
+    fn drop(&mut self) {
+        self.script("down.sh", &["--purge"]);
+    }
+}
