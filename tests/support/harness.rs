@@ -20,7 +20,7 @@ mod wordpress;
 
 pub use bluesky::{Pds, Record, bluesky};
 pub use ghost::{Ghost, ghost};
-pub use nostr::{OwnRelay, Relays, fresh_key, nostr, public_of};
+pub use nostr::{Relays, fresh_key, nostr, public_of};
 pub use wordpress::{WordPress, wordpress};
 
 use serde_json::Value;
