@@ -116,32 +116,46 @@ fn bad(ctx: &Context, key: &str, msg: String) -> Error {
         .at_line(ctx.target.line_of(key))
 }
 
-impl Nostr {
-    pub fn new(ctx: &Context, settings: Settings) -> Result<Nostr, Error> {
-        let note = note(ctx, &settings)?;
-        if settings.relays.is_empty() {
+/// The relays (one or more, each a ws:// or wss:// URL, none twice) and the link.
+fn check_urls(ctx: &Context, settings: &Settings) -> Result<(), Error> {
+    if settings.relays.is_empty() {
+        return Err(bad(
+            ctx,
+            "relays",
+            "relays is empty: name at least one, e.g. [\"wss://relay.example\"]".into(),
+        ));
+    }
+    for (n, url) in settings.relays.iter().enumerate() {
+        if settings.relays[..n].contains(url) {
+            let shown = crate::outside::escape(url, 80);
             return Err(bad(
                 ctx,
                 "relays",
-                "relays is empty: name at least one, e.g. [\"wss://relay.example\"]".into(),
+                format!("relay `{shown}` is named twice"),
             ));
         }
-        for url in &settings.relays {
-            if wire::parse_url(url).is_none() {
-                let shown = crate::outside::escape(url, 80);
-                return Err(bad(
-                    ctx,
-                    "relays",
-                    format!("relay `{shown}` is not a ws:// or wss:// URL"),
-                ));
-            }
+        if wire::parse_url(url).is_none() {
+            let shown = crate::outside::escape(url, 80);
+            return Err(bad(
+                ctx,
+                "relays",
+                format!("relay `{shown}` is not a ws:// or wss:// URL"),
+            ));
         }
-        if let Some(link) = &settings.link
-            && !link.starts_with("https://")
-            && !link.starts_with("http://")
-        {
-            return Err(bad(ctx, "link", "link must start with https://".into()));
-        }
+    }
+    if let Some(link) = &settings.link
+        && !link.starts_with("https://")
+        && !link.starts_with("http://")
+    {
+        return Err(bad(ctx, "link", "link must start with https://".into()));
+    }
+    Ok(())
+}
+
+impl Nostr {
+    pub fn new(ctx: &Context, settings: Settings) -> Result<Nostr, Error> {
+        let note = note(ctx, &settings)?;
+        check_urls(ctx, &settings)?;
         let long = super::shared::long(ctx)?;
         if note == Note::Long && matches!(long, crate::thread::Long::Thread(_)) {
             return Err(bad(
