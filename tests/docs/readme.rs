@@ -72,7 +72,9 @@ fn every_toml_example_is_a_valid_config() {
                 let secret = match key.trim() {
                     "admin_key_file" => "6489f2d1c3a4b5e6f7a8b9c0:0123456789abcdef0123456789abcdef",
                     // So has a Nostr secret key (nsec or 64 hex digits).
-                    "secret_key_file" => "0000000000000000000000000000000000000000000000000000000000000003",
+                    "secret_key_file" => {
+                        "0000000000000000000000000000000000000000000000000000000000000003"
+                    }
                     _ => "s3cret",
                 };
                 p.secret(file, secret);

@@ -281,15 +281,24 @@ fn a_relay_that_refuses_the_event_for_good_goes_to_a_person_naming_it() {
 fn relays_must_be_ws_urls_each_named_once() {
     let (rs, py) = relays();
     for (relays, says) in [
-        (format!("[\"{}\", \"{}\"]", rs.url(), rs.url()), "named twice"),
-        ("[\"https://relay.example\"]".to_string(), "not a ws:// or wss:// URL"),
+        (
+            format!("[\"{}\", \"{}\"]", rs.url(), rs.url()),
+            "named twice",
+        ),
+        (
+            "[\"https://relay.example\"]".to_string(),
+            "not a ws:// or wss:// URL",
+        ),
         ("[]".to_string(), "relays is empty"),
     ] {
         let p = project(&[&rs, &py], "");
         let config = p.read("dayrun.toml");
         let start = config.find("relays = ").unwrap();
         let end = start + config[start..].find('\n').unwrap();
-        p.file("dayrun.toml", format!("{}relays = {relays}{}", &config[..start], &config[end..]));
+        p.file(
+            "dayrun.toml",
+            format!("{}relays = {relays}{}", &config[..start], &config[end..]),
+        );
         let out = p.run(&["run", TODAY]);
         out.code(2);
         assert!(shown(&out).contains(says), "{}", shown(&out));

@@ -66,15 +66,7 @@ impl Nostr {
             .collect();
         words.extend(failed.into_iter().map(|(_, w)| w));
         let message = format!("event {}: {}", event.id, words.join("; "));
-        let class = if !held.is_empty() || classes.contains(&Class::Unknown) {
-            Class::Unknown
-        } else if classes.contains(&Class::Auth) {
-            Class::Auth
-        } else if classes.contains(&Class::Rejected) {
-            Class::Rejected
-        } else {
-            Class::RetrySafe
-        };
+        let class = class_of(!held.is_empty(), &classes);
         let hint = match class {
             Class::Unknown => format!(
                 "the next run asks every relay for event {} and sends that same event to each one without it; a relay gone for good: take it out of `relays` in [targets.{}]",
@@ -166,6 +158,48 @@ impl Nostr {
                     missing.join("; ")
                 ),
             )),
+        }
+    }
+}
+
+/// The class of a send that not every relay holds: unknown when one holds it or may (its
+/// answer was lost); else the gravest of the relays' refusals (a refused key, a refused
+/// event, a relay down or slowing dayrun down).
+fn class_of(one_holds: bool, failures: &[Class]) -> Class {
+    let any = |class| failures.contains(&class);
+    if one_holds || any(Class::Unknown) {
+        Class::Unknown
+    } else if any(Class::Auth) {
+        Class::Auth
+    } else if any(Class::Rejected) {
+        Class::Rejected
+    } else {
+        Class::RetrySafe
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Class::{Auth, Rejected, RetrySafe, Unknown};
+
+    #[test]
+    fn a_send_not_every_relay_holds_is_classed_by_the_per_relay_rule() {
+        let table: [(bool, &[Class], Class); 7] = [
+            (true, &[RetrySafe], Unknown),
+            (true, &[Rejected], Unknown),
+            (false, &[Unknown, RetrySafe], Unknown),
+            (false, &[RetrySafe, RetrySafe], RetrySafe),
+            (false, &[RetrySafe, Rejected], Rejected),
+            (false, &[Rejected, Auth], Auth),
+            (false, &[Auth], Auth),
+        ];
+        for (one_holds, failures, want) in table {
+            assert_eq!(
+                class_of(one_holds, failures),
+                want,
+                "{one_holds} {failures:?}"
+            );
         }
     }
 }
