@@ -255,6 +255,10 @@ fn a_backfill_of_40_posts_is_one_event_each_and_one_listing_per_relay() {
         assert_eq!(events, 40, "{:?}", relay.flavour);
         // The floor is one EVENT per post; the listing is the only request beside them.
         let ratio = (events + reqs) as f64 / 40.0;
+        eprintln!(
+            "nostr {:?} fake, 40-post backfill: {events} EVENT + {reqs} REQ = {ratio:.3} messages per post (floor 1.000)",
+            relay.flavour
+        );
         assert!(
             ratio <= 1.15,
             "{:?}: {events} EVENT + {reqs} REQ = {ratio:.3} per post",
