@@ -109,3 +109,27 @@ fn a_relay_that_keeps_a_retracted_note_is_reported_by_name() {
         line(&p, KEY)
     );
 }
+
+#[test]
+fn an_edit_while_a_relay_is_down_reaches_it_when_it_is_back() {
+    let (rs, py) = relays();
+    let p = project(&[&rs, &py], "note = \"long\"");
+    p.run(&["run", TODAY]).code(0);
+    p.file(
+        &format!("content/{KEY}.md"),
+        "---\ntags: [rust, nostr]\n---\n# Why the date is the key\n\nOne key per day, fixed.\n",
+    );
+    py.set_down(true);
+    let out = p.run(&["run", TODAY]);
+    assert_ne!(out.code, 0, "{}", shown(&out));
+    let fixed = |relay: &crate::fakes::fake_nostr::FakeRelay| {
+        let held = relay.held(30023);
+        held.len() == 1 && held[0]["content"].as_str().unwrap().contains("fixed")
+    };
+    assert!(fixed(&rs), "{}", shown(&out));
+    assert!(!fixed(&py));
+    py.set_down(false);
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    assert!(fixed(&rs) && fixed(&py), "{}", shown(&out));
+}

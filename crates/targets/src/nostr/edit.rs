@@ -74,10 +74,8 @@ impl Update for Nostr {
         let seen = self.ask_all(&filter);
         let mut newest: Vec<Event> = Vec::new();
         for (_, found) in seen {
-            let events = match found {
-                Err(why) => return Ok(Lookup::CannotTell(why)),
-                Ok(events) => events,
-            };
+            // A relay down or silent: the read-back failed, and is made again next run.
+            let events = found.map_err(|why| Error::failure(Class::RetrySafe, why))?;
             match events.into_iter().max_by_key(|e| e.created_at) {
                 Some(event) if mark(&event.draft.content) == want => newest.push(event),
                 _ => return Ok(Lookup::Absent),
@@ -170,7 +168,7 @@ impl Retract for Nostr {
                 Lookup::Found(vec![receipt])
             }
             (None, true) => Lookup::Absent,
-            (None, false) => Lookup::CannotTell(unsure.join("; ")),
+            (None, false) => return Err(Error::failure(Class::RetrySafe, unsure.join("; "))),
         })
     }
 }
