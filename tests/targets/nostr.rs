@@ -309,3 +309,36 @@ fn relays_must_be_ws_urls_each_named_once() {
     }
     assert_eq!(rs.count("EVENT") + py.count("EVENT"), 0);
 }
+
+#[test]
+fn a_kill_mid_send_then_a_rerun_is_one_event_on_each_relay() {
+    let (rs, py) = relays();
+    let p = project(&[&rs, &py], "");
+    // The first relay stores the event; dayrun, waiting for its answer, is killed.
+    let child = p
+        .command(&["run", TODAY])
+        .env("DAYRUN_NOSTR_FAULT", "hang_ok:1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, said) = crate::support::util::wait_or_kill(
+        child,
+        || rs.held(1).len() == 1,
+        std::time::Duration::from_secs(30),
+    );
+    assert_eq!(code, None, "killed mid-send\n{said}");
+    // The pending line, durable in the journal before the event went out.
+    let journal = p.read("state/nos.journal");
+    let pending = journal
+        .lines()
+        .rev()
+        .find(|l| l.contains(" pending "))
+        .unwrap_or_default();
+    assert!(field(pending, "nostr.created").is_some(), "{journal}");
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    assert_eq!(rs.held(1).len(), 1, "{}", shown(&out));
+    assert_eq!(ids(&py, 1), ids(&rs, 1), "the same event\n{}", shown(&out));
+    assert!(line(&p, KEY).starts_with(&format!("{KEY} done ")));
+}
