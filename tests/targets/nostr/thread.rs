@@ -120,3 +120,35 @@ fn a_lost_answer_on_a_part_is_found_and_the_thread_goes_on_once() {
         line(&p, KEY)
     );
 }
+
+#[test]
+fn a_kill_while_part_2_goes_out_then_a_rerun_sends_each_part_once() {
+    let (rs, py) = relays();
+    let p = project(&[&rs, &py], "long = \"thread\"");
+    long_post(&p);
+    // The first relay stores part 2; dayrun, waiting for its answer, is killed.
+    let child = p
+        .command(&["run", TODAY])
+        .env("DAYRUN_NOSTR_FAULT", format!("hang_ok:1+1@:{}", rs.port))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, said) = crate::support::util::wait_or_kill(
+        child,
+        || rs.held(1).len() == 2,
+        std::time::Duration::from_secs(30),
+    );
+    assert_eq!(code, None, "killed mid-thread\n{said}");
+    assert_eq!(py.held(1).len(), 1, "part 2 reached only the first relay");
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    let parts = thread(&rs);
+    assert!(parts.len() >= 3, "{}", shown(&out));
+    assert_eq!(super::ids(&rs, 1), super::ids(&py, 1), "{}", shown(&out));
+    assert!(
+        line(&p, KEY).starts_with(&format!("{KEY} done ")),
+        "{}",
+        line(&p, KEY)
+    );
+}

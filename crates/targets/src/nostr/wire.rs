@@ -3,9 +3,9 @@
 //! every text from the relay redacted. `EVENT` waits for its `OK`; `REQ` reads events until
 //! `EOSE` (or `CLOSED`). Before an `EVENT` is written nothing was sent (retry-safe); after,
 //! a failure may have left it stored (unknown). `DAYRUN_NOSTR_FAULT` is the fault point the
-//! tests and drills use (the fault proxy speaks HTTP only): `lose_ok:N[@TEXT]` sends the first
-//! N events (to relays whose URL holds TEXT) and drops the connection before their `OK`, as a
-//! lost answer does; `hang_ok:N[@TEXT]` sends them and waits a minute first, for a kill.
+//! tests and drills use (the fault proxy speaks HTTP only): `lose_ok:N[+K][@TEXT]` sends N
+//! events (after the first K, to relays whose URL holds TEXT) and drops the connection before
+//! their `OK`, as a lost answer does; `hang_ok:…` sends them and waits a minute first, for a kill.
 
 use crate::error::{Class, Error};
 use crate::redact::Redactor;
@@ -205,8 +205,9 @@ fn said(accepted: Option<bool>, reason: &str) -> Said {
     }
 }
 
-/// The fault the fault point puts on this event's answer (`DAYRUN_NOSTR_FAULT=WHAT:N[@TEXT]`,
-/// `WHAT` `lose_ok` or `hang_ok`), if any.
+/// The fault the fault point puts on this event's answer (`DAYRUN_NOSTR_FAULT=WHAT:N[+K][@TEXT]`:
+/// `WHAT` `lose_ok` or `hang_ok`, on N events after the first K to relays whose URL holds TEXT),
+/// if any.
 fn fault(url: &str) -> Option<&'static str> {
     static SENT: AtomicUsize = AtomicUsize::new(0);
     let spec = std::env::var("DAYRUN_NOSTR_FAULT").ok()?;
@@ -216,8 +217,10 @@ fn fault(url: &str) -> Option<&'static str> {
     if !url.contains(only) {
         return None;
     }
-    let n: usize = count.parse().unwrap_or(0);
-    (SENT.fetch_add(1, Ordering::SeqCst) < n).then_some(what)
+    let (n, skip) = count.split_once('+').unwrap_or((count, "0"));
+    let (n, skip): (usize, usize) = (n.parse().unwrap_or(0), skip.parse().unwrap_or(0));
+    let sent = SENT.fetch_add(1, Ordering::SeqCst);
+    (sent >= skip && sent < skip + n).then_some(what)
 }
 
 /// The parts of a relay URL: TLS or not, host, port and path.
