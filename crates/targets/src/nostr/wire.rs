@@ -3,7 +3,7 @@
 //! every text from the relay redacted. `EVENT` waits for its `OK`; `REQ` reads events until
 //! `EOSE` (or `CLOSED`). Before an `EVENT` is written nothing was sent (retry-safe); after,
 //! a failure may have left it stored (unknown). `DAYRUN_NOSTR_FAULT` is the fault point the
-//! tests and drills use (the fault proxy speaks HTTP only): `lose_ok:N[+K][@TEXT]` sends N
+//! tests use, in a test build only (the `faults` feature; the fault proxy speaks HTTP only): `lose_ok:N[+K][@TEXT]` sends N
 //! events (after the first K, to relays whose URL holds TEXT) and drops the connection before
 //! their `OK`, as a lost answer does; `hang_ok:…` sends them and waits a minute first, for a kill.
 
@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tungstenite::{Message, WebSocket};
 
@@ -207,8 +206,10 @@ fn said(accepted: Option<bool>, reason: &str) -> Said {
 
 /// The fault the fault point puts on this event's answer (`DAYRUN_NOSTR_FAULT=WHAT:N[+K][@TEXT]`:
 /// `WHAT` `lose_ok` or `hang_ok`, on N events after the first K to relays whose URL holds TEXT),
-/// if any.
+/// if any. Only in a build for the tests (the `faults` feature); a release build has none.
+#[cfg(feature = "faults")]
 fn fault(url: &str) -> Option<&'static str> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     static SENT: AtomicUsize = AtomicUsize::new(0);
     let spec = std::env::var("DAYRUN_NOSTR_FAULT").ok()?;
     let (what, rest) = spec.split_once(':')?;
@@ -221,6 +222,11 @@ fn fault(url: &str) -> Option<&'static str> {
     let (n, skip): (usize, usize) = (n.parse().unwrap_or(0), skip.parse().unwrap_or(0));
     let sent = SENT.fetch_add(1, Ordering::SeqCst);
     (sent >= skip && sent < skip + n).then_some(what)
+}
+
+#[cfg(not(feature = "faults"))]
+fn fault(_url: &str) -> Option<&'static str> {
+    None
 }
 
 /// The parts of a relay URL: TLS or not, host, port and path.
