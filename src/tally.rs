@@ -96,10 +96,35 @@ impl Tally {
         *self.0.entry(count).or_default() += 1;
     }
 
+    /// How many keys were counted as `count`.
+    pub fn get(&self, count: Count) -> usize {
+        self.0.get(&count).copied().unwrap_or_default()
+    }
+
     /// The counts in print order, each through `show` (which may add a range or advice).
     pub fn parts(&self, show: impl Fn(Count, usize) -> String) -> Vec<String> {
         self.0.iter().map(|(count, n)| show(*count, *n)).collect()
     }
+}
+
+/// What each target's pass of this process counted, by target (`passed`): a run's metrics
+/// read it after the passes.
+static PASSES: std::sync::Mutex<Vec<(String, Tally)>> = std::sync::Mutex::new(Vec::new());
+
+/// Keep what `target`'s pass counted, for the run's metrics (`passes`).
+pub fn passed(target: &str, tally: &Tally) {
+    let mut passes = PASSES.lock().unwrap_or_else(|e| e.into_inner());
+    passes.push((target.to_string(), Tally(tally.0.clone())));
+}
+
+/// How many keys `target`'s passes in this process counted as `count`.
+pub fn passes(target: &str, count: Count) -> usize {
+    let passes = PASSES.lock().unwrap_or_else(|e| e.into_inner());
+    passes
+        .iter()
+        .filter(|(name, _)| name == target)
+        .map(|(_, tally)| tally.get(count))
+        .sum()
 }
 
 #[cfg(test)]

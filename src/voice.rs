@@ -303,6 +303,7 @@ impl<'a> Voice<'a> {
             self.rules.catchup_days,
         );
         crate::say::out(&line);
+        crate::tally::passed(self.teller.target, &self.outcome.tally);
         self.outcome.exit
     }
 }

@@ -42,8 +42,41 @@ pub fn logging() -> bool {
     LOG.lock().unwrap_or_else(|e| e.into_inner()).is_some()
 }
 
+/// The most of a run's lines kept for its ping (`keep`).
+const KEPT: usize = 64 * 1024;
+
+/// The run's lines kept since `keep`, and how many did not fit.
+static KEEP: Mutex<Option<(String, usize)>> = Mutex::new(None);
+
+/// From now on, keep every line said (stdout and stderr, in order, up to `KEPT` bytes) for
+/// `kept`: a ping sends them as the run's log.
+pub fn keep() {
+    *KEEP.lock().unwrap_or_else(|e| e.into_inner()) = Some((String::new(), 0));
+}
+
+/// The lines kept since `keep`, and how many more there were.
+pub fn kept() -> (String, usize) {
+    KEEP.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_default()
+}
+
+fn kept_too(line: &str) {
+    let mut keep = KEEP.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((held, more)) = keep.as_mut() {
+        if held.len() + line.len() < KEPT {
+            held.push_str(line);
+            held.push('\n');
+        } else {
+            *more += 1;
+        }
+    }
+}
+
 /// A line of what happened (stdout).
 pub fn out(line: &str) {
+    kept_too(line);
     if !logged(line) {
         // A reader that went away (`dayrun status | head`) stops nothing: the state and the
         // trace are the record, and an action in flight ends and is recorded.
@@ -53,6 +86,7 @@ pub fn out(line: &str) {
 
 /// An error or warning (stderr).
 pub fn err(line: &str) {
+    kept_too(line);
     if !logged(line) {
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }

@@ -51,7 +51,28 @@ pub struct Config {
     pub links_file: Option<PathBuf>,
     /// Configured targets, by name (default: one folder target `outbox` writing to `outbox/`).
     pub targets: Vec<TargetConfig>,
+    /// The watch settings: the metrics file, the ping (docs/monitoring.md).
+    pub watch: Watch,
 }
+
+/// What a run tells the monitors beside it (docs/monitoring.md).
+#[derive(Debug, Clone)]
+pub struct Watch {
+    /// The `project` label that keeps two projects on one host apart (`project`, default the
+    /// project folder's name).
+    pub project: String,
+    /// Where every run writes its metrics for node_exporter's textfile collector
+    /// (`metrics_file`, or `run --metrics FILE`; default none).
+    pub metrics_file: Option<PathBuf>,
+    /// The file that holds the healthchecks-style ping URL, a secret (`ping_url_file`; default
+    /// none).
+    pub ping_url_file: Option<PathBuf>,
+    /// How long one ping may take, all in (`ping_timeout_secs`, default 10).
+    pub ping_timeout: std::time::Duration,
+}
+
+/// A ping's time, all in, unless `ping_timeout_secs` says otherwise.
+pub const PING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One `[targets.NAME]` table: its kind, the shared delivery policy, and kind-specific settings.
 #[derive(Debug, Clone)]
@@ -96,6 +117,10 @@ struct File {
     times: Option<String>,
     static_dirs: Option<static_dirs::Written>,
     links_file: Option<PathBuf>,
+    project: Option<String>,
+    metrics_file: Option<PathBuf>,
+    ping_url_file: Option<PathBuf>,
+    ping_timeout_secs: Option<u64>,
     #[serde(default)]
     targets: BTreeMap<String, toml::Table>,
 }
@@ -159,6 +184,7 @@ impl Config {
             .path
             .parent()
             .map_or_else(|| root.clone(), Path::to_path_buf);
+        let watch = watch(&file, &root, &base).map_err(|e| e.at(shown))?;
         let (targets, mut problems) = read_targets(&source, file.targets, &base, &root, kinds);
         let place = static_dirs::Place {
             text: source.text.as_deref().unwrap_or_default(),
@@ -169,11 +195,21 @@ impl Config {
         let static_dirs = static_dirs::read(file.static_dirs, &place)?;
         let content = base.join(file.content.unwrap_or_else(|| "content".into()));
         let state = base.join(file.state.unwrap_or_else(|| "state".into()));
-        if let Some(links) = &file.links_file {
-            let config = source.text.is_some().then_some(source.path.as_path());
-            let placed =
-                links_file::check_place(&base.join(links), links, &state, &content, config);
-            problems.extend(placed.err().map(|e| e.at(shown)));
+        let config_file = source.text.is_some().then_some(source.path.as_path());
+        let written = [
+            ("links_file", &file.links_file),
+            ("metrics_file", &file.metrics_file),
+        ];
+        for (setting, path) in written {
+            if let Some(path) = path {
+                let place = links_file::Place {
+                    state: &state,
+                    content: &content,
+                    config: config_file,
+                };
+                let placed = place.check(setting, &base.join(path), path);
+                problems.extend(placed.err().map(|e| e.at(shown)));
+            }
         }
         let config = Config {
             links_file: file.links_file.map(|f| base.join(f)),
@@ -188,8 +224,24 @@ impl Config {
             times,
             static_dirs,
             targets,
+            watch,
         };
         Ok((config, problems))
+    }
+
+    /// `run --metrics FILE` (relative to the project folder) over `metrics_file`: refused
+    /// where it would replace one of dayrun's own files or a post.
+    pub fn metrics_to(&mut self, written: &Path) -> Result<(), Error> {
+        let path = self.root.join(written);
+        let file = self.file.as_ref().map(|f| self.root.join(f));
+        let place = links_file::Place {
+            state: &self.state,
+            content: &self.content,
+            config: file.as_deref(),
+        };
+        place.check("--metrics", &path, written)?;
+        self.watch.metrics_file = Some(path);
+        Ok(())
     }
 
     /// A path written in the config file, resolved as the file means it: relative paths start
@@ -383,6 +435,28 @@ fn read_source(root: &Path, config: Option<&Path>) -> Result<Source, Error> {
         }
     };
     Ok(Source { path, shown, text })
+}
+
+/// The watch settings of the file: the project's name (else its folder's), the metrics file
+/// and the ping's URL file resolved from the file's folder, the ping's time.
+fn watch(file: &File, root: &Path, base: &Path) -> Result<Watch, Error> {
+    let project = match &file.project {
+        Some(name) => name.clone(),
+        None => root
+            .file_name()
+            .map_or_else(|| "dayrun".into(), |n| n.to_string_lossy().into_owned()),
+    };
+    let ping_timeout = match file.ping_timeout_secs {
+        None => PING_TIMEOUT,
+        Some(0) => return Err(Error::config("`ping_timeout_secs` must be 1 or more")),
+        Some(secs) => std::time::Duration::from_secs(secs),
+    };
+    Ok(Watch {
+        project,
+        metrics_file: file.metrics_file.as_ref().map(|f| base.join(f)),
+        ping_url_file: file.ping_url_file.as_ref().map(|f| base.join(f)),
+        ping_timeout,
+    })
 }
 
 /// `times = "front-matter"`: a post is due at the time its front matter's `date` names.

@@ -1,18 +1,32 @@
-//! Where a `links_file` may go: never over one of dayrun's own files or the user's posts.
+//! Where a file dayrun writes for others (`links_file`, `metrics_file`) may go: never over one
+//! of dayrun's own files or the user's posts.
 
 use crate::error::Error;
 use std::path::{Component, Path, PathBuf};
 
-/// A `links_file` among dayrun's own files or the user's posts is a config error before
-/// anything runs: written there, it would replace a state file, a journal, the config or a
-/// post (and lose it). `written` is the setting as the user wrote it, for the message.
-pub(super) fn check_place(
-    links: &Path,
-    written: &Path,
-    state: &Path,
-    content: &Path,
-    config: Option<&Path>,
-) -> Result<(), Error> {
+/// What such a file must keep out of: the state and content folders, the config file.
+pub struct Place<'a> {
+    pub state: &'a Path,
+    pub content: &'a Path,
+    pub config: Option<&'a Path>,
+}
+
+impl Place<'_> {
+    /// A file (`setting`: its setting's name or flag) among dayrun's own files or the user's
+    /// posts is a config error before anything runs: written there, it would replace a state
+    /// file, a journal, the config or a post (and lose it). `written` is the path as the user
+    /// wrote it, for the message.
+    pub fn check(&self, setting: &str, path: &Path, written: &Path) -> Result<(), Error> {
+        check_place(setting, path, written, self)
+    }
+}
+
+fn check_place(setting: &str, links: &Path, written: &Path, place: &Place) -> Result<(), Error> {
+    let Place {
+        state,
+        content,
+        config,
+    } = *place;
     let links = resolved(links);
     let inside = |folder: &Path, what: &str| {
         links
@@ -32,10 +46,13 @@ pub(super) fn check_place(
     match why {
         None => Ok(()),
         Some(why) => Err(Error::config(format!(
-            "`links_file = \"{}\"` is {why}",
+            "`{setting} = \"{}\"` is {why}",
             written.display()
         ))
-        .hint("write the links where your site reads its data, e.g. `links_file = \"data/syndication.json\"`")),
+        .hint(match setting {
+            "links_file" => "write the links where your site reads its data, e.g. `links_file = \"data/syndication.json\"`",
+            _ => "write the metrics where node_exporter's textfile collector reads, e.g. `metrics_file = \"/var/lib/prometheus/node-exporter/dayrun.prom\"`",
+        })),
     }
 }
 

@@ -16,6 +16,14 @@ pub use upload::FilePart;
 /// Largest response body read (list endpoints can be long; more is an error, not a hang).
 const MAX_BODY: u64 = 16 * 1024 * 1024;
 
+/// Requests made by this process, answered or not (`requests`).
+static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many requests this process has made so far, answered or not: a run's metrics say it.
+pub fn requests() -> u64 {
+    REQUESTS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// An HTTP client for one target: the run's one agent, this target's per-phase timeouts, and
 /// the secrets it must never echo (every text it returns from outside is redacted).
 pub struct Http {
@@ -139,6 +147,14 @@ impl Http {
         self.reply(url, req.send(&bytes[..]))
     }
 
+    /// POST a plain-text body (a ping's log). Transport failures come back classed.
+    pub fn post_text(&self, url: &str, body: &str) -> Result<Reply, Error> {
+        let req = self
+            .request(self.agent.post(url))
+            .header("Content-Type", "text/plain; charset=utf-8");
+        self.reply(url, req.send(body.as_bytes()))
+    }
+
     /// POST with no body (an XRPC procedure without input). Transport failures come back classed.
     pub fn post_empty(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
         let mut req = self
@@ -182,6 +198,7 @@ impl Http {
         url: &str,
         result: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Reply, Error> {
+        REQUESTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let response = result.map_err(|e| self.transport(&e, url, ""))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
