@@ -57,6 +57,10 @@ pub struct RunArgs {
     /// 3), so cron mails exactly then
     #[argh(option)]
     pub log: Option<PathBuf>,
+    /// write the metrics for node_exporter's textfile collector to FILE at the end of the run
+    /// (over `metrics_file`)
+    #[argh(option)]
+    pub metrics: Option<PathBuf>,
 }
 
 /// Show every key's status per target.
@@ -66,6 +70,13 @@ pub struct StatusArgs {
     /// machine-readable output (schema in docs/commands.md)
     #[argh(switch)]
     pub json: bool,
+    /// one line for a monitoring plugin, with performance data; exit 0 OK, 1 WARNING, 2
+    /// CRITICAL, 3 UNKNOWN
+    #[argh(switch)]
+    pub check: bool,
+    /// write the calendar, one self-contained page, to FILE
+    #[argh(option)]
+    pub html: Option<PathBuf>,
     /// only this target
     #[argh(option)]
     pub target: Vec<String>,

@@ -21,7 +21,9 @@ mod known;
 pub mod links;
 mod look;
 pub mod mark;
+mod metrics;
 pub mod mv;
+mod ping;
 pub mod plan;
 mod posts;
 mod preview;
@@ -34,6 +36,7 @@ pub mod status;
 pub mod tally;
 pub mod tell;
 pub mod voice;
+mod watch;
 
 pub use ::content::{content, images, post, template, thread};
 pub use base::{clock, error, fsutil, redact, say, signals, text, trace};
@@ -62,18 +65,43 @@ pub fn run(args: Args) -> i32 {
 }
 
 fn dispatch(args: Args) -> Result<i32, Error> {
+    // A check answers in its own convention, even when it cannot judge (UNKNOWN).
+    if let Command::Status(a) = &args.command
+        && a.check
+    {
+        return Ok(match status::Form::of(a.json, a.check, a.html.clone()) {
+            Ok(_) => commands(args).unwrap_or_else(|err| checked(&err)),
+            Err(err) => checked(&err),
+        });
+    }
+    commands(args)
+}
+
+/// A check that could not judge: its UNKNOWN line, and 3.
+fn checked(err: &Error) -> i32 {
+    let (code, line) = status::check::unknown(err);
+    say::out(&line);
+    code
+}
+
+fn commands(args: Args) -> Result<i32, Error> {
     // git runs the merge driver in the repository's top folder: it needs no dayrun.toml.
     if let Command::MergeState(a) = &args.command {
         return merge::run(&a.base, &a.ours, &a.theirs, a.path.as_deref());
     }
     let root = args.dir.clone().unwrap_or_else(|| ".".into());
     // `check` says every problem of the config it can; the other commands stop at the first.
-    let (config, mut problems) =
+    let (mut config, mut problems) =
         Config::load_all(&root, args.config.as_deref(), &targets::kinds::known())?;
     if !matches!(args.command, Command::Check(_)) && !problems.is_empty() {
         return Err(problems.remove(0));
     }
     check_folder(&config, &args.command)?;
+    if let Command::Run(a) = &args.command
+        && let Some(metrics) = &a.metrics
+    {
+        config.metrics_to(metrics)?;
+    }
     let clock = |today: &Option<String>| clock(&config, today);
     Ok(match args.command {
         Command::Run(a) => {
@@ -123,7 +151,10 @@ fn dispatch(args: Args) -> Result<i32, Error> {
             }
             run::run(&config, &clock(&None)?, &plan)
         }
-        Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, a.json)?,
+        Command::Status(a) => {
+            let form = status::Form::of(a.json, a.check, a.html.clone())?;
+            status::run(&config, &clock(&a.today)?, &a.target, &form)?
+        }
         Command::Check(a) => check::run(&config, &clock(&a.today)?, a.online, problems)?,
         Command::Mark(a) => mark::run(&config, &clock(&None)?, &a)?,
         Command::Mv(a) => mv::run(&config, &clock(&None)?, &a)?,

@@ -25,13 +25,17 @@ use std::collections::BTreeSet;
 
 /// Run the plan; returns the exit code. Errors that stop the whole run are printed here.
 pub fn run(config: &Config, clock: &Clock, plan: &Plan) -> i32 {
-    match execute(config, clock, plan) {
+    // The monitors hear of every run, a failed one too (docs/monitoring.md).
+    let watch = crate::watch::Watch::start(config, clock, plan);
+    let code = match execute(config, clock, plan) {
         Ok(code) => code,
         Err(err) => {
             say::err(&format!("dayrun: {err}"));
             err.code()
         }
-    }
+    };
+    watch.finish(code);
+    code
 }
 
 fn execute(config: &Config, clock: &Clock, plan: &Plan) -> Result<i32, Error> {

@@ -1,0 +1,450 @@
+//! The one judging of every key on every target, as a run judges it (`life::next` through the
+//! run's own visit, `runner::visit`): `status` in every form (text, `--json`, `--check`,
+//! `--html`) and a run's metrics read the same rows from here, so none of them can disagree
+//! with the run. Rows are handed to a `Sink` as they are made: memory does not grow with keys.
+
+use crate::clock::Clock;
+use crate::config::{Config, TargetConfig};
+use crate::content::Catalog;
+use crate::error::Error;
+use crate::life::Key;
+use crate::life::{self, Ctx, Decision, Event, Exit, Facts, KeyLine, Mode, Phase, Seen};
+use crate::state::StateFile;
+use crate::tally::Count;
+use jiff::Timestamp;
+use jiff::civil::Date;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// A pending key older than this is flagged: its run died or hangs.
+const STUCK_SECS: i64 = 5 * 60;
+
+/// One key on one target (schema 1).
+#[derive(Serialize)]
+pub(crate) struct Row {
+    pub(crate) key: String,
+    /// Serialised as its word (`Count::word`).
+    pub(crate) status: Count,
+    pub(crate) at: Option<String>,
+    pub(crate) age_secs: Option<i64>,
+    pub(crate) id: Option<String>,
+    pub(crate) url: Option<String>,
+    pub(crate) class: Option<String>,
+    pub(crate) reason: Option<String>,
+    pub(crate) stuck: bool,
+    /// Done, and the post's file changed since (its fingerprint is not the one published).
+    pub(crate) edited: bool,
+    /// Done, and the post's file is gone.
+    pub(crate) deleted: bool,
+    /// Failed, and past the catch-up window: not sent again until a human says.
+    pub(crate) held_back: bool,
+    /// Due, but its post cannot be made into this target's text until a person acts (its
+    /// template fails on it, a copy its text links to will never come): why.
+    pub(crate) blocked: Option<String>,
+    /// Done, and the target refused the edit the post holds now: `reason` says what was
+    /// refused and what to do. A run exits 1 until the post changes again, `retry --force`
+    /// sends it or `mark done` accepts the copy as it is.
+    pub(crate) edit_failed: bool,
+    /// The exit code this key leaves a run with (0, 1, 3 or 75).
+    pub(crate) exit: i32,
+    /// A renamed post whose line the next run carries over: `from OLD` (this key takes it,
+    /// its copies staying at OLD's place) or `to NEW` (this key's line goes to NEW).
+    pub(crate) renamed: Option<String>,
+}
+
+/// One key on one target as the sinks see it: its row, its line, and what the line says
+/// beside the row.
+pub(crate) struct Judged<'a> {
+    pub(crate) row: &'a Row,
+    pub(crate) line: Option<&'a KeyLine>,
+    /// Its line records a copy found on the target before the first send (`dedup=1`).
+    pub(crate) dedup: bool,
+    /// Since when its line has lasted as it is: a failure's or a pending attempt's start, as
+    /// the key's life counts it to escalate (`life::escalated`).
+    pub(crate) since: Option<Timestamp>,
+    /// When its line was written (a done line: the last success).
+    pub(crate) at: Option<Timestamp>,
+}
+
+/// What is made of the judged rows: the text, the JSON, the check, the calendar, the metrics.
+pub(crate) trait Sink {
+    /// A target's rows begin (`rules`: its rules, as a run reads them).
+    fn target(&mut self, cfg: &TargetConfig, rules: &life::Rules) -> Result<(), Error>;
+    /// One key of the target begun last.
+    fn key(&mut self, judged: &Judged) -> Result<(), Error>;
+    /// The target's rows end.
+    fn end(&mut self, cfg: &TargetConfig) -> Result<(), Error>;
+}
+
+/// Judge every key of the targets `names` select (all when empty), handing each row to `sink`
+/// in target order; the exit code a run would leave and what was said. `quiet`: say nothing of the standing
+/// problems, unreadable lines and broken setups (a run that has just said them).
+pub(crate) fn judge(
+    config: &Config,
+    clock: &Clock,
+    names: &[String],
+    quiet: bool,
+    sink: &mut dyn Sink,
+) -> Result<Judgement, Error> {
+    let selected = config.select(names)?;
+    let catalog = Catalog::scan(&config.sources())?;
+    let scene = Scene {
+        config,
+        clock,
+        catalog: &catalog,
+        today: clock.today(),
+        now: clock.instant(),
+        shown: config.show(&config.state),
+        mode: Mode::Run { backfill: false },
+        quiet,
+        said: Default::default(),
+    };
+    let mut drafts: BTreeMap<Key, bool> = BTreeMap::new();
+    let mut exit = Exit::Ok;
+    say_standing(&scene, &mut exit);
+    for cfg in selected {
+        let target = Target::read(&scene, cfg, &mut exit)?;
+        judge_target(&scene, &target, sink, &mut drafts, &mut exit)?;
+    }
+    Ok(Judgement {
+        exit,
+        said: scene.said.into_inner(),
+    })
+}
+
+/// What judging every key found besides the rows.
+pub(crate) struct Judgement {
+    /// The exit code a run would leave.
+    pub(crate) exit: Exit,
+    /// The problems said beside the rows (a standing problem, an unreadable line, a broken
+    /// setup), in order.
+    pub(crate) said: Vec<String>,
+}
+
+/// `target`'s keys, a row each as it is made (`drafts`: the keys whose post is a draft, read
+/// once for all targets).
+fn judge_target(
+    scene: &Scene,
+    target: &Target,
+    sink: &mut dyn Sink,
+    drafts: &mut BTreeMap<Key, bool>,
+    exit: &mut Exit,
+) -> Result<(), Error> {
+    let mut keys: BTreeSet<Key> = scene.catalog.files.keys().copied().collect();
+    keys.extend(target.state.records().map(|r| r.key));
+    sink.target(target.cfg, &target.rules)?;
+    for key in keys {
+        let line = target.state.get(key).map(KeyLine::of);
+        let row = key_row(scene, target, key, line.as_ref(), drafts, exit);
+        let line = line.as_ref();
+        sink.key(&Judged {
+            row: &row,
+            line,
+            dedup: line.is_some_and(|l| l.dedup),
+            since: line.and_then(|l| l.first_failure_time().or_else(|| l.time())),
+            at: line.and_then(KeyLine::time),
+        })?;
+    }
+    sink.end(target.cfg)
+}
+
+/// What every target's keys are judged against, and how they are shown.
+struct Scene<'a> {
+    config: &'a Config,
+    clock: &'a Clock,
+    catalog: &'a Catalog,
+    today: Date,
+    now: jiff::Timestamp,
+    /// The state folder as messages name it.
+    shown: PathBuf,
+    /// As a plain `dayrun run` would go.
+    mode: Mode,
+    /// Say nothing (`judge`).
+    quiet: bool,
+    /// What was said beside the rows, in order.
+    said: std::cell::RefCell<Vec<String>>,
+}
+
+/// One target as a run would judge its keys: its lines, its rules, its credential and the
+/// lines of the targets its template links to.
+struct Target<'a> {
+    cfg: &'a TargetConfig,
+    state: StateFile,
+    rules: life::Rules,
+    credential: Option<String>,
+    linked: BTreeMap<String, StateFile>,
+    template: Option<&'a str>,
+    /// The lines whose post is gone, for a renamed post (`rename.rs`; slugged keys).
+    gone: Option<store::gone::Gone>,
+}
+
+/// What a run would say before its keys (on stderr here, so the JSON stays whole).
+fn say_standing(scene: &Scene, exit: &mut Exit) {
+    for problem in scene.catalog.standing_problems(scene.today) {
+        for line in crate::tell::header::error_lines("", &problem) {
+            scene.say(line);
+        }
+        exit.merge(Exit::NeedsHuman);
+    }
+}
+
+impl Scene<'_> {
+    /// A problem said beside the rows (on stderr unless quiet), and kept for the sink.
+    fn say(&self, line: String) {
+        if !self.quiet {
+            crate::say::err(&line);
+        }
+        self.said.borrow_mut().push(line);
+    }
+}
+
+impl<'a> Target<'a> {
+    /// `cfg` read as a run reads it. A malformed line is said and left out; the rest is
+    /// shown. A run would refuse the file, so status exits 2.
+    fn read(scene: &Scene, cfg: &'a TargetConfig, exit: &mut Exit) -> Result<Target<'a>, Error> {
+        let config = scene.config;
+        let mut problems = Vec::new();
+        let state =
+            StateFile::load_readable(&config.state, &cfg.name, &scene.shown, &mut problems)?;
+        for problem in &problems {
+            scene.say(format!(
+                "dayrun: {} (left out here; a run refuses the file until it is fixed)",
+                crate::outside::escape(&problem.located(), 4000)
+            ));
+            exit.merge(Exit::Usage);
+        }
+        // A table that cannot be read can do nothing; `credential` says why, as a run would.
+        let ctx = crate::targets::Context {
+            config,
+            target: cfg,
+            clock: scene.clock,
+        };
+        let can = crate::targets::capabilities(&ctx).unwrap_or_default();
+        let rules = config.rules(cfg, can);
+        let credential = credential(scene, &ctx, exit);
+        // The lines of the targets this one's template links to, read as a run reads them.
+        let linked = crate::known::linked_states(config, cfg, &scene.shown)?;
+        let gone = crate::rename::gone(&state, scene.catalog);
+        Ok(Target {
+            cfg,
+            state,
+            rules,
+            credential,
+            linked,
+            template: cfg.template.as_ref().map(crate::template::Template::mark),
+            gone,
+        })
+    }
+}
+
+/// One key's row on `target`, judged as a run judges it: the same visit (`runner::visit`)
+/// through the same life (`life::next`); the exit it leaves a run with goes into `exit`.
+fn key_row(
+    scene: &Scene,
+    target: &Target,
+    key: Key,
+    line: Option<&KeyLine>,
+    drafts: &mut BTreeMap<Key, bool>,
+    exit: &mut Exit,
+) -> Row {
+    let has_post = scene.catalog.files.contains_key(&key);
+    let clock = scene.clock;
+    let ctx = Ctx {
+        credential: target.credential.as_deref(),
+        pinned: clock.pinned(),
+        ..Ctx::at(
+            key,
+            &clock.now(),
+            clock.tz(),
+            scene.today,
+            &target.rules,
+            &scene.mode,
+        )
+    };
+    let refused = life::compares_payload(line);
+    // A key a run may send is read as the run reads it, images and all (a bad image
+    // fails the run's read); a done one by its text, unless it holds a refused edit.
+    let whole = refused || line.is_none_or(|l| l.phase != Phase::Done);
+    let name = &target.cfg.name;
+    let facts = |post: &crate::post::Post| {
+        let renamed = crate::rename::renamed(target.gone.as_ref(), &scene.mode, post, line, name);
+        let blocked = blocked(target.cfg, post, &ctx, &target.linked);
+        renamed.facts(blocked, post.facts(target.template, refused))
+    };
+    let get = || seen(scene.catalog, key, has_post, whole, &facts);
+    let next = |seen: Option<&Seen>| {
+        Ok::<_, std::convert::Infallible>(life::next(line, &Event::Visit(seen), &ctx))
+    };
+    let Ok((step, seen)) = crate::runner::visit(next, get);
+    // The post as the visit read it, or read now (a rule that did not need it).
+    let seen = || seen.clone().unwrap_or_else(get);
+    exit.merge(step.exit);
+    let decision = match step.then {
+        life::Then::Decide(decision) => decision,
+        _ => unreachable!("a visit decides"),
+    };
+    // A renamed post's key is shown with the line the run carries over to it (`renamed`).
+    let carried = match (line, &step.line) {
+        (None, life::Change::Write(carried)) => Some(carried.as_ref().clone()),
+        _ => None,
+    };
+    let renamed = match (&carried, target.gone.as_ref()) {
+        (Some(_), _) => match seen() {
+            Seen::Ready(life::Facts {
+                carry: Some(from), ..
+            }) => Some(Renamed::From(from.key)),
+            _ => None,
+        },
+        (None, Some(gone)) => gone.successor(key).map(Renamed::To),
+        _ => None,
+    };
+    let line = carried.as_ref().or(line);
+    let draft = || *drafts.entry(key).or_insert_with(|| seen() == Seen::Draft);
+    let status = status(line, &decision, draft);
+    let blocked = match (&decision, matches!(decision, Decision::Publish { .. })) {
+        (_, true) => match seen() {
+            Seen::Ready(facts) => facts.blocked.clone(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let verdict = Verdict {
+        status,
+        decision,
+        blocked,
+        exit: step.exit.code(),
+        renamed,
+    };
+    row(scene, key, line, has_post, verdict)
+}
+
+/// The status of a key: its line's, or (no line) what the visit decided; `draft`: whether
+/// its post is a draft, asked only where the decision leaves it open.
+fn status(line: Option<&KeyLine>, decision: &Decision, mut draft: impl FnMut() -> bool) -> Count {
+    match (line, decision) {
+        (Some(l), _) => Count::of_status(l.record().status),
+        (None, Decision::Skip(life::Skip::Scheduled | life::Skip::Later(_))) => Count::Scheduled,
+        (None, _) if draft() => Count::Draft,
+        (None, Decision::Skip(life::Skip::Stale)) => Count::Stale,
+        (None, _) => Count::Due,
+    }
+}
+
+/// What the run's rules made of one key.
+struct Verdict {
+    status: Count,
+    decision: Decision,
+    /// Why its post cannot be sent, if it is to be sent and cannot.
+    blocked: Option<String>,
+    /// The exit code it leaves a run with.
+    exit: i32,
+    renamed: Option<Renamed>,
+}
+
+/// A renamed post, as the next run carries its line over (`rename.rs`).
+#[derive(Clone, Copy)]
+enum Renamed {
+    /// This key takes the line of the key its copies stay at over.
+    From(Key),
+    /// This key's line goes to that key.
+    To(Key),
+}
+
+/// The row of `key`, from its line, its post (`has_post`: its file is there) and `verdict`.
+fn row(scene: &Scene, key: Key, line: Option<&KeyLine>, has_post: bool, verdict: Verdict) -> Row {
+    let age = line
+        .and_then(KeyLine::time)
+        .map(|at| scene.now.as_second() - at.as_second());
+    let done = line.filter(|l| l.phase == Phase::Done);
+    let deleted = done.is_some() && !has_post && verdict.renamed.is_none();
+    let edited = !deleted
+        && done.and_then(|l| l.fp.as_ref()).is_some_and(|fp| {
+            scene
+                .catalog
+                .text(key)
+                .is_ok_and(|post| post.fingerprint != *fp)
+        });
+    let class = line.and_then(|l| match l.phase {
+        Phase::Failed(class, _) => Some(class.to_string()),
+        _ => None,
+    });
+    Row {
+        key: key.to_string(),
+        status: verdict.status,
+        at: line.map(|l| l.at.clone()),
+        age_secs: age,
+        id: line.and_then(|l| l.copies.current.id.clone()),
+        url: line.and_then(|l| l.copies.current.url.clone()),
+        class,
+        reason: line.and_then(|l| l.reason.clone()),
+        stuck: line.is_some_and(|l| matches!(l.phase, Phase::Pending(_)))
+            && age.is_some_and(|a| a > STUCK_SECS),
+        edited,
+        deleted,
+        held_back: verdict.decision == Decision::Hold,
+        blocked: verdict.blocked,
+        edit_failed: matches!(verdict.decision, Decision::EditFailed(_)),
+        exit: verdict.exit,
+        renamed: verdict.renamed.map(|r| match r {
+            Renamed::From(old) => format!("from {old}"),
+            Renamed::To(new) => format!("to {new}"),
+        }),
+    }
+}
+
+/// The fingerprint of the target's credential, read as a run reads it (so a renewed token is seen
+/// as renewed); a setup a run would refuse is said, and exits 2 as the run does.
+fn credential(scene: &Scene, ctx: &crate::targets::Context, exit: &mut Exit) -> Option<String> {
+    match crate::targets::build(ctx) {
+        Ok(built) => built.target.secrets().fingerprint(),
+        Err(err) => {
+            scene.say(format!(
+                "dayrun: {}: a run would not run it: {}",
+                ctx.target.name,
+                crate::outside::escape(&err.located(), 4000)
+            ));
+            exit.merge(Exit::Usage);
+            None
+        }
+    }
+}
+
+/// Why `post` cannot be made into `cfg`'s text, as the run judges it (`linked`: the lines of
+/// the targets its template links to).
+fn blocked(
+    cfg: &TargetConfig,
+    post: &crate::post::Post,
+    ctx: &Ctx,
+    linked: &BTreeMap<String, StateFile>,
+) -> Option<String> {
+    let template = cfg.template.as_ref()?;
+    let held = life::past_window(ctx.key, ctx);
+    let line_of = |name: &str| linked.get(name)?.get(ctx.key).map(KeyLine::of);
+    let upstream = crate::template::upstream(template, line_of, held);
+    crate::targets::preview::blocked(cfg, post, &upstream)
+}
+
+/// The post of `key` as the rules see it (`facts`: as `Post::facts` makes them).
+/// `whole`: read with its images, as a run reads a post it may send (and the edit hash of a
+/// refused edit needs them); otherwise by its text alone.
+fn seen(
+    catalog: &Catalog,
+    key: Key,
+    has_post: bool,
+    whole: bool,
+    facts: &dyn Fn(&crate::post::Post) -> Facts,
+) -> Seen {
+    if !has_post {
+        return Seen::Gone;
+    }
+    let read = match whole {
+        true => catalog.post(key),
+        false => catalog.text(key),
+    };
+    match read {
+        Err(err) => Seen::Broken(err.reason()),
+        Ok(post) if post.draft => Seen::Draft,
+        Ok(post) => Seen::Ready(facts(&post)),
+    }
+}
