@@ -56,6 +56,7 @@ pub(crate) struct Row {
 /// One key on one target as the sinks see it: its row, its line, and what the line says
 /// beside the row.
 pub(crate) struct Judged<'a> {
+    pub(crate) key: Key,
     pub(crate) row: &'a Row,
     pub(crate) line: Option<&'a KeyLine>,
     /// Its line records a copy found on the target before the first send (`dedup=1`).
@@ -139,6 +140,7 @@ fn judge_target(
         let row = key_row(scene, target, key, line.as_ref(), drafts, exit);
         let line = line.as_ref();
         sink.key(&Judged {
+            key,
             row: &row,
             line,
             dedup: line.is_some_and(|l| l.dedup),

@@ -232,6 +232,14 @@ impl Config {
     /// `run --metrics FILE` (relative to the project folder) over `metrics_file`: refused
     /// where it would replace one of dayrun's own files or a post.
     pub fn metrics_to(&mut self, written: &Path) -> Result<(), Error> {
+        self.watch.metrics_file = Some(self.output("--metrics", written)?);
+        Ok(())
+    }
+
+    /// A file named with `flag` on the command line that dayrun writes for others, relative
+    /// to the project folder: refused where it would replace one of dayrun's own files or a
+    /// post.
+    pub fn output(&self, flag: &str, written: &Path) -> Result<PathBuf, Error> {
         let path = self.root.join(written);
         let file = self.file.as_ref().map(|f| self.root.join(f));
         let place = links_file::Place {
@@ -239,9 +247,8 @@ impl Config {
             content: &self.content,
             config: file.as_deref(),
         };
-        place.check("--metrics", &path, written)?;
-        self.watch.metrics_file = Some(path);
-        Ok(())
+        place.check(flag, &path, written)?;
+        Ok(path)
     }
 
     /// A path written in the config file, resolved as the file means it: relative paths start

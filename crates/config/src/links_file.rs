@@ -45,11 +45,12 @@ fn check_place(setting: &str, links: &Path, written: &Path, place: &Place) -> Re
     });
     match why {
         None => Ok(()),
-        Some(why) => Err(Error::config(format!(
-            "`{setting} = \"{}\"` is {why}",
-            written.display()
-        ))
+        Some(why) => Err(Error::config(match setting.starts_with("--") {
+            true => format!("`{setting} {}` is {why}", written.display()),
+            false => format!("`{setting} = \"{}\"` is {why}", written.display()),
+        })
         .hint(match setting {
+            "--html" => "write the calendar beside the project, e.g. `--html calendar.html`",
             "links_file" => "write the links where your site reads its data, e.g. `links_file = \"data/syndication.json\"`",
             _ => "write the metrics where node_exporter's textfile collector reads, e.g. `metrics_file = \"/var/lib/prometheus/node-exporter/dayrun.prom\"`",
         })),
