@@ -10,6 +10,7 @@ pub mod fake_ghost_rules;
 pub mod fake_mastodon;
 pub mod fake_nostr;
 pub mod fake_nostr_rules;
+pub mod fake_ping;
 pub mod fake_posts;
 pub mod fake_server;
 pub mod fake_wordpress;

@@ -20,6 +20,8 @@ mod content;
 mod targets;
 // src/: the commands as a person meets them
 mod commands;
+// what a run tells the monitors: metrics, ping, check, calendar
+mod watch;
 // the docs and examples run against the binary
 mod docs;
 // hostile input

@@ -91,7 +91,8 @@ pub(crate) fn run(
         said: &judged.said,
     };
     let html = page.html(&title);
-    crate::fsutil::write_atomic(&path, html.as_bytes())
+    std::fs::create_dir_all(crate::fsutil::folder_of(&path))
+        .and_then(|()| crate::fsutil::write_atomic(&path, html.as_bytes()))
         .map_err(|e| Error::io(crate::error::Kind::Usage, file, "write the calendar", &e))?;
     let problems = collect.marks.iter().filter(|m| m.problem.is_some()).count();
     crate::say::out(&format!(
