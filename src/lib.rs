@@ -97,11 +97,7 @@ fn commands(args: Args) -> Result<i32, Error> {
         return Err(problems.remove(0));
     }
     check_folder(&config, &args.command)?;
-    if let Command::Run(a) = &args.command
-        && let Some(metrics) = &a.metrics
-    {
-        config.metrics_to(metrics)?;
-    }
+    metrics_flag(&mut config, &args.command)?;
     let clock = |today: &Option<String>| clock(&config, today);
     Ok(match args.command {
         Command::Run(a) => {
@@ -168,6 +164,17 @@ fn commands(args: Args) -> Result<i32, Error> {
         }
         Command::MergeState(_) => unreachable!("handled before the config is read"),
     })
+}
+
+/// `run --metrics FILE` over the config's `metrics_file`.
+fn metrics_flag(config: &mut Config, command: &Command) -> Result<(), Error> {
+    match command {
+        Command::Run(cli::RunArgs {
+            metrics: Some(file),
+            ..
+        }) => config.metrics_to(file),
+        _ => Ok(()),
+    }
 }
 
 /// Neither a config nor posts is most likely the wrong folder, not an empty project; no config

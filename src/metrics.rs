@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::status::facts::{Collect, Facts};
 use crate::tally::Count;
 use jiff::Timestamp;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -43,42 +44,43 @@ pub(crate) fn write(config: &Config, clock: &Clock, run: &Run) {
 /// The file's text: each family's help, type and samples; a family without a sample (no
 /// pending line, no success yet) is left out whole.
 pub(crate) fn render(project: &str, targets: &[Facts], judged: bool, run: &Run) -> String {
-    let mut text = Text::default();
+    let mut text = String::new();
     let p = escape(project);
-    for family in families() {
+    for family in FAMILIES {
         let mut samples = String::new();
-        match family.of {
-            Of::Target(value) => {
-                for facts in targets {
-                    let labels = format!("project=\"{p}\",target=\"{}\"", escape(&facts.name));
-                    value(facts, &labels, &mut samples);
+        let mut sample = |labels: &str, value: String| {
+            let _ = writeln!(samples, "{}{{{labels}}} {value}", family.name);
+        };
+        for facts in targets {
+            let labels = format!("project=\"{p}\",target=\"{}\"", escape(&facts.name));
+            match family.of {
+                Of::Count(count) => sample(&labels, count(facts).to_string()),
+                Of::Stamp(stamp) => {
+                    if let Some(at) = stamp(facts) {
+                        sample(&labels, at.as_second().to_string());
+                    }
                 }
+                Of::By(label, by) => {
+                    for (value, n) in by(facts) {
+                        sample(&format!("{labels},{label}=\"{value}\""), n.to_string());
+                    }
+                }
+                Of::Run(_) => {}
             }
-            Of::Run(value) => value(run, judged, &format!("project=\"{p}\""), &mut samples),
         }
-        text.family(&family, &samples);
-    }
-    text.0
-}
-
-/// The text being written.
-#[derive(Default)]
-struct Text(String);
-
-impl Text {
-    fn family(&mut self, family: &Family, samples: &str) {
-        if samples.is_empty() {
-            return;
+        if let Of::Run(value) = family.of {
+            sample(&format!("project=\"{p}\""), value(run, judged));
         }
-        let _ = writeln!(self.0, "# HELP {} {}", family.name, family.help);
-        let _ = writeln!(self.0, "# TYPE {} {}", family.name, family.kind);
-        for line in samples.lines() {
-            let _ = writeln!(self.0, "{}{line}", family.name);
+        if !samples.is_empty() {
+            let _ = writeln!(text, "# HELP {} {}", family.name, family.help);
+            let _ = writeln!(text, "# TYPE {} {}", family.name, family.kind);
+            text.push_str(&samples);
         }
     }
+    text
 }
 
-/// A family of series: its name, type, help and how its samples are made.
+/// A family of series: its name, type, help and where its samples come from.
 struct Family {
     name: &'static str,
     kind: &'static str,
@@ -86,148 +88,123 @@ struct Family {
     of: Of,
 }
 
-/// Where a family's samples come from; each writes `{labels} value` lines.
+/// Where a family's samples come from.
 enum Of {
-    /// One target's facts, with its labels.
-    Target(fn(&Facts, &str, &mut String)),
-    /// The run (and whether its state could be judged), with its labels.
-    Run(fn(&Run, bool, &str, &mut String)),
-}
-
-/// A sample line, after the family's name.
-fn sample(out: &mut String, labels: &str, value: impl std::fmt::Display) {
-    let _ = writeln!(out, "{{{labels}}} {value}");
-}
-
-/// A timestamp's sample, when there is one.
-fn stamp(out: &mut String, labels: &str, at: Option<Timestamp>) {
-    if let Some(at) = at {
-        sample(out, labels, at.as_second());
-    }
+    /// A count per target.
+    Count(fn(&Facts) -> u64),
+    /// An instant per target, when there is one.
+    Stamp(fn(&Facts) -> Option<Timestamp>),
+    /// Counts per target by a label's value (every value present).
+    By(&'static str, fn(&Facts) -> &BTreeMap<&'static str, u64>),
+    /// The run's value (and whether its state could be judged).
+    Run(fn(&Run, bool) -> String),
 }
 
 /// Every family, in the order written.
-fn families() -> Vec<Family> {
-    let target = |name, kind, help, f| Family {
-        name,
-        kind,
-        help,
-        of: Of::Target(f),
-    };
-    let run = |name, help, f| Family {
-        name,
+const FAMILIES: [Family; 17] = [
+    Family {
+        name: "dayrun_keys",
         kind: "gauge",
-        help,
-        of: Of::Run(f),
-    };
-    vec![
-        target(
-            "dayrun_keys",
-            "gauge",
-            "Keys on the target by state, as dayrun status counts them.",
-            |f, l, o| {
-                for (state, n) in &f.keys {
-                    sample(o, &format!("{l},state=\"{state}\""), n);
-                }
-            },
-        ),
-        target(
-            "dayrun_pending_oldest_timestamp_seconds",
-            "gauge",
-            "Since when the oldest pending line has waited for its outcome (absent: none pending).",
-            |f, l, o| stamp(o, l, f.oldest_pending),
-        ),
-        target(
-            "dayrun_pending_deadline_seconds",
-            "gauge",
-            "How long a pending line or a failure may last before it needs a person (escalate_after).",
-            |f, l, o| sample(o, l, f.deadline.as_secs()),
-        ),
-        target(
-            "dayrun_failure_oldest_timestamp_seconds",
-            "gauge",
-            "Since when the oldest failure has lasted (absent: none failing).",
-            |f, l, o| stamp(o, l, f.oldest_failure),
-        ),
-        target(
-            "dayrun_dedup_hits_total",
-            "counter",
-            "Keys whose copy the pre-submit check found on the target before a first send, counted from the state lines.",
-            |f, l, o| sample(o, l, f.dedup),
-        ),
-        target(
-            "dayrun_run_confirmed_keys",
-            "gauge",
-            "Keys the last run confirmed on the target after an answer was lost.",
-            |f, l, o| sample(o, l, crate::tally::passes(&f.name, Count::Confirmed)),
-        ),
-        target(
-            "dayrun_failed_keys",
-            "gauge",
-            "Failed keys by failure class.",
-            |f, l, o| {
-                for (class, n) in &f.failed {
-                    sample(o, &format!("{l},class=\"{class}\""), n);
-                }
-            },
-        ),
-        target(
-            "dayrun_held_back_keys",
-            "gauge",
-            "Failed keys past the catch-up window: not sent again until a person says.",
-            |f, l, o| sample(o, l, f.held_back),
-        ),
-        target(
-            "dayrun_retrying_keys",
-            "gauge",
-            "Failed keys the next run retries by itself.",
-            |f, l, o| sample(o, l, f.retrying),
-        ),
-        target(
-            "dayrun_waiting_keys",
-            "gauge",
-            "Keys the next run goes on with by itself (an answer to confirm, a linked copy to wait for).",
-            |f, l, o| sample(o, l, f.waiting),
-        ),
-        target(
-            "dayrun_needs_person_keys",
-            "gauge",
-            "Keys that need a person: a run exits 1 or 3 for them.",
-            |f, l, o| sample(o, l, f.needs_person),
-        ),
-        target(
-            "dayrun_last_success_timestamp_seconds",
-            "gauge",
-            "When the newest done line was written: the last copy that landed or was confirmed.",
-            |f, l, o| stamp(o, l, f.last_success),
-        ),
-        run(
-            "dayrun_run_start_timestamp_seconds",
-            "When the last run started.",
-            |r, _, l, o| sample(o, l, r.start.as_second()),
-        ),
-        run(
-            "dayrun_run_duration_seconds",
-            "How long the last run took.",
-            |r, _, l, o| sample(o, l, format!("{:.3}", r.duration.as_secs_f64())),
-        ),
-        run(
-            "dayrun_run_exit_code",
-            "The last run's exit code (0, 75, 1, 2 or 3).",
-            |r, _, l, o| sample(o, l, r.exit),
-        ),
-        run(
-            "dayrun_run_requests",
-            "Requests the last run made to its targets.",
-            |r, _, l, o| sample(o, l, r.requests),
-        ),
-        run(
-            "dayrun_state_readable",
-            "1 when the state and config could be judged after the last run, 0 when not (the run said why).",
-            |_, judged, l, o| sample(o, l, u8::from(judged)),
-        ),
-    ]
-}
+        help: "Keys on the target by state, as dayrun status counts them.",
+        of: Of::By("state", |f| &f.keys),
+    },
+    Family {
+        name: "dayrun_pending_oldest_timestamp_seconds",
+        kind: "gauge",
+        help: "Since when the oldest pending line has waited for its outcome (absent: none pending).",
+        of: Of::Stamp(|f| f.oldest_pending),
+    },
+    Family {
+        name: "dayrun_pending_deadline_seconds",
+        kind: "gauge",
+        help: "How long a pending line or a failure may last before it needs a person (escalate_after).",
+        of: Of::Count(|f| f.deadline.as_secs()),
+    },
+    Family {
+        name: "dayrun_failure_oldest_timestamp_seconds",
+        kind: "gauge",
+        help: "Since when the oldest failure has lasted (absent: none failing).",
+        of: Of::Stamp(|f| f.oldest_failure),
+    },
+    Family {
+        name: "dayrun_dedup_hits_total",
+        kind: "counter",
+        help: "Keys whose copy the pre-submit check found on the target before a first send, counted from the state lines.",
+        of: Of::Count(|f| f.dedup),
+    },
+    Family {
+        name: "dayrun_run_confirmed_keys",
+        kind: "gauge",
+        help: "Keys the last run confirmed on the target after an answer was lost.",
+        of: Of::Count(|f| crate::tally::passes(&f.name, Count::Confirmed) as u64),
+    },
+    Family {
+        name: "dayrun_failed_keys",
+        kind: "gauge",
+        help: "Failed keys by failure class.",
+        of: Of::By("class", |f| &f.failed),
+    },
+    Family {
+        name: "dayrun_held_back_keys",
+        kind: "gauge",
+        help: "Failed keys past the catch-up window: not sent again until a person says.",
+        of: Of::Count(|f| f.held_back),
+    },
+    Family {
+        name: "dayrun_retrying_keys",
+        kind: "gauge",
+        help: "Failed keys the next run retries by itself.",
+        of: Of::Count(|f| f.retrying),
+    },
+    Family {
+        name: "dayrun_waiting_keys",
+        kind: "gauge",
+        help: "Keys the next run goes on with by itself (an answer to confirm, a linked copy to wait for).",
+        of: Of::Count(|f| f.waiting),
+    },
+    Family {
+        name: "dayrun_needs_person_keys",
+        kind: "gauge",
+        help: "Keys that need a person: a run exits 1 or 3 for them.",
+        of: Of::Count(|f| f.needs_person),
+    },
+    Family {
+        name: "dayrun_last_success_timestamp_seconds",
+        kind: "gauge",
+        help: "When the newest done line was written: the last copy that landed or was confirmed.",
+        of: Of::Stamp(|f| f.last_success),
+    },
+    Family {
+        name: "dayrun_run_start_timestamp_seconds",
+        kind: "gauge",
+        help: "When the last run started.",
+        of: Of::Run(|r, _| r.start.as_second().to_string()),
+    },
+    Family {
+        name: "dayrun_run_duration_seconds",
+        kind: "gauge",
+        help: "How long the last run took.",
+        of: Of::Run(|r, _| format!("{:.3}", r.duration.as_secs_f64())),
+    },
+    Family {
+        name: "dayrun_run_exit_code",
+        kind: "gauge",
+        help: "The last run's exit code (0, 75, 1, 2 or 3).",
+        of: Of::Run(|r, _| r.exit.to_string()),
+    },
+    Family {
+        name: "dayrun_run_requests",
+        kind: "gauge",
+        help: "Requests the last run made to its targets.",
+        of: Of::Run(|r, _| r.requests.to_string()),
+    },
+    Family {
+        name: "dayrun_state_readable",
+        kind: "gauge",
+        help: "1 when the state and config could be judged after the last run, 0 when not (the run said why).",
+        of: Of::Run(|_, judged| u8::from(judged).to_string()),
+    },
+];
 
 /// A label's value as the text format wants it: backslash, quote and newline escaped.
 fn escape(value: &str) -> String {

@@ -136,7 +136,7 @@ fn the_oldest_pending_line_is_its_time_and_the_deadline_is_escalate_after() {
     // can look its copies up (`confirm`), so a lost answer waits for the next run.
     p.file(
         "dayrun.toml",
-        &p.read("dayrun.toml").replace(
+        p.read("dayrun.toml").replace(
             "[targets.site]",
             "[targets.site]\nescalate_after = \"2h\"\nconfirm = [\"./find.sh\"]",
         ),
@@ -216,7 +216,7 @@ fn a_project_label_is_escaped_and_a_dry_run_writes_nothing() {
     let p = project();
     p.file(
         "dayrun.toml",
-        &p.read("dayrun.toml")
+        p.read("dayrun.toml")
             .replace("project = \"blog\"", "project = 'my \"blog\" \\ 2'"),
     );
     p.run_at(NOW, &["run", "--dry-run"]);
@@ -244,7 +244,7 @@ fn a_metrics_file_in_the_state_folder_is_refused() {
     );
     p.file(
         "dayrun.toml",
-        &p.read("dayrun.toml")
+        p.read("dayrun.toml")
             .replace("textfile/dayrun.prom", "content/x.prom"),
     );
     p.run_at(NOW, &["run"])
@@ -257,7 +257,7 @@ fn a_metrics_file_that_cannot_be_written_is_said_and_changes_no_exit() {
     let p = project();
     p.file(
         "dayrun.toml",
-        &p.read("dayrun.toml")
+        p.read("dayrun.toml")
             .replace("textfile/dayrun.prom", "missing/dayrun.prom"),
     );
     p.file("state/outbox.state", "");

@@ -89,7 +89,7 @@ fn exit_75_pings_0_and_exits_1_2_3_ping_their_code() {
     let p = project(&ping, 0);
     p.file(
         "dayrun.toml",
-        &p.read("dayrun.toml")
+        p.read("dayrun.toml")
             .replace("run = [", "bogus = 1\nrun = ["),
     );
     p.run_at(NOW, &["run"]).code(2);
@@ -104,7 +104,7 @@ fn exit_75_pings_0_and_exits_1_2_3_ping_their_code() {
     let p = project(&ping, 0);
     p.file(
         "dayrun.toml",
-        &format!("{}\nnot toml [", p.read("dayrun.toml")),
+        format!("{}\nnot toml [", p.read("dayrun.toml")),
     );
     p.run_at(NOW, &["run"]).code(2);
     assert_eq!(ping.paths(), Vec::<String>::new());
@@ -183,7 +183,7 @@ fn the_body_is_bounded_and_redacted() {
     p.secret("secrets/token", "tok-9f8e7d6c5b4a-SECRET\n");
     p.file(
         "dayrun.toml",
-        &p.read("dayrun.toml").replace(
+        p.read("dayrun.toml").replace(
             "kind = \"command\"",
             "kind = \"command\"\nenv = [\"BLOG_TOKEN\"]",
         ),
