@@ -186,6 +186,14 @@ fn setup(fixture: &str) -> Setup {
             }
         }
         "morning" => morning(),
+        "check-good" => check(
+            "2026-11-28 done 2026-11-28T07:00:00+00:00 id=a\n2026-11-29 done 2026-11-29T07:00:00+00:00 id=b\n",
+        ),
+        "check-bad" => check(
+            "2026-11-27 done 2026-11-27T07:00:00+00:00 id=a dedup=1\n\
+             2026-11-28 pending 2026-11-28T06:00:00+00:00\n\
+             2026-11-29 failed 2026-11-29T06:00:00+00:00 class=rejected reason=\"HTTP 422\"\n",
+        ),
         other => panic!("no fixture `{other}` in tests/docs/console.rs"),
     }
 }
@@ -272,6 +280,32 @@ fn morning() -> Setup {
     }
     setup._masto = Some(masto);
     setup
+}
+
+/// docs/monitoring.md's check: a folder target with both posts out, and a script target whose
+/// lines are `site`.
+fn check(site: &str) -> Setup {
+    let p = Project::new();
+    p.file(
+        "dayrun.toml",
+        "[targets.outbox]\nkind = \"folder\"\ndir = \"outbox\"\n\
+         [targets.site]\nkind = \"command\"\nrun = [\"./publish.sh\"]\n",
+    )
+    .script("publish.sh", "#!/bin/sh\ncat >/dev/null\necho id\n")
+    .file(
+        "state/outbox.state",
+        "2026-11-28 done 2026-11-28T07:00:00+00:00 id=outbox/2026-11-28.html\n\
+         2026-11-29 done 2026-11-29T07:00:00+00:00 id=outbox/2026-11-29.html\n",
+    )
+    .file("state/site.state", site)
+    .post("2026-11-28", "Two")
+    .post("2026-11-29", "Three");
+    Setup {
+        project: p,
+        env: vec![("DAYRUN_NOW".into(), "2026-11-29T07:00:00Z".into())],
+        _server: None,
+        _masto: None,
+    }
 }
 
 /// Run one command of a block as a shell would, with `dayrun` being this build.
