@@ -85,6 +85,13 @@ pub struct StatusArgs {
     pub today: Option<String>,
 }
 
+impl StatusArgs {
+    /// The form the flags ask for (they go alone).
+    pub fn form(&self) -> Result<crate::status::Form, crate::error::Error> {
+        crate::status::Form::of(self.json, self.check, self.html.clone())
+    }
+}
+
 /// Validate the config and every content file; no network, no writes.
 #[derive(FromArgs, Debug)]
 #[argh(subcommand, name = "check", help_triggers("-h", "--help", "help"))]

@@ -69,7 +69,7 @@ fn dispatch(args: Args) -> Result<i32, Error> {
     if let Command::Status(a) = &args.command
         && a.check
     {
-        return Ok(match status::Form::of(a.json, a.check, a.html.clone()) {
+        return Ok(match a.form() {
             Ok(_) => commands(args).unwrap_or_else(|err| checked(&err)),
             Err(err) => checked(&err),
         });
@@ -147,10 +147,7 @@ fn commands(args: Args) -> Result<i32, Error> {
             }
             run::run(&config, &clock(&None)?, &plan)
         }
-        Command::Status(a) => {
-            let form = status::Form::of(a.json, a.check, a.html.clone())?;
-            status::run(&config, &clock(&a.today)?, &a.target, &form)?
-        }
+        Command::Status(a) => status::run(&config, &clock(&a.today)?, &a.target, &a.form()?)?,
         Command::Check(a) => check::run(&config, &clock(&a.today)?, a.online, problems)?,
         Command::Mark(a) => mark::run(&config, &clock(&None)?, &a)?,
         Command::Mv(a) => mv::run(&config, &clock(&None)?, &a)?,

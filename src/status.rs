@@ -51,7 +51,7 @@ pub fn run(config: &Config, clock: &Clock, names: &[String], form: &Form) -> Res
     let code = match form {
         Form::Text => {
             let mut sink = text::Text::new(&mut out);
-            judge::judge(config, clock, names, false, &mut sink)?
+            judge::judge_by_key(config, clock, names, &mut sink)?
                 .exit
                 .code()
         }

@@ -9,3 +9,4 @@ pub mod cron;
 pub mod paper_cuts;
 pub mod paper_cuts_two;
 pub mod retract;
+pub mod status_rows;

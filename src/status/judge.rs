@@ -56,6 +56,8 @@ pub(crate) struct Row {
 /// One key on one target as the sinks see it: its row, its line, and what the line says
 /// beside the row.
 pub(crate) struct Judged<'a> {
+    /// The target's place among the targets judged.
+    pub(crate) target: usize,
     pub(crate) key: Key,
     pub(crate) row: &'a Row,
     pub(crate) line: Option<&'a KeyLine>,
@@ -88,6 +90,38 @@ pub(crate) fn judge(
     quiet: bool,
     sink: &mut dyn Sink,
 ) -> Result<Judgement, Error> {
+    walk(config, clock, names, quiet, Walk::ByTarget, sink)
+}
+
+/// `judge`, key by key: every target's `Sink::target` first, then each key on every target
+/// that has it (its post, or a line), in key order, then every target's `Sink::end`. The
+/// rows come as they are made, all targets' state files held at once (as a run holds them).
+pub(crate) fn judge_by_key(
+    config: &Config,
+    clock: &Clock,
+    names: &[String],
+    sink: &mut dyn Sink,
+) -> Result<Judgement, Error> {
+    walk(config, clock, names, false, Walk::ByKey, sink)
+}
+
+/// In which order the rows come.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// Each target's keys, target after target.
+    ByTarget,
+    /// Each key's targets, key after key.
+    ByKey,
+}
+
+fn walk(
+    config: &Config,
+    clock: &Clock,
+    names: &[String],
+    quiet: bool,
+    walk: Walk,
+    sink: &mut dyn Sink,
+) -> Result<Judgement, Error> {
     let selected = config.select(names)?;
     let catalog = Catalog::scan(&config.sources())?;
     let scene = Scene {
@@ -104,9 +138,35 @@ pub(crate) fn judge(
     let mut drafts: BTreeMap<Key, bool> = BTreeMap::new();
     let mut exit = Exit::Ok;
     say_standing(&scene, &mut exit);
-    for cfg in selected {
-        let target = Target::read(&scene, cfg, &mut exit)?;
-        judge_target(&scene, &target, sink, &mut drafts, &mut exit)?;
+    match walk {
+        Walk::ByTarget => {
+            for (t, cfg) in selected.into_iter().enumerate() {
+                let target = Target::read(&scene, cfg, &mut exit)?;
+                sink.target(target.cfg, &target.rules)?;
+                for key in keys(&scene, std::slice::from_ref(&target)) {
+                    judge_key(&scene, (t, &target), key, sink, &mut drafts, &mut exit)?;
+                }
+                sink.end(target.cfg)?;
+            }
+        }
+        Walk::ByKey => {
+            let targets = (selected.into_iter())
+                .map(|cfg| Target::read(&scene, cfg, &mut exit))
+                .collect::<Result<Vec<_>, _>>()?;
+            for target in &targets {
+                sink.target(target.cfg, &target.rules)?;
+            }
+            for key in keys(&scene, &targets) {
+                for (t, target) in targets.iter().enumerate() {
+                    if scene.catalog.files.contains_key(&key) || target.state.get(key).is_some() {
+                        judge_key(&scene, (t, target), key, sink, &mut drafts, &mut exit)?;
+                    }
+                }
+            }
+            for target in &targets {
+                sink.end(target.cfg)?;
+            }
+        }
     }
     Ok(Judgement {
         exit,
@@ -123,32 +183,37 @@ pub(crate) struct Judgement {
     pub(crate) said: Vec<String>,
 }
 
-/// `target`'s keys, a row each as it is made (`drafts`: the keys whose post is a draft, read
-/// once for all targets).
-fn judge_target(
+/// Every key of `targets`: each post's, and each key with a line, in key order.
+fn keys(scene: &Scene, targets: &[Target]) -> BTreeSet<Key> {
+    let mut keys: BTreeSet<Key> = scene.catalog.files.keys().copied().collect();
+    for target in targets {
+        keys.extend(target.state.records().map(|r| r.key));
+    }
+    keys
+}
+
+/// One key on one target (`t`: its place among the targets), judged and handed to `sink`
+/// (`drafts`: the keys whose post is a draft, read once for all targets).
+fn judge_key(
     scene: &Scene,
-    target: &Target,
+    (t, target): (usize, &Target),
+    key: Key,
     sink: &mut dyn Sink,
     drafts: &mut BTreeMap<Key, bool>,
     exit: &mut Exit,
 ) -> Result<(), Error> {
-    let mut keys: BTreeSet<Key> = scene.catalog.files.keys().copied().collect();
-    keys.extend(target.state.records().map(|r| r.key));
-    sink.target(target.cfg, &target.rules)?;
-    for key in keys {
-        let line = target.state.get(key).map(KeyLine::of);
-        let row = key_row(scene, target, key, line.as_ref(), drafts, exit);
-        let line = line.as_ref();
-        sink.key(&Judged {
-            key,
-            row: &row,
-            line,
-            dedup: line.is_some_and(|l| l.dedup),
-            since: line.and_then(|l| l.first_failure_time().or_else(|| l.time())),
-            at: line.and_then(KeyLine::time),
-        })?;
-    }
-    sink.end(target.cfg)
+    let line = target.state.get(key).map(KeyLine::of);
+    let row = key_row(scene, target, key, line.as_ref(), drafts, exit);
+    let line = line.as_ref();
+    sink.key(&Judged {
+        target: t,
+        key,
+        row: &row,
+        line,
+        dedup: line.is_some_and(|l| l.dedup),
+        since: line.and_then(|l| l.first_failure_time().or_else(|| l.time())),
+        at: line.and_then(KeyLine::time),
+    })
 }
 
 /// What every target's keys are judged against, and how they are shown.

@@ -1,57 +1,117 @@
-//! `status` as text: a row per key and target, then each target's counts in the words a
-//! run's summary uses.
+//! `status` as text: a row per key with a cell per target (its state, its age, the copy's URL,
+//! what needs doing), the rows that need attention first; then each target's counts in the
+//! words a run's summary uses.
 
 use super::io;
 use super::judge::{Judged, Row, Sink};
 use crate::config::TargetConfig;
 use crate::error::Error;
-use crate::life::{self, KeyLine};
+use crate::life::{self, Key, KeyLine};
 use crate::tally::{Count, Tally};
 use std::io::Write;
 
-/// The text sink: each row printed as it comes.
+/// The text sink: a row per key, a cell per target that has the key. The rows that need a
+/// person come first, as they are made; then those the next run goes on with (or a person may
+/// want to look at); then the others; then each target's counts.
 pub(super) struct Text<'w, W: Write> {
     out: &'w mut W,
-    words: Tally,
-    can_find: bool,
-    /// The name of the target whose rows these are.
-    name: String,
+    /// Each target's name, whether it can look a copy up, and its counts.
+    targets: Vec<(String, bool, Tally)>,
+    /// The row being made: its key, its cells, how much it needs attention.
+    row: Option<(Key, Vec<String>, Attention)>,
+    /// The rows that need less than a person, held until those are out, in that order.
+    later: Vec<String>,
+    rest: Vec<String>,
+    /// Whether the rows are out (the first target's end).
+    done: bool,
 }
 
 impl<'w, W: Write> Text<'w, W> {
     pub(super) fn new(out: &'w mut W) -> Text<'w, W> {
         Text {
             out,
-            words: Tally::default(),
-            can_find: false,
-            name: String::new(),
+            targets: Vec::new(),
+            row: None,
+            later: Vec::new(),
+            rest: Vec::new(),
+            done: false,
         }
+    }
+
+    /// The row being made, printed now when it needs attention, else held.
+    fn flush(&mut self) -> Result<(), Error> {
+        if let Some((key, cells, attention)) = self.row.take() {
+            let line = format!("{key} {}", cells.join(" | "));
+            match attention {
+                Attention::Person => writeln!(self.out, "{line}").map_err(io)?,
+                Attention::Later => self.later.push(line),
+                Attention::None => self.rest.push(line),
+            }
+        }
+        Ok(())
     }
 }
 
 impl<W: Write> Sink for Text<'_, W> {
     fn target(&mut self, cfg: &TargetConfig, rules: &life::Rules) -> Result<(), Error> {
-        self.words = Tally::default();
-        self.name = cfg.name.clone();
-        self.can_find = rules.can_find;
+        self.targets
+            .push((cfg.name.clone(), rules.can_find, Tally::default()));
         Ok(())
     }
 
     fn key(&mut self, judged: &Judged) -> Result<(), Error> {
+        if self
+            .row
+            .as_ref()
+            .is_some_and(|(key, ..)| *key != judged.key)
+        {
+            self.flush()?;
+        }
         let row = judged.row;
-        words(row, judged.dedup, &mut self.words);
-        let text = text(row, judged.line, self.can_find);
-        writeln!(self.out, "{} {} {text}", row.key, self.name).map_err(io)
+        let (name, can_find, words_of) = &mut self.targets[judged.target];
+        words(row, judged.dedup, words_of);
+        let cell = format!("{name}: {}", text(row, judged.line, *can_find));
+        let duplicate = judged.line.is_some_and(|l| !l.copies.duplicates.is_empty());
+        let attention = match row.exit {
+            crate::error::code::OK if !row.stuck && !duplicate => Attention::None,
+            crate::error::code::OK | crate::error::code::TEMPFAIL => Attention::Later,
+            _ => Attention::Person,
+        };
+        let new = || (judged.key, Vec::new(), Attention::None);
+        let (_, cells, needs) = self.row.get_or_insert_with(new);
+        cells.push(cell);
+        *needs = (*needs).max(attention);
+        Ok(())
     }
 
     fn end(&mut self, cfg: &TargetConfig) -> Result<(), Error> {
-        writeln!(
-            self.out,
-            "{}",
-            crate::tell::summary::status(&cfg.name, &self.words)
-        )
-        .map_err(io)
+        if !self.done {
+            self.done = true;
+            self.flush()?;
+            let (later, rest) = (
+                std::mem::take(&mut self.later),
+                std::mem::take(&mut self.rest),
+            );
+            for line in later.into_iter().chain(rest) {
+                writeln!(self.out, "{line}").map_err(io)?;
+            }
+        }
+        let words = (self.targets.iter())
+            .find(|(name, ..)| *name == cfg.name)
+            .map(|(_, _, words)| words);
+        let line = crate::tell::summary::status(&cfg.name, words.unwrap_or(&Tally::default()));
+        writeln!(self.out, "{line}").map_err(io)
     }
+}
+
+/// How much a row needs attention, least first: its most urgent cell's.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Attention {
+    None,
+    /// The next run goes on with it (75), or a person may want to look (stuck, duplicates).
+    Later,
+    /// A run exits 1, 2 or 3 for it.
+    Person,
 }
 
 /// Count `row` in `words` (the words a run's summary uses); `dedup`: its line records a

@@ -337,7 +337,7 @@ fn retry_and_mark_are_the_human_levers() {
     assert!(!quiet.stdout.contains("2026-11-28"), "{}", quiet.stdout);
     p.run(&["status"])
         .code(0)
-        .stdout_has("2026-11-28 outbox failed");
+        .stdout_has("2026-11-28 outbox: failed");
     p.run(&["retry", "2026-11-28"])
         .code(0)
         .stdout_has("2026-11-28 outbox published");
@@ -429,10 +429,10 @@ fn status_reports_every_key_and_json_is_stable() {
     p.run(&["run", "--key", "2026-11-28", TODAY]).code(0);
     p.run(&["status", TODAY])
         .code(0)
-        .stdout_has("2026-11-28 outbox done")
-        .stdout_has("2026-11-29 outbox due")
-        .stdout_has("2026-11-30 outbox scheduled")
-        .stdout_has("2026-11-27 outbox draft")
+        .stdout_has("2026-11-28 outbox: done")
+        .stdout_has("2026-11-29 outbox: due")
+        .stdout_has("2026-11-30 outbox: scheduled")
+        .stdout_has("2026-11-27 outbox: draft")
         .stdout_has("outbox: 1 due, 1 done, 1 scheduled, 1 draft");
     let out = p.run(&["status", "--json", TODAY]);
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
@@ -456,7 +456,7 @@ fn a_stuck_pending_key_is_flagged_by_status() {
     // `escalate_after`, so a human is told (1).
     p.run(&["status", TODAY])
         .code(1)
-        .stdout_has("2026-11-29 outbox pending")
+        .stdout_has("2026-11-29 outbox: pending")
         .stdout_has("STUCK");
 }
 
@@ -500,7 +500,7 @@ fn status_flags_posts_edited_or_deleted_after_publishing() {
     std::fs::remove_file(p.path("content/2026-11-29.md")).unwrap();
     let out = p.run(&["status", TODAY]);
     out.code(0)
-        .stdout_has("2026-11-28 outbox done")
+        .stdout_has("2026-11-28 outbox: done")
         .stdout_has("EDITED: the post changed since it was published")
         .stdout_has("DELETED: the post's file is gone");
     let lines: Vec<&str> = out.stdout.lines().collect();
@@ -613,7 +613,7 @@ fn status_says_once_that_a_copy_without_id_cannot_be_updated() {
     );
     let status = p.run(&["status", TODAY]);
     status
-        .stdout_has("2026-11-29 outbox done")
+        .stdout_has("2026-11-29 outbox: done")
         .stdout_has("(no id: edits and retracts cannot reach this copy");
     assert_eq!(status.stdout.matches("no id:").count(), 1);
 }

@@ -66,7 +66,7 @@ fn stays_retracted(p: &Project, target: &str, writes: impl Fn() -> usize) {
     assert_eq!(p.statuses(target), [format!("{KEY} retracted")]);
     p.run(&["status", TODAY])
         .code(0)
-        .stdout_has(&format!("{KEY} {target} retracted"));
+        .stdout_has(&format!("{KEY} {target}: retracted"));
     let json = p.run(&["status", "--json", TODAY]);
     json.code(0);
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();

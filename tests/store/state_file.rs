@@ -172,8 +172,8 @@ fn status_reports_a_malformed_line_and_shows_the_rest() {
     let out = p.run(&["status", TODAY]);
     out.code(2)
         .stderr_has("state/outbox.state:2: unknown status `donne`")
-        .stdout_has("2026-11-27 outbox done")
-        .stdout_has("2026-11-29 outbox done");
+        .stdout_has("2026-11-27 outbox: done")
+        .stdout_has("2026-11-29 outbox: done");
     // A run that would write refuses the file, naming the line, and changes nothing.
     let before = p.read("state/outbox.state");
     p.run(&["run", TODAY])

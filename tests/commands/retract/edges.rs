@@ -216,7 +216,7 @@ fn a_state_file_from_a_newer_dayrun_is_refused() {
     );
     p.run(&["status", TODAY])
         .code(0)
-        .stdout_has(&format!("{KEY} outbox done"));
+        .stdout_has(&format!("{KEY} outbox: done"));
 }
 
 #[test]

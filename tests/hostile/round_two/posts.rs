@@ -50,7 +50,7 @@ fn row1_a_yaml_alias_bomb_is_a_local_error_in_bounded_memory() {
             "{what}: `status` died (exit {})\n{status:?}",
             status.code
         );
-        status.stdout_has("2026-11-29 outbox done");
+        status.stdout_has("2026-11-29 outbox: done");
         let check = run(&["check"]);
         assert_eq!(check.code, 1, "{what}: `check`\n{check:?}");
         assert!(
