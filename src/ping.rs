@@ -28,6 +28,7 @@ impl Ping {
         let file = config.watch.ping_url_file.as_ref()?;
         match read_url(file) {
             Ok(url) => {
+                crate::targets::secret::warn_if_shared(file, &config.show(file));
                 let mut redactor = Redactor::default();
                 redactor.add(&url);
                 let timeout = config.watch.ping_timeout;

@@ -160,6 +160,19 @@ fn an_unreachable_monitor_and_an_unreadable_url_file_leave_the_run_alone() {
 }
 
 #[test]
+fn a_url_file_others_can_read_is_warned_about_as_a_token_is() {
+    let ping = FakePing::start(Answer::Ok);
+    let p = project(&ping, 0);
+    p.file_mode("secrets/ping.url", format!("{}\n", ping.url()), 0o644);
+    let out = p.run_at(NOW, &["run"]);
+    out.code(0).stderr_has(
+        "dayrun: warning: secrets/ping.url can be read by other users; run `chmod 600 secrets/ping.url`",
+    );
+    assert_eq!(ping.paths(), ["start", "0"]);
+    never_shown(&p, &out);
+}
+
+#[test]
 fn a_dry_run_and_a_persons_retry_do_not_ping() {
     let ping = FakePing::start(Answer::Ok);
     let p = project(&ping, 65);

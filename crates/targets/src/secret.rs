@@ -104,8 +104,9 @@ impl Secret {
     }
 }
 
+/// A warning when others can read a secret's file (`shown`: as the user wrote it).
 #[cfg(unix)]
-fn warn_if_shared(path: &Path, shown: &Path) {
+pub fn warn_if_shared(path: &Path, shown: &Path) {
     use std::os::unix::fs::PermissionsExt;
     if let Ok(meta) = std::fs::metadata(path)
         && meta.permissions().mode() & 0o077 != 0
@@ -118,4 +119,4 @@ fn warn_if_shared(path: &Path, shown: &Path) {
 }
 
 #[cfg(not(unix))]
-fn warn_if_shared(_: &Path, _: &Path) {}
+pub fn warn_if_shared(_: &Path, _: &Path) {}
