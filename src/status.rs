@@ -8,6 +8,7 @@ pub(crate) mod check;
 pub(crate) mod facts;
 mod json;
 pub(crate) mod judge;
+mod row;
 mod text;
 
 use crate::clock::Clock;

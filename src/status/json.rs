@@ -2,7 +2,8 @@
 //! schema is only ever extended: a script written for it keeps working.
 
 use super::io;
-use super::judge::{Judged, Row, Sink};
+use super::judge::{Judged, Sink};
+use super::row::Row;
 use crate::config::TargetConfig;
 use crate::error::Error;
 use crate::life;

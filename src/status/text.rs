@@ -3,7 +3,8 @@
 //! words a run's summary uses.
 
 use super::io;
-use super::judge::{Judged, Row, Sink};
+use super::judge::{Judged, Sink};
+use super::row::Row;
 use crate::config::TargetConfig;
 use crate::error::Error;
 use crate::life::{self, Key, KeyLine};
