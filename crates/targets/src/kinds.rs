@@ -39,6 +39,7 @@ pub const KINDS: &[Kind] = &[
     super::bluesky::KIND,
     super::ghost::KIND,
     super::nostr::KIND,
+    super::matrix::KIND,
 ];
 
 /// The kind named `name`.

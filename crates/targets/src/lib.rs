@@ -28,6 +28,7 @@ pub mod http;
 pub mod items;
 pub mod kinds;
 pub mod mastodon;
+pub mod matrix;
 pub mod media;
 pub mod net;
 pub mod nostr;

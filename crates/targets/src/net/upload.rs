@@ -13,8 +13,23 @@ impl Http {
         content_type: &str,
         bytes: &[u8],
     ) -> Result<Reply, Error> {
+        self.send_bytes("POST", url, headers, (content_type, bytes))
+    }
+
+    /// Send `bytes` with `method` (POST, PUT: Matrix's upload to a media id made before).
+    pub fn send_bytes(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        (content_type, bytes): (&str, &[u8]),
+    ) -> Result<Reply, Error> {
+        let req = match method {
+            "PUT" => self.agent.put(url),
+            _ => self.agent.post(url),
+        };
         let mut req = self
-            .request(self.agent.post(url))
+            .request(req)
             .header("Content-Type", content_type)
             .header("Accept", "application/json");
         for (name, value) in headers {

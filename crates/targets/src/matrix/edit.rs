@@ -1,0 +1,124 @@
+//! Editing and retracting a Matrix message. An edit is an `m.replace` event (the new content
+//! in `m.new_content`, a fallback `* …` text for old clients), read back as the latest
+//! replacement the server aggregates on the event. A retract is a redaction, read back as the
+//! event with `redacted_because` and its content emptied.
+
+use super::Matrix;
+use super::content::{Part, mark_of};
+use crate::error::Error;
+use crate::net::{encode, status_class};
+use crate::post::Post;
+use crate::{Lookup, Outgoing, Retract, Update};
+use life::{Key, Receipt};
+use serde_json::{Value, json};
+
+impl Matrix {
+    /// The event `id` as the server has it now; `None`: it knows none (404).
+    fn event(&mut self, id: &str) -> Result<Option<Value>, Error> {
+        let room = self.room_id()?;
+        let path = format!("/rooms/{}/event/{}", encode(&room), encode(id));
+        let reply = self.http.get(&self.url(&path), &self.headers())?;
+        if reply.status == 404 {
+            return Ok(None);
+        }
+        let reply = reply.success(|r| self.failure("read a message", r))?;
+        Ok(Some(
+            serde_json::from_str(&reply.body).unwrap_or(Value::Null),
+        ))
+    }
+
+    /// The `m.replace` event that makes message `id` hold `new` (the key field kept in it).
+    fn replacement(id: &str, new: &Value) -> Value {
+        let star = |field: &str| new[field].as_str().map(|text| format!("* {text}"));
+        let mut body = json!({
+            "msgtype": new["msgtype"],
+            "body": star("body").unwrap_or_default(),
+            "m.mentions": {},
+            "m.new_content": new,
+            "m.relates_to": { "rel_type": "m.replace", "event_id": id },
+        });
+        if let Some(html) = star("formatted_body") {
+            body["format"] = new["format"].clone();
+            body["formatted_body"] = json!(html);
+        }
+        body
+    }
+}
+
+impl Update for Matrix {
+    /// An `m.replace` of message `id`. Its transaction id is the edit's own (the text it
+    /// sends), so a resend of one edit is one event, and a later edit is another.
+    fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        let part = Part::Message(0);
+        let new = self.with_key(post.place(), out.generation, &part, &out.body);
+        let body = Self::replacement(id, &new);
+        let txn = crate::net::idempotency_key(
+            &self.name,
+            &format!("{}#{} edit {id} {}", post.place(), out.generation, mark_of(&new)),
+        );
+        let receipt = self.send_event(&txn, &body)?;
+        Ok(Receipt {
+            id: id.to_string(),
+            url: receipt.url.map(|_| {
+                let room = self.room_id.clone().unwrap_or_default();
+                self.link(&room, id)
+            }),
+            ..Receipt::default()
+        })
+    }
+
+    /// The latest replacement the server aggregates on the message (`unsigned.m.relations`),
+    /// or the message itself when it has none: found when it holds the text sent.
+    fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
+        let Some(event) = self.event(id)? else {
+            return Ok(Lookup::CannotTell(format!(
+                "message {id} is not in the room any more"
+            )));
+        };
+        let latest = &event["unsigned"]["m.relations"]["m.replace"];
+        let content = match latest["content"]["m.new_content"].is_object() {
+            true => &latest["content"]["m.new_content"],
+            false => &event["content"],
+        };
+        Ok(match out.marks.contains(&mark_of(content)) {
+            true => Lookup::Found(vec![Receipt::id(id)]),
+            false => Lookup::Absent,
+        })
+    }
+}
+
+impl Retract for Matrix {
+    /// A redaction of message `id`; one the server no longer knows is gone already.
+    fn retract(&mut self, key: Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
+        let room = self.room_id()?;
+        let txn = crate::net::idempotency_key(&self.name, &format!("{key} redact {id}"));
+        let path = format!(
+            "/rooms/{}/redact/{}/{}",
+            encode(&room),
+            encode(id),
+            encode(&txn)
+        );
+        let body = json!({ "reason": "retracted with dayrun" });
+        let reply = self
+            .http
+            .send("PUT", &self.url(&path), &self.headers(), &body)?;
+        if status_class(reply.status).is_none() || reply.status == 404 {
+            return Ok(());
+        }
+        Err(self.failure("redact a message", &reply))
+    }
+
+    /// Gone when the server knows no such event, or it is redacted (`redacted_because`, its
+    /// content emptied).
+    fn still_there(&mut self, _: Key, id: &str) -> Result<Lookup, Error> {
+        let Some(event) = self.event(id)? else {
+            return Ok(Lookup::Absent);
+        };
+        let redacted = !event["unsigned"]["redacted_because"].is_null()
+            || event["content"].as_object().is_some_and(|c| c.is_empty());
+        Ok(match redacted {
+            true => Lookup::Absent,
+            false => Lookup::Found(vec![Receipt::id(id)]),
+        })
+    }
+}
