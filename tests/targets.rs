@@ -7,5 +7,6 @@ pub mod ghost;
 pub mod http_target;
 pub mod images_targets;
 pub mod mastodon;
+pub mod matrix;
 pub mod nostr;
 pub mod wordpress;

@@ -54,7 +54,12 @@ impl Update for Matrix {
         let body = Self::replacement(id, &new);
         let txn = crate::net::idempotency_key(
             &self.name,
-            &format!("{}#{} edit {id} {}", post.place(), out.generation, mark_of(&new)),
+            &format!(
+                "{}#{} edit {id} {}",
+                post.place(),
+                out.generation,
+                mark_of(&new)
+            ),
         );
         let receipt = self.send_event(&txn, &body)?;
         Ok(Receipt {

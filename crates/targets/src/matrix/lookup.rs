@@ -181,7 +181,10 @@ impl Matrix {
             }
             let receipt = Receipt {
                 id: message.id.clone(),
-                url: self.room_id.as_ref().map(|room| self.link(room, &message.id)),
+                url: self
+                    .room_id
+                    .as_ref()
+                    .map(|room| self.link(room, &message.id)),
                 ..Receipt::default()
             };
             match attempts.marks.contains(&message.mark) {
@@ -203,7 +206,9 @@ impl Matrix {
 /// A listed event with an id and a time; a redacted one (its content emptied) has no key
 /// field and is no copy.
 fn listed_event(event: &Value) -> Option<Listed> {
-    let id = event["event_id"].as_str().filter(|id| id.starts_with('$'))?;
+    let id = event["event_id"]
+        .as_str()
+        .filter(|id| id.starts_with('$'))?;
     let at = Timestamp::from_millisecond(event["origin_server_ts"].as_i64()?).ok()?;
     Some(Listed {
         id: id.to_string(),

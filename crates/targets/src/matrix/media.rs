@@ -37,14 +37,15 @@ impl Matrix {
 
     /// A new media id (`mxc://server/id`), made before any byte is sent: nothing is out yet.
     fn create(&self) -> Result<String, Error> {
-        let reply = self.http.post(
-            &self.media_url("/v1/create"),
-            &self.headers(),
-            &json!({}),
-        )?;
+        let reply = self
+            .http
+            .post(&self.media_url("/v1/create"), &self.headers(), &json!({}))?;
         let reply = reply.success(|r| self.failure("make a media id", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
-        match doc["content_uri"].as_str().and_then(|u| split(u).map(|_| u)) {
+        match doc["content_uri"]
+            .as_str()
+            .and_then(|u| split(u).map(|_| u))
+        {
             Some(uri) => Ok(uri.to_string()),
             None => Err(Error::failure(
                 Class::RetrySafe,
@@ -181,8 +182,17 @@ mod tests {
 
     #[test]
     fn only_plain_mxc_uris_are_used() {
-        assert_eq!(split("mxc://localhost/AbC_d-1"), Some(("localhost", "AbC_d-1")));
-        for bad in ["mxc://localhost/", "mxc:///x", "https://x/y", "mxc://a/b/c", "mxc://a b/c"] {
+        assert_eq!(
+            split("mxc://localhost/AbC_d-1"),
+            Some(("localhost", "AbC_d-1"))
+        );
+        for bad in [
+            "mxc://localhost/",
+            "mxc:///x",
+            "https://x/y",
+            "mxc://a/b/c",
+            "mxc://a b/c",
+        ] {
             assert_eq!(split(bad), None, "{bad}");
         }
         assert_eq!(shown("c|mxc://a/b"), "mxc://a/b");

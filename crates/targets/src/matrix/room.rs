@@ -57,7 +57,8 @@ impl Matrix {
         if reply.status == 404 && errcode(&reply).0.as_deref() == Some("M_NOT_FOUND") {
             return Ok(());
         }
-        let reply = reply.success(|r| before_send(self.failure("read the room's encryption", r)))?;
+        let reply =
+            reply.success(|r| before_send(self.failure("read the room's encryption", r)))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         let algorithm = doc["algorithm"].as_str().unwrap_or("an algorithm");
         Err(Error::config(format!(
