@@ -4,6 +4,7 @@
 pub mod real_bluesky;
 pub mod real_ghost;
 pub mod real_images;
+pub mod real_matrix;
 pub mod real_nostr;
 pub mod real_templates;
 pub mod real_threads;

@@ -8,18 +8,20 @@
 //! (its scripts keep state beside themselves, and the shared folder may be read-only), `up.sh`
 //! runs once per test process, and a server that cannot start is a panic with its log, never a
 //! skip. Tests on one server run one at a time (in this process and on this machine); the
-//! servers themselves are in `harness/wordpress.rs`, `harness/bluesky.rs`, `harness/ghost.rs` and
-//! `harness/nostr.rs`.
+//! servers themselves are in `harness/wordpress.rs`, `harness/bluesky.rs`, `harness/ghost.rs`,
+//! `harness/nostr.rs` and `harness/matrix.rs`.
 
 #![allow(dead_code)]
 
 mod bluesky;
 mod ghost;
+mod matrix;
 mod nostr;
 mod wordpress;
 
 pub use bluesky::{Pds, Record, bluesky};
 pub use ghost::{Ghost, ghost};
+pub use matrix::{Synapse, synapse};
 pub use nostr::{Relays, fresh_key, nostr, public_of};
 pub use wordpress::{WordPress, wordpress};
 

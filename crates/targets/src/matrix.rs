@@ -27,7 +27,7 @@ mod room;
 pub struct Settings {
     /// The homeserver's base URL, e.g. `https://matrix.example.org`.
     homeserver: String,
-    /// The room: its id (`!abc:example.org`) or an alias (`#blog:example.org`), resolved once
+    /// The room: its id (`!abc:example.org`; `!abc` from room version 12) or an alias (`#blog:example.org`), resolved once
     /// a run.
     room: String,
     /// File holding the access token of the account that posts (a member of the room).
@@ -60,9 +60,13 @@ impl Matrix {
     pub fn new(ctx: &Context, settings: Settings) -> Result<Matrix, Error> {
         let at = || ctx.config.show(&ctx.target.source);
         let room = settings.room.trim().to_string();
-        if !(room.starts_with('!') || room.starts_with('#')) || !room.contains(':') {
+        // A room id from room version 12 on has no `:server` (`!hash`); an alias always has.
+        let id = room.starts_with('!') && room.len() > 1;
+        if !(id || room.starts_with('#') && room.contains(':'))
+            || room.contains(char::is_whitespace)
+        {
             return Err(Error::config(format!(
-                "[targets.{}]: room = `{}`: write a room id (`!abc:example.org`) or an alias (`#blog:example.org`)",
+                "[targets.{}]: room = `{}`: write a room id (`!abc:example.org`, or `!abc` from room version 12) or an alias (`#blog:example.org`)",
                 ctx.target.name,
                 crate::outside::escape(&room, 80)
             ))

@@ -1,0 +1,362 @@
+//! `kind = "matrix"` against a real Synapse 1.163.2 on loopback (the shared harness), with
+//! `faultproxy.py` in between where an answer must get lost after the server stored the
+//! event. Each test posts into the harness room under a target name of its own and counts
+//! what the room holds of that target by reading it (`/messages`), never by what dayrun says. Without `DAYRUN_HARNESS` every test here is
+//! ignored unless asked for.
+
+use crate::support::days::{days_ago, today};
+use crate::support::harness::{self, FaultProxy, Synapse};
+use crate::support::util::{Output, Project, hours_from_now, wait_or_kill};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+const SEND: &str = "/send/m.room.message/";
+
+static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A target name no other test (or earlier test run) used: what the room holds of it is this
+/// test's.
+fn fresh_name() -> String {
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let now = jiff::Timestamp::now().as_millisecond();
+    format!("mx{now}n{n}")
+}
+
+fn project(mx: &Synapse, url: &str, room: &str, extra: &str) -> (Project, String) {
+    let p = Project::new();
+    let name = fresh_name();
+    p.file(
+        "dayrun.toml",
+        format!(
+            "timezone = \"UTC\"\n\n[targets.{name}]\nkind = \"matrix\"\nhomeserver = \"{url}\"\nroom = \"{room}\"\ntoken_file = \"secrets/matrix.token\"\n{timeout}settle_secs = 1\nconfirm_delay_secs = 1\nconfirm_polls = 3\n{extra}\n",
+            timeout = match extra.contains("timeout_secs") {
+                true => "",
+                false => "timeout_secs = 3\n",
+            }
+        ),
+    );
+    p.secret("secrets/matrix.token", format!("{}\n", mx.token));
+    (p, name)
+}
+
+fn post(p: &Project, key: &str, title: &str) {
+    p.file(
+        &format!("content/{key}.md"),
+        format!("# {title}\n\nWritten for {key} & the *real* Synapse.\n"),
+    );
+}
+
+fn printed(out: &Output) -> String {
+    format!("{}{}", out.stdout, out.stderr)
+}
+
+/// The posts in `room` that carry `key`.
+fn of_key(posts: &[Value], key: &str) -> usize {
+    posts
+        .iter()
+        .filter(|e| e["content"]["app.dayrun.key"]["key"] == key)
+        .count()
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_a_backfill_once_and_a_rerun_sends_nothing() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let proxy = FaultProxy::start(&mx.url, &[], 300);
+    let (today, back) = (today(), days_ago(10));
+    let (p, name) = project(&mx, &proxy.url, &room, "");
+    post(&p, &today, "Today on a real Synapse");
+    post(&p, &back, "Ten days ago");
+    p.run(&["run", &format!("--today={today}"), "--backfill"])
+        .code(0)
+        .stdout_has(&format!("{today} {name} published id=$"))
+        .stdout_has(&format!("{back} {name} published id=$"));
+    let posts = mx.posts_of(&name);
+    assert_eq!(posts.len(), 2, "{posts:#?}");
+    assert_eq!((of_key(&posts, &today), of_key(&posts, &back)), (1, 1));
+    assert_eq!(posts[0]["content"]["format"], "org.matrix.custom.html");
+
+    let before = proxy.requests().len();
+    let again = p.run(&["run", &format!("--today={today}"), "--backfill"]);
+    again.code(0);
+    assert_eq!(
+        proxy.requests().len(),
+        before,
+        "the rerun sent nothing: {again:?}"
+    );
+    assert_eq!(mx.posts_of(&name).len(), 2);
+}
+
+/// Synapse stores the event, the answer never comes: the resend with the same transaction id
+/// (within the window, same token) is answered with the event it stored.
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_a_lost_answer_is_the_same_event_on_resend() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let rule = format!("PUT {SEND} first=drop_after then=pass");
+    let proxy = FaultProxy::start(&mx.url, &[&rule], 300);
+    let today = today();
+    let (p, name) = project(&mx, &proxy.url, &room, "");
+    post(&p, &today, "The answer was lost");
+    let out = p.run(&["run", &format!("--today={today}")]);
+    let posts = mx.posts_of(&name);
+    assert_eq!(posts.len(), 1, "{}", printed(&out));
+    out.code(0).stdout_has(&format!(
+        "{today} {name} confirmed id={}",
+        posts[0]["event_id"].as_str().unwrap()
+    ));
+    assert_eq!(proxy.forwarded("PUT", SEND), 2, "the send and its resend");
+    p.run(&["run", &format!("--today={today}")]).code(0);
+    assert_eq!(mx.posts_of(&name).len(), 1);
+}
+
+/// The answer is lost, and so is every resend's within the run (the key stays pending); the
+/// next run comes two hours later, past dayrun's window: it reads the room back to the
+/// attempt and finds the event, sending nothing.
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_past_the_window_the_room_is_read_not_resent() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let lost = vec!["hang_after:5"; 8].join(",");
+    let rule = format!("PUT {SEND} first={lost} then=pass");
+    let proxy = FaultProxy::start(&mx.url, &[&rule], 300);
+    let today = today();
+    let (p, name) = project(&mx, &proxy.url, &room, "dedup = false");
+    post(&p, &today, "Found by reading the room");
+    let out = p.run(&["run", &format!("--today={today}")]);
+    out.code(75);
+    let forwarded = proxy.forwarded("PUT", SEND);
+    assert!(forwarded >= 2, "the send and a resend: {}", printed(&out));
+    assert_eq!(
+        mx.posts_of(&name).len(),
+        1,
+        "Synapse made one event of them all"
+    );
+    let out2 = p.run_at(&hours_from_now(2), &["run", &format!("--today={today}")]);
+    out2.code(0).stdout_has("confirmed id=$");
+    assert_eq!(mx.posts_of(&name).len(), 1, "{}", printed(&out2));
+    assert_eq!(
+        proxy.forwarded("PUT", SEND),
+        forwarded,
+        "nothing sent after the window"
+    );
+    assert!(
+        proxy.forwarded("GET", "/messages") >= 1,
+        "the room was read"
+    );
+}
+
+/// A run killed while its send is in flight: the next run (within the window) sends the
+/// same transaction id again, and the room holds one message.
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_a_kill_mid_send_leaves_one_message() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let rule = format!("PUT {SEND} first=hang_after:20 then=pass");
+    let proxy = FaultProxy::start(&mx.url, &[&rule], 300);
+    let today = today();
+    let (p, name) = project(&mx, &proxy.url, &room, "timeout_secs = 30");
+    post(&p, &today, "Killed in the middle");
+    let child = p
+        .command(&["run", &format!("--today={today}")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, said) = wait_or_kill(
+        child,
+        || {
+            std::thread::sleep(Duration::from_millis(200));
+            !mx.posts_of(&name).is_empty()
+        },
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, None, "killed while waiting for the answer: {said}");
+    let status = p.run(&["status"]);
+    assert!(status.stdout.contains("pending"), "{status:?}");
+    let out = p.run(&["run", &format!("--today={today}")]);
+    out.code(0).stdout_has("confirmed id=$");
+    assert_eq!(mx.posts_of(&name).len(), 1, "{}", printed(&out));
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_an_edit_is_read_back_and_a_retract_proven() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let today = today();
+    let (p, name) = project(&mx, &mx.url, &room, "on_edit = \"update\"");
+    post(&p, &today, "Before the edit");
+    p.run(&["run", &format!("--today={today}")]).code(0);
+    let id = mx.posts_of(&name)[0]["event_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    post(&p, &today, "After the edit");
+    p.run(&["run", &format!("--today={today}")])
+        .code(0)
+        .stdout_has(&format!("{today} {name} updated id={id}"));
+    let (status, event) = mx.event(&room, &id);
+    assert_eq!(status, 200);
+    let new = &event["unsigned"]["m.relations"]["m.replace"]["content"]["m.new_content"];
+    assert!(
+        new["body"].as_str().unwrap().starts_with("After the edit"),
+        "{event:#}"
+    );
+    assert_eq!(mx.posts_of(&name).len(), 1, "an edit is no second post");
+
+    p.run(&["retract", &today, "--yes"])
+        .code(0)
+        .stdout_has(&format!("{today} {name} retracted id={id}"));
+    let (status, event) = mx.event(&room, &id);
+    assert_eq!(status, 200, "{event}");
+    assert!(
+        event["unsigned"]["redacted_because"].is_object(),
+        "{event:#}"
+    );
+    assert_eq!(event["content"], serde_json::json!({}));
+    assert_eq!(mx.posts_of(&name).len(), 0);
+}
+
+/// The upload's answer is lost after Synapse stored the bytes: the resend goes to the same
+/// media id and is refused (409), so the bytes are there once, and one `m.image` is sent.
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_an_image_is_uploaded_once() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let proxy = FaultProxy::start(
+        &mx.url,
+        &["PUT /_matrix/media/v3/upload/ first=drop_after then=pass"],
+        300,
+    );
+    let today = today();
+    let (p, name) = project(&mx, &proxy.url, &room, "");
+    p.file(
+        "content/cat.png",
+        crate::support::image_gen::png_with_text(),
+    );
+    p.file(
+        &format!("content/{today}.md"),
+        "# A cat\n\nLook:\n\n![A grey cat asleep](cat.png)\n",
+    );
+    let out = p.run(&["run", &format!("--today={today}")]);
+    out.code(0);
+    let posts = mx.posts_of(&name);
+    assert_eq!(posts.len(), 2, "{}\n{posts:#?}", printed(&out));
+    assert_eq!(posts[0]["content"]["msgtype"], "m.image");
+    assert_eq!(posts[0]["content"]["body"], "A grey cat asleep");
+    assert_eq!(posts[1]["content"]["msgtype"], "m.text");
+    assert_eq!(
+        proxy.forwarded("POST", "/_matrix/media/v1/create"),
+        1,
+        "one media id"
+    );
+    assert_eq!(
+        proxy.forwarded("PUT", "/_matrix/media/v3/upload/"),
+        2,
+        "the upload and its resend (409)"
+    );
+}
+
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_a_wrong_token_exits_3_and_an_encrypted_room_is_refused() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let today = today();
+    let (p, name) = project(&mx, &mx.url, &room, "");
+    post(&p, &today, "Never sent");
+    p.secret("secrets/matrix.token", "syt_not_a_real_token\n");
+    let out = p.run(&["run", &format!("--today={today}")]);
+    out.code(3);
+    assert!(
+        printed(&out).contains("secrets/matrix.token"),
+        "{}",
+        printed(&out)
+    );
+    assert!(
+        printed(&out).contains("M_UNKNOWN_TOKEN"),
+        "{}",
+        printed(&out)
+    );
+    assert_eq!(mx.posts_of(&name).len(), 0);
+
+    let secret = mx.encrypted_room();
+    let (p, _) = project(&mx, &mx.url, &secret, "");
+    post(&p, &today, "Never sent either");
+    let out = p.run(&["run", &format!("--today={today}")]);
+    out.code(2);
+    assert!(
+        printed(&out).contains("end-to-end encrypted"),
+        "{}",
+        printed(&out)
+    );
+    let sent = mx
+        .events(&secret)
+        .into_iter()
+        .filter(|e| e["type"] == "m.room.message")
+        .count();
+    assert_eq!(sent, 0);
+}
+
+/// Requests per post for a 40-post backfill, beside a bare-send floor in the same run: 40
+/// `PUT`s with the same agent, one connection.
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_a_40_post_backfill_costs_about_one_request_a_post() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let proxy = FaultProxy::start(&mx.url, &[], 600);
+    let (p, name) = project(&mx, &proxy.url, &room, "");
+    for n in 1..=40 {
+        post(&p, &days_ago(n), &format!("Post {n} of the backfill"));
+    }
+    let started = Instant::now();
+    p.run(&["run", "--backfill"]).code(0);
+    let wall = started.elapsed();
+    let requests = proxy.requests().len();
+    assert_eq!(mx.posts_of(&name).len(), 40);
+
+    let floor_room = mx.room.clone();
+    let started = Instant::now();
+    for n in 0..40 {
+        let path = format!(
+            "/rooms/{}/send/m.room.message/floor-{n}-{}",
+            floor_room.replace('!', "%21").replace(':', "%3A"),
+            std::process::id()
+        );
+        let body = serde_json::json!({"msgtype": "m.text", "body": format!("floor {n}")});
+        let (status, _) = mx.call(&mx.token, "PUT", &path, Some(&body));
+        assert_eq!(status, 200);
+    }
+    let floor = started.elapsed();
+    let per_post = requests as f64 / 40.0;
+    let ratio = wall.as_secs_f64() / floor.as_secs_f64();
+    eprintln!(
+        "matrix backfill: {requests} requests for 40 posts ({per_post:.3} a post); wall {:.2} s, bare sends {:.2} s ({ratio:.2}x, the binary's start included)",
+        wall.as_secs_f64(),
+        floor.as_secs_f64()
+    );
+    assert!(per_post <= 1.15, "{per_post}");
+}
