@@ -169,6 +169,21 @@ impl Mx {
         if let Some(p) = parts(&path, "/_matrix/media/") {
             return self.media(req, &p, who.0);
         }
+        if let Some(p) = parts(&path, "/_matrix/client/v1/rooms/") {
+            return match (req.method.as_str(), p.as_slice()) {
+                ("GET", [room, rel, id, kind])
+                    if rel == "relations" && self.rooms.contains_key(room) =>
+                {
+                    let chunk: Vec<Value> = (self.rooms[room].iter().rev())
+                        .filter(|e| e["content"]["m.relates_to"]["event_id"] == id.as_str())
+                        .filter(|e| e["content"]["m.relates_to"]["rel_type"] == kind.as_str())
+                        .cloned()
+                        .collect();
+                    Reply::json(200, json!({"chunk": chunk}))
+                }
+                _ => error(404, "M_UNRECOGNIZED", "Unrecognized request"),
+            };
+        }
         let Some(p) = parts(&path, "/_matrix/client/v3/") else {
             return error(404, "M_UNRECOGNIZED", "Unrecognized request");
         };

@@ -230,6 +230,12 @@ fn real_matrix_an_edit_is_read_back_and_a_retract_proven() {
     );
     assert_eq!(event["content"], serde_json::json!({}));
     assert_eq!(mx.posts_of(&name).len(), 0);
+    let edits = mx
+        .events(&room)
+        .into_iter()
+        .filter(|e| e["content"]["m.relates_to"]["event_id"] == id.as_str())
+        .count();
+    assert_eq!(edits, 0, "the edit is redacted too (its content emptied)");
 }
 
 /// The upload's answer is lost after Synapse stored the bytes: the resend goes to the same
@@ -272,6 +278,12 @@ fn real_matrix_an_image_is_uploaded_once() {
         proxy.forwarded("PUT", "/_matrix/media/v3/upload/"),
         2,
         "the upload and its resend (409)"
+    );
+    p.run(&["retract", &today, "--yes"]).code(0);
+    assert_eq!(
+        mx.posts_of(&name).len(),
+        0,
+        "the image goes with the message"
     );
 }
 

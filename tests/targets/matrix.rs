@@ -303,6 +303,12 @@ fn an_edit_is_an_m_replace_read_back_and_a_retract_a_redaction_proven() {
     assert_eq!(original["content"], json!({}), "{original:#?}");
     assert!(original["unsigned"]["redacted_because"].is_object());
     assert_eq!(mx.posts(ROOM).len(), 0);
+    let edit = &mx.messages(ROOM)[1];
+    assert_eq!(
+        edit["content"],
+        json!({}),
+        "the edit's text is redacted too: {edit:#?}"
+    );
     assert_eq!(p.statuses("room"), [format!("{KEY} retracted")]);
 }
 
@@ -347,4 +353,6 @@ fn an_image_is_made_uploaded_once_and_sent_as_m_image_with_its_alt_text() {
     );
     p.run(&["run", TODAY]).code(0);
     assert_eq!(mx.posts(ROOM).len(), 2);
+    p.run(&["retract", KEY, "--yes"]).code(0);
+    assert_eq!(mx.posts(ROOM).len(), 0, "the image goes with the message");
 }

@@ -92,9 +92,37 @@ impl Update for Matrix {
     }
 }
 
-impl Retract for Matrix {
-    /// A redaction of message `id`; one the server no longer knows is gone already.
-    fn retract(&mut self, key: Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
+impl Matrix {
+    /// The events that go with message `id`: its edits (`m.replace` by this account, from
+    /// `/relations`) and the `m.image` events of its copy, sent just before it.
+    fn belonging(&mut self, key: Key, id: &str, message: &Value) -> Result<Vec<String>, Error> {
+        let room = self.room_id()?;
+        let me = self.me()?;
+        let path = format!(
+            "{}/_matrix/client/v1/rooms/{}/relations/{}/m.replace?limit=100",
+            self.homeserver,
+            encode(&room),
+            encode(id)
+        );
+        let reply = self.http.get(&path, &self.headers())?;
+        let reply = reply.success(|r| self.failure("read a message's edits", r))?;
+        let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
+        let mut ids: Vec<String> = (doc["chunk"].as_array().into_iter().flatten())
+            .filter(|e| e["sender"] == me.as_str())
+            .filter_map(|e| e["event_id"].as_str().map(str::to_string))
+            .collect();
+        let generation = message["content"][super::content::KEY_FIELD]["generation"].as_u64();
+        let at = message["origin_server_ts"].as_i64().unwrap_or_default();
+        let (Some(generation), Ok(at)) = (generation, jiff::Timestamp::from_millisecond(at)) else {
+            return Ok(ids); // redacted already, or not dayrun's: no images to find
+        };
+        let generation = u32::try_from(generation).unwrap_or_default();
+        ids.extend(self.images_before(key, generation, at)?);
+        Ok(ids)
+    }
+
+    /// Redact event `id` (once: the transaction id is the redaction's own).
+    fn redact(&mut self, key: Key, id: &str) -> Result<(), Error> {
         let room = self.room_id()?;
         let txn = crate::net::idempotency_key(&self.name, &format!("{key} redact {id}"));
         let path = format!(
@@ -111,6 +139,20 @@ impl Retract for Matrix {
             return Ok(());
         }
         Err(self.failure("redact a message", &reply))
+    }
+}
+
+impl Retract for Matrix {
+    /// A redaction of message `id`, after its edits and its images (so a retract cut short
+    /// is finished by the next, which finds them again from the message); one the server no
+    /// longer knows is gone already.
+    fn retract(&mut self, key: Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
+        if let Some(message) = self.event(id)? {
+            for other in self.belonging(key, id, &message)? {
+                self.redact(key, &other)?;
+            }
+        }
+        self.redact(key, id)
     }
 
     /// Gone when the server knows no such event, or it is redacted (`redacted_because`, its

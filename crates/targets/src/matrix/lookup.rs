@@ -112,6 +112,33 @@ impl Matrix {
         self.send_event(&txn, &body).map(Some)
     }
 
+    /// The `m.image` events of copy `generation` of `key` sent in the minutes before `at`
+    /// (its message's time), by their key field.
+    pub(super) fn images_before(
+        &mut self,
+        key: Key,
+        generation: u32,
+        at: Timestamp,
+    ) -> Result<Vec<String>, Error> {
+        let (listed, _) = self.walk_back(at - SKEW - SKEW)?;
+        Ok(listed
+            .into_iter()
+            .filter(|m| m.at <= at + SKEW)
+            .filter(|m| {
+                m.field["part"]
+                    .as_str()
+                    .is_some_and(|p| p.starts_with("image "))
+            })
+            .filter(|m| {
+                let content = json!({ KEY_FIELD: m.field });
+                let sha =
+                    m.field["part"].as_str().unwrap_or_default()["image ".len()..].to_string();
+                self.carries(&content, key, generation, &Part::Image(sha))
+            })
+            .map(|m| m.id)
+            .collect())
+    }
+
     /// The run's survey: one read back to the first key's eve. A read cut short proves
     /// nothing, and is not kept.
     pub(super) fn survey_room(&mut self, keys: &[Key], now: Timestamp) -> Result<String, Error> {
