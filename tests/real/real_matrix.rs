@@ -126,7 +126,7 @@ fn real_matrix_past_the_window_the_room_is_read_not_resent() {
         return;
     };
     let room = mx.room.clone();
-    let lost = vec!["hang_after:5"; 8].join(",");
+    let lost = ["hang_after:5"; 8].join(",");
     let rule = format!("PUT {SEND} first={lost} then=pass");
     let proxy = FaultProxy::start(&mx.url, &[&rule], 300);
     let today = today();
