@@ -356,3 +356,83 @@ fn an_image_is_made_uploaded_once_and_sent_as_m_image_with_its_alt_text() {
     p.run(&["retract", KEY, "--yes"]).code(0);
     assert_eq!(mx.posts(ROOM).len(), 0, "the image goes with the message");
 }
+
+/// A post of about 5,000 characters: three parts of at most 2,000.
+fn long_post(p: &Project) {
+    let para = |n: usize| format!("Paragraph {n} says something worth reading. ").repeat(20);
+    let body: Vec<String> = (1..=6).map(para).collect();
+    p.file(
+        &format!("content/{KEY}.md"),
+        format!("# A long post\n\n{}\n", body.join("\n\n")),
+    );
+}
+
+#[test]
+fn a_long_post_is_a_thread_each_part_once_even_after_a_lost_answer() {
+    let mx = FakeMatrix::start();
+    // The second part's answer is lost after the server stored it.
+    mx.state
+        .lock()
+        .unwrap()
+        .faults
+        .extend([Fault::Normal, Fault::CommitClose]);
+    let p = project(&mx, ROOM, "long = \"thread\"");
+    long_post(&p);
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    let posts = mx.posts(ROOM);
+    assert!(posts.len() >= 3, "{}", printed(&out));
+    let root = posts[0]["event_id"].as_str().unwrap();
+    for (n, part) in posts.iter().enumerate() {
+        let content = &part["content"];
+        assert_eq!(content["app.dayrun.key"]["part"], n, "{content:#}");
+        assert!(content["body"].as_str().unwrap().chars().count() <= 2000);
+        if n == 0 {
+            assert!(content["m.relates_to"].is_null());
+            continue;
+        }
+        let relation = &content["m.relates_to"];
+        assert_eq!(relation["rel_type"], "m.thread");
+        assert_eq!(relation["event_id"], root);
+        assert_eq!(relation["is_falling_back"], true);
+        assert_eq!(
+            relation["m.in_reply_to"]["event_id"],
+            posts[n - 1]["event_id"],
+            "part {n} replies to the part before it"
+        );
+    }
+    let parts = posts.len();
+    assert_eq!(
+        mx.state.lock().unwrap().sends,
+        parts,
+        "each part stored once"
+    );
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(mx.posts(ROOM).len(), parts, "the rerun sends nothing");
+}
+
+#[test]
+fn a_thread_cut_off_past_the_window_resumes_from_the_room_without_a_second_part() {
+    let mx = FakeMatrix::start();
+    {
+        let mut s = mx.state.lock().unwrap();
+        // Part 2 is stored, its answer lost, and the room cannot be read: the key stays
+        // pending with the part unknown.
+        s.faults.extend([Fault::Normal, Fault::CommitHang]);
+        s.messages_fail = Some(503);
+    }
+    let p = project(&mx, ROOM, "long = \"thread\"\ndedup = false");
+    long_post(&p);
+    p.run(&["run", TODAY]).code(75);
+    assert_eq!(mx.state.lock().unwrap().sends, 2);
+    mx.forget_txns();
+    mx.state.lock().unwrap().messages_fail = None;
+    let out = p.run_at(&hours_from_now(2), &["run", TODAY]);
+    out.code(0);
+    let posts = mx.posts(ROOM);
+    let parts: Vec<_> = posts
+        .iter()
+        .map(|e| e["content"]["app.dayrun.key"]["part"].clone())
+        .collect();
+    assert_eq!(parts, [json!(0), json!(1), json!(2)], "{}", printed(&out));
+}

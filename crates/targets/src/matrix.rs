@@ -21,6 +21,7 @@ mod lookup;
 mod media;
 mod native;
 mod room;
+mod thread;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -50,6 +51,8 @@ pub struct Matrix {
     me: Option<String>,
     /// The message's text (`template`); without one, the post as text and HTML.
     template: Option<crate::template::Template>,
+    /// `long = "thread"`: a long post as a thread of parts (`thread.rs`).
+    long: crate::thread::Long,
     /// The parts (images) of a copy this run saw in the room or sent: not sent again.
     seen: std::collections::HashSet<(Key, u32, content::Part)>,
     /// The run's survey of the room (`lookup.rs`).
@@ -84,7 +87,9 @@ impl Matrix {
         let token = Secret::read(ctx, &settings.token_file, "access token")?
             .one_line(ctx, "access token")?;
         let (timeout, connect) = super::shared::timeouts(ctx)?;
+        let long = super::shared::long(ctx)?;
         Ok(Matrix {
+            long,
             name: ctx.target.name.clone(),
             homeserver,
             room,
@@ -188,7 +193,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Matrix::new(ctx, super::settings(ctx)?)?)),
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the message's text"),
-    takes: &[super::shared::TIMEOUTS],
+    takes: &[super::shared::TIMEOUTS, super::shared::LONG],
 };
 
 impl Target for Matrix {
@@ -250,6 +255,13 @@ impl Target for Matrix {
 
     fn as_names(&self) -> Option<&dyn crate::Names> {
         Some(self)
+    }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        match self.long {
+            crate::thread::Long::Thread(_) => Some(self),
+            crate::thread::Long::Cut => None,
+        }
     }
 }
 

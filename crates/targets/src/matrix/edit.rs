@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 impl Matrix {
     /// The event `id` as the server has it now; `None`: it knows none (404).
-    fn event(&mut self, id: &str) -> Result<Option<Value>, Error> {
+    pub(super) fn event(&mut self, id: &str) -> Result<Option<Value>, Error> {
         let room = self.room_id()?;
         let path = format!("/rooms/{}/event/{}", encode(&room), encode(id));
         let reply = self.http.get(&self.url(&path), &self.headers())?;
@@ -45,47 +45,61 @@ impl Matrix {
     }
 }
 
+impl Matrix {
+    /// Send the `m.replace` that makes message `id` (of copy `generation` of `key`) hold
+    /// `new`. Its transaction id is the edit's own (the text it sends), so a resend of one
+    /// edit is one event, and a later edit is another.
+    pub(super) fn replace(
+        &mut self,
+        key: Key,
+        generation: u32,
+        id: &str,
+        new: &Value,
+    ) -> Result<Receipt, Error> {
+        let body = Self::replacement(id, new);
+        let txn = crate::net::idempotency_key(
+            &self.name,
+            &format!("{key}#{generation} edit {id} {}", mark_of(new)),
+        );
+        self.send_event(&txn, &body)
+    }
+
+    /// What message `id` shows now: the `m.new_content` of the latest replacement the server
+    /// aggregates on it (`unsigned.m.relations`), or its own content. `None`: not in the room.
+    pub(super) fn latest(&mut self, id: &str) -> Result<Option<Value>, Error> {
+        let Some(event) = self.event(id)? else {
+            return Ok(None);
+        };
+        let latest = &event["unsigned"]["m.relations"]["m.replace"];
+        Ok(Some(match latest["content"]["m.new_content"].is_object() {
+            true => latest["content"]["m.new_content"].clone(),
+            false => event["content"].clone(),
+        }))
+    }
+}
+
 impl Update for Matrix {
-    /// An `m.replace` of message `id`. Its transaction id is the edit's own (the text it
-    /// sends), so a resend of one edit is one event, and a later edit is another.
+    /// An `m.replace` of message `id` (`replace`).
     fn update(&mut self, id: &str, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
         let part = Part::Message(0);
         let new = self.with_key(post.place(), out.generation, &part, &out.body);
-        let body = Self::replacement(id, &new);
-        let txn = crate::net::idempotency_key(
-            &self.name,
-            &format!(
-                "{}#{} edit {id} {}",
-                post.place(),
-                out.generation,
-                mark_of(&new)
-            ),
-        );
-        let receipt = self.send_event(&txn, &body)?;
+        self.replace(post.place(), out.generation, id, &new)?;
+        let room = self.room_id()?;
         Ok(Receipt {
             id: id.to_string(),
-            url: receipt.url.map(|_| {
-                let room = self.room_id.clone().unwrap_or_default();
-                self.link(&room, id)
-            }),
+            url: Some(self.link(&room, id)),
             ..Receipt::default()
         })
     }
 
-    /// The latest replacement the server aggregates on the message (`unsigned.m.relations`),
-    /// or the message itself when it has none: found when it holds the text sent.
+    /// Found when what the message shows now (`latest`) is the text sent.
     fn read_back(&mut self, id: &str, out: &Outgoing) -> Result<Lookup, Error> {
-        let Some(event) = self.event(id)? else {
+        let Some(content) = self.latest(id)? else {
             return Ok(Lookup::CannotTell(format!(
                 "message {id} is not in the room any more"
             )));
         };
-        let latest = &event["unsigned"]["m.relations"]["m.replace"];
-        let content = match latest["content"]["m.new_content"].is_object() {
-            true => &latest["content"]["m.new_content"],
-            false => &event["content"],
-        };
-        Ok(match out.marks.contains(&mark_of(content)) {
+        Ok(match out.marks.contains(&mark_of(&content)) {
             true => Lookup::Found(vec![Receipt::id(id)]),
             false => Lookup::Absent,
         })

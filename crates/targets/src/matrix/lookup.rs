@@ -38,6 +38,8 @@ pub(super) struct Listed {
     /// Its key field (`Null`: none) and the mark of its text.
     field: Value,
     mark: String,
+    /// The message it replies to (a thread's part: the part before it).
+    reply_to: Option<String>,
 }
 
 /// What the run's survey read: this account's messages since `reach`, newest first.
@@ -101,6 +103,11 @@ impl Matrix {
         if !within || !super::native::sent_with(attempts.native, &self.token) {
             return Ok(None);
         }
+        // A later part of a thread replies to the parts before it, which a lookup does not
+        // know: it reads the room.
+        if super::thread::looked_for(attempts) != Part::Message(0) {
+            return Ok(None);
+        }
         let sent = attempts.sent;
         // A post with images sends them first: a lookup cannot, so it reads the room.
         if sent["body"].as_str().is_none() || !sent[IMAGES].is_null() {
@@ -110,6 +117,27 @@ impl Matrix {
         let body = self.with_key(attempts.key, attempts.generation, &part, sent);
         let txn = self.txn(attempts.key, attempts.generation, &part);
         self.send_event(&txn, &body).map(Some)
+    }
+
+    /// This account's messages since the first attempt that reply to `parent`, whatever
+    /// their text (`Thread::replies_to`).
+    pub(super) fn replies(&mut self, attempts: &Attempts, parent: &str) -> Result<Lookup, Error> {
+        let reach = attempts.reach_back() - SKEW;
+        let (listed, cut) = self.walk_back(reach)?;
+        let room = self.room_id.clone().unwrap_or_default();
+        let found: Vec<Receipt> = (listed.iter().rev())
+            .filter(|m| m.at >= reach && m.reply_to.as_deref() == Some(parent))
+            .map(|m| Receipt {
+                id: m.id.clone(),
+                url: Some(self.link(&room, &m.id)),
+                ..Receipt::default()
+            })
+            .collect();
+        Ok(match (found.is_empty(), cut) {
+            (false, _) => Lookup::Found(found),
+            (true, Some(why)) => Lookup::CannotTell(why),
+            (true, None) => Lookup::Absent,
+        })
     }
 
     /// The `m.image` events of copy `generation` of `key` sent in the minutes before `at`
@@ -200,7 +228,7 @@ impl Matrix {
         cut: Option<String>,
     ) -> Lookup {
         let (mut found, mut foreign) = (Vec::new(), Vec::new());
-        let part = Part::Message(0);
+        let part = super::thread::looked_for(attempts);
         for message in messages {
             let content = json!({ KEY_FIELD: message.field });
             if !self.carries(&content, attempts.key, attempts.generation, &part) {
@@ -242,5 +270,6 @@ fn listed_event(event: &Value) -> Option<Listed> {
         at,
         field: event["content"][KEY_FIELD].clone(),
         mark: mark_of(&event["content"]),
+        reply_to: super::thread::reply_to(&event["content"]),
     })
 }
