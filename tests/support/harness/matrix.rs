@@ -118,7 +118,18 @@ impl Synapse {
         path: &str,
         body: Option<&Value>,
     ) -> (u16, Value) {
-        let url = format!("{}/_matrix/client/v3{path}", self.url);
+        self.call_at(&self.url, token, (method, path), body)
+    }
+
+    /// One client-server call to `base` (the server, or a proxy before it).
+    pub fn call_at(
+        &self,
+        base: &str,
+        token: &str,
+        (method, path): (&str, &str),
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let url = format!("{base}/_matrix/client/v3{path}");
         let auth = format!("Bearer {token}");
         let what = format!("{method} {path}");
         match body {
@@ -143,27 +154,41 @@ impl Synapse {
         }
     }
 
-    /// A room of the harness user with encryption on, made once per test process (Synapse
-    /// limits room creation; a 429 is waited out as it asks). Its id.
+    /// A room of the harness user with encryption on, made once per test process. Its id.
     pub fn encrypted_room(&self) -> String {
         static ROOM: OnceLock<String> = OnceLock::new();
         ROOM.get_or_init(|| {
-            let body = json!({"preset": "private_chat", "name": "dayrun encrypted",
+            self.create_room(json!({"preset": "private_chat", "name": "dayrun encrypted",
                 "initial_state": [{"type": "m.room.encryption", "state_key": "",
-                    "content": {"algorithm": "m.megolm.v1.aes-sha2"}}]});
-            for _ in 0..5 {
-                let (status, doc) = self.call(&self.token, "POST", "/createRoom", Some(&body));
-                match (status, doc["retry_after_ms"].as_u64()) {
-                    (200, _) => return doc["room_id"].as_str().expect("a room id").to_string(),
-                    (429, Some(wait)) => {
-                        std::thread::sleep(std::time::Duration::from_millis(wait + 100))
-                    }
-                    _ => panic!("createRoom: {status} {doc}"),
-                }
-            }
-            panic!("createRoom: still rate-limited");
+                    "content": {"algorithm": "m.megolm.v1.aes-sha2"}}]}))
         })
         .clone()
+    }
+
+    /// An empty room, made once per test process: for a measure that must not page through
+    /// what earlier tests left in the harness room. Its id.
+    pub fn empty_room(&self) -> String {
+        static ROOM: OnceLock<String> = OnceLock::new();
+        ROOM.get_or_init(|| {
+            self.create_room(json!({"preset": "private_chat", "name": "dayrun measure"}))
+        })
+        .clone()
+    }
+
+    /// `createRoom` with `body` (Synapse limits room creation: a 429 is waited out as it
+    /// asks). Its id.
+    fn create_room(&self, body: Value) -> String {
+        for _ in 0..5 {
+            let (status, doc) = self.call(&self.token, "POST", "/createRoom", Some(&body));
+            match (status, doc["retry_after_ms"].as_u64()) {
+                (200, _) => return doc["room_id"].as_str().expect("a room id").to_string(),
+                (429, Some(wait)) => {
+                    std::thread::sleep(std::time::Duration::from_millis(wait + 100));
+                }
+                _ => panic!("createRoom: {status} {doc}"),
+            }
+        }
+        panic!("createRoom: still rate-limited");
     }
 
     /// The posts in the harness room that target `target` sent: `m.room.message` events
