@@ -9,6 +9,7 @@ pub mod fake_ghost;
 pub mod fake_ghost_rules;
 pub mod fake_mastodon;
 pub mod fake_matrix;
+pub mod fake_matrix_rules;
 pub mod fake_nostr;
 pub mod fake_nostr_rules;
 pub mod fake_ping;

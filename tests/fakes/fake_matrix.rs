@@ -1,10 +1,11 @@
 //! A fake Matrix homeserver (client-server API v1.x, as Synapse 1.163 answers it; see
 //! /work/shared/harness/matrix/README.md and `fake_matrix_rules.rs`): bearer tokens, each of
 //! one device (401 `M_MISSING_TOKEN` / `M_UNKNOWN_TOKEN`); `PUT …/send/{type}/{txnId}` and
-//! `PUT …/redact/{id}/{txnId}` deduplicated per device and path (a second send answers the
-//! first event) until `forget_txns`; `/messages` with `dir` (required), `from`, `limit`
-//! (capped at 1000) and a `filter` of `types`/`senders`, paged by stream tokens, `end` left out
-//! at the room's start; `/event/{id}` with the latest `m.replace` by the same sender in
+//! `PUT …/redact/{id}/{txnId}` deduplicated per device and room by the txnId alone (a second
+//! send answers the first event, whatever its endpoint) until `forget_txns`; `/messages` with `dir` (required, as the spec says; Synapse
+//! pages forwards without it), `from`, `limit`
+//! (capped at 1000) and a `filter` of `types`/`senders`, paged by stream tokens, `end` on every
+//! page with events (the next page after the room's start is empty, without it); `/event/{id}` with the latest `m.replace` by the same sender in
 //! `unsigned.m.relations`; a redaction empties the content and adds
 //! `unsigned.redacted_because`; aliases, the encryption state event (404 `M_NOT_FOUND` when
 //! none), `whoami`; media ids made by `POST /_matrix/media/v1/create` and filled once by
@@ -33,7 +34,9 @@ pub struct Mx {
     pub aliases: BTreeMap<String, String>,
     /// Rooms the user may post in.
     pub members: Vec<(String, String)>,
-    /// (device, path) → the event id the first send made.
+    /// (device, "room txnId") → the event id the first send made. As Synapse's
+    /// `event_txn_id_device_id`: per device and room, whatever the endpoint (a redaction sent
+    /// with a message's id is answered with the message).
     pub txns: BTreeMap<(String, String), String>,
     /// Media id → (creator, bytes once uploaded).
     pub media: BTreeMap<String, (String, Option<Vec<u8>>)>,
@@ -205,7 +208,7 @@ impl Mx {
                         &format!("User {user} not in room {room}"),
                     );
                 }
-                self.room(req, room, rest, who, &path)
+                self.room(req, room, rest, who)
             }
             _ => error(404, "M_UNRECOGNIZED", "Unrecognized request"),
         }
@@ -221,7 +224,6 @@ impl Mx {
         room: &str,
         rest: &[&str],
         (user, device): (&str, &str),
-        path: &str,
     ) -> Reply {
         match (req.method.as_str(), rest) {
             ("GET", ["state", "m.room.encryption", ""] | ["state", "m.room.encryption"]) => {
@@ -230,7 +232,7 @@ impl Mx {
                     false => error(404, "M_NOT_FOUND", "Event not found."),
                 }
             }
-            ("PUT", ["send", kind, _txn]) => {
+            ("PUT", ["send", kind, txn]) => {
                 let content = req.json();
                 if !content.is_object() {
                     return error(400, "M_NOT_JSON", "Content not JSON.");
@@ -239,7 +241,7 @@ impl Mx {
                 if let Some(reply) = refused(fault) {
                     return reply;
                 }
-                let key = (device.to_string(), path.to_string());
+                let key = (device.to_string(), format!("{room} {txn}"));
                 let id = match self.txns.get(&key) {
                     Some(id) => id.clone(),
                     None => {
@@ -251,8 +253,8 @@ impl Mx {
                 };
                 committed(fault, json!({"event_id": id}))
             }
-            ("PUT", ["redact", target, _txn]) => {
-                let key = (device.to_string(), path.to_string());
+            ("PUT", ["redact", target, txn]) => {
+                let key = (device.to_string(), format!("{room} {txn}"));
                 if let Some(id) = self.txns.get(&key) {
                     return Reply::json(200, json!({"event_id": id}));
                 }
@@ -361,8 +363,10 @@ impl Mx {
                 chunk.push(e.clone());
             }
         }
+        // As Synapse: `end` with every page that holds events, even the last (the next page
+        // is then empty, without `end`).
         let mut page = json!({"chunk": chunk, "start": format!("s{start}")});
-        if at > 0 {
+        if !page["chunk"].as_array().unwrap().is_empty() {
             page["end"] = json!(format!("s{at}"));
         }
         Reply::json(200, page)

@@ -436,3 +436,43 @@ fn a_thread_cut_off_past_the_window_resumes_from_the_room_without_a_second_part(
         .collect();
     assert_eq!(parts, [json!(0), json!(1), json!(2)], "{}", printed(&out));
 }
+
+/// Synapse answers a transaction id it knows with its event, whatever was sent with it: a
+/// post retracted and sent again (`retry --force`) must not reuse the first copy's id, or the
+/// "new" message would be the redacted one.
+#[test]
+fn a_post_retracted_and_sent_again_is_a_new_message() {
+    let mx = FakeMatrix::start();
+    let p = project(&mx, ROOM, "");
+    p.run(&["run", TODAY]).code(0);
+    p.run(&["retract", KEY, "--yes"]).code(0);
+    let out = p.run(&["retry", KEY, "--force"]);
+    out.code(0);
+    let posts = mx.posts(ROOM);
+    assert_eq!(
+        posts.len(),
+        1,
+        "{}\n{:?}",
+        printed(&out),
+        p.state_lines("room")
+    );
+    assert_eq!(field(&p, "id").as_deref(), posts[0]["event_id"].as_str());
+}
+
+/// An edit back to an earlier text is an edit of its own (its transaction id is not the
+/// earlier edit's).
+#[test]
+fn an_edit_back_to_an_earlier_text_is_sent() {
+    let mx = FakeMatrix::start();
+    let p = project(&mx, ROOM, "on_edit = \"update\"");
+    p.run(&["run", TODAY]).code(0);
+    let text = |body: &str| format!("# Why the Date is the Key\n\n{body}\n");
+    for body in ["Second.", "Third.", "Second."] {
+        p.file(&format!("content/{KEY}.md"), text(body));
+        p.run(&["run", TODAY]).code(0).stdout_has("updated id=");
+    }
+    let messages = mx.messages(ROOM);
+    assert_eq!(messages.len(), 4, "{messages:#?}");
+    let last = &messages[3]["content"]["m.new_content"]["body"];
+    assert_eq!(last, "Why the Date is the Key\n\nSecond.");
+}

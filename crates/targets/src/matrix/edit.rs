@@ -5,7 +5,7 @@
 
 use super::Matrix;
 use super::content::{Part, mark_of};
-use crate::error::Error;
+use crate::error::{Class, Error};
 use crate::net::{encode, status_class};
 use crate::post::Post;
 use crate::{Lookup, Outgoing, Retract, Update};
@@ -47,8 +47,10 @@ impl Matrix {
 
 impl Matrix {
     /// Send the `m.replace` that makes message `id` (of copy `generation` of `key`) hold
-    /// `new`. Its transaction id is the edit's own (the text it sends), so a resend of one
-    /// edit is one event, and a later edit is another.
+    /// `new`. Its transaction id is the edit's own: the text it sends and the replacement it
+    /// follows (the latest on the message now), so a resend of one edit is one event, and an
+    /// edit back to an earlier text is a new one (Synapse answers a known id with its event,
+    /// whatever is sent with it).
     pub(super) fn replace(
         &mut self,
         key: Key,
@@ -56,10 +58,22 @@ impl Matrix {
         id: &str,
         new: &Value,
     ) -> Result<Receipt, Error> {
+        let Some(event) = self.event(id)? else {
+            return Err(Error::failure(
+                Class::Rejected,
+                format!("message {id} is not in the room any more; the edit was not sent"),
+            ));
+        };
+        let after = event["unsigned"]["m.relations"]["m.replace"]["event_id"]
+            .as_str()
+            .unwrap_or("none");
         let body = Self::replacement(id, new);
         let txn = crate::net::idempotency_key(
             &self.name,
-            &format!("{key}#{generation} edit {id} {}", mark_of(new)),
+            &format!(
+                "{key}#{generation} edit {id} after {after} {}",
+                mark_of(new)
+            ),
         );
         self.send_event(&txn, &body)
     }
