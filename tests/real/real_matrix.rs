@@ -414,3 +414,34 @@ fn real_matrix_a_thread_each_part_once() {
     p.run(&["run", &format!("--today={today}")]).code(0);
     assert_eq!(mx.posts_of(&name).len(), 3, "the rerun sends nothing");
 }
+
+/// The answer is lost (and every resend's in that run), then the token file is renewed with a
+/// new login on another device: the old transaction id is not that device's, so the next run
+/// reads the room instead of resending, and finds the message.
+#[test]
+#[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
+fn real_matrix_a_renewed_token_reads_the_room_not_resends() {
+    let Some(mx) = harness::synapse() else {
+        return;
+    };
+    let room = mx.room.clone();
+    let lost = ["hang_after:5"; 8].join(",");
+    let rule = format!("PUT {SEND} first={lost} then=pass");
+    let proxy = FaultProxy::start(&mx.url, &[&rule], 300);
+    let today = today();
+    let (p, name) = project(&mx, &proxy.url, &room, "dedup = false");
+    post(&p, &today, "Found under a new token");
+    p.run(&["run", &format!("--today={today}")]).code(75);
+    let forwarded = proxy.forwarded("PUT", SEND);
+    assert_eq!(mx.posts_of(&name).len(), 1);
+    let device = format!("DAYRUN{}", std::process::id());
+    p.secret("secrets/matrix.token", format!("{}\n", mx.login(&device)));
+    let out = p.run(&["run", &format!("--today={today}")]);
+    out.code(0).stdout_has("confirmed id=$");
+    assert_eq!(mx.posts_of(&name).len(), 1, "{}", printed(&out));
+    assert_eq!(proxy.forwarded("PUT", SEND), forwarded, "nothing resent");
+    assert!(
+        proxy.forwarded("GET", "/messages") >= 1,
+        "the room was read"
+    );
+}
