@@ -1,5 +1,6 @@
-//! Sending files: a raw body with its content type (WordPress media, Bluesky blobs) and a
-//! multipart form (Mastodon media). Classed like every other request.
+//! Sending files: a raw body with its content type (WordPress media, Bluesky blobs, Matrix media
+//! put to the id made for it) and a multipart form (Mastodon media). Classed like every other
+//! request.
 
 use super::{Http, Reply};
 use crate::error::Error;
