@@ -330,8 +330,39 @@ fn real_matrix_a_wrong_token_exits_3_and_an_encrypted_room_is_refused() {
     assert_eq!(sent, 0);
 }
 
-/// Requests per post for a 40-post backfill, beside a bare-send floor in the same run: 40
-/// `PUT`s with the same agent, one connection.
+/// The floor: 40 bare sends to `base` with one agent (one connection, as dayrun's), nothing
+/// kept; seconds.
+fn bare_sends(base: &str, token: &str, room: &str, round: usize) -> f64 {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let room = room.replace('!', "%21").replace(':', "%3A");
+    let started = Instant::now();
+    for n in 0..40 {
+        let stamp = jiff::Timestamp::now().as_millisecond();
+        let url = format!(
+            "{base}/_matrix/client/v3/rooms/{room}/send/m.room.message/floor-{round}-{n}-{stamp}"
+        );
+        let body = serde_json::json!({"msgtype": "m.text", "body": format!("floor {n}")});
+        let status = agent
+            .put(&url)
+            .header("Authorization", &format!("Bearer {token}"))
+            .header("Content-Type", "application/json")
+            .send(body.to_string().as_bytes())
+            .map(|r| r.status().as_u16());
+        assert_eq!(status.ok(), Some(200));
+    }
+    started.elapsed().as_secs_f64()
+}
+
+/// Requests per post for a 40-post backfill (counted by the proxy), and its wall time beside
+/// a bare-send floor in the same run: 40 `PUT`s with one agent, nothing kept. The times are
+/// taken straight to Synapse, in three interleaved rounds (its time per send varies by half on
+/// a busy machine), because the proxy adds a stall of its own to every answer on a connection
+/// kept alive (seen with strace: about 40 ms between an answer's head and its body) which a
+/// client that reconnects does not meet. Only the request count is asserted: timings are a
+/// measure, not a rule a test can keep.
 #[test]
 #[ignore = "needs the real servers: DAYRUN_HARNESS=../shared/harness cargo test -- --include-ignored (.ci/run does)"]
 fn real_matrix_a_40_post_backfill_costs_about_one_request_a_post() {
@@ -339,41 +370,40 @@ fn real_matrix_a_40_post_backfill_costs_about_one_request_a_post() {
         return;
     };
     let room = mx.empty_room();
-    let proxy = FaultProxy::start(&mx.url, &[], 600);
-    let (p, name) = project(&mx, &proxy.url, &room, "");
-    for n in 1..=40 {
-        post(&p, &days_ago(n), &format!("Post {n} of the backfill"));
-    }
-    let started = Instant::now();
-    p.run(&["run", "--backfill"]).code(0);
-    let wall = started.elapsed();
-    let requests = proxy.requests().len();
-    let posts = (mx.posts(&room).into_iter())
-        .filter(|e| e["content"]["app.dayrun.key"]["target"] == name.as_str())
-        .count();
-    assert_eq!(posts, 40);
-
-    // The floor: 40 bare sends through the same proxy, one connection, nothing kept.
-    let started = Instant::now();
-    for n in 0..40 {
-        let path = format!(
-            "/rooms/{}/send/m.room.message/floor-{n}-{}",
-            room.replace('!', "%21").replace(':', "%3A"),
-            std::process::id()
+    let proxy = FaultProxy::start(&mx.url, &[], 900);
+    let mut ratios = Vec::new();
+    for round in 0..4 {
+        let base = match round {
+            0 => proxy.url.clone(),
+            _ => mx.url.clone(),
+        };
+        let (p, name) = project(&mx, &base, &room, "");
+        for n in 1..=40 {
+            post(&p, &days_ago(n), &format!("Post {n} of the backfill"));
+        }
+        let started = Instant::now();
+        p.run(&["run", "--backfill"]).code(0);
+        let wall = started.elapsed().as_secs_f64();
+        let posts = (mx.posts(&room).into_iter())
+            .filter(|e| e["content"]["app.dayrun.key"]["target"] == name.as_str())
+            .count();
+        assert_eq!(posts, 40);
+        if round == 0 {
+            let requests = proxy.requests().len();
+            let per_post = requests as f64 / 40.0;
+            eprintln!("matrix backfill: {requests} requests for 40 posts ({per_post:.3} a post)");
+            assert!(per_post <= 1.15, "{per_post}");
+            continue;
+        }
+        let floor = bare_sends(&mx.url, &mx.token, &room, round);
+        eprintln!(
+            "matrix backfill round {round}: wall {wall:.2} s, bare sends {floor:.2} s ({:.2}x, the binary's start included)",
+            wall / floor
         );
-        let body = serde_json::json!({"msgtype": "m.text", "body": format!("floor {n}")});
-        let (status, _) = mx.call_at(&proxy.url, &mx.token, ("PUT", &path), Some(&body));
-        assert_eq!(status, 200);
+        ratios.push(wall / floor);
     }
-    let floor = started.elapsed();
-    let per_post = requests as f64 / 40.0;
-    let ratio = wall.as_secs_f64() / floor.as_secs_f64();
-    eprintln!(
-        "matrix backfill: {requests} requests for 40 posts ({per_post:.3} a post); wall {:.2} s, bare sends {:.2} s ({ratio:.2}x, the binary's start included)",
-        wall.as_secs_f64(),
-        floor.as_secs_f64()
-    );
-    assert!(per_post <= 1.15, "{per_post}");
+    ratios.sort_by(f64::total_cmp);
+    eprintln!("matrix backfill: median wall ratio {:.2}x", ratios[1]);
 }
 
 /// A long post as a thread; the second part's answer is lost after Synapse stored it. Each
