@@ -476,3 +476,27 @@ fn an_edit_back_to_an_earlier_text_is_sent() {
     let last = &messages[3]["content"]["m.new_content"]["body"];
     assert_eq!(last, "Why the Date is the Key\n\nSecond.");
 }
+
+#[test]
+fn a_thread_is_retracted_part_by_part_and_edited_in_place() {
+    let mx = FakeMatrix::start();
+    let p = project(&mx, ROOM, "long = \"thread\"\non_edit = \"update\"");
+    long_post(&p);
+    p.run(&["run", TODAY]).code(0);
+    let parts = mx.posts(ROOM).len();
+    assert!(parts >= 3);
+    let edited = std::fs::read_to_string(p.path(&format!("content/{KEY}.md")))
+        .unwrap()
+        .replace("Paragraph 1 says", "Paragraph one says");
+    p.file(&format!("content/{KEY}.md"), edited);
+    p.run(&["run", TODAY]).code(0).stdout_has("updated id=");
+    let messages = mx.messages(ROOM);
+    let edits = messages
+        .iter()
+        .filter(|e| e["content"]["m.relates_to"]["rel_type"] == "m.replace")
+        .count();
+    assert_eq!(edits, parts, "every part replaced in place");
+    assert_eq!(mx.posts(ROOM).len(), parts);
+    p.run(&["retract", KEY, "--yes"]).code(0);
+    assert_eq!(mx.posts(ROOM).len(), 0, "{:#?}", mx.posts(ROOM));
+}
