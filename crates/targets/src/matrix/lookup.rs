@@ -133,11 +133,7 @@ impl Matrix {
                 ..Receipt::default()
             })
             .collect();
-        Ok(match (found.is_empty(), cut) {
-            (false, _) => Lookup::Found(found),
-            (true, Some(why)) => Lookup::CannotTell(why),
-            (true, None) => Lookup::Absent,
-        })
+        Ok(answer(found, Vec::new(), cut))
     }
 
     /// The `m.image` events of copy `generation` of `key` sent in the minutes before `at`
@@ -249,13 +245,21 @@ impl Matrix {
         }
         found.reverse();
         foreign.reverse();
-        match (found.is_empty(), foreign.is_empty(), cut) {
-            (false, _, _) => Lookup::Found(found),
-            (true, false, _) => Lookup::Foreign(foreign),
-            (true, true, Some(why)) => Lookup::CannotTell(why),
-            (true, true, None) => Lookup::Absent,
-        }
+        answer(found, foreign, cut)
     }
+}
+
+/// What a read of the room says: the copies found (oldest first), else the ones at the key's
+/// place that hold another text, else that it cannot tell (the pages stopped short: `cut`),
+/// else absent.
+fn answer(found: Vec<Receipt>, foreign: Vec<Receipt>, cut: Option<String>) -> Lookup {
+    if !found.is_empty() {
+        return Lookup::Found(found);
+    }
+    if !foreign.is_empty() {
+        return Lookup::Foreign(foreign);
+    }
+    cut.map_or(Lookup::Absent, Lookup::CannotTell)
 }
 
 /// A listed event with an id and a time; a redacted one (its content emptied) has no key
