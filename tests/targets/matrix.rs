@@ -500,3 +500,27 @@ fn a_thread_is_retracted_part_by_part_and_edited_in_place() {
     p.run(&["retract", KEY, "--yes"]).code(0);
     assert_eq!(mx.posts(ROOM).len(), 0, "{:#?}", mx.posts(ROOM));
 }
+
+/// A post deleted while its first send's outcome is unknown: the look that follows finds the
+/// message the server stored; it never sends the deleted post anew.
+#[test]
+fn a_post_deleted_while_its_send_is_unknown_is_not_sent_by_the_lookup() {
+    let mx = FakeMatrix::start();
+    {
+        let mut s = mx.state.lock().unwrap();
+        // Nothing reaches the server, and every answer is lost: the key stays pending.
+        s.faults.extend([Fault::Hang; 8]);
+    }
+    let p = project(&mx, ROOM, "dedup = false");
+    p.run(&["run", TODAY]);
+    assert_eq!(mx.state.lock().unwrap().sends, 0);
+    std::fs::remove_file(p.path(&format!("content/{KEY}.md"))).unwrap();
+    let out = p.run(&["run", TODAY]);
+    assert_eq!(
+        mx.state.lock().unwrap().sends,
+        0,
+        "the deleted post was sent: {}",
+        printed(&out)
+    );
+    out.stdout_has("the lookup proves the post absent and its file is gone");
+}
