@@ -32,6 +32,7 @@ pub enum Command {
     Adopt(AdoptArgs),
     Retract(RetractArgs),
     MergeState(MergeStateArgs),
+    Drill(DrillArgs),
 }
 
 /// Publish every due post that is not done yet.
@@ -190,6 +191,35 @@ pub struct AdoptArgs {
     /// only this target
     #[argh(option)]
     pub target: Vec<String>,
+}
+
+/// Prove exactly-once on one target: publish throwaway drill posts through its real code with
+/// faults injected (late, dropped, lost answers), count the copies, remove them all.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "drill", help_triggers("-h", "--help", "help"))]
+pub struct DrillArgs {
+    /// the target to drill (use a test account: drill posts notify followers)
+    #[argh(option)]
+    pub target: String,
+    /// how many drill posts, one per round (default 10)
+    #[argh(option, default = "10")]
+    pub rounds: u32,
+    /// seconds a late request is sent after the client gave up (default: the target's
+    /// timeout plus 2)
+    #[argh(option)]
+    pub delay: Option<String>,
+    /// the share of requests that meet a fault, e.g. 20% (default 20%)
+    #[argh(option, default = "String::from(\"20%\")")]
+    pub loss: String,
+    /// the faults' seed, to replay a drill (default: from the clock)
+    #[argh(option)]
+    pub seed: Option<u64>,
+    /// do not ask (required when stdin is not a terminal)
+    #[argh(switch)]
+    pub yes: bool,
+    /// machine-readable output (schema in docs/drill.md)
+    #[argh(switch)]
+    pub json: bool,
 }
 
 /// The flags that belong before the command, with what their value stands for.

@@ -16,6 +16,7 @@ macro_rules! err {
 pub mod adopt;
 pub mod check;
 pub mod cli;
+pub mod drill;
 mod failed;
 mod known;
 pub mod links;
@@ -159,6 +160,7 @@ fn commands(args: Args) -> Result<i32, Error> {
                 .transpose()?;
             adopt::run(&config, &clock(&None)?, until, &a.target)?
         }
+        Command::Drill(a) => drill::run(&config, &clock(&None)?, &a)?,
         Command::MergeState(_) => unreachable!("handled before the config is read"),
     })
 }

@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod core_run;
 pub mod cron;
+pub mod drill;
 pub mod paper_cuts;
 pub mod paper_cuts_two;
 pub mod retract;

@@ -152,7 +152,12 @@ impl Catalog {
         let folder = rel.rsplit(|b| *b == b'/').next().filter(|f| !f.is_empty());
         let sorted = match folder.filter(|_| self.sources.names.slugs && !is_symlink) {
             Some(folder) if crate::layout::is_index(&name) => {
-                sort_bundle(&String::from_utf8_lossy(folder), slugs, &at)
+                match sort_bundle(&String::from_utf8_lossy(folder), slugs, &at) {
+                    Sorted::Post(key) if key.is_drill() => {
+                        names::drill(key, self.sources.names.drill, &at)
+                    }
+                    sorted => sorted,
+                }
             }
             _ => sort_file(&name, is_symlink, (self.sources.names, slugs), &at),
         };

@@ -84,6 +84,9 @@ pub struct Names {
     pub weeks: bool,
     /// `month`: `YYYY-MM.md`, a month's post.
     pub months: bool,
+    /// `YYYY-MM-DD--drill-TAG.md`, a drill's post: set by `dayrun drill` for its own content
+    /// folder only (no config key sets it); anywhere else such a name is refused.
+    pub drill: bool,
 }
 
 impl Names {

@@ -4,6 +4,8 @@
 //! every place that carries one changing; where a key is needed as a day (when it is due, how
 //! old it is), `day` says which. A key may also name a period (issue 33): an ISO week
 //! (`2026-W49`) or a month (`2026-12`), whose day is its first and `last_day` its last.
+//! `dayrun drill` (issue 37) names its throwaway posts `YYYY-MM-DD--drill-TAG`: the double
+//! dash no real key can have (`Key::is_drill`).
 
 use jiff::civil::Date;
 use std::fmt;
@@ -76,8 +78,24 @@ impl Key {
         self.slug
     }
 
+    /// Whether the key is a drill's (`YYYY-MM-DD--drill-TAG`, made by `dayrun drill` only: a
+    /// content file so named is refused, so no real key is one).
+    pub fn is_drill(self) -> bool {
+        self.slug.is_some_and(|s| s.starts_with(DRILL))
+    }
+
+    /// The drill's key of `day` and `tag` (lower-case letters, digits and single dashes).
+    pub fn drill(day: Date, tag: &str) -> Option<Key> {
+        Key::parse(&format!("{day}-{DRILL}{tag}"))
+    }
+
+    /// The tag of a drill's key (`TAG` of `YYYY-MM-DD--drill-TAG`).
+    pub fn drill_tag(self) -> Option<&'static str> {
+        self.slug.and_then(|s| s.strip_prefix(DRILL))
+    }
+
     /// Read a key: `YYYY-MM-DD` (a real calendar date), or that and `-slug`, `MAX_KEY` bytes at
-    /// most.
+    /// most; or a drill's key, `YYYY-MM-DD--drill-TAG`.
     pub fn parse(s: &str) -> Option<Key> {
         Key::parse_in(s, &mut Slugs::default())
     }
@@ -92,7 +110,8 @@ impl Key {
             "" => Some(Key::of_day(day)),
             rest => {
                 let slug = rest.strip_prefix('-')?;
-                (is_slug(slug) && s.len() <= MAX_KEY).then(|| Key {
+                let drill = slug.strip_prefix(DRILL).is_some_and(is_slug);
+                ((is_slug(slug) || drill) && s.len() <= MAX_KEY).then(|| Key {
                     order: order(day, Period::Day),
                     slug: Some(slugs.keep(slug)),
                     day,
@@ -101,6 +120,9 @@ impl Key {
         }
     }
 }
+
+/// What a drill key's slug starts with: a dash, which no slug can start with.
+const DRILL: &str = "-drill-";
 
 /// Where slugs read from outside are kept for the rest of the process (a `Key` is `Copy`).
 /// `Slugs::default()` gives each its own allocation; `Slugs::together()` copies them into
@@ -386,6 +408,37 @@ mod tests {
         }
         let longest = format!("2026-11-29-{}", "a".repeat(MAX_KEY - 11));
         assert_eq!(key(&longest).to_string(), longest);
+    }
+
+    #[test]
+    fn a_drill_key_reads_back_and_no_real_key_is_one() {
+        let drill = key("2026-12-05--drill-7f3a-01");
+        assert!(drill.is_drill());
+        assert_eq!(drill.to_string(), "2026-12-05--drill-7f3a-01");
+        assert_eq!(drill.drill_tag(), Some("7f3a-01"));
+        assert_eq!(drill.day(), jiff::civil::date(2026, 12, 5));
+        assert_eq!(
+            Key::drill(jiff::civil::date(2026, 12, 5), "7f3a-01"),
+            Some(drill)
+        );
+        for real in [
+            "2026-12-05",
+            "2026-12-05-drill-7f3a-01",
+            "2026-W49",
+            "2026-12",
+        ] {
+            assert!(!key(real).is_drill(), "{real}");
+        }
+        for bad in [
+            "2026-12-05--drill-",
+            "2026-12-05--drill--a",
+            "2026-12-05--drill-A",
+            "2026-12-05--drills-a",
+            "2026-12-05---drill-a",
+        ] {
+            assert_eq!(Key::parse(bad), None, "{bad}");
+        }
+        assert_eq!(Key::drill(jiff::civil::date(2026, 12, 5), "Bad"), None);
     }
 
     #[test]

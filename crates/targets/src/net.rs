@@ -1,7 +1,9 @@
 //! What network targets share: credential files, an HTTP agent with per-phase timeouts, and
-//! replies checked against the one table that classes every failure (`net/class.rs`).
+//! replies checked against the one table that classes every failure (`net/class.rs`). Every
+//! request goes through `exchange`, where the drill's faults (`net/fault.rs`) sit when armed.
 
 mod class;
+pub mod fault;
 pub mod pages;
 mod upload;
 use crate::error::{Class, Error, Server};
@@ -92,16 +94,48 @@ impl Http {
         }
     }
 
-    /// A request to `url` with this target's timeouts.
-    fn request<B>(&self, req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
-        req.config()
-            .timeout_resolve(Some(self.connect))
-            .timeout_connect(Some(self.connect))
-            .timeout_send_request(Some(self.timeout))
-            .timeout_send_body(Some(self.timeout))
-            .timeout_recv_response(Some(self.timeout))
-            .timeout_recv_body(Some(self.timeout))
-            .build()
+    /// This target's timeouts, to put on a request (`Limits::on`).
+    fn limits(&self) -> Limits {
+        Limits {
+            connect: self.connect,
+            timeout: self.timeout,
+        }
+    }
+
+    /// Make the request `call` builds and sends: at once, or as the drill's armed fault says
+    /// (`net/fault.rs`); `method` and `url` name it for the drill's trace.
+    fn exchange(&self, method: &str, url: &str, call: Call) -> Result<Reply, Error> {
+        let what = || format!("{method} {}", self.redactor.redact(&path_of(url)));
+        match fault::draw(&fault::NETWORK, what) {
+            None => self.reply(url, call(&self.agent)),
+            Some(injected) => self.faulted(injected, url, call),
+        }
+    }
+
+    /// A request that meets `injected`: what the client sees is its timeout, whatever became
+    /// of the request.
+    fn faulted(&self, injected: fault::Fault, url: &str, call: Call) -> Result<Reply, Error> {
+        let started = std::time::Instant::now();
+        match injected {
+            fault::Fault::Late => {
+                let (agent, delay) = (self.agent.clone(), fault::delay(self.timeout));
+                fault::later(move || {
+                    std::thread::sleep(delay);
+                    if let Ok(answer) = call(&agent) {
+                        let _ = answer.into_body().read_to_vec();
+                    }
+                });
+            }
+            fault::Fault::Lost => {
+                if let Ok(answer) = call(&self.agent) {
+                    let _ = answer.into_body().read_to_vec();
+                }
+            }
+            fault::Fault::Dropped | fault::Fault::Killed => {}
+        }
+        std::thread::sleep(self.timeout.saturating_sub(started.elapsed()));
+        let gave_up = ureq::Error::Timeout(ureq::Timeout::RecvResponse);
+        Err(self.transport(&gave_up, url, ""))
     }
 
     pub fn redactor(&self) -> &Redactor {
@@ -134,17 +168,26 @@ impl Http {
         headers: &[(String, String)],
         body: &serde_json::Value,
     ) -> Result<Reply, Error> {
-        let mut req = match method {
-            "PUT" => self.request(self.agent.put(url)),
-            "PATCH" => self.request(self.agent.patch(url)),
-            _ => self.request(self.agent.post(url)),
-        }
-        .header("Content-Type", "application/json");
-        for (name, value) in headers {
-            req = req.header(name.as_str(), value.as_str());
-        }
         let bytes = serde_json::to_vec(body).expect("a JSON value serialises");
-        self.reply(url, req.send(&bytes[..]))
+        let (limits, to, verb, headers) = (
+            self.limits(),
+            url.to_string(),
+            method.to_string(),
+            headers.to_vec(),
+        );
+        self.exchange(
+            method,
+            url,
+            Box::new(move |agent| {
+                let req = match verb.as_str() {
+                    "PUT" => agent.put(&to),
+                    "PATCH" => agent.patch(&to),
+                    _ => agent.post(&to),
+                };
+                let req = limits.on(req).header("Content-Type", "application/json");
+                with(req, &headers).send(&bytes[..])
+            }),
+        )
     }
 
     /// POST a plain-text body (a ping's log). Transport failures come back classed.
@@ -157,39 +200,51 @@ impl Http {
 
     /// POST with no body (an XRPC procedure without input). Transport failures come back classed.
     pub fn post_empty(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
-        let mut req = self
-            .request(self.agent.post(url))
-            .header("Accept", "application/json");
-        for (name, value) in headers {
-            req = req.header(name.as_str(), value.as_str());
-        }
-        self.reply(url, req.send_empty())
+        let (limits, to, headers) = (self.limits(), url.to_string(), headers.to_vec());
+        self.exchange(
+            "POST",
+            url,
+            Box::new(move |agent| {
+                let req = limits
+                    .on(agent.post(&to))
+                    .header("Accept", "application/json");
+                with(req, &headers).send_empty()
+            }),
+        )
     }
 
     /// DELETE a URL. Transport failures come back classed; any status is a `Reply`.
     pub fn delete(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
-        let mut req = self
-            .request(self.agent.delete(url))
-            .header("Accept", "application/json");
-        for (name, value) in headers {
-            req = req.header(name.as_str(), value.as_str());
-        }
-        self.reply(url, req.call())
+        let (limits, to, headers) = (self.limits(), url.to_string(), headers.to_vec());
+        self.exchange(
+            "DELETE",
+            url,
+            Box::new(move |agent| {
+                let req = limits
+                    .on(agent.delete(&to))
+                    .header("Accept", "application/json");
+                with(req, &headers).call()
+            }),
+        )
     }
 
     /// GET a URL. Transport failures come back classed; any status is a `Reply`.
     pub fn get(&self, url: &str, headers: &[(String, String)]) -> Result<Reply, Error> {
-        let mut req = self.request(self.agent.get(url));
-        if !headers
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case("accept"))
-        {
-            req = req.header("Accept", "application/json");
-        }
-        for (name, value) in headers {
-            req = req.header(name.as_str(), value.as_str());
-        }
-        self.reply(url, req.call())
+        let (limits, to, headers) = (self.limits(), url.to_string(), headers.to_vec());
+        self.exchange(
+            "GET",
+            url,
+            Box::new(move |agent| {
+                let mut req = limits.on(agent.get(&to));
+                if !headers
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case("accept"))
+                {
+                    req = req.header("Accept", "application/json");
+                }
+                with(req, &headers).call()
+            }),
+        )
     }
 
     /// The answer of a request to `url`.
@@ -320,6 +375,52 @@ impl Http {
         }
         Error::failure(transport_class(err), format!("{host}: {before}{text}")).server(server)
     }
+}
+
+/// A request, built and sent on the agent it is given: a thread of its own may send it late
+/// (`fault::Fault::Late`), so it owns what it sends.
+type Call =
+    Box<dyn FnOnce(&ureq::Agent) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> + Send>;
+
+/// A target's timeouts, put on each request.
+#[derive(Clone, Copy)]
+struct Limits {
+    connect: Duration,
+    timeout: Duration,
+}
+
+impl Limits {
+    /// `connect` bounds resolving and connecting (nothing sent yet: retry-safe); `timeout`
+    /// bounds sending and each wait for the answer (after sending: unknown).
+    fn on<B>(self, req: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        req.config()
+            .timeout_resolve(Some(self.connect))
+            .timeout_connect(Some(self.connect))
+            .timeout_send_request(Some(self.timeout))
+            .timeout_send_body(Some(self.timeout))
+            .timeout_recv_response(Some(self.timeout))
+            .timeout_recv_body(Some(self.timeout))
+            .build()
+    }
+}
+
+/// `req` with `headers` added.
+fn with<B>(
+    mut req: ureq::RequestBuilder<B>,
+    headers: &[(String, String)],
+) -> ureq::RequestBuilder<B> {
+    for (name, value) in headers {
+        req = req.header(name.as_str(), value.as_str());
+    }
+    req
+}
+
+/// A URL's path, without its query (which may hold a token) or host: what the drill's trace
+/// says a fault met.
+fn path_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = rest.find('/').map_or("/", |at| &rest[at..]);
+    path.split('?').next().unwrap_or(path).to_string()
 }
 
 /// Percent-encode a query value or one part of a path: the one encoder of every target

@@ -16,18 +16,34 @@
 //! - A week's or a month's key (issue 33) is placed as a slugged key is, in lower case as both
 //!   sites write slugs: `2026-w49_title-words`, `2026-12_title-words`. So a month's copy is
 //!   never at its first day's place (`2026-12-01-…`), nor a day's at the month's.
+//! - A drill's key `2026-12-01--drill-7f3a-01` (`dayrun drill`) sends
+//!   `dayrun-drill-2026-12-01-7f3a-01_title-words`. Both sites collapse a double dash, so its
+//!   slug must not start with the date (it would then be at the day's place); it starts with
+//!   `dayrun-drill-`, which no real key's place does, and `keyed` says it is no real key's.
 
 use life::Key;
 use life::key::Period;
 
-/// The key as a slug starts: its name, in lower case (a week's `W`).
+/// What a drill copy's slug starts with.
+const DRILL: &str = "dayrun-drill-";
+
+/// The key as a slug starts: its name, in lower case (a week's `W`); a drill's,
+/// `dayrun-drill-DATE-TAG`.
 fn text(key: Key) -> String {
-    key.to_string().to_ascii_lowercase()
+    match key.drill_tag() {
+        Some(tag) => format!("{DRILL}{}-{tag}", key.day()),
+        None => key.to_string().to_ascii_lowercase(),
+    }
 }
 
-/// Whether the key's copies are at `KEY_…`: a slugged key's, a week's or a month's.
+/// Whether the key's copies are at `KEY_…`: a slugged key's, a week's, a month's or a drill's.
 fn underscored(key: Key) -> bool {
     key.slug().is_some() || key.period() != Period::Day
+}
+
+/// Whether `slug` (as a site writes it) may be a drill's copy (`dayrun drill`).
+pub fn drilled(slug: &str) -> bool {
+    slug.starts_with(DRILL)
 }
 
 /// What a title adds when it has no letters or digits, after a slugged key's `_`.
@@ -145,6 +161,52 @@ mod tests {
         ] {
             assert_eq!(super::keyed(slug), keyed, "{slug}");
         }
+    }
+
+    #[test]
+    fn a_drill_copy_is_never_at_a_real_keys_place_nor_the_reverse() {
+        let drill = key("2026-03-01--drill-7f3a-01");
+        let sent = slug(drill, "dayrun drill 7f3a-01 — safe to delete");
+        assert_eq!(
+            sent,
+            "dayrun-drill-2026-03-01-7f3a-01_dayrun-drill-7f3a-01-safe-to-delete"
+        );
+        assert_eq!(start(drill), "dayrun-drill-2026-03-01-7f3a-01_");
+        // What the site may make of it: unique with `-2`, trashed, a double dash collapsed.
+        let copies = [
+            sent.clone(),
+            format!("{sent}-2"),
+            format!("{sent}__trashed"),
+        ];
+        let real = [
+            "2026-03-01",
+            "2026-03-01-drill-7f3a-01",
+            "2026-W09",
+            "2026-03",
+        ]
+        .map(key);
+        for copy in &copies {
+            assert!(
+                holds(copy, drill, false) && holds(copy, drill, true),
+                "{copy}"
+            );
+            assert!(!keyed(copy), "{copy} is no real key's");
+            assert!(drilled(copy), "{copy}");
+            for other in real {
+                for slugged in [false, true] {
+                    assert!(!holds(copy, other, slugged), "{copy} at {other}");
+                }
+            }
+        }
+        // Real keys' copies, and another round's: never at the drill's place.
+        let other_round = slug(key("2026-03-01--drill-7f3a-02"), "x");
+        for other in real.into_iter().chain([key("2026-03-01-drill")]) {
+            let theirs = slug(other, "dayrun drill 7f3a-01 — safe to delete");
+            assert!(!holds(&theirs, drill, false), "{theirs}");
+            assert!(!drilled(&theirs), "{theirs}");
+        }
+        assert!(!holds(&other_round, drill, false), "{other_round}");
+        assert!(!holds("dayrun-drill-2026-03-01-7f3a-011_x", drill, false));
     }
 
     #[test]

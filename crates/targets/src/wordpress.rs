@@ -410,9 +410,12 @@ impl Update for WordPress {
 
 impl Retract for WordPress {
     /// `DELETE /wp/v2/posts/{id}`: WordPress moves the post to the trash (it can be restored).
-    fn retract(&mut self, _: life::Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
+    /// A drill's copy (`dayrun drill`) is deleted for good (`force=true`): in the trash, the
+    /// drill's own lookups would still see it.
+    fn retract(&mut self, key: life::Key, id: &str, _: Option<&Post>) -> Result<(), Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
-        let reply = self.request("DELETE", &route, "", None)?;
+        let force = if key.is_drill() { "force=true" } else { "" };
+        let reply = self.request("DELETE", &route, force, None)?;
         // 410 rest_already_trashed: already where it was asked to go.
         if status_class(reply.status).is_none() || reply.status == 410 {
             return Ok(());
@@ -420,8 +423,9 @@ impl Retract for WordPress {
         Err(self.failure("trash post", &reply))
     }
 
-    /// Gone when WordPress no longer has it, or has it in the trash.
-    fn still_there(&mut self, _: life::Key, id: &str) -> Result<Lookup, Error> {
+    /// Gone when WordPress no longer has it, or has it in the trash (a drill's copy: only when
+    /// WordPress no longer has it).
+    fn still_there(&mut self, key: life::Key, id: &str) -> Result<Lookup, Error> {
         let route = format!("/wp/v2/posts/{}", encode(id));
         let reply = self.call(&route, "context=edit", None)?;
         if reply.status == 404 {
@@ -436,7 +440,7 @@ impl Retract for WordPress {
         let reply = reply.success(|r| self.failure("look up post", r))?;
         let doc: Value = serde_json::from_str(&reply.body).unwrap_or(Value::Null);
         Ok(match doc["status"].as_str() {
-            Some("trash") => Lookup::Absent,
+            Some("trash") if !key.is_drill() => Lookup::Absent,
             Some(_) => Lookup::Found(vec![Receipt::id(id)]),
             None => Lookup::CannotTell("the post's answer has no status".into()),
         })

@@ -36,6 +36,10 @@ pub(super) fn sort_file(
         true => name.strip_suffix(".md").or(name.strip_suffix(".markdown")),
         false => name.strip_suffix(".md"),
     };
+    let drilled = markdown.filter(|stem| stem.contains("--drill-"));
+    if let Some(key) = drilled.and_then(|stem| life::Key::parse_in(stem, slugs)) {
+        return drill(key, names.drill, at);
+    }
     match markdown {
         Some(stem) if (names.weeks || names.months) && stem.len() < 10 => {
             sort_period(stem, names, at)
@@ -43,6 +47,22 @@ pub(super) fn sort_file(
         Some(stem) if names.slugs && stem.len() > 10 => sort_slugged(stem, slugs, at),
         Some(stem) => sort_stem(stem, at),
         None => sort_other(name, at),
+    }
+}
+
+/// A drill's post (`YYYY-MM-DD--drill-TAG`): one in the drill's own folder (`taken`), else a
+/// problem naming the file. So no real key is a drill's, and no drill copy is taken for one.
+pub(super) fn drill(key: life::Key, taken: bool, at: &dyn Fn() -> PathBuf) -> Sorted {
+    match taken {
+        true => Sorted::Post(key),
+        false => Sorted::Problem(
+            Error::failure(
+                Class::Local,
+                format!("`{key}` is a name kept for `dayrun drill`'s throwaway posts"),
+            )
+            .at(at())
+            .hint("rename the file: a post's slug has single dashes (`YYYY-MM-DD-my-post.md`)"),
+        ),
     }
 }
 

@@ -1,5 +1,7 @@
 //! Record keys: a valid TID derived from the target, the key and the generation, so that every
-//! attempt of one copy names the same record, even after the state file is lost.
+//! attempt of one copy names the same record, even after the state file is lost. A real key's
+//! record keys fall in the first hour (UTC) of its day; a drill's (`dayrun drill`) in the hour
+//! from 12:00 UTC, so no lookup of one lists the other's.
 
 use life::Key;
 use sha2::{Digest, Sha256};
@@ -8,6 +10,8 @@ use sha2::{Digest, Sha256};
 const ALPHABET: &[u8; 32] = b"234567abcdefghijklmnopqrstuvwxyz";
 /// The derived time falls in the first hour (UTC) of the key's day.
 const SPREAD_MICROS: u64 = 3_600_000_000;
+/// A drill key's hour starts this long after its day's (12:00 UTC).
+const DRILL_MICROS: u64 = 12 * SPREAD_MICROS;
 
 /// The TID of copy `generation` of `key` on target `target`: 53 bits of microseconds (the
 /// key's day at 00:00 UTC plus up to an hour, from a hash) and 10 bits of clock id (from the
@@ -37,14 +41,15 @@ pub fn hour(key: Key) -> Option<(String, String)> {
 /// The 53 bits of microseconds a TID holds.
 const MICROS: u64 = (1 << 53) - 1;
 
-/// The key's day at 00:00 UTC in microseconds; before 1970 there is no TID time, and such keys
-/// take the first hour of 1970.
+/// The start of the key's hour in microseconds: its day at 00:00 UTC (a drill key's at 12:00);
+/// before 1970 there is no TID time, and such keys take the first hour of 1970.
 fn day_micros(key: Key) -> u64 {
     let day = key
         .day()
         .to_zoned_datetime(jiff::tz::TimeZone::UTC)
         .map_or(0, |z| z.timestamp().as_microsecond());
-    u64::try_from(day).unwrap_or(0)
+    let drill = if key.is_drill() { DRILL_MICROS } else { 0 };
+    u64::try_from(day).unwrap_or(0) + drill
 }
 
 /// The TID of part `n` of a thread: part 0 is the copy's own record key (`record_key`); each
@@ -144,6 +149,24 @@ mod tests {
         let (next, _) = hour(day("2026-11-30")).unwrap();
         assert!(end < next);
         assert_eq!(hour(day("2300-01-01")), None, "past TID time");
+    }
+
+    #[test]
+    fn a_drill_keys_records_lie_in_its_own_hour_never_a_real_keys() {
+        let (real, drill) = (day("2026-11-29"), day("2026-11-29--drill-7f3a-01"));
+        let (low, high) = hour(drill).unwrap();
+        let (real_low, real_high) = hour(real).unwrap();
+        assert!(real_high < low, "the drill's hour is after the real key's");
+        let (next_low, _) = hour(day("2026-11-30")).unwrap();
+        assert!(high < next_low, "and before the next day's");
+        for generation in 0..50 {
+            for n in 0..5 {
+                let rkey = part_key("sky", drill, generation, n);
+                assert!(is_tid(&rkey) && low <= rkey && rkey < high, "{rkey}");
+                let theirs = part_key("sky", real, generation, n);
+                assert!(theirs < low && real_low <= theirs && theirs < real_high);
+            }
+        }
     }
 
     #[test]

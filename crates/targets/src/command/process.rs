@@ -46,13 +46,16 @@ impl CommandTarget {
         .map(read_pipe);
         let (status, timed_out) = self.wait(&mut child)?;
         let [stdout, stderr] = self.output(&child, readers);
-        Ok(Finished {
-            code: status.code(),
-            signal: status.signal(),
-            timed_out,
-            stdout,
-            stderr,
-        })
+        Ok(drilled(
+            Finished {
+                code: status.code(),
+                signal: status.signal(),
+                timed_out,
+                stdout,
+                stderr,
+            },
+            &argv[0],
+        ))
     }
 
     /// The command for `argv`: in the project folder, with only the environment the target
@@ -134,6 +137,27 @@ impl CommandTarget {
             let bytes = buffer.lock().expect("not poisoned");
             self.redactor.redact(&String::from_utf8_lossy(&bytes))
         })
+    }
+}
+
+/// What dayrun hears of a script that ran to its end, when the drill's faults are armed
+/// (`net/fault.rs`): killed after it wrote its answer, or its answer dropped (as if it had
+/// timed out). Otherwise what it did.
+fn drilled(finished: Finished, program: &str) -> Finished {
+    use crate::net::fault::{Fault, SCRIPT, draw};
+    match draw(&SCRIPT, || format!("script {program}")) {
+        Some(Fault::Killed) => Finished {
+            code: None,
+            signal: Some(libc::SIGKILL),
+            timed_out: false,
+            ..finished
+        },
+        Some(_) => Finished {
+            timed_out: true,
+            stdout: String::new(),
+            ..finished
+        },
+        None => finished,
     }
 }
 

@@ -177,6 +177,11 @@ impl Ghost {
 /// The NQL filter for the key's posts: by slug, or published in its date window. `,` is or,
 /// `+` is and; a date as Ghost writes it, in UTC.
 fn window_filter(key: life::Key) -> String {
+    // A drill's copies start with `dayrun-drill-`, not the date (`place.rs`).
+    let start = match key.is_drill() {
+        true => crate::place::start(key),
+        false => key.day().to_string(),
+    };
     let key = key.day();
     let day = |days: i64| {
         key.checked_add(jiff::Span::new().days(days))
@@ -184,7 +189,7 @@ fn window_filter(key: life::Key) -> String {
             .to_string()
     };
     let (from, to) = (day(-WINDOW_DAYS), day(WINDOW_DAYS + 1));
-    format!("slug:~^'{key}',(published_at:>='{from} 00:00:00'+published_at:<'{to} 00:00:00')")
+    format!("slug:~^'{start}',(published_at:>='{from} 00:00:00'+published_at:<'{to} 00:00:00')")
 }
 
 /// Whether the listing `body`, asked for page `page`, is its last page; a cannot-tell when its

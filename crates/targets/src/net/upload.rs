@@ -2,7 +2,7 @@
 //! put to the id made for it) and a multipart form (Mastodon media). Classed like every other
 //! request.
 
-use super::{Http, Reply};
+use super::{Http, Reply, with};
 use crate::error::Error;
 
 impl Http {
@@ -25,18 +25,24 @@ impl Http {
         headers: &[(String, String)],
         (content_type, bytes): (&str, &[u8]),
     ) -> Result<Reply, Error> {
-        let req = match method {
-            "PUT" => self.agent.put(url),
-            _ => self.agent.post(url),
-        };
-        let mut req = self
-            .request(req)
-            .header("Content-Type", content_type)
-            .header("Accept", "application/json");
-        for (name, value) in headers {
-            req = req.header(name.as_str(), value.as_str());
-        }
-        self.reply(url, req.send(bytes))
+        let (limits, to, headers) = (self.limits(), url.to_string(), headers.to_vec());
+        let (verb, content_type, bytes) =
+            (method.to_string(), content_type.to_string(), bytes.to_vec());
+        self.exchange(
+            method,
+            url,
+            Box::new(move |agent| {
+                let req = match verb.as_str() {
+                    "PUT" => agent.put(&to),
+                    _ => agent.post(&to),
+                };
+                let req = limits
+                    .on(req)
+                    .header("Content-Type", content_type.as_str())
+                    .header("Accept", "application/json");
+                with(req, &headers).send(&bytes[..])
+            }),
+        )
     }
 
     /// POST a multipart form: text fields, then one file part named `file_field`.
@@ -48,22 +54,34 @@ impl Http {
         file: FilePart,
     ) -> Result<Reply, Error> {
         use ureq::unversioned::multipart::{Form, Part};
-        let mut form = Form::new();
-        for (name, value) in fields {
-            form = form.text(name, value);
-        }
-        let part = Part::bytes(file.bytes)
-            .file_name(file.name)
-            .mime_str(file.content_type)
-            .map_err(|e| self.transport(&e, url, ""))?;
-        form = form.part(file.field, part);
-        let mut req = self
-            .request(self.agent.post(url))
-            .header("Accept", "application/json");
-        for (name, value) in headers {
-            req = req.header(name.as_str(), value.as_str());
-        }
-        self.reply(url, req.send(form))
+        let (limits, to, headers) = (self.limits(), url.to_string(), headers.to_vec());
+        let fields: Vec<(String, String)> = (fields.iter())
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        let (field, name, content_type) = (
+            file.field.to_string(),
+            file.name.to_string(),
+            file.content_type.to_string(),
+        );
+        let bytes = file.bytes.to_vec();
+        self.exchange(
+            "POST",
+            url,
+            Box::new(move |agent| {
+                let mut form = Form::new();
+                for (name, value) in &fields {
+                    form = form.text(name, value);
+                }
+                let part = Part::bytes(&bytes)
+                    .file_name(&name)
+                    .mime_str(&content_type)?;
+                form = form.part(&field, part);
+                let req = limits
+                    .on(agent.post(&to))
+                    .header("Accept", "application/json");
+                with(req, &headers).send(form)
+            }),
+        )
     }
 }
 

@@ -50,7 +50,7 @@ pub(super) struct Listed {
 impl Listed {
     fn of(item: &serde_json::Value) -> Option<Listed> {
         let slug = item["slug"].as_str()?;
-        crate::place::keyed(slug).then_some(())?;
+        (crate::place::keyed(slug) || crate::place::drilled(slug)).then_some(())?;
         Some(Listed {
             id: id_text(&item["id"])?,
             slug: slug.to_string(),

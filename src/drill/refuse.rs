@@ -1,0 +1,86 @@
+//! What the drill refuses before anything is sent, each saying why: a target it could not
+//! clean up after (dev.to only unpublishes; a folder has nothing to remove), one that cannot
+//! look a key up (the drill could prove nothing there), one that cannot remove a copy; and a
+//! drill nobody said yes to.
+
+use super::Options;
+use crate::clock::Clock;
+use crate::config::{Config, TargetConfig};
+use crate::error::Error;
+use crate::targets::{self, Context};
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
+
+/// The target named `name`, when it can be drilled, and its timeout (nothing is sent).
+pub fn target<'a>(
+    config: &'a Config,
+    clock: &Clock,
+    name: &str,
+) -> Result<(&'a TargetConfig, Duration), Error> {
+    let cfg = config.select(&[name.to_string()])?[0];
+    let refuse = |why: String, hint: &str| {
+        Err(Error::usage(format!("drill --target {name}: {why}; nothing was sent")).hint(hint))
+    };
+    // What a kind can remove is not a capability the registry holds: a drill's posts must be
+    // deleted, and only these two kinds cannot.
+    match cfg.kind.as_str() {
+        "devto" => {
+            return refuse(
+                "dev.to can only unpublish a post, never delete it: the drill's posts would stay on the account".into(),
+                "drill another target; dev.to's lookups are exercised by dayrun's own tests",
+            );
+        }
+        "folder" => {
+            return refuse(
+                "a folder target has nothing to remove and no network to fault".into(),
+                "drill a network target (http, command, wordpress, ghost, mastodon, bluesky)",
+            );
+        }
+        _ => {}
+    }
+    let ctx = Context {
+        config,
+        target: cfg,
+        clock,
+    };
+    let mut built = targets::build(&ctx)?;
+    if !built.can.can_find {
+        return refuse(
+            format!(
+                "a {} target without a lookup cannot tell whether a post whose answer was lost is there: the drill could prove nothing",
+                cfg.kind
+            ),
+            "give it a lookup first (http: `list_url`; command: `confirm`)",
+        );
+    }
+    if let Err(err) = built.target.as_retract() {
+        return refuse(
+            format!("the drill removes its posts, and this target cannot: {err}"),
+            "give it a way to remove a post (http: `delete_url`; command: `retract`)",
+        );
+    }
+    Ok((cfg, built.target.timeout()))
+}
+
+/// Whether a person said yes on the terminal; no terminal: refused, saying so.
+pub fn confirmed(options: &Options) -> Result<bool, Error> {
+    if !std::io::stdin().is_terminal() {
+        err!(
+            "dayrun: drill publishes {} throwaway posts to {} (followers see them): add --yes to confirm (stdin is not a terminal, so dayrun cannot ask)",
+            options.rounds,
+            options.target
+        );
+        return Ok(false);
+    }
+    eprint!(
+        "Publish {} drill posts to {} and delete them again? Followers may see them: use a test account. [y/N] ",
+        options.rounds, options.target
+    );
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| Error::usage(format!("cannot read the answer: {e}")))?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+}

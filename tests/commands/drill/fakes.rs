@@ -1,0 +1,1 @@
+//! The drill against every target's fake.

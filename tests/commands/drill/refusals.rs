@@ -1,0 +1,1 @@
+//! What the drill refuses before anything is sent.
