@@ -109,6 +109,14 @@ pub fn finish(folder: &Folder, options: &Options, rounds: &[Round], swept: &Swep
     match options.json {
         true => out!("{}", json_of(folder, options, rounds, swept, &c)),
         false => {
+            for (key, ids) in swept.copies.iter().filter(|(_, ids)| ids.len() > 1) {
+                out!(
+                    "duplicate on {}: {key} was there {} times: {}",
+                    folder.name,
+                    ids.len(),
+                    ids.join(", ")
+                );
+            }
             for left in &swept.left {
                 out!(
                     "left on {}: {} {}; remove it by hand: {}",

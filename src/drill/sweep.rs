@@ -16,6 +16,9 @@ use std::time::Duration;
 
 /// Looks over the target after the removals: a copy a lagging listing hid may show later.
 const PASSES: usize = 3;
+/// The least the cleanup waits before a pass, whatever the target's settle time: a listing
+/// may lag longer than the target's settle time says (the drill is there to show it).
+const MIN_SETTLE: Duration = Duration::from_secs(3);
 /// The longest the cleanup waits for the target to settle before a pass.
 const MAX_SETTLE: Duration = Duration::from_secs(120);
 /// How often a removed copy is looked at before it is said to be still there.
@@ -41,8 +44,8 @@ pub struct Left {
 }
 
 /// Count, remove and prove gone every drill copy of `rounds`: a pass over every key after the
-/// target's settle time (what may still land has landed, a listing that lags shows it), again
-/// until a pass finds no copy it had not removed.
+/// target's settle time (3 s at least: what may still land has landed, a listing that lags
+/// shows it), again until a pass finds no copy it had not removed.
 pub fn run(folder: &Folder, clock: &Clock, rounds: &[Round]) -> Result<Swept, Error> {
     fault::disarm();
     fault::land_late();
@@ -64,7 +67,7 @@ pub fn run(folder: &Folder, clock: &Clock, rounds: &[Round]) -> Result<Swept, Er
     let mut swept = Swept::default();
     let mut uncounted = BTreeSet::new();
     for _ in 0..PASSES {
-        crate::signals::sleep(settle.min(MAX_SETTLE));
+        crate::signals::sleep(settle.clamp(MIN_SETTLE, MAX_SETTLE));
         let mut more = false;
         for (round, post, out, gone) in posts.iter_mut() {
             if uncounted.contains(&round.key) {

@@ -84,3 +84,59 @@ fn drill_on_http_publishes_once_per_round_and_removes_every_copy() {
     assert!(api.committed().is_empty(), "{:?}", api.committed());
     println!("{}", out.stdout);
 }
+
+/// A listing that shows a post only 1.5 s after it was made, and `settle_secs` far shorter: a
+/// lost answer is looked for, not seen, and sent again. The drill must say so.
+#[test]
+fn a_drill_fails_when_the_listing_lags_past_settle_secs_and_names_the_copies() {
+    let api = PostsApi::start();
+    api.state.lock().unwrap().lag = std::time::Duration::from_millis(1500);
+    let p = http_project(&api, "");
+    let config = p
+        .read("dayrun.toml")
+        .replace("settle_secs = 0.6", "settle_secs = 0.1");
+    p.file("dayrun.toml", config);
+    let out = drill(
+        &p,
+        "blog",
+        &[
+            "--rounds", "4", "--loss", "50%", "--seed", "7", "--delay", "0.5",
+        ],
+    );
+    println!("{}\n{}", out.stdout, out.stderr);
+    out.code(1)
+        .stdout_has("duplicate on blog: ")
+        .stderr_has("did not prove exactly once");
+    assert!(count(&out, "duplicates") >= 1, "{}", out.stdout);
+    assert!(
+        api.committed().is_empty(),
+        "every copy removed: {:?}",
+        api.committed()
+    );
+}
+
+/// A server that answers a DELETE and keeps the post: the drill proves each copy gone, so it
+/// finds it still there and names it, with where to remove it by hand.
+#[test]
+fn a_drill_fails_when_a_delete_is_answered_but_the_post_stays() {
+    let api = PostsApi::start();
+    api.state.lock().unwrap().keep_deleted = true;
+    let p = http_project(&api, "");
+    let out = drill(
+        &p,
+        "blog",
+        &["--rounds", "2", "--loss", "0%", "--seed", "3"],
+    );
+    println!("{}\n{}", out.stdout, out.stderr);
+    out.code(1)
+        .stdout_has("left on blog: ")
+        .stdout_has("the delete was answered, but the copy is still there; remove it by hand: a post with key ")
+        .stdout_has("removed=0");
+    assert_eq!(api.committed().len(), 2);
+    let lines = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("left on blog: "))
+        .count();
+    assert_eq!(lines, 2, "one line per copy left:\n{}", out.stdout);
+}

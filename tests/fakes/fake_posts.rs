@@ -123,6 +123,8 @@ pub struct ApiState {
     pub delete_faults: VecDeque<Fault>,
     /// DELETE requests that reached the handler, whatever became of them.
     pub delete_requests: usize,
+    /// A DELETE is answered 204 and the post kept (a cache or a proxy that lies).
+    pub keep_deleted: bool,
     /// Per-key scripts for POST /posts (by the body's `key`), before any queued fault.
     pub key_posts: BTreeMap<String, Script<Fault>>,
     /// Per-key scripts for GET /posts?key=KEY, before any queued list fault.
@@ -492,6 +494,9 @@ fn delete(s: &mut ApiState, id: &str) -> Reply {
     let Some(at) = s.posts.iter().position(|p| p.id == id) else {
         return Reply::json(404, json!({"error": "no such post"}));
     };
+    if s.keep_deleted {
+        return Reply::Raw(204, Vec::new(), Vec::new());
+    }
     let post = s.posts.remove(at);
     s.removed.push(post);
     match fault {

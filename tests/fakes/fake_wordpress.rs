@@ -675,6 +675,7 @@ fn handle(state: &Arc<Mutex<Wp>>, req: &Request) -> Reply {
                 &mut s,
                 &r["/wp/v2/posts/".len()..],
                 logged_in,
+                req.query("force").as_deref() == Some("true"),
             )
         }
         ("GET", r) if r.starts_with("/wp/v2/posts/") && logged_in => {
