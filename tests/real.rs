@@ -2,6 +2,7 @@
 //! ignored unless `DAYRUN_HARNESS` names the harness.
 
 pub mod real_bluesky;
+pub mod real_drill;
 pub mod real_ghost;
 pub mod real_images;
 pub mod real_matrix;
