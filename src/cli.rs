@@ -204,8 +204,8 @@ pub struct DrillArgs {
     /// how many drill posts, one per round (default 10)
     #[argh(option, default = "10")]
     pub rounds: u32,
-    /// seconds a late request is sent after the client gave up (default: the target's
-    /// timeout plus 2)
+    /// seconds after it was made that a late request is sent (default: the target's timeout
+    /// plus 2, so it lands after the client gave up)
     #[argh(option)]
     pub delay: Option<String>,
     /// the share of requests that meet a fault, e.g. 20% (default 20%)

@@ -26,8 +26,8 @@ pub struct Round {
     pub status: Option<Status>,
     /// The copy's id the state holds.
     pub id: Option<String>,
-    /// A lookup found the copy of an attempt whose outcome was unknown (`confirm done` in the
-    /// trace): the post was not sent again.
+    /// A write reached the server and its answer was lost (or came late), and a lookup found
+    /// the copy (`confirm done` in the trace): the post was not sent again.
     pub confirmed: bool,
     /// The last run's exit code.
     pub code: i32,
@@ -74,7 +74,9 @@ pub fn run(folder: &Folder, clock: &Clock, options: &Options, n: u32) -> Result<
             injected.what
         ));
     }
-    let confirmed = (folder.traced(key).iter()).any(|l| l.contains(" confirm done"));
+    // A write that reached the server unanswered, and a lookup that found its copy.
+    let unanswered = (faults.iter()).any(|f| f.write && f.fault.reached());
+    let confirmed = unanswered && (folder.traced(key).iter()).any(|l| l.contains(" confirm done"));
     Ok(Round {
         n,
         key,

@@ -106,7 +106,7 @@ impl Http {
     /// (`net/fault.rs`); `method` and `url` name it for the drill's trace.
     fn exchange(&self, method: &str, url: &str, call: Call) -> Result<Reply, Error> {
         let what = || format!("{method} {}", self.redactor.redact(&path_of(url)));
-        match fault::draw(&fault::NETWORK, what) {
+        match fault::draw(&fault::NETWORK, method != "GET", what) {
             None => self.reply(url, call(&self.agent)),
             Some(injected) => self.faulted(injected, url, call),
         }

@@ -46,7 +46,9 @@ impl CommandTarget {
         .map(read_pipe);
         let (status, timed_out) = self.wait(&mut child)?;
         let [stdout, stderr] = self.output(&child, readers);
+        let write = self.confirm.as_deref() != Some(argv);
         Ok(drilled(
+            write,
             Finished {
                 code: status.code(),
                 signal: status.signal(),
@@ -140,12 +142,12 @@ impl CommandTarget {
     }
 }
 
-/// What dayrun hears of a script that ran to its end, when the drill's faults are armed
-/// (`net/fault.rs`): killed after it wrote its answer, or its answer dropped (as if it had
+/// What dayrun hears of a script that ran to its end (`write`: not the `confirm` script), when
+/// the drill's faults are armed (`net/fault.rs`): killed after it wrote its answer, or its answer dropped (as if it had
 /// timed out). Otherwise what it did.
-fn drilled(finished: Finished, program: &str) -> Finished {
+fn drilled(write: bool, finished: Finished, program: &str) -> Finished {
     use crate::net::fault::{Fault, SCRIPT, draw};
-    match draw(&SCRIPT, || format!("script {program}")) {
+    match draw(&SCRIPT, write, || format!("script {program}")) {
         Some(Fault::Killed) => Finished {
             code: None,
             signal: Some(libc::SIGKILL),

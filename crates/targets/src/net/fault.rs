@@ -57,6 +57,8 @@ pub const SCRIPT: [Fault; 2] = [Fault::Killed, Fault::Lost];
 pub struct Injected {
     pub fault: Fault,
     pub what: String,
+    /// It met a write (a request other than GET, a script other than `confirm`), not a lookup.
+    pub write: bool,
 }
 
 /// The switch, while the drill holds it on.
@@ -114,9 +116,9 @@ pub fn land_late() {
     }
 }
 
-/// The fault the next request meets, if any (never when disarmed); `what` names it for the
-/// trace.
-pub(crate) fn draw(choices: &[Fault], what: impl FnOnce() -> String) -> Option<Fault> {
+/// The fault the next request meets, if any (never when disarmed); `write`: it is a write,
+/// `what` names it for the trace.
+pub(crate) fn draw(choices: &[Fault], write: bool, what: impl FnOnce() -> String) -> Option<Fault> {
     let mut armed = lock(&ARMED);
     let armed = armed.as_mut().filter(|a| a.loss > 0)?;
     let roll = next(&mut armed.rng);
@@ -127,6 +129,7 @@ pub(crate) fn draw(choices: &[Fault], what: impl FnOnce() -> String) -> Option<F
     armed.injected.push(Injected {
         fault,
         what: what(),
+        write,
     });
     Some(fault)
 }
