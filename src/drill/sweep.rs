@@ -76,7 +76,10 @@ pub fn run(folder: &Folder, clock: &Clock, rounds: &[Round]) -> Result<Swept, Er
             let found = match count(&mut built, round.key, out) {
                 Ok(found) => found,
                 Err(why) => {
-                    swept.left.push(left(&built, round.key, why));
+                    // Said once per post: a copy it could not remove is said already.
+                    if swept.left.iter().all(|l| l.key != round.key) {
+                        swept.left.push(left(&built, round.key, why));
+                    }
                     uncounted.insert(round.key);
                     continue;
                 }
