@@ -140,3 +140,38 @@ fn a_drill_fails_when_a_delete_is_answered_but_the_post_stays() {
         .count();
     assert_eq!(lines, 2, "one line per copy left:\n{}", out.stdout);
 }
+
+/// `--json`: the same counts as one document, with a trace object per round.
+#[test]
+fn json_says_the_same_as_one_document() {
+    let api = PostsApi::start();
+    let p = http_project(&api, "");
+    let out = drill(
+        &p,
+        "blog",
+        &["--rounds", "2", "--loss", "0%", "--seed", "5", "--json"],
+    );
+    out.code(0);
+    let doc: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    for (name, want) in [
+        ("rounds", 2),
+        ("duplicates", 0),
+        ("confirm_branch", 0),
+        ("lost", 0),
+        ("leaked_pending", 0),
+        ("removed", 2),
+        ("seed", 5),
+    ] {
+        assert_eq!(doc[name], want, "{name}: {doc}");
+    }
+    assert_eq!(doc["target"], "blog");
+    let trace = doc["trace"].as_array().unwrap();
+    assert_eq!(trace.len(), 2);
+    assert_eq!(trace[0]["key"].as_str().unwrap()[10..], *"--drill-0005-01");
+    assert_eq!(
+        (trace[0]["status"].as_str(), trace[0]["runs"].as_u64()),
+        (Some("done"), Some(1))
+    );
+    assert_eq!(trace[1]["copies"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["left"], serde_json::json!([]));
+}
