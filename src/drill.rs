@@ -25,6 +25,10 @@ pub struct Options {
     /// The share of requests that meet a fault, in parts per thousand.
     pub loss: u32,
     pub seed: u64,
+    /// What this drill's keys share (`YYYY-MM-DD--drill-TAG-NN`): from the seed and the time
+    /// it started, so a replay's posts are new posts (Mastodon keeps an Idempotency-Key an
+    /// hour, and an earlier drill's copy left behind is not taken for this one's).
+    pub tag: String,
     pub json: bool,
 }
 
@@ -88,12 +92,15 @@ impl Options {
             ),
         };
         let now = clock.instant().as_nanosecond().unsigned_abs() as u64;
+        let seed = args.seed.unwrap_or(now % 1_000_000);
+        let started = clock.instant().as_second().unsigned_abs();
         Ok(Options {
+            tag: format!("{:04x}", (seed.wrapping_mul(0x9e37) ^ started) & 0xffff),
             target: args.target.clone(),
             rounds: args.rounds,
             delay,
             loss: (loss * 10.0).round() as u32,
-            seed: args.seed.unwrap_or(now % 1_000_000),
+            seed,
             json: args.json,
         })
     }

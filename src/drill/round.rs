@@ -35,7 +35,7 @@ pub struct Round {
 
 /// Make round `n`.
 pub fn run(folder: &Folder, clock: &Clock, options: &Options, n: u32) -> Result<Round, Error> {
-    let tag = format!("{:04x}-{n:02}", options.seed & 0xffff);
+    let tag = format!("{}-{n:02}", options.tag);
     let key = Key::drill(clock.today(), &tag).expect("hex digits and a dash make a tag");
     folder.write_post(key, &text(&tag, n, options))?;
     fault::arm(

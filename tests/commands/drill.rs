@@ -167,7 +167,11 @@ fn json_says_the_same_as_one_document() {
     assert_eq!(doc["target"], "blog");
     let trace = doc["trace"].as_array().unwrap();
     assert_eq!(trace.len(), 2);
-    assert_eq!(trace[0]["key"].as_str().unwrap()[10..], *"--drill-0005-01");
+    let key = trace[0]["key"].as_str().unwrap();
+    assert!(
+        key[10..].starts_with("--drill-") && key.ends_with("-01"),
+        "{key}"
+    );
     assert_eq!(
         (trace[0]["status"].as_str(), trace[0]["runs"].as_u64()),
         (Some("done"), Some(1))
