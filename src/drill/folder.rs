@@ -50,6 +50,10 @@ impl Folder {
         config.state = dir.join("state");
         config.targets = vec![cfg.clone()];
         config.links_file = None;
+        // The monitors watch the project's timer: a drill's runs write no metrics and ping
+        // nothing (docs/monitoring.md).
+        config.watch.metrics_file = None;
+        config.watch.ping_url_file = None;
         config.keys.drill = true;
         Ok(Folder {
             log: dir.join("drill.log"),

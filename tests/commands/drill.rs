@@ -179,3 +179,41 @@ fn json_says_the_same_as_one_document() {
     assert_eq!(trace[1]["copies"].as_array().unwrap().len(), 1);
     assert_eq!(doc["left"], serde_json::json!([]));
 }
+
+/// The monitors watch the project's timer, not a drill: a project that writes metrics and
+/// pings gets neither from `drill`, whose runs are throwaway posts on their own state.
+#[test]
+fn a_drill_writes_no_metrics_and_pings_nothing() {
+    use crate::fakes::fake_ping::{Answer, FakePing};
+    let (api, ping) = (PostsApi::start(), FakePing::start(Answer::Ok));
+    let p = Project::new();
+    let target = api.config(
+        "blog",
+        &format!(
+            "list_complete = true\nsettle_secs = 0.6\n{}\n",
+            api.delete_url()
+        ),
+    );
+    p.file(
+        "dayrun.toml",
+        format!(
+            "metrics_file = \"metrics/dayrun.prom\"\nping_url_file = \"secrets/ping.url\"\n{target}"
+        ),
+    )
+    .secret("secrets/ping.url", format!("{}\n", ping.url()));
+    std::fs::create_dir_all(p.path("metrics")).unwrap();
+    let out = drill(
+        &p,
+        "blog",
+        &["--rounds", "2", "--loss", "0%", "--seed", "3"],
+    );
+    out.code(0);
+    assert_eq!(count(&out, "removed"), 2, "{}", out.stdout);
+    assert!(ping.paths().is_empty(), "pinged: {:?}", ping.paths());
+    assert!(!p.path("metrics/dayrun.prom").exists(), "metrics written");
+    // The project's own run still does both.
+    let run = p.run(&["run"]);
+    run.code(0);
+    assert_eq!(ping.paths(), ["start", "0"], "{run:?}");
+    assert!(p.path("metrics/dayrun.prom").exists(), "{run:?}");
+}

@@ -192,10 +192,16 @@ impl Http {
 
     /// POST a plain-text body (a ping's log). Transport failures come back classed.
     pub fn post_text(&self, url: &str, body: &str) -> Result<Reply, Error> {
-        let req = self
-            .request(self.agent.post(url))
-            .header("Content-Type", "text/plain; charset=utf-8");
-        self.reply(url, req.send(body.as_bytes()))
+        let (limits, to, body) = (self.limits(), url.to_string(), body.to_string());
+        self.exchange(
+            "POST",
+            url,
+            Box::new(move |agent| {
+                let req = limits.on(agent.post(&to));
+                req.header("Content-Type", "text/plain; charset=utf-8")
+                    .send(body.as_bytes())
+            }),
+        )
     }
 
     /// POST with no body (an XRPC procedure without input). Transport failures come back classed.
