@@ -1,7 +1,7 @@
-//! What the drill refuses before anything is sent, each saying why: a target it could not
-//! clean up after (dev.to only unpublishes; a folder has nothing to remove), one that cannot
-//! look a key up (the drill could prove nothing there), one that cannot remove a copy; and a
-//! drill nobody said yes to.
+//! What the drill refuses before anything is sent, each saying why: a kind the registry says it
+//! cannot drill (`Kind::undrillable`: dev.to only unpublishes, a folder has nothing to remove,
+//! Nostr's WebSocket is out of the faults' reach), a target that cannot look a key up (the
+//! drill could prove nothing there) or cannot remove a copy; and a drill nobody said yes to.
 
 use super::Options;
 use crate::clock::Clock;
@@ -21,22 +21,8 @@ pub fn target<'a>(
     let refuse = |why: String, hint: &str| {
         Err(Error::usage(format!("drill --target {name}: {why}; nothing was sent")).hint(hint))
     };
-    // What a kind can remove is not a capability the registry holds: a drill's posts must be
-    // deleted, and only these two kinds cannot.
-    match cfg.kind.as_str() {
-        "devto" => {
-            return refuse(
-                "dev.to can only unpublish a post, never delete it: the drill's posts would stay on the account".into(),
-                "drill another target; dev.to's lookups are exercised by dayrun's own tests",
-            );
-        }
-        "folder" => {
-            return refuse(
-                "a folder target has nothing to remove and no network to fault".into(),
-                "drill a network target (http, command, wordpress, ghost, mastodon, bluesky)",
-            );
-        }
-        _ => {}
+    if let Some((why, hint)) = targets::kinds::find(&cfg.kind).and_then(|k| k.undrillable) {
+        return refuse(why.to_string(), hint);
     }
     let ctx = Context {
         config,

@@ -241,6 +241,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the post's text"),
     takes: &[super::shared::TIMEOUTS, super::shared::LONG],
+    undrillable: None,
 };
 
 impl Target for Bluesky {

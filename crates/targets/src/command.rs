@@ -203,6 +203,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
     takes: &[],
+    undrillable: None,
 };
 
 impl Target for CommandTarget {

@@ -173,6 +173,10 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
     takes: &[super::shared::TIMEOUTS],
+    undrillable: Some((
+        "dev.to can only unpublish a post, never delete it: the drill's posts would stay on the account",
+        "drill another target; dev.to's lookups are exercised by dayrun's own tests",
+    )),
 };
 
 impl Target for Devto {

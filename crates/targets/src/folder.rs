@@ -145,6 +145,10 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: None,
     takes: &[],
+    undrillable: Some((
+        "a folder target has nothing to remove and no network to fault",
+        "drill a network target (http, command, wordpress, ghost, mastodon, bluesky, matrix)",
+    )),
 };
 
 impl Target for Folder {

@@ -282,6 +282,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| Ok(super::settings::<Settings>(ctx)?.capabilities()),
     template: Some("the payload's `text`"),
     takes: &[super::shared::TIMEOUTS],
+    undrillable: None,
 };
 
 impl Target for HttpTarget {

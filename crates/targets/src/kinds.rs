@@ -26,6 +26,10 @@ pub struct Kind {
     /// The groups of settings it takes that the shared code reads (`shared::TIMEOUTS`,
     /// `shared::LONG`), not its own `Settings`.
     pub takes: &'static [&'static [&'static str]],
+    /// Why `dayrun drill` refuses every target of this kind before anything is sent, and what
+    /// to do instead: its posts could not be removed, or the drill's faults cannot reach it.
+    /// `None`: its settings decide (a lookup, and a way to remove a post).
+    pub undrillable: Option<(&'static str, &'static str)>,
 }
 
 /// Every kind, in the order the README lists them.

@@ -194,6 +194,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::TIMELINE),
     template: Some("the message's text"),
     takes: &[super::shared::TIMEOUTS, super::shared::LONG],
+    undrillable: None,
 };
 
 impl Target for Matrix {

@@ -82,6 +82,10 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     },
     template: Some("a short note's text, or a long note's markdown"),
     takes: &[super::shared::TIMEOUTS, super::shared::LONG],
+    undrillable: Some((
+        "the drill's faults sit in the HTTP layer, and Nostr speaks WebSocket: a drill here would meet no fault and prove nothing",
+        "the Nostr target's lost answers, kills and relays down are tested against both relay implementations (docs/targets/nostr.md)",
+    )),
 };
 
 /// `note = …`, and what it refuses: `on_edit = "update"` on short notes (they cannot be

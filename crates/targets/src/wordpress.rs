@@ -217,6 +217,7 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     capabilities: |ctx| super::kinds::fixed::<Settings>(ctx, config::Capabilities::IN_PLACE),
     template: Some("the title"),
     takes: &[super::shared::TIMEOUTS],
+    undrillable: None,
 };
 
 impl Target for WordPress {

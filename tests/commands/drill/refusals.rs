@@ -12,15 +12,20 @@ fn kinds_it_cannot_clean_up_after_and_targets_without_a_lookup_are_refused_unsen
     p.file(
         "dayrun.toml",
         format!(
-            "[targets.out]\nkind = \"folder\"\ndir = \"outbox\"\n\n[targets.dev]\nkind = \"devto\"\napi_key_file = \"secrets/devto.key\"\n\n{}\n{}",
+            "[targets.out]\nkind = \"folder\"\ndir = \"outbox\"\n\n[targets.dev]\nkind = \"devto\"\napi_key_file = \"secrets/devto.key\"\n\n[targets.relay]\nkind = \"nostr\"\nsecret_key_file = \"secrets/nostr.key\"\nrelays = [\"ws://127.0.0.1:9\"]\n\n{}\n{}",
             api.config("nolist", &api.delete_url()).replace(&format!("list_url = \"{}\"\n", api.server.url("/posts")), ""),
             api.config("nodelete", "list_complete = true"),
         ),
     );
     p.secret("secrets/devto.key", "k");
+    p.secret("secrets/nostr.key", format!("{}\n", "1".repeat(64)));
     for (target, why) in [
         ("out", "a folder target has nothing to remove"),
         ("dev", "dev.to can only unpublish a post, never delete it"),
+        (
+            "relay",
+            "Nostr speaks WebSocket: a drill here would meet no fault",
+        ),
         (
             "nolist",
             "without a lookup cannot tell whether a post whose answer was lost is there",
