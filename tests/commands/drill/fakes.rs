@@ -1,4 +1,4 @@
-//! The drill against every target's fake (http is in `drill.rs`): three rounds, half of the
+//! The drill against every target's fake (http is in `drill.rs`; Nostr is refused): three rounds, half of the
 //! requests faulted, each drill post out once and every copy removed from the fake itself.
 //! Each table sets `settle_secs = 0.6`, past the 0.5 s delay, as the docs ask.
 
@@ -6,6 +6,7 @@ use super::{count, drill};
 use crate::fakes::fake_bluesky::{APP_PASSWORD, FakeBluesky};
 use crate::fakes::fake_ghost::{FakeGhost, KEY_ID, SECRET};
 use crate::fakes::fake_mastodon::{FakeMastodon, TOKEN};
+use crate::fakes::fake_matrix::{self, FakeMatrix};
 use crate::fakes::fake_wordpress::{FakeWordPress, PASSWORD};
 use crate::support::util::{Output, Project};
 
@@ -64,6 +65,15 @@ fn drill_on_bluesky() {
     p.secret("secrets/bsky.password", format!("{APP_PASSWORD}\n"));
     let out = drill(&p, "sky", &ARGS);
     clean(&out, pds.records().len());
+}
+
+#[test]
+fn drill_on_matrix() {
+    let mx = FakeMatrix::start();
+    let p = project(&mx.config(fake_matrix::ROOM, ""));
+    p.secret("secrets/matrix.token", format!("{}\n", fake_matrix::TOKEN));
+    let out = drill(&p, "room", &ARGS);
+    clean(&out, mx.posts(fake_matrix::ROOM).len());
 }
 
 #[test]
