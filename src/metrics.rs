@@ -101,7 +101,7 @@ enum Of {
 }
 
 /// Every family, in the order written.
-const FAMILIES: [Family; 17] = [
+const FAMILIES: [Family; 18] = [
     Family {
         name: "dayrun_keys",
         kind: "gauge",
@@ -191,6 +191,12 @@ const FAMILIES: [Family; 17] = [
         kind: "gauge",
         help: "The last run's exit code (0, 75, 1, 2 or 3).",
         of: Of::Run(|r, _| r.exit.to_string()),
+    },
+    Family {
+        name: "dayrun_credential_expiry_timestamp_seconds",
+        kind: "gauge",
+        help: "When the target's credential expires, where the target knows it.",
+        of: Of::Stamp(|f| f.credential_expiry),
     },
     Family {
         name: "dayrun_run_requests",

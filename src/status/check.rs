@@ -1,6 +1,6 @@
 //! `status --check`: one line in the monitoring-plugin convention (`DAYRUN OK - … | perfdata`)
 //! and its exit: 0 OK (nothing needs a person), 1 WARNING (failures the next run retries, keys
-//! waiting), 2 CRITICAL (a key needs a person: what a run would exit 1 or 3 for), 3 UNKNOWN
+//! waiting, a credential that expires within 7 days), 2 CRITICAL (a key needs a person: what a run would exit 1 or 3 for), 3 UNKNOWN
 //! (a config or state error). Read from the same facts as the metrics (`facts.rs`).
 
 use super::facts::{Collect, Facts};
@@ -16,6 +16,9 @@ pub(crate) const OK: i32 = 0;
 pub(crate) const WARNING: i32 = 1;
 pub(crate) const CRITICAL: i32 = 2;
 pub(crate) const UNKNOWN: i32 = 3;
+
+/// Warn this many seconds before a credential expires (7 days).
+const EXPIRING: i64 = 7 * 86_400;
 
 /// The most of the line's text (before the performance data), in characters.
 const MAX_TEXT: usize = 600;
@@ -54,12 +57,14 @@ fn line(exit: Exit, said: &[String], targets: &[Facts], clock: &Clock) -> (i32, 
     let now = clock.instant();
     let perf = perfdata(targets, now.as_second());
     let first_said = said.first().map(|s| flat(s));
+    let soon = expiring(targets, now);
     let (code, text) = match exit {
         Exit::Usage => (
             UNKNOWN,
             first_said.unwrap_or_else(|| "a config or state error: run `dayrun status`".into()),
         ),
         Exit::Auth | Exit::NeedsHuman => (CRITICAL, critical(needs, said, targets)),
+        _ if soon.is_some() => (WARNING, soon.unwrap_or_default()),
         _ if retrying + waiting > 0 || exit == Exit::RetryLater => (
             WARNING,
             format!(
@@ -77,6 +82,18 @@ fn line(exit: Exit, said: &[String], targets: &[Facts], clock: &Clock) -> (i32, 
     let word = ["OK", "WARNING", "CRITICAL", "UNKNOWN"][code as usize];
     let text: String = text.chars().take(MAX_TEXT).collect();
     (code, format!("DAYRUN {word} - {text} | {perf}"))
+}
+
+/// The first target whose credential expires within `EXPIRING` (or has expired), said.
+fn expiring(targets: &[Facts], now: jiff::Timestamp) -> Option<String> {
+    targets.iter().find_map(|f| {
+        let at = f.credential_expiry?;
+        let left = at.as_second() - now.as_second();
+        (left <= EXPIRING).then(|| match left > 0 {
+            true => format!("the credential of {} expires at {at}: renew it", f.name),
+            false => format!("the credential of {} expired at {at}: renew it", f.name),
+        })
+    })
 }
 
 /// What a CRITICAL line says: how many keys need a person and the first few, by target.

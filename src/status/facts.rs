@@ -58,6 +58,8 @@ pub(crate) struct Facts {
     pub(crate) named: Vec<String>,
     /// When the newest done line was written: the last copy that landed or was confirmed.
     pub(crate) last_success: Option<Timestamp>,
+    /// When the target's credential expires, when the target knows (a LinkedIn token).
+    pub(crate) credential_expiry: Option<Timestamp>,
 }
 
 impl Facts {
@@ -76,6 +78,7 @@ impl Facts {
             needs_person: 0,
             named: Vec::new(),
             last_success: None,
+            credential_expiry: None,
         }
     }
 
@@ -152,5 +155,11 @@ impl Sink for Collect {
 
     fn end(&mut self, _: &TargetConfig) -> Result<(), Error> {
         Ok(())
+    }
+
+    fn expiry(&mut self, at: Option<Timestamp>) {
+        if let Some(facts) = self.targets.last_mut() {
+            facts.credential_expiry = at;
+        }
     }
 }

@@ -41,6 +41,10 @@ pub(crate) trait Sink {
     fn key(&mut self, judged: &Judged) -> Result<(), Error>;
     /// The target's rows end.
     fn end(&mut self, cfg: &TargetConfig) -> Result<(), Error>;
+    /// When the credential of the target begun last expires, when it is known.
+    fn expiry(&mut self, at: Option<jiff::Timestamp>) {
+        let _ = at;
+    }
 }
 
 /// Judge every key of the targets `names` select (all when empty), handing each row to `sink`
@@ -106,6 +110,7 @@ fn walk(
             for (t, cfg) in selected.into_iter().enumerate() {
                 let target = Target::read(&scene, cfg, &mut exit)?;
                 sink.target(target.cfg, &target.rules)?;
+                sink.expiry(target.expires);
                 for key in keys(&scene, std::slice::from_ref(&target)) {
                     judge_key(&scene, (t, &target), key, sink, &mut drafts, &mut exit)?;
                 }
@@ -118,6 +123,7 @@ fn walk(
                 .collect::<Result<Vec<_>, _>>()?;
             for target in &targets {
                 sink.target(target.cfg, &target.rules)?;
+                sink.expiry(target.expires);
             }
             for key in keys(&scene, &targets) {
                 for (t, target) in targets.iter().enumerate() {
@@ -203,6 +209,8 @@ struct Target<'a> {
     state: StateFile,
     rules: life::Rules,
     credential: Option<String>,
+    /// When that credential expires, when the target knows.
+    expires: Option<jiff::Timestamp>,
     linked: BTreeMap<String, StateFile>,
     template: Option<&'a str>,
     /// The lines whose post is gone, for a renamed post (`rename.rs`; slugged keys).
@@ -252,7 +260,7 @@ impl<'a> Target<'a> {
         };
         let can = crate::targets::capabilities(&ctx).unwrap_or_default();
         let rules = config.rules(cfg, can);
-        let credential = credential(scene, &ctx, exit);
+        let (credential, expires) = credential(scene, &ctx, exit);
         // The lines of the targets this one's template links to, read as a run reads them.
         let linked = crate::known::linked_states(config, cfg, &scene.shown)?;
         let gone = crate::rename::gone(&state, scene.catalog);
@@ -261,6 +269,7 @@ impl<'a> Target<'a> {
             state,
             rules,
             credential,
+            expires,
             linked,
             template: cfg.template.as_ref().map(crate::template::Template::mark),
             gone,
@@ -350,10 +359,18 @@ fn key_row(
 }
 
 /// The fingerprint of the target's credential, read as a run reads it (so a renewed token is seen
-/// as renewed); a setup a run would refuse is said, and exits 2 as the run does.
-fn credential(scene: &Scene, ctx: &crate::targets::Context, exit: &mut Exit) -> Option<String> {
+/// as renewed), and when it expires if the target knows; a setup a run would refuse is said,
+/// and exits 2 as the run does.
+fn credential(
+    scene: &Scene,
+    ctx: &crate::targets::Context,
+    exit: &mut Exit,
+) -> (Option<String>, Option<jiff::Timestamp>) {
     match crate::targets::build(ctx) {
-        Ok(built) => built.target.secrets().fingerprint(),
+        Ok(built) => (
+            built.target.secrets().fingerprint(),
+            built.target.credential_expiry(),
+        ),
         Err(err) => {
             scene.say(format!(
                 "dayrun: {}: a run would not run it: {}",
@@ -361,7 +378,7 @@ fn credential(scene: &Scene, ctx: &crate::targets::Context, exit: &mut Exit) -> 
                 crate::outside::escape(&err.located(), 4000)
             ));
             exit.merge(Exit::Usage);
-            None
+            (None, None)
         }
     }
 }

@@ -39,6 +39,12 @@ pub trait Target {
     /// The target's secrets: what it masks, and the credential it sends.
     fn secrets(&self) -> Secrets<'_>;
 
+    /// When the credential it sends stops working, when known (a LinkedIn token's expiry,
+    /// written beside it): `check`, `status --check` and the metrics warn before then.
+    fn credential_expiry(&self) -> Option<Timestamp> {
+        None
+    }
+
     /// Looking its copies up, updating and retracting them, for a target that always does all
     /// three (every platform): the three accessors below read it, so such a target writes
     /// this one (`Some(self)`) and none of them.
