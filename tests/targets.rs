@@ -6,6 +6,7 @@ pub mod devto;
 pub mod ghost;
 pub mod http_target;
 pub mod images_targets;
+pub mod linkedin;
 pub mod mastodon;
 pub mod matrix;
 pub mod nostr;

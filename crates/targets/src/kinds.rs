@@ -44,6 +44,7 @@ pub const KINDS: &[Kind] = &[
     super::ghost::KIND,
     super::nostr::KIND,
     super::matrix::KIND,
+    super::linkedin::KIND,
 ];
 
 /// The kind named `name`.

@@ -27,6 +27,7 @@ pub mod ghost;
 pub mod http;
 pub mod items;
 pub mod kinds;
+pub mod linkedin;
 pub mod mastodon;
 pub mod matrix;
 pub mod media;

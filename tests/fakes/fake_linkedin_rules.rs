@@ -1,0 +1,102 @@
+//! The rules the fake LinkedIn applies to every request before it reaches an endpoint, as
+//! Microsoft's LinkedIn docs (`view=li-lms-2026-01`) state them: a Bearer token (401
+//! `INVALID_ACCESS_TOKEN` otherwise), a `LinkedIn-Version` (400 `VERSION_MISSING`; an
+//! inactive one 426 `NONEXISTENT_VERSION`), `X-Restli-Protocol-Version: 2.0.0`; and LinkedIn's
+//! error body, `{"status", "code", "message"}`. Also the little text rule the fake enforces:
+//! a reserved character not escaped is refused (the docs say each must be escaped).
+
+use crate::fakes::fake_server::{Reply, Request};
+use serde_json::json;
+
+/// The characters little reserves.
+pub const RESERVED: &[char] = &[
+    '|', '{', '}', '@', '[', ']', '(', ')', '<', '>', '#', '\\', '*', '_', '~',
+];
+
+/// LinkedIn's error body.
+pub fn error(status: u16, code: &str, message: &str) -> Reply {
+    json_error(
+        status,
+        json!({"status": status, "code": code, "message": message}),
+    )
+}
+
+fn json_error(status: u16, body: serde_json::Value) -> Reply {
+    Reply::json(status, body)
+}
+
+/// What every versioned request must carry, checked in the docs' order; `None`: it does.
+/// `oldest`: the oldest version the fake still serves.
+pub fn check_headers(req: &Request, token: &str, oldest: &str) -> Option<Reply> {
+    let bearer = req
+        .header("Authorization")
+        .and_then(|a| a.strip_prefix("Bearer "));
+    if bearer != Some(token) {
+        return Some(error(401, "INVALID_ACCESS_TOKEN", "Invalid access token"));
+    }
+    let Some(version) = req.header("LinkedIn-Version") else {
+        return Some(error(
+            400,
+            "VERSION_MISSING",
+            "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
+        ));
+    };
+    let main = version.split('.').next().unwrap_or_default();
+    if main.len() != 6 || !main.chars().all(|c| c.is_ascii_digit()) || main < oldest {
+        return Some(error(
+            426,
+            "NONEXISTENT_VERSION",
+            &format!("Requested version {version} is not active"),
+        ));
+    }
+    if req.header("X-Restli-Protocol-Version") != Some("2.0.0") {
+        return Some(error(
+            400,
+            "ILLEGAL_ARGUMENT",
+            "X-Restli-Protocol-Version 2.0.0 is required",
+        ));
+    }
+    None
+}
+
+/// Where `little` holds a reserved character that is not escaped (outside the mention and
+/// hashtag elements the fake does not take).
+pub fn unescaped(little: &str) -> Option<char> {
+    let mut chars = little.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(next) if RESERVED.contains(&next) => continue,
+                _ => return Some('\\'),
+            }
+        }
+        if RESERVED.contains(&c) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// A path segment decoded (`urn%3Ali%3Ashare%3A1` → `urn:li:share:1`).
+pub fn decoded(segment: &str) -> String {
+    let probe = Request {
+        method: String::new(),
+        target: format!("/?v={segment}"),
+        headers: Vec::new(),
+        body: Vec::new(),
+    };
+    probe.query("v").unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fake_refuses_unescaped_little_text() {
+        assert_eq!(unescaped(r"a \@b \#c \\d"), None);
+        assert_eq!(unescaped("a @b"), Some('@'));
+        assert_eq!(unescaped(r"a \b"), Some('\\'));
+        assert_eq!(unescaped("snake_case"), Some('_'));
+    }
+}

@@ -1,0 +1,374 @@
+//! `kind = "linkedin"` against the fake LinkedIn (`fake_linkedin.rs`, written from the docs of
+//! version 202601): a post once with its little text escaped, lost answers (an organization's
+//! found by listing, a member's left to a person), a kill mid-send, duplicate answers, an edit
+//! by partial update, a retract read back, an image uploaded once, a wrong or expiring token.
+
+use crate::fakes::fake_linkedin::{FakeLinkedin, MEMBER, ORG, TOKEN};
+use crate::fakes::fake_posts::Fault;
+use crate::support::image_gen as pics;
+use crate::support::util::{Output, Project};
+use std::time::Duration;
+
+const KEY: &str = "2026-11-29";
+const TODAY: &str = "--today=2026-11-29";
+/// A title with every character little text reserves (its markdown link and tag are
+/// rendered to text first: "Ops @Acme {hashtag|#|x} *_~\").
+const HOSTILE: &str = r"Ops @[Acme](urn:li:organization:1) {hashtag|#|x} <b>*_~\";
+
+fn project(li: &FakeLinkedin, author: &str, extra: &str) -> Project {
+    let p = Project::new();
+    p.file("dayrun.toml", li.config(author, extra));
+    p.secret("secrets/linkedin.token", format!("{TOKEN}\n"));
+    p.file(
+        &format!("content/{KEY}.md"),
+        format!("---\nsummary: \"Why @[the](urn:li:person:9) date <i>is</i> the #key_1.\"\n---\n# {HOSTILE}\n\nBody.\n"),
+    );
+    p
+}
+
+fn printed(out: &Output) -> String {
+    format!("{}{}", out.stdout, out.stderr)
+}
+
+fn creates(li: &FakeLinkedin) -> usize {
+    li.state.lock().unwrap().creates
+}
+
+#[test]
+fn publishes_escaped_commentary_once_and_a_rerun_sends_nothing() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, ORG, "");
+    let out = p.run(&["run", TODAY]);
+    out.code(0)
+        .stdout_has(&format!("{KEY} linkedin published id=urn:li:share:"));
+    let posts = li.live();
+    assert_eq!(posts.len(), 1, "{}", printed(&out));
+    assert_eq!(
+        posts[0]["commentary"],
+        r"Ops \@Acme \{hashtag\|\#\|x\} \*\_\~\\".to_string()
+            + "\n\n"
+            + r"Why \@\[the\]\(urn:li:person:9\) date \<i\>is\</i\> the \#key\_1."
+    );
+    assert_eq!(posts[0]["author"], ORG);
+    let line = p.state_lines("linkedin").join("\n");
+    assert!(
+        line.contains(&format!("id={}", posts[0]["id"].as_str().unwrap())),
+        "{line}"
+    );
+    let before = li.state.lock().unwrap().log.len();
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(
+        li.state.lock().unwrap().log.len(),
+        before,
+        "the rerun sent nothing"
+    );
+    assert!(!printed(&out).contains(TOKEN));
+}
+
+#[test]
+fn the_fake_refuses_what_the_docs_require_absent() {
+    let li = FakeLinkedin::start();
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build();
+    let agent: ureq::Agent = agent.into();
+    let url = li
+        .server
+        .url("/rest/posts?q=author&author=urn%3Ali%3Aorganization%3A1");
+    let auth = format!("Bearer {TOKEN}");
+    let no_version = agent
+        .get(&url)
+        .header("Authorization", &auth)
+        .call()
+        .unwrap();
+    assert_eq!(no_version.status().as_u16(), 400);
+    let no_protocol = agent
+        .get(&url)
+        .header("Authorization", &auth)
+        .header("LinkedIn-Version", "202601")
+        .call()
+        .unwrap();
+    assert_eq!(no_protocol.status().as_u16(), 400);
+    let sunset = agent
+        .get(&url)
+        .header("Authorization", &auth)
+        .header("LinkedIn-Version", "202401")
+        .header("X-Restli-Protocol-Version", "2.0.0")
+        .call()
+        .unwrap();
+    assert_eq!(sunset.status().as_u16(), 426);
+    let fine = agent
+        .get(&url)
+        .header("Authorization", &auth)
+        .header("LinkedIn-Version", "202601")
+        .header("X-Restli-Protocol-Version", "2.0.0")
+        .call()
+        .unwrap();
+    assert_eq!(fine.status().as_u16(), 200);
+}
+
+#[test]
+fn a_lost_answer_for_an_organization_is_found_by_listing_not_resent() {
+    for fault in [
+        Fault::CommitHang,
+        Fault::CommitStatus(502),
+        Fault::CommitClose,
+    ] {
+        let li = FakeLinkedin::start();
+        // A busy page: sixty other posts fill the listing's first page.
+        for n in 0..60 {
+            li.seed(ORG, &format!("Another post {n}"), Duration::from_secs(60));
+        }
+        li.state.lock().unwrap().faults.push_back(fault);
+        let p = project(&li, ORG, "");
+        let out = p.run(&["run", TODAY]);
+        let ours: Vec<_> = li
+            .live()
+            .into_iter()
+            .filter(|p| p["commentary"].as_str().unwrap().starts_with("Ops"))
+            .collect();
+        assert_eq!(ours.len(), 1, "{fault:?}: {}", printed(&out));
+        out.code(0).stdout_has(&format!(
+            "{KEY} linkedin confirmed id={}",
+            ours[0]["id"].as_str().unwrap()
+        ));
+        assert_eq!(creates(&li), 1, "{fault:?}");
+        p.run(&["run", TODAY]).code(0);
+        assert_eq!(creates(&li), 1, "{fault:?}");
+    }
+}
+
+#[test]
+fn a_lost_answer_for_a_member_cannot_be_told_and_goes_to_a_person() {
+    let li = FakeLinkedin::start();
+    li.state.lock().unwrap().faults.push_back(Fault::CommitHang);
+    let p = project(&li, MEMBER, "");
+    let out = p.run(&["run", TODAY]);
+    assert_eq!(out.code, 1, "{}", printed(&out));
+    assert!(
+        printed(&out).contains("recent-activity"),
+        "{}",
+        printed(&out)
+    );
+    assert_eq!(
+        li.state.lock().unwrap().listings,
+        0,
+        "a member's posts are never listed"
+    );
+    p.run(&["run", TODAY]);
+    assert_eq!(creates(&li), 1, "never sent blind again");
+    assert_eq!(li.live().len(), 1);
+}
+
+#[test]
+fn a_run_killed_mid_send_is_confirmed_by_the_next() {
+    let li = FakeLinkedin::start();
+    li.state.lock().unwrap().faults.push_back(Fault::CommitHang);
+    let p = project(&li, ORG, "");
+    let child = p
+        .command(&["run", TODAY])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let state = li.state.clone();
+    let (code, _) = crate::support::util::wait_or_kill(
+        child,
+        || state.lock().unwrap().creates > 0,
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, None, "killed mid-send");
+    let out = p.run(&["run", TODAY]);
+    out.code(0).stdout_has(&format!("{KEY} linkedin confirmed"));
+    assert_eq!((creates(&li), li.live().len()), (1, 1));
+}
+
+#[test]
+fn a_duplicate_answer_is_found_only_when_the_named_post_is_ours() {
+    // Ours: the state file was lost after the post landed.
+    let li = FakeLinkedin::start();
+    let p = project(&li, MEMBER, "");
+    p.run(&["run", TODAY]).code(0);
+    let urn = li.live()[0]["id"].as_str().unwrap().to_string();
+    std::fs::remove_file(p.path("state/linkedin.state")).unwrap();
+    let out = p.run(&["run", TODAY]);
+    out.code(0);
+    assert!(
+        p.state_lines("linkedin")
+            .join("\n")
+            .contains(&format!("id={urn}")),
+        "{}",
+        printed(&out)
+    );
+    assert_eq!(li.live().len(), 1);
+
+    // Not there any more: the duplicate names a deleted post, so nobody can tell.
+    let li = FakeLinkedin::start();
+    let p = project(&li, MEMBER, "");
+    p.run(&["run", TODAY]).code(0);
+    let urn = li.live()[0]["id"].as_str().unwrap().to_string();
+    li.delete_by_hand(&urn);
+    std::fs::remove_file(p.path("state/linkedin.state")).unwrap();
+    let out = p.run(&["run", TODAY]);
+    assert_eq!(out.code, 1, "{}", printed(&out));
+    assert!(
+        printed(&out).contains("cannot tell whether this post is on LinkedIn"),
+        "{}",
+        printed(&out)
+    );
+    assert!(li.live().is_empty());
+}
+
+#[test]
+fn an_edit_changes_the_commentary_by_partial_update() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, ORG, "on_edit = \"update\"");
+    p.run(&["run", TODAY]).code(0);
+    let urn = li.live()[0]["id"].as_str().unwrap().to_string();
+    p.file(
+        &format!("content/{KEY}.md"),
+        "---\nsummary: \"Edited: 100% _sure_.\"\n---\n# Ops\n\nBody.\n",
+    );
+    let out = p.run(&["run", TODAY]);
+    out.code(0).stdout_has("updated");
+    let posts = li.live();
+    assert_eq!(posts.len(), 1, "{}", printed(&out));
+    assert_eq!(posts[0]["id"], urn.as_str());
+    assert_eq!(posts[0]["commentary"], "Ops\n\nEdited: 100% \\_sure\\_.");
+    let log = li.state.lock().unwrap().log.clone();
+    assert!(
+        log.iter()
+            .any(|l| l.starts_with("POST /rest/posts/urn%3Ali%3Ashare")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn retract_deletes_the_post_and_reads_it_back() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, ORG, "");
+    p.run(&["run", TODAY]).code(0);
+    let urn = li.live()[0]["id"].as_str().unwrap().to_string();
+    p.run(&["retract", KEY, "--yes"])
+        .code(0)
+        .stdout_has(&format!("{KEY} linkedin retracted id={urn}"));
+    assert!(li.live().is_empty());
+    let log = li.state.lock().unwrap().log.clone();
+    let deleted = log
+        .iter()
+        .position(|l| l.starts_with("DELETE /rest/posts/"))
+        .unwrap();
+    assert!(
+        log[deleted..]
+            .iter()
+            .any(|l| l.starts_with("GET /rest/posts/urn")),
+        "read back: {log:?}"
+    );
+}
+
+#[test]
+fn an_image_is_uploaded_once_and_named_by_its_urn() {
+    let li = FakeLinkedin::start();
+    // The bytes arrive but their answer is lost: the image URN is already on the line, and the
+    // next attempt finds the image AVAILABLE instead of uploading it again.
+    li.state
+        .lock()
+        .unwrap()
+        .upload_faults
+        .push_back(Fault::CommitClose);
+    let p = project(&li, ORG, "");
+    p.file("content/images/a.png", pics::png_with_text());
+    p.file(
+        &format!("content/{KEY}.md"),
+        "# Pictures\n\nA day.\n\n![A red square](images/a.png)\n",
+    );
+    let out = p.run(&["run", TODAY]);
+    if out.code != 0 {
+        assert!(
+            p.state_lines("linkedin")
+                .join("\n")
+                .contains("urn:li:image:"),
+            "recorded before the upload"
+        );
+        p.run(&["run", TODAY]).code(0);
+    }
+    let s = li.state.lock().unwrap();
+    assert_eq!(
+        (s.initializes, s.uploads, s.creates),
+        (1, 1, 1),
+        "{:?}",
+        s.log
+    );
+    assert!(
+        s.log.iter().any(|l| l.starts_with("GET /rest/images/urn")),
+        "the recorded image was looked up: {:?}",
+        s.log
+    );
+    let post = s
+        .posts
+        .iter()
+        .find(|p| p["lifecycleState"] == "PUBLISHED")
+        .unwrap();
+    let urn = post["content"]["media"]["id"].as_str().unwrap();
+    assert_eq!(s.images[urn].0, "AVAILABLE");
+    assert_eq!(post["content"]["media"]["altText"], "A red square");
+}
+
+#[test]
+fn a_wrong_token_exits_3_naming_the_file() {
+    let li = FakeLinkedin::start();
+    li.state.lock().unwrap().token = "another".into();
+    let p = project(&li, ORG, "");
+    let out = p.run(&["run", TODAY]);
+    out.code(3);
+    assert!(
+        printed(&out).contains("secrets/linkedin.token"),
+        "{}",
+        printed(&out)
+    );
+    assert!(!printed(&out).contains(TOKEN));
+}
+
+#[test]
+fn an_expiring_token_is_warned_and_an_expired_one_sends_nothing() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, ORG, "");
+    let soon = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(72)).to_string();
+    p.file("secrets/linkedin.token.expires", format!("{soon}\n"));
+    let out = p.run(&["check"]);
+    assert!(
+        out.stderr.contains("expires at") && out.stderr.contains("renew it"),
+        "{}",
+        printed(&out)
+    );
+    let status = p.run(&["status", "--check"]);
+    assert_eq!(status.code, 1, "WARNING: {}", printed(&status));
+    assert!(status.stdout.contains("expires"), "{}", printed(&status));
+
+    p.file("secrets/linkedin.token.expires", "2020-01-01\n");
+    let out = p.run(&["run", TODAY]);
+    out.code(3);
+    assert!(
+        printed(&out).contains("secrets/linkedin.token"),
+        "{}",
+        printed(&out)
+    );
+    assert_eq!(creates(&li), 0);
+}
+
+#[test]
+fn an_old_version_is_warned_by_check_and_a_member_has_no_lookup() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, MEMBER, "version = \"202401\"");
+    let out = p.run(&["check", "--online"]);
+    assert!(
+        out.stderr.contains("LinkedIn-Version 202401 is"),
+        "{}",
+        printed(&out)
+    );
+    assert!(
+        out.stdout.contains("online linkedin: cannot look posts up"),
+        "{}",
+        printed(&out)
+    );
+}
