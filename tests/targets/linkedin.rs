@@ -372,3 +372,77 @@ fn an_old_version_is_warned_by_check_and_a_member_has_no_lookup() {
         printed(&out)
     );
 }
+
+#[test]
+fn a_429_waits_for_its_reset_or_leaves_the_post_for_the_next_run() {
+    let li = FakeLinkedin::start();
+    li.state
+        .lock()
+        .unwrap()
+        .faults
+        .push_back(Fault::RateLimit(1));
+    let p = project(&li, ORG, "");
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    assert_eq!((creates(&li), li.live().len()), (2, 1));
+
+    let li = FakeLinkedin::start();
+    li.state
+        .lock()
+        .unwrap()
+        .faults
+        .push_back(Fault::RateLimit(3600));
+    let p = project(&li, ORG, "");
+    p.run(&["run", TODAY])
+        .code(75)
+        .stdout_has("failed (retry-safe)");
+    assert!(li.live().is_empty());
+}
+
+/// A 40-post backfill as a page: one create each, beside the lookups before each first send
+/// (LinkedIn has no survey here: each key's pre-submit check lists the page's newest posts).
+#[test]
+fn a_backfill_of_40_posts_sends_each_once_and_says_its_requests_per_post() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, ORG, "");
+    for i in 1..=39 {
+        let day = crate::support::days::days_ago(20 + i);
+        p.post(&day, &format!("Post {i}"));
+    }
+    let out = p.run(&["run", "--backfill", TODAY]);
+    out.code(0);
+    let s = li.state.lock().unwrap();
+    assert_eq!((s.creates, s.posts.len()), (40, 40), "{}", printed(&out));
+    let ratio = s.log.len() as f64 / 40.0;
+    eprintln!(
+        "linkedin fake, 40-post backfill: {} creates + {} listings = {ratio:.3} requests per post (bare-create floor 1.000)",
+        s.creates, s.listings
+    );
+    assert!(
+        s.listings <= 40,
+        "at most one listing per key: {}",
+        s.listings
+    );
+    drop(s);
+    let before = li.state.lock().unwrap().log.len();
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(
+        li.state.lock().unwrap().log.len(),
+        before,
+        "the rerun sent nothing"
+    );
+}
+
+#[test]
+fn the_metrics_carry_the_tokens_expiry() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, ORG, "");
+    p.file("secrets/linkedin.token.expires", "2027-01-31T10:00:00Z\n");
+    p.run(&["run", TODAY, "--metrics", "dayrun.prom"]).code(0);
+    let prom = p.read("dayrun.prom");
+    let line = prom
+        .lines()
+        .find(|l| l.starts_with("dayrun_credential_expiry_timestamp_seconds{"))
+        .unwrap_or_else(|| panic!("{prom}"));
+    assert!(line.contains("target=\"linkedin\""), "{line}");
+    assert!(line.ends_with(" 1801389600"), "{line}");
+}
