@@ -81,10 +81,10 @@ impl FakeLinkedin {
             .collect()
     }
 
-    /// A post made by hand `age` ago.
-    pub fn seed(&self, author: &str, commentary: &str, age: Duration) -> String {
+    /// A post made by hand, `offset_ms` from now (negative: before).
+    pub fn seed(&self, author: &str, commentary: &str, offset_ms: i64) -> String {
         let mut s = self.state.lock().unwrap();
-        let at = s.stamp() - age.as_millis() as i64;
+        let at = s.stamp() + offset_ms;
         s.insert(author, commentary, at, Value::Null)
     }
 

@@ -115,9 +115,10 @@ fn a_lost_answer_for_an_organization_is_found_by_listing_not_resent() {
         Fault::CommitClose,
     ] {
         let li = FakeLinkedin::start();
-        // A busy page: sixty other posts fill the listing's first page.
+        // A busy page: sixty posts made after ours fill the listing's first page (50), so
+        // ours is on the second.
         for n in 0..60 {
-            li.seed(ORG, &format!("Another post {n}"), Duration::from_secs(60));
+            li.seed(ORG, &format!("Another post {n}"), 3_600_000);
         }
         li.state.lock().unwrap().faults.push_back(fault);
         let p = project(&li, ORG, "");
