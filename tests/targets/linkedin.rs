@@ -399,8 +399,9 @@ fn a_429_waits_for_its_reset_or_leaves_the_post_for_the_next_run() {
     assert!(li.live().is_empty());
 }
 
-/// A 40-post backfill as a page: one create each, beside the lookups before each first send
-/// (LinkedIn has no survey here: each key's pre-submit check lists the page's newest posts).
+/// A 40-post backfill as a page: one create each, and one listing of the page's posts (the
+/// run's survey) answering every key's check before its first send; the floor is one create
+/// per post.
 #[test]
 fn a_backfill_of_40_posts_sends_each_once_and_says_its_requests_per_post() {
     let li = FakeLinkedin::start();

@@ -99,6 +99,8 @@ pub struct Linkedin {
     expires: Option<jiff::Timestamp>,
     clock: crate::clock::Clock,
     template: Option<crate::template::Template>,
+    /// The run's survey of an organization's posts (`lookup.rs`).
+    survey: Option<super::survey::Survey<lookup::Listing>>,
 }
 
 impl Linkedin {
@@ -122,6 +124,7 @@ impl Linkedin {
             expires,
             clock: ctx.clock.clone(),
             template: ctx.target.template.clone(),
+            survey: None,
         };
         target.warn(&ctx.target.name, ctx.config.show(&target.token.file));
         Ok(target)

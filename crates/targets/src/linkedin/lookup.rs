@@ -9,6 +9,7 @@ use super::{Author, Linkedin, member_cannot_tell};
 use crate::error::{Class, Error};
 use crate::net::encode;
 use crate::net::pages::{Flow, Walked, walk};
+use crate::survey::Survey;
 use crate::{Attempts, Find, Lookup, Outgoing};
 use life::Receipt;
 use serde_json::Value;
@@ -81,24 +82,20 @@ impl Linkedin {
         Ok((elements.clone(), elements.len() < PAGE))
     }
 
-    /// List the organization's posts back to `attempts.reach_back()`.
-    fn list(&self, attempts: &Attempts) -> Result<Lookup, Error> {
-        let since = attempts.reach_back().as_millisecond();
-        let mut found = Vec::new();
+    /// The organization's posts, newest first, back past `since` (milliseconds).
+    pub(super) fn walk_back(&self, since: i64) -> Result<Listing, Error> {
+        let mut listed = Vec::new();
         let walked = walk(0, MAX_PAGES, "posts", |start| {
             let (posts, last) = self.page(start)?;
             let mut older = false;
             for post in &posts {
-                let created = post["createdAt"].as_i64();
-                let Some(created) = created else {
+                let Some(created) = post["createdAt"].as_i64() else {
                     return Ok(Flow::Cannot("a listed post without createdAt".into()));
                 };
                 older |= created < since;
-                let ours = post["commentary"]
-                    .as_str()
-                    .is_some_and(|c| attempts.sent_text(c));
-                if ours && let Some(urn) = post["id"].as_str() {
-                    found.push(Self::receipt(urn));
+                if let (Some(urn), Some(text)) = (post["id"].as_str(), post["commentary"].as_str())
+                {
+                    listed.push((urn.to_string(), text.to_string()));
                 }
             }
             Ok(match (older, last) {
@@ -107,11 +104,49 @@ impl Linkedin {
                 (false, false) => Flow::Next(start + posts.len()),
             })
         })?;
-        Ok(match (found.is_empty(), walked) {
+        Ok(Listing {
+            since,
+            posts: listed,
+            walked,
+        })
+    }
+
+    /// A lookup from the run's survey when it may answer and reaches back far enough; else
+    /// from a walk of its own.
+    fn list(&self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let since = attempts.reach_back().as_millisecond();
+        let surveyed = (self.survey.as_ref())
+            .and_then(|s| s.for_lookup(attempts))
+            .filter(|l| l.since <= since && !matches!(l.walked, Walked::Cannot(_)));
+        match surveyed {
+            Some(listing) => Ok(listing.judge(attempts)),
+            None => Ok(self.walk_back(since)?.judge(attempts)),
+        }
+    }
+}
+
+/// What one walk of the organization's posts read: every post back past `since` (ms), unless
+/// the walk was cut short.
+#[derive(Debug)]
+pub(super) struct Listing {
+    since: i64,
+    posts: Vec<(String, String)>,
+    walked: Walked,
+}
+
+impl Listing {
+    /// Found: the posts whose commentary an attempt sent. Absent only when the walk reached
+    /// past the attempts' start (or the listing's end).
+    fn judge(&self, attempts: &Attempts) -> Lookup {
+        let found: Vec<Receipt> = (self.posts.iter())
+            .filter(|(_, text)| attempts.sent_text(text))
+            .map(|(urn, _)| Linkedin::receipt(urn))
+            .collect();
+        match (found.is_empty(), &self.walked) {
             (false, _) => Lookup::Found(found),
             (true, Walked::End | Walked::Stopped) => Lookup::Absent,
-            (true, Walked::Cannot(why)) => Lookup::CannotTell(why),
-        })
+            (true, Walked::Cannot(why)) => Lookup::CannotTell(why.clone()),
+        }
     }
 }
 
@@ -127,5 +162,23 @@ impl Find for Linkedin {
         self.commentary(post)
             .ok()
             .map(|c| vec![crate::text::mark(&c)])
+    }
+
+    /// One walk back to the eve of the run's first key, answering the pass's lookups where
+    /// it may (`Survey::for_lookup`), instead of a walk per key. A member's posts: none.
+    fn survey(
+        &mut self,
+        keys: &[life::Key],
+        now: jiff::Timestamp,
+    ) -> Result<Option<String>, Error> {
+        let (Author::Organization, Some(first)) = (self.author, keys.first()) else {
+            return Ok(None);
+        };
+        let none = serde_json::Value::Null;
+        let since = Attempts::none_yet(*first, &[], &none).reach_back();
+        let listing = self.walk_back(since.as_millisecond())?;
+        let said = format!("listed {} post(s) back to {since}", listing.posts.len());
+        self.survey = Some(Survey::new(now, listing));
+        Ok(Some(said))
     }
 }
