@@ -6,7 +6,7 @@
 //! Nothing is posted before every image is uploaded, so an upload's failure is retry-safe.
 
 use super::Linkedin;
-use crate::error::{Class, Error, Kind};
+use crate::error::{Class, Error};
 use crate::images::Image;
 use crate::net::encode;
 use crate::post::Post;
@@ -44,10 +44,7 @@ pub(super) fn attach(body: &Value, post: &Post, media: &Media) -> Result<Value, 
 /// An error before the post was sent cannot have published it.
 fn before_post(err: Error) -> Error {
     match err.class() {
-        Some(Class::Unknown) => Error {
-            kind: Kind::Failure(Class::RetrySafe),
-            ..err
-        },
+        Some(Class::Unknown) => err.reclass(Class::RetrySafe),
         _ => err,
     }
 }
