@@ -448,3 +448,42 @@ fn the_metrics_carry_the_tokens_expiry() {
     assert!(line.contains("target=\"linkedin\""), "{line}");
     assert!(line.ends_with(" 1801389600"), "{line}");
 }
+
+/// `dayrun drill` (issue 37): a member target has no lookup, so the drill refuses it before
+/// anything is sent; a page's target is drilled on the fake with 0 duplicates, every copy
+/// removed.
+#[test]
+fn the_drill_refuses_a_member_and_drills_a_page() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, MEMBER, "");
+    let out = crate::commands::drill::drill(&p, "linkedin", &[]);
+    out.code(2)
+        .stderr_has("without a lookup cannot tell whether a post whose answer was lost is there");
+    assert!(li.state.lock().unwrap().log.is_empty(), "nothing was sent");
+
+    let li = FakeLinkedin::start();
+    let p = project(&li, ORG, "");
+    let out = crate::commands::drill::drill(
+        &p,
+        "linkedin",
+        &["--rounds", "3", "--loss", "50%", "--seed", "7"],
+    );
+    eprintln!(
+        "{}",
+        out.stdout
+            .lines()
+            .rfind(|l| l.starts_with("rounds="))
+            .unwrap_or_default()
+    );
+    out.code(0);
+    let count = |name| crate::commands::drill::count(&out, name);
+    assert_eq!(
+        (count("duplicates"), count("lost"), count("leaked-pending")),
+        (0, 0, 0)
+    );
+    assert!(
+        li.live().is_empty(),
+        "every drill copy removed: {:?}",
+        li.live()
+    );
+}
