@@ -1,5 +1,5 @@
-//! A fake LinkedIn written from Microsoft's LinkedIn API docs (Posts API, Images API, little
-//! text format, versioning; `view=li-lms-2026-01`), not from the live service: every versioned
+//! A fake LinkedIn written from Microsoft's LinkedIn API docs of version 202601 (the pages, and
+//! what was not re-read: docs/targets/linkedin.md), not from the live service: every versioned
 //! request checked for its token and headers (`fake_linkedin_rules.rs`); `POST /rest/posts`
 //! answers 201 with the new URN in `x-restli-id` and no body; `GET /rest/posts/{urn}` reads one
 //! (404 once deleted); `GET /rest/posts?q=author` lists an organization's posts newest first in

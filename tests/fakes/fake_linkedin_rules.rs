@@ -1,5 +1,5 @@
 //! The rules the fake LinkedIn applies to every request before it reaches an endpoint, as
-//! Microsoft's LinkedIn docs (`view=li-lms-2026-01`) state them: a Bearer token (401
+//! Microsoft's LinkedIn docs (version 202601) state them: a Bearer token (401
 //! `INVALID_ACCESS_TOKEN` otherwise), a `LinkedIn-Version` (400 `VERSION_MISSING`; an
 //! inactive one 426 `NONEXISTENT_VERSION`), `X-Restli-Protocol-Version: 2.0.0`; and LinkedIn's
 //! error body, `{"status", "code", "message"}`. Also the little text rule the fake enforces:

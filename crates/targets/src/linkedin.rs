@@ -1,7 +1,8 @@
 //! `kind = "linkedin"`: a post through LinkedIn's Posts API (`POST /rest/posts`), as a member
 //! or as an organization, with an access token from a file. Written from Microsoft's LinkedIn
-//! documentation (Posts API, Images API, little text format, versioning; `view=li-lms-2026-01`)
-//! and tested against a fake that follows it, not against the live service.
+//! documentation of version 202601 (which pages, and which parts were not re-read: the docs
+//! page, docs/targets/linkedin.md) and tested against a fake that follows it, not against the
+//! live service.
 //!
 //! The write carries no idempotency key. An organization's posts can be listed (the lookup);
 //! a member's cannot without a permission LinkedIn grants only to approved apps, so a member
