@@ -45,6 +45,7 @@ pub const KINDS: &[Kind] = &[
     super::nostr::KIND,
     super::matrix::KIND,
     super::linkedin::KIND,
+    super::meta_threads::KIND,
 ];
 
 /// The kind named `name`.

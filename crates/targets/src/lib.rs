@@ -31,6 +31,7 @@ pub mod linkedin;
 pub mod mastodon;
 pub mod matrix;
 pub mod media;
+pub mod meta_threads;
 pub mod net;
 pub mod nostr;
 pub mod payload;

@@ -1,0 +1,129 @@
+//! Looking a key up on Threads: the user's threads (`GET /me/threads`) since the first attempt
+//! (or the key's eve), newest first, 100 a page, by the `after` cursor while the answer names
+//! a `next` page; a post is the key's when its text is one an attempt sent.
+
+use super::{Threads, text};
+use crate::error::Error;
+use crate::items;
+use crate::net::id_text;
+use crate::net::pages::{Flow, Walked, walk};
+use crate::outside::web_url;
+use crate::text::mark;
+use crate::{Attempts, Lookup};
+use jiff::SignedDuration;
+use life::Receipt;
+use serde_json::Value;
+
+/// Pages of 100 read before the lookup gives up (cannot tell).
+const MAX_PAGES: u32 = 20;
+/// The most a page holds (the documented maximum `limit`).
+const PAGE: usize = 100;
+/// Posts made this long before the attempt still count (clocks differ).
+const SKEW: SignedDuration = SignedDuration::from_secs(300);
+
+/// A post as the listing shows it.
+struct Listed {
+    id: String,
+    url: Option<String>,
+    mark: Option<String>,
+}
+
+impl Threads {
+    /// The key's copies among the posts since the first attempt: found (oldest first), absent
+    /// when the listing was read back that far, else cannot tell.
+    pub(super) fn look(&mut self, attempts: &Attempts) -> Result<Lookup, Error> {
+        let since = (attempts.reach_back() - SKEW)
+            .as_second()
+            .max(1_688_540_400);
+        let mut listed = Vec::new();
+        let mut bad = None;
+        let walked = walk(None::<String>, MAX_PAGES, "posts", |after| {
+            let mut query =
+                format!("fields=id,text,timestamp,permalink&since={since}&limit={PAGE}");
+            if let Some(after) = &after {
+                query.push_str(&format!("&after={}", crate::net::encode(after)));
+            }
+            let doc = self.get("list the user's threads", "/me/threads", &query)?;
+            match page(&doc) {
+                Ok((posts, next)) => {
+                    listed.extend(posts);
+                    Ok(next.map_or(Flow::End, |n| Flow::Next(Some(n))))
+                }
+                Err(why) => {
+                    bad = Some(why.clone());
+                    Ok(Flow::Cannot(why))
+                }
+            }
+        })?;
+        if let Some(why) = bad {
+            return Ok(Lookup::CannotTell(why));
+        }
+        if let Walked::Cannot(why) = walked {
+            return Ok(Lookup::CannotTell(why));
+        }
+        let mut found: Vec<Receipt> = listed
+            .into_iter()
+            .filter(|p| p.mark.as_ref().is_some_and(|m| attempts.marks.contains(m)))
+            .map(|p| Receipt {
+                id: p.id,
+                url: p.url,
+                ..Receipt::default()
+            })
+            .collect();
+        found.reverse();
+        Ok(match found.is_empty() {
+            true => Lookup::Absent,
+            false => Lookup::Found(found),
+        })
+    }
+}
+
+/// One page: its posts and the cursor of the next (`None`: the last page).
+fn page(doc: &Value) -> Result<(Vec<Listed>, Option<String>), String> {
+    let body = doc.to_string();
+    let mut posts = Vec::new();
+    let walk = items::each(&body, "/data", &mut |post| posts.push(post));
+    match walk {
+        Err(e) => return Err(format!("the threads list is {e}")),
+        Ok(items::Walk::NotArray) => return Err("the threads list is not a list".into()),
+        Ok(items::Walk::Array) if posts.len() > PAGE => {
+            return Err(format!(
+                "Threads answered more than the {PAGE} posts asked for"
+            ));
+        }
+        Ok(items::Walk::Array) => {}
+    }
+    let listed = posts
+        .iter()
+        .map(|post| {
+            let id = id_text(&post["id"]).ok_or("a listed post has no id")?;
+            Ok(Listed {
+                id,
+                url: web_url(post["permalink"].as_str()),
+                mark: post["text"].as_str().map(|t| mark(&text::normal(t))),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let next = doc["paging"]["next"]
+        .as_str()
+        .and_then(|_| doc["paging"]["cursors"]["after"].as_str())
+        .map(String::from);
+    Ok((listed, next))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_gives_its_posts_and_the_next_cursor_only_when_there_is_a_next() {
+        let doc = serde_json::json!({
+            "data": [{"id": "1", "text": "Hi", "timestamp": "2023-10-17T05:42:03+0000"}],
+            "paging": {"cursors": {"before": "B", "after": "A"}, "next": "https://x/next"}
+        });
+        let (posts, next) = page(&doc).unwrap();
+        assert_eq!((posts.len(), next.as_deref()), (1, Some("A")));
+        let last = serde_json::json!({"data": [], "paging": {"cursors": {"after": "A"}}});
+        assert_eq!(page(&last).unwrap().1, None);
+    }
+}
