@@ -10,4 +10,5 @@ pub mod linkedin;
 pub mod mastodon;
 pub mod matrix;
 pub mod nostr;
+pub mod threads;
 pub mod wordpress;

@@ -1,0 +1,299 @@
+//! A fake Threads API, written from Meta's Threads API documentation (docs/targets/threads.md
+//! lists the pages and their dates), not from the live service. Every request carries the
+//! token as `access_token`; a wrong one answers 400 with the Graph error code 190
+//! (`OAuthException`). `POST /v1.0/me/threads` makes a container (`media_type` TEXT needs
+//! `text`, IMAGE needs an http(s) `image_url`; text over 500 characters with emoji as their
+//! UTF-8 bytes, or more than 5 links (`THREADS_API__LINK_LIMIT_EXCEEDED`) is refused; a
+//! `reply_to_id` must name a post). `GET /v1.0/{container}?fields=status` answers FINISHED,
+//! PUBLISHED or EXPIRED (a container not published within 24 hours: `expire_lost`).
+//! `POST /v1.0/me/threads_publish?creation_id=` publishes a FINISHED container once (a
+//! published or expired one is refused) and counts it against the 250 posts (1000 replies) of
+//! `threads_publishing_limit`. `GET /v1.0/me/threads` lists the posts newest first from
+//! `since`, `limit` (at most 100) a page, with `paging.cursors` and a `next` while there is
+//! more. `DELETE /v1.0/{id}` counts against 100 deletes. An object that does not exist is 400,
+//! code 100, subcode 33.
+
+use crate::fakes::fake_posts::Fault;
+use crate::fakes::fake_server::{Reply, Request, Server};
+use serde_json::{Value, json};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+pub const TOKEN: &str = "THQVJ-threads-token-1";
+
+#[derive(Debug, Clone)]
+pub struct Container {
+    pub text: String,
+    pub image_url: Option<String>,
+    pub reply_to: Option<String>,
+    pub status: &'static str,
+}
+
+#[derive(Default)]
+pub struct State {
+    /// Published posts, newest first: id, text, timestamp (unix), reply_to.
+    pub posts: Vec<(String, String, u64, Option<String>)>,
+    pub containers: HashMap<String, Container>,
+    pub next_id: u64,
+    /// What the next publishes meet: `CommitHang` publishes, then hangs past the timeout.
+    pub publish_faults: VecDeque<Fault>,
+    /// A publish whose request is lost (`Fault::Hang`) leaves its container EXPIRED, as a
+    /// container is when its publish comes more than 24 hours later.
+    pub expire_lost: bool,
+    pub quota_used: u64,
+    pub reply_used: u64,
+    pub delete_used: u64,
+    pub containers_made: usize,
+    pub publish_requests: usize,
+    pub delete_requests: usize,
+    /// Every request, as `METHOD path`.
+    pub requests: Vec<String>,
+}
+
+pub struct FakeThreads {
+    pub server: Server,
+    pub state: Arc<Mutex<State>>,
+}
+
+impl FakeThreads {
+    pub fn start() -> FakeThreads {
+        let state = Arc::new(Mutex::new(State {
+            next_id: 17_900_000,
+            ..State::default()
+        }));
+        let shared = state.clone();
+        FakeThreads {
+            server: Server::start(move |req| handle(&shared, req)),
+            state,
+        }
+    }
+
+    pub fn config(&self, extra: &str) -> String {
+        format!(
+            "[targets.th]\nkind = \"threads\"\napi_url = \"{}\"\ntoken_file = \"secrets/threads.token\"\ntimeout_secs = 0.3\nbackoff_secs = 0.01\nconfirm_polls = 2\nconfirm_delay_secs = 0.01\nsettle_secs = 0\n{extra}\n",
+            self.server.url("/v1.0")
+        )
+    }
+
+    /// The published posts' texts, oldest first.
+    pub fn texts(&self) -> Vec<String> {
+        let s = self.state.lock().unwrap();
+        s.posts.iter().rev().map(|p| p.1.clone()).collect()
+    }
+}
+
+fn error(code: i64, subcode: Option<i64>, message: &str) -> Reply {
+    let mut err =
+        json!({"message": message, "type": "OAuthException", "code": code, "fbtrace_id": "AbCdEf"});
+    if let Some(sub) = subcode {
+        err["error_subcode"] = json!(sub);
+    }
+    Reply::json(400, json!({ "error": err }))
+}
+
+fn missing(id: &str) -> Reply {
+    error(
+        100,
+        Some(33),
+        &format!(
+            "Unsupported get request. Object with ID '{id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation."
+        ),
+    )
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// The documented count: an emoji as its UTF-8 bytes, any other character as one.
+fn length(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c as u32 {
+            0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F | 0x200D => c.len_utf8(),
+            _ => 1,
+        })
+        .sum()
+}
+
+fn links(text: &str) -> usize {
+    let mut seen: Vec<&str> = text
+        .split_whitespace()
+        .filter(|w| w.starts_with("http://") || w.starts_with("https://") || w.starts_with("www."))
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len()
+}
+
+fn handle(state: &Mutex<State>, req: &Request) -> Reply {
+    let mut s = state.lock().unwrap();
+    s.requests.push(format!("{} {}", req.method, req.path()));
+    if req.query("access_token").as_deref() != Some(TOKEN) {
+        return error(
+            190,
+            None,
+            "Invalid OAuth access token - Cannot parse access token",
+        );
+    }
+    let path = req.path().strip_prefix("/v1.0").unwrap_or("");
+    match (req.method.as_str(), path) {
+        ("POST", "/me/threads") => create(&mut s, req),
+        ("POST", "/me/threads_publish") => {
+            let fault = s.publish_faults.pop_front().unwrap_or(Fault::Normal);
+            publish(&mut s, req, fault)
+        }
+        ("GET", "/me/threads") => list(&s, req),
+        ("GET", "/me/threads_publishing_limit") => Reply::json(
+            200,
+            json!({"data": [{
+                "quota_usage": s.quota_used, "config": {"quota_total": 250, "quota_duration": 86400},
+                "reply_quota_usage": s.reply_used, "reply_config": {"quota_total": 1000, "quota_duration": 86400},
+                "delete_quota_usage": s.delete_used, "delete_config": {"quota_total": 100, "quota_duration": 86400}
+            }]}),
+        ),
+        ("GET", id) => read(&s, id.trim_start_matches('/')),
+        ("DELETE", id) => delete(&mut s, id.trim_start_matches('/')),
+        _ => Reply::json(
+            400,
+            json!({"error": {"message": "Unknown path", "code": 100}}),
+        ),
+    }
+}
+
+fn create(s: &mut State, req: &Request) -> Reply {
+    let text = req.query("text").unwrap_or_default();
+    let image_url = req.query("image_url");
+    match req.query("media_type").as_deref() {
+        Some("TEXT") if text.is_empty() => {
+            return error(100, None, "The parameter text is required");
+        }
+        Some("TEXT") => {}
+        Some("IMAGE") if !image_url.as_deref().is_some_and(|u| u.starts_with("http")) => {
+            return error(100, None, "The parameter image_url is required");
+        }
+        Some("IMAGE") => {}
+        _ => return error(100, None, "Invalid parameter media_type"),
+    }
+    if length(&text) > 500 {
+        return error(100, None, "Param text must be at most 500 characters long");
+    }
+    if links(&text) > 5 {
+        return error(100, None, "THREADS_API__LINK_LIMIT_EXCEEDED");
+    }
+    let reply_to = req.query("reply_to_id");
+    if let Some(parent) = &reply_to
+        && !s.posts.iter().any(|p| &p.0 == parent)
+    {
+        return missing(parent);
+    }
+    s.next_id += 1;
+    let id = format!("c{}", s.next_id);
+    s.containers_made += 1;
+    let container = Container {
+        text,
+        image_url,
+        reply_to,
+        status: "FINISHED",
+    };
+    s.containers.insert(id.clone(), container);
+    Reply::json(200, json!({ "id": id }))
+}
+
+fn publish(s: &mut State, req: &Request, fault: Fault) -> Reply {
+    s.publish_requests += 1;
+    let id = req.query("creation_id").unwrap_or_default();
+    let expire = s.expire_lost && fault == Fault::Hang;
+    let Some(container) = s.containers.get_mut(&id) else {
+        return missing(&id);
+    };
+    if expire {
+        container.status = "EXPIRED";
+    }
+    if fault == Fault::Hang {
+        return Reply::Hang(Duration::from_millis(600));
+    }
+    match container.status {
+        "FINISHED" => {}
+        "EXPIRED" => return error(24, Some(4279009), "The media container has expired"),
+        _ => {
+            return error(
+                24,
+                Some(4279013),
+                "The media container was already published",
+            );
+        }
+    }
+    container.status = "PUBLISHED";
+    let container = container.clone();
+    match container.reply_to {
+        Some(_) => s.reply_used += 1,
+        None => s.quota_used += 1,
+    }
+    s.next_id += 1;
+    let post = s.next_id.to_string();
+    s.posts
+        .insert(0, (post.clone(), container.text, now(), container.reply_to));
+    match fault {
+        Fault::CommitHang => Reply::Hang(Duration::from_millis(600)),
+        _ => Reply::json(200, json!({ "id": post })),
+    }
+}
+
+fn list(s: &State, req: &Request) -> Reply {
+    let since: u64 = req.query("since").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let limit: usize = req
+        .query("limit")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(25);
+    if limit > 100 {
+        return error(100, None, "limit must be at most 100");
+    }
+    let start: usize = req.query("after").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let all: Vec<&(String, String, u64, Option<String>)> =
+        s.posts.iter().filter(|p| p.2 >= since).collect();
+    let page: Vec<Value> = all
+        .iter()
+        .skip(start)
+        .take(limit)
+        .map(|p| {
+            json!({"id": p.0, "text": p.1, "timestamp": "2026-12-05T09:00:00+0000",
+            "permalink": format!("https://www.threads.net/@dayrun/post/{}", p.0)})
+        })
+        .collect();
+    let end = start + page.len();
+    let mut paging = json!({"cursors": {"before": start.to_string(), "after": end.to_string()}});
+    if end < all.len() {
+        paging["next"] = json!(format!(
+            "https://graph.threads.net/v1.0/me/threads?after={end}"
+        ));
+    }
+    Reply::json(200, json!({ "data": page, "paging": paging }))
+}
+
+fn read(s: &State, id: &str) -> Reply {
+    if let Some(c) = s.containers.get(id) {
+        return Reply::json(200, json!({ "id": id, "status": c.status }));
+    }
+    match s.posts.iter().find(|p| p.0 == id) {
+        Some(p) => Reply::json(200, json!({ "id": p.0 })),
+        None => missing(id),
+    }
+}
+
+fn delete(s: &mut State, id: &str) -> Reply {
+    s.delete_requests += 1;
+    if s.delete_used >= 100 {
+        return error(4, None, "Application request limit reached");
+    }
+    let before = s.posts.len();
+    s.posts.retain(|p| p.0 != id);
+    if s.posts.len() == before {
+        return missing(id);
+    }
+    s.delete_used += 1;
+    Reply::json(200, json!({ "success": true, "deleted_id": id }))
+}

@@ -1,0 +1,234 @@
+//! `kind = "threads"` against the fake Threads API (written from Meta's documentation): the
+//! two steps, the exactly-once cases around them, the documented limits, retract, the token.
+
+use crate::fakes::fake_posts::Fault;
+use crate::fakes::fake_threads::{FakeThreads, TOKEN};
+use crate::support::util::{Project, hours_from_now};
+
+const TODAY: &str = "--today=2026-11-29";
+const KEY: &str = "2026-11-29";
+
+fn project(api: &FakeThreads, extra: &str) -> Project {
+    let p = Project::new();
+    p.file("dayrun.toml", api.config(extra));
+    p.secret("secrets/threads.token", TOKEN);
+    p.file(
+        "content/2026-11-29.md",
+        "---\ntags: [rust, ops]\n---\n# Why the date is the key\n\nOne key per day & no duplicates.\n",
+    );
+    p
+}
+
+fn counts(api: &FakeThreads) -> (usize, usize, usize) {
+    let s = api.state.lock().unwrap();
+    (s.containers_made, s.publish_requests, s.posts.len())
+}
+
+#[test]
+fn a_backfill_publishes_each_post_once_in_two_steps_and_a_rerun_sends_nothing() {
+    let api = FakeThreads::start();
+    let p = project(&api, "link = \"https://blog.test/{key}\"");
+    p.file("content/2026-11-27.md", "# Two days before\n\nEarlier.\n");
+    p.file("content/2026-11-28.md", "# The day before\n\nYesterday.\n");
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 th published id=");
+    assert_eq!(counts(&api), (3, 3, 3));
+    assert_eq!(
+        api.texts()[2],
+        "Why the date is the key\n\nOne key per day & no duplicates.\n\n#rust\nhttps://blog.test/2026-11-29"
+    );
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(counts(&api), (3, 3, 3), "a rerun sends nothing");
+}
+
+#[test]
+fn a_lost_publish_answer_after_the_server_published_is_found_in_the_listing() {
+    let api = FakeThreads::start();
+    api.state
+        .lock()
+        .unwrap()
+        .publish_faults
+        .push_back(Fault::CommitHang);
+    let p = project(&api, "");
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("2026-11-29 th confirmed id=");
+    assert_eq!(
+        counts(&api),
+        (1, 1, 1),
+        "one container, one publish, one post"
+    );
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(counts(&api), (1, 1, 1));
+}
+
+#[test]
+fn a_publish_lost_before_the_server_published_reuses_its_container() {
+    let api = FakeThreads::start();
+    api.state
+        .lock()
+        .unwrap()
+        .publish_faults
+        .push_back(Fault::Hang);
+    let p = project(&api, "");
+    p.run(&["run", TODAY]).code(0).stdout_has("2026-11-29 th");
+    assert_eq!(
+        counts(&api),
+        (1, 2, 1),
+        "the same container published on the resend"
+    );
+}
+
+#[test]
+fn an_expired_container_gets_a_new_one_and_no_second_post() {
+    let api = FakeThreads::start();
+    {
+        let mut s = api.state.lock().unwrap();
+        s.publish_faults.push_back(Fault::Hang);
+        s.expire_lost = true;
+    }
+    let p = project(&api, "");
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(counts(&api), (2, 2, 1), "a new container, one post");
+}
+
+#[test]
+fn the_limits_are_refused_before_anything_is_sent() {
+    let cases = [
+        ("# {}\n\nx\n", "a".repeat(501), "501 characters"),
+        ("# {}\n\nx\n", "🙂".repeat(126), "504 characters"),
+        ("# {}\n\nx\n", "#one #two".to_string(), "2 topic tags"),
+        (
+            "# {}\n\nx\n",
+            "https://a.test/1 https://a.test/2 https://a.test/3 https://a.test/4 https://a.test/5 https://a.test/6".to_string(),
+            "6 links",
+        ),
+    ];
+    for (shape, title, why) in cases {
+        let api = FakeThreads::start();
+        let p = project(&api, "");
+        p.file("content/2026-11-29.md", shape.replace("{}", &title));
+        p.run(&["run", TODAY]).code(1).stdout_has(why);
+        assert_eq!(counts(&api), (0, 0, 0), "{why}");
+    }
+}
+
+#[test]
+fn the_daily_publishing_limit_makes_the_key_wait_without_sending() {
+    let api = FakeThreads::start();
+    api.state.lock().unwrap().quota_used = 250;
+    let p = project(&api, "");
+    p.run(&["run", TODAY])
+        .code(75)
+        .stdout_has("250 of its 250 posts in 24 hours");
+    assert_eq!(counts(&api), (0, 0, 0));
+    api.state.lock().unwrap().quota_used = 10;
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    assert_eq!(counts(&api), (1, 1, 1));
+}
+
+#[test]
+fn an_image_goes_by_its_public_url_and_without_one_is_refused() {
+    let api = FakeThreads::start();
+    let p = project(&api, "");
+    p.file("content/2026-11-29.md", "# Pic\n\n![a cat](cat.png)\n");
+    p.file(
+        "content/cat.png",
+        crate::support::image_gen::png_with_text(),
+    );
+    p.run(&["run", TODAY]).code(1).stdout_has("image_base_url");
+    assert_eq!(counts(&api), (0, 0, 0));
+    p.file(
+        "dayrun.toml",
+        api.config("image_base_url = \"https://blog.test/\""),
+    );
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    let s = api.state.lock().unwrap();
+    let c: Vec<_> = s.containers.values().collect();
+    assert_eq!(c[0].image_url.as_deref(), Some("https://blog.test/cat.png"));
+}
+
+#[test]
+fn retract_deletes_the_post_and_reads_it_back_gone() {
+    let api = FakeThreads::start();
+    let p = project(&api, "");
+    p.run(&["run", TODAY]).code(0);
+    p.run(&["retract", KEY, "--yes"])
+        .code(0)
+        .stdout_has(&format!("{KEY} th retracted id="));
+    assert_eq!(counts(&api).2, 0);
+    let s = api.state.lock().unwrap();
+    assert_eq!(s.delete_requests, 1);
+    let last = s.requests.last().unwrap();
+    assert!(
+        last.starts_with("GET /v1.0/1"),
+        "read back after the delete: {last}"
+    );
+}
+
+#[test]
+fn a_wrong_token_stops_the_target_with_exit_3() {
+    let api = FakeThreads::start();
+    let p = project(&api, "");
+    p.file("secrets/threads.token", "nope");
+    p.run(&["run", TODAY])
+        .code(3)
+        .stdout_has("put it in secrets/threads.token");
+    assert_eq!(counts(&api), (0, 0, 0));
+}
+
+#[test]
+fn a_token_near_its_60_days_is_warned_about() {
+    let api = FakeThreads::start();
+    let p = project(&api, "");
+    p.run(&["check"]).code(0);
+    let out = p.run_at(&hours_from_now(55 * 24), &["check"]);
+    out.stderr_has("the Threads token in secrets/threads.token expires about")
+        .stderr_has("refresh_access_token?grant_type=th_refresh_token");
+}
+
+#[test]
+fn on_edit_update_is_refused_as_threads_cannot_edit() {
+    let api = FakeThreads::start();
+    let p = project(&api, "on_edit = \"update\"");
+    p.run(&["check"])
+        .code(2)
+        .stderr_has("cannot edit a published post");
+}
+
+/// Kill `dayrun run` once the fake has taken its publish request (which meets `fault`).
+fn killed_at_publish(api: &FakeThreads, p: &Project, fault: Fault) {
+    api.state.lock().unwrap().publish_faults.push_back(fault);
+    let child = p
+        .command(&["run", TODAY])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, said) = crate::support::util::wait_or_kill(
+        child,
+        || api.state.lock().unwrap().publish_requests == 1,
+        std::time::Duration::from_secs(30),
+    );
+    assert_eq!(code, None, "killed at the publish\n{said}");
+}
+
+#[test]
+fn a_kill_between_container_and_publish_then_a_rerun_is_one_post() {
+    // The publish never landed: the rerun looks first, finds nothing, and publishes. The
+    // container is not on the pending line (the runner keeps a target's answers there only for
+    // image uploads), so the rerun makes a second container; the first expires unseen.
+    let api = FakeThreads::start();
+    let p = project(&api, "");
+    killed_at_publish(&api, &p, Fault::Hang);
+    assert!(p.read("state/th.journal").contains(" pending "));
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    assert_eq!(counts(&api), (2, 2, 1));
+    // The publish landed and its answer died with the process: the rerun finds it.
+    let api = FakeThreads::start();
+    let p = project(&api, "");
+    killed_at_publish(&api, &p, Fault::CommitHang);
+    p.run(&["run", TODAY]).code(0).stdout_has("confirmed");
+    assert_eq!(counts(&api), (1, 1, 1));
+}
