@@ -10,7 +10,8 @@
 //! published or expired one is refused) and counts it against the 250 posts (1000 replies) of
 //! `threads_publishing_limit`. `GET /v1.0/me/threads` lists the posts newest first from
 //! `since`, `limit` (at most 100) a page, with `paging.cursors` and a `next` while there is
-//! more. `DELETE /v1.0/{id}` counts against 100 deletes. An object that does not exist is 400,
+//! more; `GET /v1.0/me/replies` lists the replies the same way, `GET /v1.0/{id}/replies` the
+//! replies to one post, `GET /v1.0/{id}` says `is_reply` and `replied_to`. `DELETE /v1.0/{id}` counts against 100 deletes. An object that does not exist is 400,
 //! code 100, subcode 33.
 
 use crate::fakes::fake_posts::Fault;
@@ -146,7 +147,8 @@ fn handle(state: &Mutex<State>, req: &Request) -> Reply {
             let fault = s.publish_faults.pop_front().unwrap_or(Fault::Normal);
             publish(&mut s, req, fault)
         }
-        ("GET", "/me/threads") => list(&s, req),
+        ("GET", "/me/threads") => list(&s, req, false),
+        ("GET", "/me/replies") => list(&s, req, true),
         ("GET", "/me/threads_publishing_limit") => Reply::json(
             200,
             json!({"data": [{
@@ -155,6 +157,9 @@ fn handle(state: &Mutex<State>, req: &Request) -> Reply {
                 "delete_quota_usage": s.delete_used, "delete_config": {"quota_total": 100, "quota_duration": 86400}
             }]}),
         ),
+        ("GET", id) if id.ends_with("/replies") => {
+            replies(&s, id.trim_start_matches('/').trim_end_matches("/replies"))
+        }
         ("GET", id) => read(&s, id.trim_start_matches('/')),
         ("DELETE", id) => delete(&mut s, id.trim_start_matches('/')),
         _ => Reply::json(
@@ -243,7 +248,7 @@ fn publish(s: &mut State, req: &Request, fault: Fault) -> Reply {
     }
 }
 
-fn list(s: &State, req: &Request) -> Reply {
+fn list(s: &State, req: &Request, replies: bool) -> Reply {
     let since: u64 = req.query("since").and_then(|v| v.parse().ok()).unwrap_or(0);
     let limit: usize = req
         .query("limit")
@@ -253,8 +258,11 @@ fn list(s: &State, req: &Request) -> Reply {
         return error(100, None, "limit must be at most 100");
     }
     let start: usize = req.query("after").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let all: Vec<&(String, String, u64, Option<String>)> =
-        s.posts.iter().filter(|p| p.2 >= since).collect();
+    let all: Vec<&(String, String, u64, Option<String>)> = s
+        .posts
+        .iter()
+        .filter(|p| p.2 >= since && p.3.is_some() == replies)
+        .collect();
     let page: Vec<Value> = all
         .iter()
         .skip(start)
@@ -279,9 +287,29 @@ fn read(s: &State, id: &str) -> Reply {
         return Reply::json(200, json!({ "id": id, "status": c.status }));
     }
     match s.posts.iter().find(|p| p.0 == id) {
-        Some(p) => Reply::json(200, json!({ "id": p.0 })),
+        Some(p) => {
+            let mut doc = json!({ "id": p.0, "text": p.1, "is_reply": p.3.is_some() });
+            if let Some(parent) = &p.3 {
+                doc["replied_to"] = json!({ "id": parent });
+            }
+            Reply::json(200, doc)
+        }
         None => missing(id),
     }
+}
+
+fn replies(s: &State, id: &str) -> Reply {
+    if !s.posts.iter().any(|p| p.0 == id) {
+        return missing(id);
+    }
+    let data: Vec<Value> = (s.posts.iter().rev())
+        .filter(|p| p.3.as_deref() == Some(id))
+        .map(|p| json!({ "id": p.0, "text": p.1 }))
+        .collect();
+    Reply::json(
+        200,
+        json!({ "data": data, "paging": {"cursors": {"before": "0", "after": "0"}} }),
+    )
 }
 
 fn delete(s: &mut State, id: &str) -> Reply {

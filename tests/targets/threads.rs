@@ -232,3 +232,42 @@ fn a_kill_between_container_and_publish_then_a_rerun_is_one_post() {
     p.run(&["run", TODAY]).code(0).stdout_has("confirmed");
     assert_eq!(counts(&api), (1, 1, 1));
 }
+
+#[test]
+fn a_long_post_goes_as_a_thread_of_replies_each_part_once() {
+    let api = FakeThreads::start();
+    let p = project(&api, "long = \"thread\"");
+    let body = "A sentence that is long enough to matter here. ".repeat(25);
+    p.file("content/2026-11-29.md", format!("# A long one\n\n{body}\n"));
+    // The second part's publish answer is lost after Threads published it.
+    let mut s = api.state.lock().unwrap();
+    s.publish_faults.extend([Fault::Normal, Fault::CommitHang]);
+    drop(s);
+    p.run(&["run", TODAY])
+        .code(0)
+        .stdout_has("parts, 1 found before sending");
+    let (containers, _, posts) = counts(&api);
+    assert!(posts >= 3, "{posts} parts");
+    assert_eq!(containers, posts, "one container per part");
+    let s = api.state.lock().unwrap();
+    let texts: Vec<&String> = s.posts.iter().map(|p| &p.1).collect();
+    let mut unique = texts.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), texts.len(), "each part once");
+    for pair in s.posts.iter().rev().collect::<Vec<_>>().windows(2) {
+        assert_eq!(
+            pair[1].3.as_deref(),
+            Some(pair[0].0.as_str()),
+            "a reply to the part before"
+        );
+    }
+    assert_eq!(
+        s.reply_used as usize,
+        posts - 1,
+        "the replies count as replies"
+    );
+    drop(s);
+    p.run(&["run", TODAY]).code(0);
+    assert_eq!(counts(&api).2, posts, "a rerun sends nothing");
+}

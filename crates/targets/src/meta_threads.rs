@@ -23,6 +23,7 @@ mod graph;
 mod listing;
 mod quota;
 mod text;
+mod thread;
 mod token;
 
 /// The documented base: `https://graph.threads.net/v1.0` (the overview: graph.threads.net or
@@ -69,6 +70,7 @@ pub struct Threads {
     quota: Option<quota::Quota>,
     /// The token's estimated end (`token.rs`).
     expiry: token::Expiry,
+    long: crate::thread::Long,
 }
 
 impl Threads {
@@ -92,6 +94,7 @@ impl Threads {
             containers: container::Kept::default(),
             quota: None,
             expiry,
+            long: super::shared::long(ctx)?,
         })
     }
 
@@ -143,7 +146,8 @@ pub const KIND: super::kinds::Kind = super::kinds::Kind {
     build: |ctx| Ok(Box::new(Threads::new(ctx, super::settings(ctx)?)?)),
     capabilities,
     template: Some("the post text"),
-    takes: &[super::shared::TIMEOUTS],    undrillable: None,
+    takes: &[super::shared::TIMEOUTS, super::shared::LONG],
+    undrillable: None,
 };
 
 /// A timeline; `on_edit = "update"` is refused: the Threads API has no edit endpoint.
@@ -219,6 +223,13 @@ impl Target for Threads {
 
     fn as_manage(&mut self) -> Option<&mut dyn crate::Manage> {
         Some(self)
+    }
+
+    fn as_thread(&mut self) -> Option<&mut dyn super::Thread> {
+        match self.long {
+            crate::thread::Long::Thread(_) => Some(self),
+            crate::thread::Long::Cut => None,
+        }
     }
 
     fn as_update(&mut self) -> Result<&mut dyn Update, Error> {

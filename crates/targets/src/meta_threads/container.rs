@@ -25,7 +25,8 @@ pub struct Container {
     made: Timestamp,
 }
 
-/// This run's unpublished containers, by key and the mark of what they hold.
+/// This run's unpublished containers, by key, the mark of what they hold and what they reply
+/// to.
 pub type Kept = HashMap<(Key, String), Container>;
 
 impl Threads {
@@ -37,7 +38,8 @@ impl Threads {
         out: &Outgoing,
         reply_to: Option<&str>,
     ) -> Result<Container, Error> {
-        let slot = (key, out.marks.first().cloned().unwrap_or_default());
+        let mark = out.marks.first().map_or("", String::as_str);
+        let slot = (key, format!("{mark}/{}", reply_to.unwrap_or_default()));
         if let Some(kept) = self.containers.get(&slot).cloned() {
             if Timestamp::now() < kept.made + REUSE {
                 match self.status(&kept.id)?.as_str() {

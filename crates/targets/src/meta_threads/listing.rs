@@ -1,6 +1,7 @@
 //! Looking a key up on Threads: the user's threads (`GET /me/threads`) since the first attempt
 //! (or the key's eve), newest first, 100 a page, by the `after` cursor while the answer names
-//! a `next` page; a post is the key's when its text is one an attempt sent.
+//! a `next` page, and with `long = "thread"` the user's replies (`GET /me/replies`) the same
+//! way; a post is the key's when its text is one an attempt sent.
 
 use super::{Threads, text};
 use crate::error::Error;
@@ -35,6 +36,45 @@ impl Threads {
         let since = (attempts.reach_back() - SKEW)
             .as_second()
             .max(1_688_540_400);
+        let mut listed = match self.walk_listing("/me/threads", since)? {
+            Ok(listed) => listed,
+            Err(why) => return Ok(Lookup::CannotTell(why)),
+        };
+        // A thread's parts after the first are replies, listed apart.
+        if matches!(self.long, crate::thread::Long::Thread(_)) {
+            match self.walk_listing("/me/replies", since)? {
+                Ok(replies) => listed.extend(replies),
+                Err(why) => return Ok(Lookup::CannotTell(why)),
+            }
+        }
+        let mut found: Vec<Receipt> = Vec::new();
+        for post in listed {
+            let ours = post
+                .mark
+                .as_ref()
+                .is_some_and(|m| attempts.marks.contains(m));
+            if ours && !found.iter().any(|r| r.id == post.id) {
+                found.push(Receipt {
+                    id: post.id,
+                    url: post.url,
+                    ..Receipt::default()
+                });
+            }
+        }
+        found.reverse();
+        Ok(match found.is_empty() {
+            true => Lookup::Absent,
+            false => Lookup::Found(found),
+        })
+    }
+
+    /// Every post of the listing at `path` since `since`, newest first; `Ok(Err(why))`: a
+    /// page cannot be trusted, or the pages ran out first.
+    fn walk_listing(
+        &mut self,
+        path: &str,
+        since: i64,
+    ) -> Result<Result<Vec<Listed>, String>, Error> {
         let mut listed = Vec::new();
         let mut bad = None;
         let walked = walk(None::<String>, MAX_PAGES, "posts", |after| {
@@ -43,7 +83,7 @@ impl Threads {
             if let Some(after) = &after {
                 query.push_str(&format!("&after={}", crate::net::encode(after)));
             }
-            let doc = self.get("list the user's threads", "/me/threads", &query)?;
+            let doc = self.get("list the user's threads", path, &query)?;
             match page(&doc) {
                 Ok((posts, next)) => {
                     listed.extend(posts);
@@ -55,25 +95,9 @@ impl Threads {
                 }
             }
         })?;
-        if let Some(why) = bad {
-            return Ok(Lookup::CannotTell(why));
-        }
-        if let Walked::Cannot(why) = walked {
-            return Ok(Lookup::CannotTell(why));
-        }
-        let mut found: Vec<Receipt> = listed
-            .into_iter()
-            .filter(|p| p.mark.as_ref().is_some_and(|m| attempts.marks.contains(m)))
-            .map(|p| Receipt {
-                id: p.id,
-                url: p.url,
-                ..Receipt::default()
-            })
-            .collect();
-        found.reverse();
-        Ok(match found.is_empty() {
-            true => Lookup::Absent,
-            false => Lookup::Found(found),
+        Ok(match (bad, walked) {
+            (Some(why), _) | (None, Walked::Cannot(why)) => Err(why),
+            (None, _) => Ok(listed),
         })
     }
 }
