@@ -48,6 +48,8 @@ pub struct State {
     pub containers_made: usize,
     pub publish_requests: usize,
     pub delete_requests: usize,
+    /// The listings leave out every post (a listing that lags).
+    pub hide: bool,
     /// Every request, as `METHOD path`.
     pub requests: Vec<String>,
 }
@@ -101,6 +103,12 @@ fn missing(id: &str) -> Reply {
             "Unsupported get request. Object with ID '{id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation."
         ),
     )
+}
+
+/// The documented form: `2023-10-17T05:42:03+0000`.
+fn timestamp(secs: u64) -> String {
+    let at = jiff::Timestamp::from_second(secs as i64).unwrap();
+    at.strftime("%Y-%m-%dT%H:%M:%S+0000").to_string()
 }
 
 fn now() -> u64 {
@@ -261,14 +269,14 @@ fn list(s: &State, req: &Request, replies: bool) -> Reply {
     let all: Vec<&(String, String, u64, Option<String>)> = s
         .posts
         .iter()
-        .filter(|p| p.2 >= since && p.3.is_some() == replies)
+        .filter(|p| !s.hide && p.2 >= since && p.3.is_some() == replies)
         .collect();
     let page: Vec<Value> = all
         .iter()
         .skip(start)
         .take(limit)
         .map(|p| {
-            json!({"id": p.0, "text": p.1, "timestamp": "2026-12-05T09:00:00+0000",
+            json!({"id": p.0, "text": p.1, "timestamp": timestamp(p.2),
             "permalink": format!("https://www.threads.net/@dayrun/post/{}", p.0)})
         })
         .collect();

@@ -271,3 +271,48 @@ fn a_long_post_goes_as_a_thread_of_replies_each_part_once() {
     p.run(&["run", TODAY]).code(0);
     assert_eq!(counts(&api).2, posts, "a rerun sends nothing");
 }
+
+#[test]
+fn a_backfill_of_40_posts_beside_the_two_step_floor() {
+    let api = FakeThreads::start();
+    let p = project(&api, "");
+    for i in 1..=39 {
+        let day = crate::support::days::days_ago(20 + i);
+        p.post(&day, &format!("Post {i}"));
+    }
+    p.run(&["run", "--backfill", TODAY]).code(0);
+    assert_eq!(counts(&api), (40, 40, 40));
+    let s = api.state.lock().unwrap();
+    let of = |what: &str| s.requests.iter().filter(|r| r.as_str() == what).count();
+    let (lists, limits) = (
+        of("GET /v1.0/me/threads"),
+        of("GET /v1.0/me/threads_publishing_limit"),
+    );
+    // The floor is what the API forces: a container and a publish per post.
+    let ratio = s.requests.len() as f64 / 40.0;
+    eprintln!(
+        "threads fake, 40-post backfill: {} requests ({lists} listings, {limits} limit reads) = {ratio:.3} per post (floor 2.000)",
+        s.requests.len()
+    );
+    assert_eq!(limits, 1, "the limits are read once a run");
+    assert!(ratio <= 2.1, "{ratio:.3} requests per post");
+}
+
+#[test]
+fn a_lost_answer_the_listing_does_not_show_is_never_published_twice() {
+    // The listing lags: it cannot prove the post is there. The container's status says
+    // PUBLISHED, so the run never publishes for this key again; the key waits.
+    let api = FakeThreads::start();
+    {
+        let mut s = api.state.lock().unwrap();
+        s.publish_faults.push_back(Fault::CommitHang);
+        s.hide = true;
+    }
+    let p = project(&api, "");
+    let out = p.run(&["run", TODAY]);
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    assert_eq!(counts(&api), (1, 1, 1), "one post\n{}", out.stdout);
+    api.state.lock().unwrap().hide = false;
+    p.run(&["run", TODAY]).code(0).stdout_has("confirmed");
+    assert_eq!(counts(&api), (1, 1, 1));
+}

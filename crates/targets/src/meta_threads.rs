@@ -71,6 +71,8 @@ pub struct Threads {
     /// The token's estimated end (`token.rs`).
     expiry: token::Expiry,
     long: crate::thread::Long,
+    /// The run's survey of the user's posts (`listing.rs`).
+    survey: Option<super::survey::Survey<listing::Surveyed>>,
 }
 
 impl Threads {
@@ -95,6 +97,7 @@ impl Threads {
             quota: None,
             expiry,
             long: super::shared::long(ctx)?,
+            survey: None,
         })
     }
 
@@ -274,6 +277,11 @@ impl Find for Threads {
 
     fn marks_of(&mut self, post: &Post) -> Option<Vec<String>> {
         self.prepare(post).ok().map(|out| out.marks)
+    }
+
+    /// One walk back to the earliest key's eve in place of a walk per key.
+    fn survey(&mut self, keys: &[Key], now: jiff::Timestamp) -> Result<Option<String>, Error> {
+        self.survey_listing(keys, now).map(Some)
     }
 }
 

@@ -23,6 +23,9 @@ const REUSE: SignedDuration = SignedDuration::from_hours(23);
 pub struct Container {
     pub id: String,
     made: Timestamp,
+    /// Its status said `PUBLISHED`: the post is out, so nothing for this slot is sent again
+    /// this run, whatever the listing says.
+    published: bool,
 }
 
 /// This run's unpublished containers, by key, the mark of what they hold and what they reply
@@ -41,18 +44,21 @@ impl Threads {
         let mark = out.marks.first().map_or("", String::as_str);
         let slot = (key, format!("{mark}/{}", reply_to.unwrap_or_default()));
         if let Some(kept) = self.containers.get(&slot).cloned() {
+            if kept.published {
+                return Err(published(&kept.id));
+            }
             if Timestamp::now() < kept.made + REUSE {
                 match self.status(&kept.id)?.as_str() {
                     "FINISHED" => return Ok(kept),
                     "PUBLISHED" => {
-                        self.containers.remove(&slot);
-                        return Err(Error::failure(
-                            Class::Unknown,
-                            format!(
-                                "container {} is already published; its post is looked up",
-                                kept.id
-                            ),
-                        ));
+                        self.containers.insert(
+                            slot,
+                            Container {
+                                published: true,
+                                ..kept.clone()
+                            },
+                        );
+                        return Err(published(&kept.id));
                     }
                     "IN_PROGRESS" => return Err(processing(&kept.id)),
                     _ => {} // EXPIRED, ERROR: a new one
@@ -91,6 +97,7 @@ impl Threads {
         Ok(Container {
             id,
             made: Timestamp::now(),
+            published: false,
         })
     }
 
@@ -121,6 +128,16 @@ impl Threads {
             .ok_or_else(|| Error::failure(Class::Unknown, "published, but the answer has no id"))?;
         Ok(Receipt::id(&id))
     }
+}
+
+/// A container whose status says its post is out: never published again; the post is looked up.
+fn published(id: &str) -> Error {
+    Error::failure(
+        Class::Unknown,
+        format!(
+            "container {id} is already published (its status says so); the post is looked up, never sent again"
+        ),
+    )
 }
 
 /// A container Threads is still processing: nothing published, the next attempt reuses it.
