@@ -48,6 +48,8 @@ pub struct State {
     pub containers_made: usize,
     pub publish_requests: usize,
     pub delete_requests: usize,
+    /// What the next container requests meet: (HTTP status, Graph code) refusals.
+    pub create_faults: VecDeque<(u16, i64)>,
     /// The listings leave out every post (a listing that lags).
     pub hide: bool,
     /// Every request, as `METHOD path`.
@@ -178,6 +180,10 @@ fn handle(state: &Mutex<State>, req: &Request) -> Reply {
 }
 
 fn create(s: &mut State, req: &Request) -> Reply {
+    if let Some((status, code)) = s.create_faults.pop_front() {
+        let body = json!({"error": {"message": "Application request limit reached", "type": "OAuthException", "code": code, "fbtrace_id": "AbCdEf"}});
+        return Reply::json(status, body);
+    }
     let text = req.query("text").unwrap_or_default();
     let image_url = req.query("image_url");
     match req.query("media_type").as_deref() {

@@ -316,3 +316,31 @@ fn a_lost_answer_the_listing_does_not_show_is_never_published_twice() {
     p.run(&["run", TODAY]).code(0).stdout_has("confirmed");
     assert_eq!(counts(&api), (1, 1, 1));
 }
+
+#[test]
+fn a_rate_limit_is_retried_and_nothing_is_sent_twice() {
+    // HTTP 429, and the Graph API's rate-limit codes in a 400 (4, 17, 32, 613): retry-safe.
+    for fault in [(429, 4), (400, 4), (400, 17), (400, 32), (400, 613)] {
+        let api = FakeThreads::start();
+        api.state.lock().unwrap().create_faults.push_back(fault);
+        let p = project(&api, "");
+        p.run(&["run", TODAY]).code(0).stdout_has("published");
+        assert_eq!(counts(&api), (1, 1, 1), "{fault:?}");
+    }
+}
+
+#[test]
+fn check_online_logs_in_and_reads_without_writing() {
+    let api = FakeThreads::start();
+    let p = project(&api, "");
+    p.run(&["check", "--online", TODAY])
+        .code(0)
+        .stdout_has("online th");
+    let s = api.state.lock().unwrap();
+    assert!(!s.requests.is_empty(), "it asked Threads");
+    assert!(
+        s.requests.iter().all(|r| r.starts_with("GET ")),
+        "reads only: {:?}",
+        s.requests
+    );
+}
