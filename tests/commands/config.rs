@@ -53,7 +53,7 @@ fn target_table_errors_name_file_line_and_the_keys_it_takes() {
             "[targets.outbox]\nknd = \"folder\"\ndir = \"out\"\n",
             &[
                 "dayrun: dayrun.toml:2: [targets.outbox]: missing `kind` (found `knd`: a typo?)\n",
-                "\n  `kind` is one of: folder, http, command, wordpress, devto, mastodon, bluesky, ghost, nostr, matrix, linkedin\n",
+                "\n  `kind` is one of: folder, http, command, wordpress, devto, mastodon, bluesky, ghost, nostr, matrix, linkedin, threads\n",
             ],
         ),
         (
