@@ -348,3 +348,20 @@ fn check_online_logs_in_and_reads_without_writing() {
         s.requests
     );
 }
+
+#[test]
+fn retract_takes_back_every_part_of_a_thread() {
+    let api = FakeThreads::start();
+    let p = project(&api, "long = \"thread\"");
+    let body = "A sentence that is long enough to matter here. ".repeat(25);
+    p.file("content/2026-11-29.md", format!("# A long one\n\n{body}\n"));
+    p.run(&["run", TODAY]).code(0);
+    let parts = counts(&api).2;
+    assert!(parts >= 3);
+    p.run(&["retract", KEY, "--yes"])
+        .code(0)
+        .stdout_has("retracted");
+    let s = api.state.lock().unwrap();
+    assert!(s.posts.is_empty(), "every part deleted");
+    assert_eq!(s.delete_used as usize, parts);
+}
