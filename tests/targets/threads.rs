@@ -203,7 +203,13 @@ fn on_edit_update_is_refused_as_threads_cannot_edit() {
 
 /// Kill `dayrun run` once the fake has taken its publish request (which meets `fault`).
 fn killed_at_publish(api: &FakeThreads, p: &Project, fault: Fault) {
-    api.state.lock().unwrap().publish_faults.push_back(fault);
+    killed_at_publish_n(api, p, &[fault]);
+}
+
+/// Kill `dayrun run` once the fake has taken as many publish requests as `faults` has (each
+/// meets its fault in turn).
+fn killed_at_publish_n(api: &FakeThreads, p: &Project, faults: &[Fault]) {
+    api.state.lock().unwrap().publish_faults.extend(faults);
     let child = p
         .command(&["run", TODAY])
         .stdout(std::process::Stdio::piped())
@@ -212,7 +218,7 @@ fn killed_at_publish(api: &FakeThreads, p: &Project, fault: Fault) {
         .unwrap();
     let (code, said) = crate::support::util::wait_or_kill(
         child,
-        || api.state.lock().unwrap().publish_requests == 1,
+        || api.state.lock().unwrap().publish_requests == faults.len(),
         std::time::Duration::from_secs(30),
     );
     assert_eq!(code, None, "killed at the publish\n{said}");
@@ -364,4 +370,30 @@ fn retract_takes_back_every_part_of_a_thread() {
     let s = api.state.lock().unwrap();
     assert!(s.posts.is_empty(), "every part deleted");
     assert_eq!(s.delete_used as usize, parts);
+}
+
+#[test]
+fn a_kill_mid_thread_then_a_rerun_sends_each_part_once() {
+    // Part 2 is published and the process dies before its answer arrives.
+    let api = FakeThreads::start();
+    let p = project(&api, "long = \"thread\"");
+    let body = "A sentence that is long enough to matter here. ".repeat(25);
+    p.file("content/2026-11-29.md", format!("# A long one\n\n{body}\n"));
+    killed_at_publish_n(&api, &p, &[Fault::Normal, Fault::CommitHang]);
+    assert_eq!(counts(&api).2, 2, "two parts out when killed");
+    p.run(&["run", TODAY]).code(0);
+    let s = api.state.lock().unwrap();
+    let mut texts: Vec<&String> = s.posts.iter().map(|p| &p.1).collect();
+    let parts = texts.len();
+    assert!(parts >= 3, "{parts} parts");
+    texts.sort_unstable();
+    texts.dedup();
+    assert_eq!(texts.len(), parts, "each part once");
+    for pair in s.posts.iter().rev().collect::<Vec<_>>().windows(2) {
+        assert_eq!(
+            pair[1].3.as_deref(),
+            Some(pair[0].0.as_str()),
+            "a reply to the part before"
+        );
+    }
 }
