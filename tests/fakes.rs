@@ -18,6 +18,7 @@ pub mod fake_ping;
 pub mod fake_posts;
 pub mod fake_server;
 pub mod fake_threads;
+pub mod fake_threads_rules;
 pub mod fake_wordpress;
 pub mod fake_wordpress_trash;
 pub mod media;
