@@ -128,13 +128,6 @@ impl Threads {
         Ok(serde_json::from_str(&reply.body).unwrap_or(Value::Null))
     }
 
-    /// When the token is estimated to end (`token.rs`): the hook for `status --check` and
-    /// the metrics' `dayrun_credential_expiry_timestamp_seconds` once the shared code asks
-    /// targets for it (LinkedIn has the same need).
-    pub fn token_expiry(&self) -> Option<jiff::Timestamp> {
-        self.expiry.ends
-    }
-
     fn link(&self, post: &Post) -> Option<String> {
         let pattern = self.settings.link.as_ref()?;
         Some(crate::template::link(pattern, post))
@@ -222,6 +215,12 @@ impl Target for Threads {
 
     fn secrets(&self) -> Secrets<'_> {
         Secrets::sending(self.http.redactor(), &self.token)
+    }
+
+    /// When the token is estimated to end (`token.rs`: its file's last change plus the
+    /// documented 60 days): `check`, `status --check` and the metrics warn before then.
+    fn credential_expiry(&self) -> Option<jiff::Timestamp> {
+        self.expiry.ends
     }
 
     fn as_manage(&mut self) -> Option<&mut dyn crate::Manage> {
