@@ -14,6 +14,7 @@ macro_rules! err {
 }
 
 pub mod adopt;
+mod ask;
 pub mod check;
 pub mod cli;
 pub mod drill;

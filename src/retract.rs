@@ -4,7 +4,7 @@
 use crate::config::Config;
 use crate::error::Error;
 use crate::plan::Plan;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 
 /// Whether to go on: on a terminal, asked when more than one target would lose the post;
 /// without one, `--yes` is required (a timer must never remove posts by accident).
@@ -24,16 +24,9 @@ pub fn confirmed(config: &Config, plan: &Plan) -> Result<bool, Error> {
         return Ok(true);
     }
     let keys: Vec<String> = plan.keys.iter().map(ToString::to_string).collect();
-    eprint!(
+    crate::ask::yes(&format!(
         "Retract {} from {}? [y/N] ",
         keys.join(", "),
         targets.join(", ")
-    );
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| Error::usage(format!("cannot read the answer: {e}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+    ))
 }

@@ -8,7 +8,7 @@ use crate::clock::Clock;
 use crate::config::{Config, TargetConfig};
 use crate::error::Error;
 use crate::targets::{self, Context};
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::Duration;
 
 /// The target named `name`, when it can be drilled, and its timeout (nothing is sent).
@@ -58,15 +58,8 @@ pub fn confirmed(options: &Options) -> Result<bool, Error> {
         );
         return Ok(false);
     }
-    eprint!(
+    crate::ask::yes(&format!(
         "Publish {} drill posts to {} and delete them again? Followers may see them: use a test account. [y/N] ",
         options.rounds, options.target
-    );
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| Error::usage(format!("cannot read the answer: {e}")))?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+    ))
 }
