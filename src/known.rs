@@ -29,10 +29,10 @@ pub(crate) struct Known {
     /// lookup finds a copy no line holds (`alike.rs`).
     alike: Option<alike::Alike>,
     /// This target's lines whose post is gone, read the first time a key with no line may be
-    /// sent (`runner/renamed.rs`).
+    /// sent (`book/renamed.rs`).
     pub(crate) gone: Option<store::gone::Gone>,
     /// The lines whose post file this run is the first to see gone (no `gone=`), and the keys
-    /// new posts were asked about by the rename rule (`runner/renamed.rs`).
+    /// new posts were asked about by the rename rule (`book/renamed.rs`).
     pub(crate) unstamped: Vec<crate::life::Key>,
     pub(crate) asked: std::collections::BTreeSet<crate::life::Key>,
     /// The instant each post read this pass with a time is due (`times`): the key's moment

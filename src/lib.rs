@@ -15,6 +15,7 @@ macro_rules! err {
 
 pub mod adopt;
 mod ask;
+mod book;
 pub mod check;
 pub mod cli;
 pub mod drill;

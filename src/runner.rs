@@ -3,11 +3,10 @@
 //! look, wait), records each line it returns, and traces and prints every action. The run
 //! command (`run.rs`) builds one pass per target and walks the keys across them.
 
-use crate::clock::Clock;
+use crate::book::Book;
+pub(crate) use crate::book::Shared;
 use crate::config::{Capabilities, Config, TargetConfig};
-use crate::known::Known;
 use crate::life::Key;
-use crate::plan::Plan;
 use crate::posts::Posts;
 use crate::progress::Progress;
 use crate::state::StateFile;
@@ -15,17 +14,12 @@ use crate::targets::Target;
 use crate::tell;
 use crate::trace::Trace;
 use crate::voice::{Speaker, Voice};
-use jiff::civil::Date;
-use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::time::Instant;
 
-mod apply;
 mod batch;
 mod deliver;
 mod judge;
 mod linked;
-pub use apply::visit;
 mod media;
 mod renamed;
 pub(super) mod report;
@@ -40,19 +34,18 @@ mod update;
 pub(crate) struct TargetRun<'a> {
     cfg: &'a TargetConfig,
     target: &'a mut dyn Target,
-    state: &'a mut StateFile,
+    /// The target's lines, as its keys' lives read and write them.
+    pub(crate) book: Book<'a>,
     /// What the pass prints and traces, and what it tells at its end.
     voice: Voice<'a>,
     /// What every target's pass shares: the clock, the plan, the day.
     run: Shared<'a>,
-    /// What this target is: its rules, its credential, how its lookup behaves.
+    /// How this target's lookup behaves, and how long an attempt may take to land.
     here: Here,
     /// Whether the target may be written to again, and when it last was.
     pace: Pace,
     /// Keys queued for the next group commit (`batch.rs`).
     batch: batch::Batch,
-    /// What the pass knows of other lines: the linked targets' and the owners of ids.
-    known: Known,
 }
 
 impl<'a> TargetRun<'a> {
@@ -90,19 +83,16 @@ impl<'a> TargetRun<'a> {
         TargetRun {
             cfg,
             target,
-            state,
+            book: Book::new(cfg, state, run, rules, credential),
             voice,
             run,
             here: Here {
-                rules,
-                credential,
                 immediate,
                 keeps_payload,
                 landing,
             },
             pace: Pace::default(),
             batch: batch::Batch::default(),
-            known: Known::default(),
         }
     }
 
@@ -118,40 +108,23 @@ impl<'a> TargetRun<'a> {
 
     /// Whether the key's line here holds a live copy dayrun knows of.
     pub(crate) fn knows_copy(&self, key: Key) -> bool {
-        self.line(key).is_some_and(|l| !l.live_ids().is_empty())
+        self.book
+            .line(key)
+            .is_some_and(|l| !l.live_ids().is_empty())
     }
 
     /// The target's lookup, when its settings give it one (`rules.can_find`): the rules of a
     /// key's life and the lookups made read the same value.
     pub(crate) fn finder(&mut self) -> Option<&mut dyn crate::targets::Find> {
-        match self.here.rules.can_find {
+        match self.book.rules.can_find {
             true => self.target.as_find(),
             false => None,
         }
     }
 }
 
-/// What every target's pass shares.
-#[derive(Clone, Copy)]
-pub(crate) struct Shared<'a> {
-    pub(crate) clock: &'a Clock,
-    pub(crate) plan: &'a Plan,
-    pub(crate) today: Date,
-    pub(crate) state_dir: &'a std::path::Path,
-    /// The content's posts, for the marks of the other keys' (`known/alike.rs`).
-    pub(crate) catalog: &'a crate::content::Catalog,
-    /// What was said this run about posts (their errors and warnings), shared by the targets:
-    /// a post's error is told once, not once per target.
-    pub(crate) told: &'a RefCell<BTreeSet<String>>,
-    pub(crate) progress: &'a Progress,
-}
-
-/// What one target is, for the rules of its keys' lives.
+/// What one target is, for how its lookups and sends behave.
 struct Here {
-    /// The target's rules for a key's life.
-    rules: crate::life::Rules,
-    /// A non-secret fingerprint of the target's credential (`Secrets::fingerprint`).
-    credential: Option<String>,
     /// Whether its lookup sees a finished publish at once (or it has none: nothing to wait
     /// for), and whether it needs what each attempt sent (`Find`).
     immediate: bool,

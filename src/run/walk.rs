@@ -45,7 +45,7 @@ pub(super) fn keys(
             let (before, rest) = runs.split_at_mut(i);
             let run = &mut rest[0];
             run.flush_if_due()?;
-            if run.looks_at(key, has_post) {
+            if run.book.looks_at(key, has_post) {
                 run.gather(key, before, others)?;
                 run.step(key, has_post, posts)?;
             }
@@ -55,7 +55,7 @@ pub(super) fn keys(
     // every key notes the lines whose file it is the first to see gone.
     for run in runs.iter_mut() {
         match signals::received() {
-            None => run.flush().and_then(|()| run.settle_gone())?,
+            None => run.flush().and_then(|()| run.book.settle_gone())?,
             Some(_) => run.drop_queued(),
         }
     }
@@ -101,7 +101,7 @@ pub(super) fn progress(
     let mut total = 0;
     for (key, has_post) in all {
         for run in runs.iter_mut() {
-            if run.looks_at(key, has_post) && run.sends(key, has_post, posts) {
+            if run.book.looks_at(key, has_post) && run.book.sends(key, has_post, posts) {
                 total += 1;
             }
         }

@@ -130,10 +130,10 @@ impl TargetRun<'_> {
         failed.extend((unplaced.into_iter()).map(|((i, _), doing, e)| (i, retry_safe(doing, &e))));
         self.pace.last_write = Some(Instant::now());
         // 4. The done lines, with no fsync of their own.
-        self.state.unsynced(true);
+        self.book.state.unsynced(true);
         let took = clock.elapsed().as_millis();
         let done = self.done_lines(&queued, renamed, took);
-        self.state.unsynced(false);
+        self.book.state.unsynced(false);
         done?;
         // A key that failed in the batch goes on alone, with the ordinary retries.
         failed.sort_by_key(|(i, _)| *i);
@@ -151,8 +151,8 @@ impl TargetRun<'_> {
         let mut pending = Vec::new();
         for q in queued {
             let key = q.post.key;
-            let line = self.line(key);
-            let payload = self.edit_mark(&q.post);
+            let line = self.book.line(key);
+            let payload = self.book.edit_mark(&q.post);
             let step = life::next(
                 line.as_ref(),
                 &Event::Attempt {
@@ -163,13 +163,13 @@ impl TargetRun<'_> {
                     new_copy: q.new_copy,
                     native: &q.out.native,
                 },
-                &self.ctx(key),
+                &self.book.ctx(key),
             );
             if let Some(line) = step.written() {
                 pending.push(line.record());
             }
         }
-        self.state.set_all(pending)
+        self.book.state.set_all(pending)
     }
 
     /// Step 2's writes: every queued key's files written to temps in `files`. Each key staged:
@@ -211,8 +211,9 @@ impl TargetRun<'_> {
         renamed.into_iter().try_for_each(|(i, receipt)| {
             let post = &queued[i].post;
             let receipts = [receipt];
-            let keeps = self.keeps(post, None);
-            self.land(post.key, (&keeps, &receipts), life::How::Published, None, 1)?;
+            let keeps = self.book.keeps(post, None);
+            self.book
+                .land(post.key, (&keeps, &receipts), life::How::Published, None, 1)?;
             // One time for the batch, said as such (each key did not take it alone).
             let detail = format!("id={} batch_keys={landed} batch_ms={took}", receipts[0].id);
             self.voice.trace(post.key, "publish", "done", &detail);

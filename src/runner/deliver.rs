@@ -29,7 +29,7 @@ impl TargetRun<'_> {
         look_first: bool,
         new_copy: bool,
     ) -> Result<(), Error> {
-        let read = match self.post(key, posts) {
+        let read = match self.book.post(key, posts) {
             Ok(post) => post,
             Err(err) => return self.local_error(key, err),
         };
@@ -39,8 +39,8 @@ impl TargetRun<'_> {
                 .count(Count::Draft, key, "draft", tell::skip::DRAFT);
             return Ok(());
         }
-        let line = self.line(key);
-        if let Some(err) = self.renamed(&read, line.as_ref()) {
+        let line = self.book.line(key);
+        if let Some(err) = self.book.renamed(&read, line.as_ref()) {
             if !self.run.plan.dry_run {
                 return self.not_sent(&read, &err, line.as_ref());
             }
@@ -49,7 +49,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let post = self.images_for(&read);
-        let sending = life::sending(line.as_ref(), look_first, new_copy, &self.ctx(key));
+        let sending = life::sending(line.as_ref(), look_first, new_copy, &self.book.ctx(key));
         if self.target.as_thread().is_some() {
             return self.attempt_thread(post, line, sending, why);
         }
@@ -113,9 +113,9 @@ impl TargetRun<'_> {
             // the time this target's turn comes.
             (true, _) => {
                 self.preview(post.key).copies(post.key);
-                self.copies(post.key).with_stand_ins(post)
+                self.book.copies(post.key).with_stand_ins(post)
             }
-            (false, true) => self.copies(post.key).put_in(post),
+            (false, true) => self.book.copies(post.key).put_in(post),
             (false, false) => match self.linked(post, line.as_ref())? {
                 Some(post) => post,
                 None => return Ok(()),
@@ -161,7 +161,7 @@ impl TargetRun<'_> {
             sendable: true,
         };
         let started = Instant::now();
-        let step = self.judge(key, ask, self.keeps(post, line))?;
+        let step = self.judge(key, ask, self.book.keeps(post, line))?;
         let send = matches!(step.then, Then::Send(_));
         if !send {
             self.tell(key, &step, Told::new(Some(&post.title), started, action))?;
@@ -175,7 +175,7 @@ impl TargetRun<'_> {
     /// forgets the line (nothing is out and nothing is left to send). A done key whose line
     /// says `sent=maybe` (a merge): look for copies beside its own, whatever its post.
     pub(super) fn look_only(&mut self, key: Key) -> Result<(), Error> {
-        let Some(line) = self.line(key) else {
+        let Some(line) = self.book.line(key) else {
             return Ok(());
         };
         if self.run.plan.dry_run {
@@ -227,8 +227,8 @@ impl TargetRun<'_> {
         let mut wait = Duration::ZERO;
         // The line before this run's first attempt: a failure that provably sent nothing
         // leaves what may have landed as it was then.
-        let before = self.line(key);
-        let payload = self.edit_mark(post);
+        let before = self.book.line(key);
+        let payload = self.book.edit_mark(post);
         loop {
             if !wait.is_zero() && !signals::sleep(wait) {
                 // Stopped while waiting: the line says what the last attempt did.
@@ -236,7 +236,7 @@ impl TargetRun<'_> {
             }
             sends += 1;
             self.pace();
-            let pending = self.apply(
+            let pending = self.book.apply(
                 key,
                 &Event::Attempt {
                     op: Op::Publish,
@@ -318,9 +318,9 @@ impl TargetRun<'_> {
         let keeps = life::Keeps {
             media: self.unattached(key, post),
             copy,
-            ..self.keeps(post, None)
+            ..self.book.keeps(post, None)
         };
-        let step = self.land(
+        let step = self.book.land(
             key,
             (&keeps, &receipts),
             life::How::Published,
@@ -348,8 +348,8 @@ impl TargetRun<'_> {
             sends,
             sendable: true,
         };
-        let line = self.line(post.key);
-        self.judge(post.key, ask, self.keeps(post, line.as_ref()))
+        let line = self.book.line(post.key);
+        self.judge(post.key, ask, self.book.keeps(post, line.as_ref()))
     }
 
     /// When an attempt recorded on `line` can no longer land (`life::Landing::deadline`).
@@ -395,7 +395,9 @@ impl TargetRun<'_> {
         if failed.class == crate::error::Class::Unknown {
             failed.class = crate::error::Class::RetrySafe;
         }
-        let step = self.answered_failed(post.key, &failed, line, u32::MAX)?;
+        let step = self
+            .book
+            .answered_failed(post.key, &failed, line, u32::MAX)?;
         self.voice
             .trace(post.key, "publish", result, &tell::failure::detail(err));
         self.report(post.key, &step, Some(err))
@@ -415,7 +417,7 @@ impl TargetRun<'_> {
     ) -> Result<Option<Step>, Error> {
         let key = post.key;
         let failed = self.failed(err, Some(post));
-        let step = self.answered_failed(key, &failed, before, sends)?;
+        let step = self.book.answered_failed(key, &failed, before, sends)?;
         self.stop_for(key, err);
         let (result, detail) = match step.then {
             Then::Send(next) => (
@@ -438,8 +440,8 @@ impl TargetRun<'_> {
         Failed::of(
             err,
             self.voice.redact(&err.reason()),
-            post.map(|p| (p, self.edit_mark(p))),
-            self.here.credential.clone(),
+            post.map(|p| (p, self.book.edit_mark(p))),
+            self.book.credential.clone(),
             self.cfg.policy.retry_after_cap,
         )
     }

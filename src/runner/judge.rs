@@ -15,14 +15,14 @@ impl TargetRun<'_> {
     fn looker(&mut self, key: Key) -> Looker<'_> {
         Looker {
             key,
-            find: match self.here.rules.can_find {
+            find: match self.book.rules.can_find {
                 true => self.target.as_find(),
                 false => None,
             },
             target: &self.cfg.name,
-            state: self.state,
+            state: self.book.state,
             catalog: self.run.catalog,
-            known: &mut self.known,
+            known: &mut self.book.known,
             polls: self.cfg.policy.confirm_polls,
             delay: self.cfg.policy.confirm_delay,
             immediate: self.here.immediate,
@@ -43,7 +43,7 @@ impl TargetRun<'_> {
     /// Look (`see`), and look again after a failed lookup while the rules allow;
     /// then hand the answer to the key's life; `keeps`: what a found copy's done line keeps.
     pub(super) fn judge(&mut self, key: Key, ask: Ask, keeps: life::Keeps) -> Result<Step, Error> {
-        let line = self.line(key);
+        let line = self.book.line(key);
         // Before any attempt only what a send now would carry is looked for; after one, every
         // attempt on the line, from its first (`KeyLine::sought`).
         let sought = match ask.looking {
@@ -108,7 +108,7 @@ impl TargetRun<'_> {
                 }
                 (seen, _) => seen.verdict(failure.as_ref().map(|f| f.borrow())),
             };
-            let step = self.apply(
+            let step = self.book.apply(
                 key,
                 &Event::Looked {
                     verdict,

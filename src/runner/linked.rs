@@ -5,9 +5,8 @@
 
 use super::TargetRun;
 use crate::error::{Class, Error};
-use crate::known::Copies;
 use crate::life::Key;
-use crate::life::{self, KeyLine};
+use crate::life::KeyLine;
 use crate::post::Post;
 use crate::state::StateFile;
 use crate::tally::Count;
@@ -24,34 +23,17 @@ impl TargetRun<'_> {
         others: &BTreeMap<String, StateFile>,
     ) -> Result<(), Error> {
         let template = (self.cfg.template.as_ref())
-            .filter(|t| !t.uses().copies.is_empty() && !self.quick_done(key));
-        self.known.gather(template, |name| {
+            .filter(|t| !t.uses().copies.is_empty() && !self.book.quick_done(key));
+        self.book.known.gather(template, |name| {
             Ok(match before.iter_mut().find(|run| run.cfg.name == name) {
                 Some(run) => {
                     // Its queued keys go out now, so that this one sees their lines.
                     run.flush()?;
-                    run.line(key)
+                    run.book.line(key)
                 }
                 None => others.get(name).and_then(|s| s.get(key)).map(KeyLine::of),
             })
         })
-    }
-
-    /// Where each copy the template needs stands, by target name.
-    pub(super) fn copies(&self, key: Key) -> Copies {
-        // A target without a template links to no copy: no moment to judge the key in (its
-        // stamp is a formatted time, and every key of a dry run asks).
-        let Some(template) = self.cfg.template.as_ref() else {
-            return Copies::default();
-        };
-        // Judged before the post is read, as `status` judges it: from the key's day, whatever
-        // the post's time (`Ctx::due`), so the two never disagree on the first visit.
-        let ctx = life::Ctx {
-            due: None,
-            ..self.ctx(key)
-        };
-        self.known
-            .copies(Some(template), life::past_window(key, &ctx))
     }
 
     /// The post with every copy its text links to, or `None` when one is missing
@@ -62,12 +44,12 @@ impl TargetRun<'_> {
         post: Post,
         line: Option<&KeyLine>,
     ) -> Result<Option<Post>, Error> {
-        let (key, copies) = (post.key, self.copies(post.key));
+        let (key, copies) = (post.key, self.book.copies(post.key));
         let Some(err) = copies.missing(key, &self.cfg.name) else {
             return Ok(Some(copies.put_in(post)));
         };
         let failed = self.failed(&err, Some(&post));
-        let step = self.answered_failed(key, &failed, line, u32::MAX)?;
+        let step = self.book.answered_failed(key, &failed, line, u32::MAX)?;
         self.voice
             .trace(key, "wait", "failed", &tell::failure::detail(&err));
         match err.class() {

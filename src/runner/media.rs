@@ -3,8 +3,8 @@
 
 use super::TargetRun;
 use crate::error::{Class, Error};
+use crate::life::Event;
 use crate::life::Key;
-use crate::life::{self, Event};
 use crate::post::Post;
 use crate::targets::Media;
 use crate::tell;
@@ -45,7 +45,7 @@ impl TargetRun<'_> {
     /// lets it: README).
     pub(super) fn upload(&mut self, post: &Post, attached: bool) -> Result<Media, Error> {
         let key = post.key;
-        let recorded = self.line(key).and_then(|l| l.copies.current.media);
+        let recorded = self.book.line(key).and_then(|l| l.copies.current.media);
         let mut media = Media::parse(recorded.as_deref());
         media.attached = attached;
         if post.images.is_empty() {
@@ -58,32 +58,16 @@ impl TargetRun<'_> {
             }
         }
         let mut lines: Vec<String> = Vec::new();
-        let result = {
-            // The state and the target are borrowed apart, so that each answer is recorded
-            // from inside the target's upload loop.
-            let (rules, plan, clock, today) = (
-                self.here.rules.clone(),
-                self.run.plan,
-                self.run.clock,
-                self.run.today,
-            );
-            let credential = self.here.credential.clone();
-            let state = &mut *self.state;
-            let mut keep = |media: &Media, line: &str| {
-                lines.push(line.to_string());
-                let ctx =
-                    super::apply::ctx_for(key, clock, today, &rules, plan, credential.as_deref());
-                let current = state.get(key).map(life::KeyLine::of);
-                let step = life::next(current.as_ref(), &Event::Uploaded(&media.encode()), &ctx);
-                match step.line {
-                    life::Change::Write(line) if !plan.dry_run => state.set(line.record()),
-                    _ => Ok(()),
-                }
-            };
-            match self.target.as_upload() {
-                Some(upload) => upload.upload(post, &mut media, &mut keep),
-                None => Ok(()),
-            }
+        // The book and the target are borrowed apart, so that each answer is recorded from
+        // inside the target's upload loop.
+        let book = &mut self.book;
+        let mut keep = |media: &Media, line: &str| {
+            lines.push(line.to_string());
+            book.apply(key, &Event::Uploaded(&media.encode())).map(drop)
+        };
+        let result = match self.target.as_upload() {
+            Some(upload) => upload.upload(post, &mut media, &mut keep),
+            None => Ok(()),
         };
         for line in lines {
             let (result, detail) = line.split_once(' ').unwrap_or(("uploaded", &line));
@@ -105,7 +89,7 @@ impl TargetRun<'_> {
     /// The uploads the key's line records that the post as sent uses; the others (an image
     /// replaced or removed) are listed in the trace and left off the line.
     pub(super) fn unattached(&mut self, key: Key, post: &Post) -> Option<String> {
-        let recorded = self.line(key).and_then(|l| l.copies.current.media)?;
+        let recorded = self.book.line(key).and_then(|l| l.copies.current.media)?;
         let mut media = Media::parse(Some(&recorded));
         for (sha, value) in media.drop_unattached(post) {
             self.voice.trace(

@@ -1,22 +1,11 @@
-//! A renamed post's line carried over in a target's pass (issue 32): the lines whose post is
-//! gone read once, and the carry the visit decides (`crate::rename`) written, told and traced.
+//! A renamed post's line carried over in a target's pass (issue 32): the carry the visit
+//! decides (`crate::rename`) written, with the files kept beside the line, told and traced.
 
 use super::TargetRun;
 use crate::error::Error;
-use crate::life::{Change, Event, Key, KeyLine, Mode, Step};
-use crate::post::Post;
-use crate::rename::{gone, renamed};
+use crate::life::{Change, Key, KeyLine, Step};
 
 impl TargetRun<'_> {
-    /// The lines of this target whose post is gone, read the first time a key with no line, or
-    /// a failed one (`key`), may be sent, with slugged keys only.
-    pub(super) fn read_gone(&mut self, key: Key) {
-        let failed = |r: &crate::life::Record| r.status == crate::life::Status::Failed;
-        if self.known.gone.is_none() && self.state.get(key).is_none_or(failed) {
-            self.known.gone = gone(self.state, self.run.catalog);
-        }
-    }
-
     /// `key` takes over `from`'s line (its post renamed), as the visit's `step` wrote it: the
     /// carried line in and `from`'s out, durable together (`StateFile::moved`); `from`
     /// answers for no other key; the run says so. A dry run says what the run would do.
@@ -33,9 +22,9 @@ impl TargetRun<'_> {
             unreachable!("a visit that carries a line over writes it")
         };
         self.sent().carry(old, key)?;
-        self.state.moved(old, line.record())?;
+        self.book.state.moved(old, line.record())?;
         self.sent().forget(old);
-        if let Some(owners) = &mut self.known.owners {
+        if let Some(owners) = &mut self.book.known.owners {
             owners.forget(old);
             owners.note(line);
         }
@@ -49,31 +38,5 @@ impl TargetRun<'_> {
         self.voice
             .say(key, "renamed", &crate::tell::line::carried(old, false));
         Ok(())
-    }
-
-    /// At the end of a plain run over every key: each line whose post file this run is the
-    /// first to see gone (`known.unstamped`) and whose copy is out, and that no new post was
-    /// asked about, is noted gone (`gone=`): from then on a new post is asked about it only by
-    /// its day or slug. A dry run, a run of named keys or a retry notes nothing.
-    pub(crate) fn settle_gone(&mut self) -> Result<(), Error> {
-        let plan = self.run.plan;
-        if !matches!(plan.mode, Mode::Run { .. }) || !plan.keys.is_empty() || plan.dry_run {
-            return Ok(());
-        }
-        for key in std::mem::take(&mut self.known.unstamped) {
-            let line = self.line(key);
-            let out = line.is_some_and(|l| !l.live_ids().is_empty() || l.tried.maybe);
-            if out && !self.known.asked.contains(&key) && !self.run.catalog.files.contains_key(&key)
-            {
-                self.apply(key, &Event::SeenGone)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Why `post` waits for a person by the rule above, on this pass.
-    pub(super) fn renamed(&self, post: &Post, line: Option<&KeyLine>) -> Option<Error> {
-        let gone = self.known.gone.as_ref();
-        renamed(gone, &self.run.plan.mode, post, line, &self.cfg.name).ask
     }
 }

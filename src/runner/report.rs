@@ -5,43 +5,16 @@ use super::TargetRun;
 use crate::error::{Class, Error};
 use crate::failed::Failed;
 use crate::life::Key;
-use crate::life::{self, Exit, KeyLine, Phase, Step};
-use crate::post::Post;
+use crate::life::{self, Exit, Phase, Step};
 use crate::tell;
 use crate::voice::Told;
 use std::time::Duration;
 use store::sent::{Kept, Sent};
 
-impl<'a> TargetRun<'a> {
-    /// The hash of the target's template, part of its posts' edit hash; `None`: it has none.
-    pub(super) fn template_mark(&self) -> Option<&'a str> {
-        self.cfg
-            .template
-            .as_ref()
-            .map(crate::template::Template::mark)
-    }
-}
-
 impl TargetRun<'_> {
-    /// The edit hash of `post` on this target (`Post::edit_mark`, with its template's).
-    pub(super) fn edit_mark(&self, post: &Post) -> String {
-        post.edit_mark(self.template_mark())
-    }
-
-    /// What the done line of `post`'s copy keeps: its fingerprint and edit hash, and the
-    /// uploads `line` records.
-    pub(super) fn keeps(&self, post: &Post, line: Option<&KeyLine>) -> life::Keeps {
-        life::Keeps {
-            fp: post.fingerprint.clone(),
-            payload: self.edit_mark(post),
-            media: line.and_then(|l| l.copies.current.media.clone()),
-            copy: None,
-        }
-    }
-
     /// The dry run's words for `key` on this target (`crate::preview`).
     pub(super) fn preview(&mut self, key: Key) -> crate::preview::Preview<'_, '_> {
-        let copies = self.copies(key);
+        let copies = self.book.copies(key);
         crate::preview::Preview {
             voice: &self.voice,
             target: &mut *self.target,
@@ -52,7 +25,7 @@ impl TargetRun<'_> {
 
     /// Tell what a step of a key's life did (`Voice::step`).
     pub(super) fn tell(&mut self, key: Key, step: &Step, told: Told) -> Result<(), Error> {
-        let line = step.written().cloned().or_else(|| self.line(key));
+        let line = step.written().cloned().or_else(|| self.book.line(key));
         let target = &*self.target;
         (self.voice).step(key, step, line.as_ref(), told, &|k| target.where_to_look(k));
         Ok(())
@@ -66,7 +39,7 @@ impl TargetRun<'_> {
         step: &Step,
         err: Option<&Error>,
     ) -> Result<(), Error> {
-        let line = step.written().cloned().or_else(|| self.line(key));
+        let line = step.written().cloned().or_else(|| self.book.line(key));
         let target = &*self.target;
         (self.voice).failed(key, step, line.as_ref(), err, &|k| target.where_to_look(k));
         Ok(())
@@ -91,7 +64,7 @@ impl TargetRun<'_> {
     /// before the file broke stays on the line), reported every run until fixed.
     pub(super) fn local_error(&mut self, key: Key, err: Error) -> Result<(), Error> {
         let reason = self.voice.redact(&err.reason());
-        let line = self.line(key);
+        let line = self.book.line(key);
         let same = line.as_ref().is_some_and(|l| {
             matches!(l.phase, Phase::Failed(Class::Local, _))
                 && l.reason.as_deref() == Some(life::reason(&reason).as_str())
@@ -103,7 +76,8 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let failed = Failed::of(&err, reason, None, None, Duration::ZERO);
-        self.answered_failed(key, &failed, line.as_ref(), u32::MAX)?;
+        self.book
+            .answered_failed(key, &failed, line.as_ref(), u32::MAX)?;
         (self.voice).trace(key, "read", "failed", &tell::failure::detail(&err));
         self.voice.outcome.exit.merge(Exit::NeedsHuman);
         self.voice.local(key, &err, first);

@@ -15,7 +15,7 @@ use crate::tell;
 impl TargetRun<'_> {
     /// Retract `key` from this target: every live copy the line knows.
     pub(super) fn retract(&mut self, key: Key, posts: &Posts) -> Result<(), Error> {
-        let Some(line) = self.line(key) else {
+        let Some(line) = self.book.line(key) else {
             return Ok(());
         };
         let resume = matches!(line.phase, Phase::Pending(crate::life::Op::Retract));
@@ -29,8 +29,11 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let before = (!resume).then(|| line.clone());
-        let mut step = self.apply(key, &Event::Retracting)?;
-        let post = posts.has(key).then(|| self.post(key, posts).ok()).flatten();
+        let mut step = self.book.apply(key, &Event::Retracting)?;
+        let post = posts
+            .has(key)
+            .then(|| self.book.post(key, posts).ok())
+            .flatten();
         let mut removed: Vec<String> = Vec::new();
         while let Then::Remove(id) = step.then.clone() {
             let Some(verified) = self.remove(key, &id, resume, post.as_ref(), before.as_ref())?
@@ -39,7 +42,9 @@ impl TargetRun<'_> {
             };
             removed.push(id.clone());
             self.voice.outcome.removed.insert(key);
-            step = self.apply(key, &Event::Removed { id: &id, verified })?;
+            step = self
+                .book
+                .apply(key, &Event::Removed { id: &id, verified })?;
             if step.word != Word::Retracted {
                 self.voice
                     .trace(key, "retract", "removed", &format!("id={id}"));
@@ -67,7 +72,7 @@ impl TargetRun<'_> {
         if resume && matches!(self.still_there(key, id), Ok(Lookup::Absent)) {
             return Ok(Some(true));
         }
-        let place = self.place(key);
+        let place = self.book.place(key);
         match self
             .target
             .as_retract()
@@ -98,7 +103,7 @@ impl TargetRun<'_> {
         before: Option<&KeyLine>,
     ) -> Result<Option<bool>, Error> {
         let reason = self.voice.redact(&err.reason());
-        let step = self.apply(
+        let step = self.book.apply(
             key,
             &Event::NotRemoved {
                 class: err.class().unwrap_or(Class::Unknown),
@@ -115,7 +120,7 @@ impl TargetRun<'_> {
 
     /// Whether the copy `id` is still there, as the target's lookup shows.
     fn still_there(&mut self, key: Key, id: &str) -> Result<Lookup, Error> {
-        let place = self.place(key);
+        let place = self.book.place(key);
         self.target
             .as_retract()
             .and_then(|r| r.still_there(place, id))
@@ -124,7 +129,7 @@ impl TargetRun<'_> {
     /// Every copy is removed: traced and counted with its id, whether a lookup showed it gone,
     /// and the other ids `removed` this time.
     fn retracted(&mut self, key: Key, line: &KeyLine, removed: &[String]) {
-        let now = self.line(key);
+        let now = self.book.line(key);
         let id = now
             .as_ref()
             .and_then(|l| l.copies.current.id.clone())
@@ -169,7 +174,7 @@ impl TargetRun<'_> {
     /// next `run` or `retract` finishes the job.
     fn unsure(&mut self, key: Key, why: &str) -> Result<Option<bool>, Error> {
         let why = format!("the removal's outcome is unknown and the lookup cannot tell ({why})");
-        self.apply(
+        self.book.apply(
             key,
             &Event::NotRemoved {
                 class: Class::Unknown,

@@ -11,12 +11,12 @@ impl TargetRun<'_> {
     /// Survey the target for the keys of `keys` (the run's walk) that this pass will look up.
     /// A failed survey is traced and changes nothing: every lookup is then made live.
     pub(crate) fn survey(&mut self, keys: impl Iterator<Item = (Key, bool)>) {
-        if self.run.plan.dry_run || !self.here.rules.can_find {
+        if self.run.plan.dry_run || !self.book.rules.can_find {
             return;
         }
         let wanted: Vec<Key> = keys
             .filter(|&(key, has_post)| {
-                self.looks_at(key, has_post) && self.will_look(key, has_post)
+                self.book.looks_at(key, has_post) && self.will_look(key, has_post)
             })
             .map(|(key, _)| key)
             .collect();
@@ -48,6 +48,7 @@ impl TargetRun<'_> {
     /// Whether visiting `key` will look it up on the target (`life::will_look`): never a key
     /// the pass passes over.
     fn will_look(&self, key: Key, has_post: bool) -> bool {
-        !self.quick_done(key) && life::will_look(self.line(key).as_ref(), has_post, &self.ctx(key))
+        !self.book.quick_done(key)
+            && life::will_look(self.book.line(key).as_ref(), has_post, &self.book.ctx(key))
     }
 }

@@ -10,70 +10,17 @@ use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Pass, Seen, Wh
 use crate::tally::Count;
 
 impl TargetRun<'_> {
-    /// The keys this target looks at besides the posts (every run looks at every post): keys
-    /// whose line is not done and that have no post (`store::gone::without_post`). Notes done
-    /// keys whose post is gone, and the lines the rename rule may note gone (`renamed.rs`).
+    /// The keys this target looks at besides the posts (`Book::keys_without_post`); notes done
+    /// keys whose post is gone.
     pub(crate) fn keys_without_post(&mut self, catalog: &Catalog) -> Vec<Key> {
-        let keys = catalog.files.keys().copied();
-        let lines = store::gone::without_post(self.state, keys, catalog.slugged());
-        self.voice.outcome.deleted = lines.deleted;
-        self.known.unstamped = lines.unstamped;
-        lines.other
-    }
-
-    /// Whether this target looks at `key` (`life::looks_at`).
-    pub(crate) fn looks_at(&self, key: Key, has_post: bool) -> bool {
-        life::looks_at(self.state.get(key), &self.run.plan.mode, has_post)
-    }
-
-    /// The post as the rules see it, read only when a rule asks; `facts`: what the rules
-    /// compare of a readable post (`Post::facts`, and whether it can be sent here).
-    fn seen(
-        posts: &Posts,
-        key: Key,
-        has_post: bool,
-        facts: &dyn Fn(&crate::post::Post) -> Facts,
-    ) -> Seen {
-        if !has_post {
-            return Seen::Gone;
-        }
-        match &*posts.get(key) {
-            Err(err) => Seen::Broken(err.reason()),
-            Ok(post) if post.draft => Seen::Draft,
-            Ok(post) => Seen::Ready(facts(post)),
-        }
-    }
-
-    /// Whether the key's visit compares the post's edit hash (`life::compares_payload`): it
-    /// is made only then (it needs the post's images).
-    fn refused(&self, key: Key) -> bool {
-        life::compares_payload(self.line(key).as_ref())
-    }
-
-    /// What the key's life says to do with it now (no line changes: for the progress count).
-    pub(crate) fn sends(&mut self, key: Key, has_post: bool, posts: &Posts) -> bool {
-        if self.quick_done(key) {
-            return false;
-        }
-        let (step, _) = self.decide(key, has_post, posts, false);
-        matches!(step.then, life::Then::Decide(d) if d.publishes())
-    }
-
-    /// A done line the run can pass over without reading its post (`life::pass`): nothing a
-    /// visit could do with it sends or looks anything up.
-    pub(super) fn quick_done(&self, key: Key) -> bool {
-        self.pass(key).may()
-    }
-
-    /// How the key's line may be passed over without reading its post (`life::pass`).
-    fn pass(&self, key: Key) -> Pass {
-        let mode = &self.run.plan.mode;
-        life::pass(self.state.get(key), mode, &self.here.rules, self.run.today)
+        let (other, deleted) = self.book.keys_without_post(catalog);
+        self.voice.outcome.deleted = deleted;
+        other
     }
 
     /// One visit of the key's life on this target, and what it decides, done.
     pub(crate) fn step(&mut self, key: Key, has_post: bool, posts: &Posts) -> Result<(), Error> {
-        let quick = match self.pass(key) {
+        let quick = match self.book.pass(key) {
             Pass::Yes => true,
             Pass::Untouched(at) => !posts.touched_after(key, at),
             Pass::No => false,
@@ -116,8 +63,8 @@ impl TargetRun<'_> {
         has_post: bool,
         posts: &Posts,
     ) -> Result<(life::Step, bool), Error> {
-        let line = self.line(key);
-        match (&line, self.decide(key, has_post, posts, true)) {
+        let line = self.book.line(key);
+        match (&line, self.book.decide(key, has_post, posts, true)) {
             (
                 None,
                 (
@@ -131,65 +78,15 @@ impl TargetRun<'_> {
                 Ok((step, true))
             }
             (_, (step, _)) => self
+                .book
                 .record(key, &Event::Visit(None), &step)
                 .map(|()| (step, false)),
         }
     }
 
-    /// What the key's life decides on a visit, nothing recorded: the post read only if a rule
-    /// asks; `visiting`: with the copies its text links to as gathered for this key (`gather`)
-    /// and what the rename rule finds (`crate::rename`). What was read comes back too.
-    fn decide(
-        &mut self,
-        key: Key,
-        has_post: bool,
-        posts: &Posts,
-        visiting: bool,
-    ) -> (life::Step, Option<Seen>) {
-        if visiting {
-            self.read_gone(key);
-        }
-        let template = self.template_mark();
-        // The linked copies are judged only for a visit (the progress count never reads them).
-        let upstream = match visiting {
-            true => self.copies(key),
-            false => crate::known::Copies::default(),
-        };
-        let cfg = self.cfg;
-        let (line, plan, gone) = (self.line(key), self.run.plan, self.known.gone.take());
-        let refused = self.refused(key);
-        let asked = std::cell::RefCell::new(Vec::new());
-        let facts = |post: &crate::post::Post| {
-            let facts = post.facts(template, refused);
-            if !visiting {
-                return facts;
-            }
-            let mut renamed =
-                crate::rename::renamed(gone.as_ref(), &plan.mode, post, line.as_ref(), &cfg.name);
-            asked.borrow_mut().append(&mut renamed.asked);
-            let blocked = crate::targets::preview::blocked(cfg, post, upstream.all());
-            renamed.facts(blocked, facts)
-        };
-        let get = || Self::seen(posts, key, has_post, &facts);
-        let ctx = self.ctx(key);
-        let next = |seen: Option<&Seen>| {
-            Ok::<_, std::convert::Infallible>(life::next(line.as_ref(), &Event::Visit(seen), &ctx))
-        };
-        let Ok(decided) = super::apply::visit(next, get);
-        self.known.gone = gone;
-        if let Some(Seen::Ready(Facts { due: Some(due), .. })) = &decided.1 {
-            self.known.due.insert(key, *due);
-        }
-        // Only a post the run would send now (not one scheduled later) is asked about.
-        if matches!(decided.0.then, life::Then::Decide(Decision::Publish { .. })) {
-            self.known.asked.extend(asked.into_inner());
-        }
-        decided
-    }
-
     /// A decision that sends nothing and looks nothing up, told (`Voice::decision`).
     fn say_decision(&mut self, key: Key, decision: Decision) {
-        let line = self.line(key);
+        let line = self.book.line(key);
         let target = &*self.target;
         let look = |k| target.where_to_look(k);
         self.voice.decision(key, decision, line.as_ref(), &look);
@@ -200,20 +97,20 @@ impl TargetRun<'_> {
     fn not_ours_first(&mut self, key: Key) -> Result<(), Error> {
         if let Mode::Retry(Lever::NotOurs(id)) = &self.run.plan.mode
             && !self.run.plan.dry_run
-            && self.state.get(key).is_some()
+            && self.book.state.get(key).is_some()
         {
             let here = self
                 .target
                 .as_names()
-                .and_then(|n| n.copy_of(self.place(key), id))
+                .and_then(|n| n.copy_of(self.book.place(key), id))
                 .is_some_and(|(g, _)| {
-                    Some(g) == self.line(key).map(|l| l.copies.current.generation)
+                    Some(g) == self.book.line(key).map(|l| l.copies.current.generation)
                 });
             let act = Act::NotOurs {
                 id: id.clone(),
                 here,
             };
-            self.apply(key, &Event::Human(&act))?;
+            self.book.apply(key, &Event::Human(&act))?;
             self.voice
                 .trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
         }
@@ -264,6 +161,7 @@ impl TargetRun<'_> {
 
     /// The target's one summary line (`Voice::finish`); the exit of the pass.
     pub(crate) fn finish(&mut self) -> Exit {
+        self.voice.outcome.exit.merge(self.book.exit);
         self.voice.finish()
     }
 }

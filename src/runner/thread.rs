@@ -63,7 +63,7 @@ impl TargetRun<'_> {
         if why != Why::Due {
             self.voice.say(key, "retry", &tell::line::retry(why));
         }
-        let before = self.line(key);
+        let before = self.book.line(key);
         if !self.thread_pending(post, &prepared, generation, new_copy)? {
             return Ok(());
         }
@@ -82,7 +82,7 @@ impl TargetRun<'_> {
         let key = post.key;
         let first = [prepared.pieces[0].mark.clone()];
         let chosen = self.part_native(key, generation, 0);
-        let pending = self.apply(
+        let pending = self.book.apply(
             key,
             &Event::Attempt {
                 op: Op::Publish,
@@ -101,7 +101,8 @@ impl TargetRun<'_> {
             )?;
             return Ok(false);
         }
-        self.apply(key, &Event::Split(&crate::thread::hash(&prepared.pieces)))?;
+        self.book
+            .apply(key, &Event::Split(&crate::thread::hash(&prepared.pieces)))?;
         self.keep_thread(key, prepared)?;
         Ok(true)
     }
@@ -125,6 +126,7 @@ impl TargetRun<'_> {
         let (mut sent, mut found) = (0, 0);
         loop {
             let landed = self
+                .book
                 .line(key)
                 .map(|l| l.copies.current.parts)
                 .unwrap_or_default();
@@ -200,7 +202,7 @@ impl TargetRun<'_> {
 
     /// What the platform chooses for part `n` before sending it (a record key), if anything.
     fn part_native(&mut self, key: Key, generation: u32, n: usize) -> life::Native {
-        let place = self.place(key);
+        let place = self.book.place(key);
         self.threads().part_native(place, generation, n)
     }
 
@@ -234,7 +236,7 @@ impl TargetRun<'_> {
             url,
             cut_off,
         };
-        self.apply(key, &landed)
+        self.book.apply(key, &landed)
     }
 
     /// Every part is out: the done line (its copy is part 0), and the kept parts go.
@@ -247,7 +249,7 @@ impl TargetRun<'_> {
         started: Instant,
     ) -> Result<(), Error> {
         let key = post.key;
-        let line = self.line(key).expect("the pending line");
+        let line = self.book.line(key).expect("the pending line");
         let receipts = [Receipt {
             url: line.copies.current.url.clone(),
             ..Receipt::id(&landed[0].id)
@@ -258,7 +260,7 @@ impl TargetRun<'_> {
             media: self.unattached(key, post),
             copy: None,
         };
-        let step = self.land(key, (&parts, &receipts), how, None, 0)?;
+        let step = self.book.land(key, (&parts, &receipts), how, None, 0)?;
         self.sent().remove(key, Kept::Thread);
         self.tell(
             key,

@@ -25,12 +25,12 @@ impl TargetRun<'_> {
         posts: &Posts,
         forced: bool,
     ) -> Result<(), Error> {
-        let line = self.line(key).expect("a done key");
-        let post = match self.post(key, posts) {
+        let line = self.book.line(key).expect("a done key");
+        let post = match self.book.post(key, posts) {
             Ok(post) => post,
             Err(_) => return self.unchanged(key),
         };
-        let new = self.edit_mark(&post);
+        let new = self.book.edit_mark(&post);
         let old = line.edits.payload.as_deref();
         let (before_images, before_template) = self.earlier_marks(&post);
         let earlier = life::Earlier {
@@ -40,7 +40,7 @@ impl TargetRun<'_> {
         // (A refused edit the post still holds never gets here: its life says `EditFailed`.)
         match life::check_edit(old, &new, earlier, forced) {
             EditCheck::Baseline => {
-                self.apply(key, &Event::Baseline(&new))?;
+                self.book.apply(key, &Event::Baseline(&new))?;
                 return self.unchanged(key);
             }
             EditCheck::Unchanged => return self.unchanged(key),
@@ -59,7 +59,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let post = self.images_for(&post);
-        let post = self.copies(key).put_in(post);
+        let post = self.book.copies(key).put_in(post);
         match self.prepare_edit(key, &line, &post) {
             Ok(out) => self.update(&post, &out),
             Err(err) => self.edit_not_sent(key, &line, &post, err),
@@ -93,7 +93,9 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let err = tell::edit::advice(key, &self.cfg.name, tell::edit::not_sent(&err));
         let failed = self.failed(&err, Some(post));
-        let step = self.answered_failed(key, &failed, Some(line), u32::MAX)?;
+        let step = self
+            .book
+            .answered_failed(key, &failed, Some(line), u32::MAX)?;
         self.voice
             .trace(key, "update", "failed", &tell::failure::detail(&err));
         self.report(key, &step, Some(&err))
@@ -115,7 +117,7 @@ impl TargetRun<'_> {
         let mut sends = 0;
         loop {
             sends += 1;
-            let before = self.line(key);
+            let before = self.book.line(key);
             let id = before
                 .as_ref()
                 .and_then(|l| l.copies.current.id.clone())
@@ -125,7 +127,7 @@ impl TargetRun<'_> {
                 .as_ref()
                 .map(|l| l.copies.current.native.clone())
                 .unwrap_or_default();
-            self.apply(
+            self.book.apply(
                 key,
                 &Event::Attempt {
                     op: Op::Update,
@@ -167,7 +169,7 @@ impl TargetRun<'_> {
                 return Ok(());
             }
             signals::sleep(self.cfg.policy.confirm_delay + self.here.landing.settle);
-            let line = self.line(key).expect("the pending update");
+            let line = self.book.line(key).expect("the pending update");
             let out = Outgoing {
                 media: Media::on_copy(line.copies.current.media.as_deref()),
                 ..out.clone()
@@ -203,7 +205,7 @@ impl TargetRun<'_> {
             return self.updated(post, vec![receipt], started).map(|()| false);
         }
         let failure = seen.failure(|err| self.failed(err, Some(post)));
-        let step = self.apply(
+        let step = self.book.apply(
             key,
             &Event::Looked {
                 verdict: seen.verdict(failure.as_ref().map(|f| f.borrow())),
@@ -239,9 +241,9 @@ impl TargetRun<'_> {
         has_post: bool,
         posts: &Posts,
     ) -> Result<(), Error> {
-        let line = self.line(key).expect("a pending update");
+        let line = self.book.line(key).expect("a pending update");
         let post = match has_post {
-            true => self.post(key, posts).ok(),
+            true => self.book.post(key, posts).ok(),
             false => None,
         };
         if self.run.plan.dry_run {
@@ -255,7 +257,7 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let post = self.images_for(&post);
-        let post = self.copies(key).put_in(post);
+        let post = self.book.copies(key).put_in(post);
         let out = match self.target.prepare(&post) {
             Ok(out) => Outgoing {
                 media: Media::on_copy(line.copies.current.media.as_deref()),
@@ -280,7 +282,7 @@ impl TargetRun<'_> {
             sends: 0,
             sendable,
         };
-        let text = self.apply(key, &looked)?.say.unwrap_or_default();
+        let text = self.book.apply(key, &looked)?.say.unwrap_or_default();
         self.voice.trace(key, "update", "not-yet", &text);
         self.voice
             .count(Count::Unconfirmed, key, "unconfirmed", &text);
@@ -296,10 +298,12 @@ impl TargetRun<'_> {
         let key = post.key;
         let keeps = life::Keeps {
             media: self.unattached(key, post),
-            ..self.keeps(post, None)
+            ..self.book.keeps(post, None)
         };
-        self.land(key, (&keeps, &receipts), life::How::Published, None, 0)?;
+        self.book
+            .land(key, (&keeps, &receipts), life::How::Published, None, 0)?;
         let id = self
+            .book
             .line(key)
             .and_then(|l| l.copies.current.id)
             .unwrap_or_default();

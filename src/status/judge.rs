@@ -1,5 +1,5 @@
 //! The one judging of every key on every target, as a run judges it (`life::next` through the
-//! run's own visit, `runner::visit`): `status` in every form (text, `--json`, `--check`,
+//! run's own visit, `book::visit`): `status` in every form (text, `--json`, `--check`,
 //! `--html`) and a run's metrics read the same rows from here, so none of them can disagree
 //! with the run. Rows are handed to a `Sink` as they are made: memory does not grow with keys.
 
@@ -277,7 +277,7 @@ impl<'a> Target<'a> {
     }
 }
 
-/// One key's row on `target`, judged as a run judges it: the same visit (`runner::visit`)
+/// One key's row on `target`, judged as a run judges it: the same visit (`book::visit`)
 /// through the same life (`life::next`); the exit it leaves a run with goes into `exit`.
 fn key_row(
     scene: &Scene,
@@ -315,7 +315,7 @@ fn key_row(
     let next = |seen: Option<&Seen>| {
         Ok::<_, std::convert::Infallible>(life::next(line, &Event::Visit(seen), &ctx))
     };
-    let Ok((step, seen)) = crate::runner::visit(next, get);
+    let Ok((step, seen)) = crate::book::visit(next, get);
     // The post as the visit read it, or read now (a rule that did not need it).
     let seen = || seen.clone().unwrap_or_else(get);
     exit.merge(step.exit);

@@ -19,7 +19,7 @@ impl TargetRun<'_> {
         media: &Media,
     ) -> Result<Receipt, Error> {
         let key = post.key;
-        let line = self.line(key).expect("the pending update");
+        let line = self.book.line(key).expect("the pending update");
         let parts = line.copies.current.published_parts();
         let generation = line.copies.current.generation;
         let (voice, total) = (&mut self.voice, parts.len());
@@ -46,7 +46,7 @@ impl TargetRun<'_> {
     /// Whether every part of the published thread holds the post's text now (an update's
     /// read-back): `Found` when all do, `Absent` when one does not (the update is sent again).
     pub(in crate::runner) fn thread_holds(&mut self, post: &Post) -> Result<Lookup, Error> {
-        let line = self.line(post.key).expect("a line");
+        let line = self.book.line(post.key).expect("a line");
         let parts = line.copies.current.published_parts();
         let generation = line.copies.current.generation;
         self.threads().read_back_parts(post, &parts, generation)

@@ -36,7 +36,7 @@ impl TargetRun<'_> {
         sends: u32,
         wait: bool,
     ) -> Result<Next, Error> {
-        let line = self.line(key).expect("the pending line");
+        let line = self.book.line(key).expect("the pending line");
         // A part is looked for by its own mark, in the window of the thread's attempts.
         let marks = [piece.mark.clone()];
         let chosen = self.part_native(key, generation, n);
@@ -87,7 +87,7 @@ impl TargetRun<'_> {
         let Seen::Found(receipts) = seen else {
             return Ok(Some(Seen::CannotTell(tell::thread::foreign(n))));
         };
-        let line = self.line(key).expect("the pending line");
+        let line = self.book.line(key).expect("the pending line");
         let landed = &line.copies.current.parts;
         let owned = self.threads().own_part(n, receipts, landed);
         Ok(Some(match self.told_part(key, n, owned, landed) {

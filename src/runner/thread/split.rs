@@ -53,7 +53,7 @@ impl TargetRun<'_> {
                 false => kept,
                 true => Prepared {
                     fp: post.fingerprint.clone(),
-                    payload: self.edit_mark(post),
+                    payload: self.book.edit_mark(post),
                     ..kept
                 },
             });
@@ -62,7 +62,7 @@ impl TargetRun<'_> {
             generation,
             pieces: self.threads().pieces_to_send(post)?,
             fp: post.fingerprint.clone(),
-            payload: self.edit_mark(post),
+            payload: self.book.edit_mark(post),
         };
         let Some(line) = line.filter(|_| outstanding) else {
             return Ok(fresh);

@@ -1,31 +1,20 @@
-//! The runner's one way to change a key's line: an event goes to `life::next` with the key's
+//! The book's one way to change a key's line: an event goes to `life::next` with the key's
 //! line and the moment; what comes back is recorded (never in a dry run) and its exit code
-//! folded into the run's.
+//! folded into the pass's.
 
-use super::{Plan, TargetRun};
-use crate::clock::Clock;
+use super::Book;
 use crate::error::Error;
 use crate::life::Key;
-use crate::life::{self, Change, Ctx, Event, KeyLine, Rules, Seen, Step, Then};
+use crate::life::{self, Change, Ctx, Event, KeyLine, Seen, Step, Then};
 use crate::post::Post;
-use jiff::civil::Date;
 
-/// The moment `key` is judged in, from the run's parts (borrowed apart from the target, so an
-/// upload's answer can be recorded while the target uploads the next).
-pub(super) fn ctx_for<'a>(
-    key: Key,
-    clock: &'a Clock,
-    today: Date,
-    rules: &'a Rules,
-    plan: &'a Plan,
-    credential: Option<&'a str>,
-) -> Ctx<'a> {
-    Ctx {
-        today,
-        named: plan.keys.contains(&key),
-        pinned: clock.pinned(),
-        credential,
-        ..Ctx::at(key, &clock.now(), clock.tz(), today, rules, &plan.mode)
+impl<'a> Book<'a> {
+    /// The hash of the target's template, part of its posts' edit hash; `None`: it has none.
+    pub(crate) fn template_mark(&self) -> Option<&'a str> {
+        self.cfg
+            .template
+            .as_ref()
+            .map(crate::template::Template::mark)
     }
 }
 
@@ -46,44 +35,49 @@ pub fn visit<E>(
     Ok((step, Some(seen)))
 }
 
-impl TargetRun<'_> {
+impl Book<'_> {
     /// The key's line, typed (`None`: no line).
-    pub(super) fn line(&self, key: Key) -> Option<KeyLine> {
+    pub(crate) fn line(&self, key: Key) -> Option<KeyLine> {
         self.state.get(key).map(KeyLine::of)
     }
 
     /// Where the key's copies are here: its own place, or the key its line was carried over
     /// from (`place=`).
-    pub(super) fn place(&self, key: Key) -> Key {
+    pub(crate) fn place(&self, key: Key) -> Key {
         self.line(key).map_or(key, |l| l.place_key())
     }
 
     /// The key's post as read, at its place here (`Post::place`).
-    pub(super) fn post(&self, key: Key, posts: &super::Posts) -> Result<Post, Error> {
+    pub(crate) fn post(&self, key: Key, posts: &crate::posts::Posts) -> Result<Post, Error> {
         let mut post = posts.get(key).as_ref().clone()?;
         post.place = self.line(key).and_then(|l| l.place);
         Ok(post)
     }
 
     /// The moment a key is judged in, from the instant its post is due when it has a time.
-    pub(super) fn ctx(&self, key: Key) -> Ctx<'_> {
+    pub(crate) fn ctx(&self, key: Key) -> Ctx<'_> {
+        let (clock, plan) = (self.run.clock, self.run.plan);
         Ctx {
+            today: self.run.today,
+            named: plan.keys.contains(&key),
+            pinned: clock.pinned(),
+            credential: self.credential.as_deref(),
             due: self.known.due.get(&key).copied(),
-            ..ctx_for(
+            ..Ctx::at(
                 key,
-                self.run.clock,
+                &clock.now(),
+                clock.tz(),
                 self.run.today,
-                &self.here.rules,
-                self.run.plan,
-                self.here.credential.as_deref(),
+                &self.rules,
+                &plan.mode,
             )
         }
     }
 
     /// Feed `event` to the key's life and record the line it returns. The exit code of every
-    /// event but a visit is folded into the run's (a visit's is what the key leaves if nothing
+    /// event but a visit is folded into the pass's (a visit's is what the key leaves if nothing
     /// answers otherwise; the caller folds it in when nothing more is done).
-    pub(super) fn apply(&mut self, key: Key, event: &Event) -> Result<Step, Error> {
+    pub(crate) fn apply(&mut self, key: Key, event: &Event) -> Result<Step, Error> {
         let line = self.line(key);
         let step = life::next(line.as_ref(), event, &self.ctx(key));
         self.record(key, event, &step)?;
@@ -91,7 +85,7 @@ impl TargetRun<'_> {
     }
 
     /// Record the line `step` returns for `event` (never in a dry run), and fold its exit in.
-    pub(super) fn record(&mut self, key: Key, event: &Event, step: &Step) -> Result<(), Error> {
+    pub(crate) fn record(&mut self, key: Key, event: &Event, step: &Step) -> Result<(), Error> {
         if !self.run.plan.dry_run {
             match &step.line {
                 // An edit hash or a day seen gone, recorded without sending anything, needs no
@@ -110,7 +104,7 @@ impl TargetRun<'_> {
             }
         }
         if !matches!(event, Event::Visit(_)) {
-            self.voice.outcome.exit.merge(step.exit);
+            self.exit.merge(step.exit);
         }
         Ok(())
     }
@@ -118,7 +112,7 @@ impl TargetRun<'_> {
     /// A send's failure, as the key's life reads it (`failed`), recorded: `before` the line
     /// before this run's first attempt, `sends` this run's sends (`u32::MAX`: nothing of the
     /// post was sent).
-    pub(super) fn answered_failed(
+    pub(crate) fn answered_failed(
         &mut self,
         key: Key,
         failed: &crate::failed::Failed,
@@ -138,7 +132,7 @@ impl TargetRun<'_> {
 
     /// The copy of `receipts` is there, learnt `how`: the done line, keeping what `keeps`
     /// says. `before`: the line before this run's first attempt; `sends`: this run's sends.
-    pub(super) fn land(
+    pub(crate) fn land(
         &mut self,
         key: Key,
         (keeps, receipts): (&life::Keeps, &[life::Receipt]),
@@ -154,5 +148,21 @@ impl TargetRun<'_> {
             sends,
         };
         self.apply(key, &answered)
+    }
+
+    /// The edit hash of `post` on this target (`Post::edit_mark`, with its template's).
+    pub(crate) fn edit_mark(&self, post: &Post) -> String {
+        post.edit_mark(self.template_mark())
+    }
+
+    /// What the done line of `post`'s copy keeps: its fingerprint and edit hash, and the
+    /// uploads `line` records.
+    pub(crate) fn keeps(&self, post: &Post, line: Option<&KeyLine>) -> life::Keeps {
+        life::Keeps {
+            fp: post.fingerprint.clone(),
+            payload: self.edit_mark(post),
+            media: line.and_then(|l| l.copies.current.media.clone()),
+            copy: None,
+        }
     }
 }
