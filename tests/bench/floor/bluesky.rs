@@ -14,7 +14,7 @@ const LIST: &str = "com.atproto.repo.listRecords";
 
 fn project(api: &FakeBluesky, extra: &str) -> Project {
     let p = Project::new();
-    p.file("dayrun.toml", api.config("sky", extra));
+    p.file("dayrun.toml", super::patient(api.config("sky", extra)));
     p.secret("secrets/bsky.password", format!("{APP_PASSWORD}\n"));
     p
 }

@@ -14,14 +14,14 @@ const MINE: &str = "/api/articles/me/all";
 
 fn mastodon(api: &FakeMastodon, extra: &str) -> Project {
     let p = Project::new();
-    p.file("dayrun.toml", api.config(extra));
+    p.file("dayrun.toml", super::patient(api.config(extra)));
     p.secret("secrets/masto.token", fake_mastodon::TOKEN);
     p
 }
 
 fn devto(api: &FakeDevto) -> Project {
     let p = Project::new();
-    p.file("dayrun.toml", api.config(""));
+    p.file("dayrun.toml", super::patient(api.config("")));
     p.secret("secrets/devto.key", fake_devto::KEY);
     p
 }

@@ -11,7 +11,7 @@ const TAGS_PATH: &str = "/wp-json/wp/v2/tags";
 
 fn project(wp: &FakeWordPress, extra: &str) -> Project {
     let p = Project::new();
-    p.file("dayrun.toml", wp.config(extra));
+    p.file("dayrun.toml", super::patient(wp.config(extra)));
     p.secret("secrets/wp.password", format!("{PASSWORD}\n"));
     p
 }
