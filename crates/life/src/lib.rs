@@ -342,6 +342,10 @@ pub enum Event<'a> {
     },
     /// An upload's answer arrived: the uploads so far, on the pending line at once.
     Uploaded(&'a str),
+    /// The platform made something mid-send that a resend must reuse rather than make again
+    /// (a Threads container): its fields, on the pending publish's line at once, as an
+    /// answer's are taken (`Native::answered`).
+    Noted(&'a Native),
     /// A send answered. `before`: the line as it was before this attempt (a failure that
     /// provably sent nothing leaves it as it was); `sends`: sends made for the key this run.
     Answered {
@@ -415,6 +419,7 @@ pub fn next(line: Option<&KeyLine>, event: &Event, ctx: &Ctx) -> Step {
             send::attempt(line, *op, &sent, *new_copy, native, ctx)
         }
         Event::Uploaded(media) => send::uploaded(line, media, ctx),
+        Event::Noted(native) => send::noted(line, native, ctx),
         Event::Answered {
             answer,
             before,

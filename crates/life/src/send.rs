@@ -184,6 +184,19 @@ pub(super) fn uploaded(line: Option<&KeyLine>, media: &str, ctx: &Ctx) -> Step {
     Step::write(next, Exit::Ok, Word::Nothing)
 }
 
+/// What the platform made mid-send (`Event::Noted`), on the pending publish's line at once,
+/// with the line's time, as an upload's answer is; values that cannot be kept are not known.
+/// Any other line is left alone: nothing is in flight for it.
+pub(super) fn noted(line: Option<&KeyLine>, native: &super::Native, ctx: &Ctx) -> Step {
+    let Some(line) = line.filter(|l| l.phase == Phase::Pending(Op::Publish)) else {
+        return Step::stop(Change::Keep, Exit::Ok, Word::Nothing);
+    };
+    let mut next = line.clone();
+    next.copies.current.native.answered(&native.checked());
+    next.at = ctx.stamp.clone();
+    Step::write(next, Exit::Ok, Word::Nothing)
+}
+
 /// A send answered.
 pub(super) fn answered(
     line: Option<&KeyLine>,

@@ -255,6 +255,65 @@ fn a_threads_split_is_written_on_its_pending_line_kept_through_a_failure_and_dro
 }
 
 #[test]
+fn what_a_platform_notes_mid_send_is_on_the_pending_line_at_once_and_only_there() {
+    use super::{Event, Native, Op, Rules};
+    use crate::Record;
+    let (rules, mode) = (Rules::default(), Mode::Run { backfill: false });
+    let ctx = run_ctx(&rules, &mode);
+    let line = |text: &str| KeyLine::of(&Record::parse(text).unwrap().unwrap());
+    let printed = |line: &KeyLine| line.record().to_line().to_string();
+    let pending = line(
+        "2026-11-29 pending 2026-11-29T07:00:00Z fp=f rkey=3k2a attempt=1 sent=maybe since=2026-11-29T07:00:00Z marks=aa",
+    );
+    let made = Native::one("threads.container", "c1:1764400000:0123456789abcdef");
+    let step = super::next(Some(&pending), &Event::Noted(&made), &ctx);
+    let written = step.written().expect("on the pending line").clone();
+    assert_eq!(written.phase, Phase::Pending(Op::Publish));
+    assert_eq!(written.at, ctx.stamp, "the line takes the note's time");
+    let text = printed(&written);
+    assert!(
+        text.contains(" rkey=3k2a threads.container=c1:1764400000:0123456789abcdef attempt=1 "),
+        "{text}"
+    );
+    // Read back as written; a later note replaces it, and other fields stay.
+    let read = line(&text);
+    assert_eq!(read, written);
+    let again = Native::one("threads.container", "c2:1764400100:0123456789abcdef");
+    let step = super::next(Some(&read), &Event::Noted(&again), &ctx);
+    let native = &step.written().unwrap().copies.current.native;
+    assert_eq!(
+        native.get("threads.container"),
+        Some("c2:1764400100:0123456789abcdef")
+    );
+    assert_eq!(native.get("rkey"), Some("3k2a"));
+    // A value that cannot be kept is not known; nothing but a pending publish is written.
+    let odd = Native::one("threads.container", "a \"quoted\" value");
+    let step = super::next(Some(&read), &Event::Noted(&odd), &ctx);
+    assert_eq!(
+        step.written()
+            .unwrap()
+            .copies
+            .current
+            .native
+            .get("threads.container"),
+        None
+    );
+    for other in [
+        "2026-11-29 done 2026-11-29T07:00:00Z id=7 fp=f",
+        "2026-11-29 pending 2026-11-29T07:00:00Z op=update id=7 fp=f",
+        "2026-11-29 failed 2026-11-29T07:00:00Z class=rejected reason=x fp=f attempt=1",
+    ] {
+        let step = super::next(Some(&line(other)), &Event::Noted(&made), &ctx);
+        assert!(step.written().is_none(), "{other}");
+    }
+    assert!(
+        super::next(None, &Event::Noted(&made), &ctx)
+            .written()
+            .is_none()
+    );
+}
+
+#[test]
 fn a_retract_counts_a_threads_parts_as_parts_and_copies_as_copies() {
     use super::remove::removed_note;
     use crate::Record;
