@@ -289,7 +289,8 @@ impl TargetRun<'_> {
                 media,
                 ..out.clone()
             };
-            self.target.publish(post, &out)
+            let (target, mut line) = self.noting(post.key);
+            target.publish_noting(post, &out, &mut line)
         });
         self.pace.last_write = Some(Instant::now());
         result.and_then(|receipt| {

@@ -6,7 +6,7 @@ use crate::error::{Class, Error};
 use crate::life::Event;
 use crate::life::Key;
 use crate::post::Post;
-use crate::targets::Media;
+use crate::targets::{Media, Noting, Target};
 use crate::tell;
 
 impl TargetRun<'_> {
@@ -100,5 +100,20 @@ impl TargetRun<'_> {
             );
         }
         Some(media.encode()).filter(|m| !m.is_empty())
+    }
+
+    /// The target, and the key's pending line as it sees it mid-send (`Noting`): what the line
+    /// keeps of the copy, and each note the target makes (a Threads container) written on it at
+    /// once (`Event::Noted`, through the book; never in a dry run), before the target goes on.
+    pub(super) fn noting(&mut self, key: Key) -> (&mut dyn Target, Noting<'_>) {
+        let kept = self.book.line(key).map(|l| l.copies.current.native);
+        let book = &mut self.book;
+        let note = move |native: &crate::life::Native| {
+            book.apply(key, &Event::Noted(native)).map(drop)
+        };
+        (
+            &mut *self.target,
+            Noting::new(kept.unwrap_or_default(), note),
+        )
     }
 }

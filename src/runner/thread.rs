@@ -184,7 +184,11 @@ impl TargetRun<'_> {
             _ => Ok(Media::default()),
         };
         self.pace();
-        let result = media.and_then(|media| self.threads().send_part(post, turn, &media));
+        let result = media.and_then(|media| {
+            let (target, mut line) = self.noting(post.key);
+            let threads = target.as_thread().expect("a thread target");
+            threads.send_part_noting(post, turn, &media, &mut line)
+        });
         self.pace.last_write = Some(Instant::now());
         result.and_then(|(part, url)| match part.usable() {
             true => Ok((part, url)),

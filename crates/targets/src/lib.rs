@@ -15,7 +15,9 @@ use life::outside;
 pub use media::Media;
 pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
-pub use target::{Batch, Find, Keep, Manage, Names, Retract, Secrets, Target, Update, Upload};
+pub use target::{
+    Batch, Find, Keep, Manage, Names, Noting, Retract, Secrets, Target, Update, Upload,
+};
 pub use threading::{Edited, Owned, Thread};
 
 pub mod bluesky;

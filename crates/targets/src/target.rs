@@ -2,7 +2,8 @@
 //! update, retract, upload media, batch, name records), each a trait of its own that a target
 //! hands out when it has it. The optional ones have a provided `None` default, so a target
 //! writes only the ones it has. Updating and retracting have no default: a target that lacks
-//! one says so when asked for it, naming the setting that would give it one.
+//! one says so when asked for it, naming the setting that would give it one. A send sees the
+//! key's pending line through `Noting`.
 
 use super::{Attempts, Lookup, Media, Outgoing, Thread};
 use crate::error::Error;
@@ -22,6 +23,20 @@ pub trait Target {
 
     /// Send it once. Retrying and confirming are the runner's job, not the target's.
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error>;
+
+    /// `publish`, with the key's pending line at hand (`Noting`): what the target makes
+    /// mid-send that a resend must reuse (a Threads container) is noted there before the
+    /// request that uses it goes. The runner publishes through this; the default is `publish`,
+    /// which notes nothing.
+    fn publish_noting(
+        &mut self,
+        post: &Post,
+        out: &Outgoing,
+        line: &mut Noting,
+    ) -> Result<Receipt, Error> {
+        let _ = line;
+        self.publish(post, out)
+    }
 
     /// What publishing does with `image` (`--dry-run`): "upload 1.2 MB", "copy as …".
     fn image_plan(&self, post: &Post, image: &Image, media: &Media) -> String;
@@ -232,6 +247,49 @@ pub trait Names {
 
 /// Where a target hands each upload's answer: the media so far, and a line for the trace.
 pub type Keep<'a> = dyn FnMut(&Media, &str) -> Result<(), Error> + 'a;
+
+/// The key's pending line as a target sees it mid-send (`Target::publish_noting`,
+/// `Thread::send_part_noting`): what the line keeps of the copy now, and where the target
+/// notes what it made that a resend must reuse rather than make again (a Threads container).
+/// The runner writes each note on the line at once (`life::Event::Noted`), so it outlives a
+/// lost answer or a killed run. Only the platform reads its own fields.
+pub struct Noting<'a> {
+    kept: life::Native,
+    note: Box<Note<'a>>,
+}
+
+/// Where `Noting` hands a note: the runner's writer of the key's line.
+type Note<'a> = dyn FnMut(&life::Native) -> Result<(), Error> + 'a;
+
+impl<'a> Noting<'a> {
+    /// The line keeps `kept` of the copy; `note` writes a note on it.
+    pub fn new(
+        kept: life::Native,
+        note: impl FnMut(&life::Native) -> Result<(), Error> + 'a,
+    ) -> Noting<'a> {
+        Noting {
+            kept,
+            note: Box::new(note),
+        }
+    }
+
+    /// No line to note on (a send outside a run): nothing noted is kept.
+    pub fn nowhere(kept: life::Native) -> Noting<'a> {
+        Noting::new(kept, |_| Ok(()))
+    }
+
+    /// The copy's platform data as the line kept it when this send started (a new copy's
+    /// starts empty).
+    pub fn kept(&self) -> &life::Native {
+        &self.kept
+    }
+
+    /// On the line before the target goes on; `Err`: it could not be written (then the target
+    /// sends nothing that relies on it).
+    pub fn note(&mut self, native: &life::Native) -> Result<(), Error> {
+        (self.note)(native)
+    }
+}
 
 /// A target's secrets: the redactor that masks them (and every secret loaded in the run), and
 /// the credential it sends, if any.

@@ -2,7 +2,7 @@
 //! (`Thread`), and what every thread platform does alike with it, as its provided methods:
 //! which post found is part `n`, every part edited in place, an edit's read-back over all parts.
 
-use super::{Attempts, Lookup, Media};
+use super::{Attempts, Lookup, Media, Noting};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::thread::{Piece, Turn};
@@ -25,6 +25,21 @@ pub trait Thread {
         turn: &Turn,
         media: &Media,
     ) -> Result<(Part, Option<String>), Error>;
+
+    /// `send_part`, with the key's pending line at hand (`Noting`, as for
+    /// `Target::publish_noting`): what the platform makes for the part mid-send that a resend
+    /// must reuse is noted there first. The runner sends through this; the default is
+    /// `send_part`, which notes nothing.
+    fn send_part_noting(
+        &mut self,
+        post: &Post,
+        turn: &Turn,
+        media: &Media,
+        line: &mut Noting,
+    ) -> Result<(Part, Option<String>), Error> {
+        let _ = line;
+        self.send_part(post, turn, media)
+    }
 
     /// What the platform chooses for part `n` before sending it (a record key; part 0's is
     /// the copy's, `Names::choose`); empty where it chooses nothing. Only it reads it.
