@@ -5,9 +5,11 @@
 //! `text`, IMAGE needs an http(s) `image_url`; text over 500 characters with emoji as their
 //! UTF-8 bytes, or more than 5 links (`THREADS_API__LINK_LIMIT_EXCEEDED`) is refused; a
 //! `reply_to_id` must name a post). `GET /v1.0/{container}?fields=status` answers FINISHED,
-//! PUBLISHED or EXPIRED (a container not published within 24 hours: `expire_lost`).
-//! `POST /v1.0/me/threads_publish?creation_id=` publishes a FINISHED container once (a
-//! published or expired one is refused) and counts it against the 250 posts (1000 replies) of
+//! IN_PROGRESS (an image still being fetched: `processing`), PUBLISHED or EXPIRED (a container
+//! not published within 24 hours: `expire_lost`, or set by a test). `POST
+//! /v1.0/me/threads_publish?creation_id=` publishes a FINISHED container once (a published,
+//! expired or unfinished one is refused; the pages name no error code for these, the fake
+//! answers code 24) and counts it against the 250 posts (1000 replies) of
 //! `threads_publishing_limit`. `GET /v1.0/me/threads` lists the posts newest first from
 //! `since`, `limit` (at most 100) a page, with `paging.cursors` and a `next` while there is
 //! more; `GET /v1.0/me/replies` lists the replies the same way, `GET /v1.0/{id}/replies` the
@@ -42,6 +44,9 @@ pub struct State {
     /// A publish whose request is lost (`Fault::Hang`) leaves its container EXPIRED, as a
     /// container is when its publish comes more than 24 hours later.
     pub expire_lost: bool,
+    /// IMAGE containers are made IN_PROGRESS (Threads still fetching the image) while this is
+    /// set; a status read once it is unset finds them FINISHED.
+    pub processing: bool,
     pub quota_used: u64,
     pub reply_used: u64,
     pub delete_used: u64,
@@ -170,7 +175,7 @@ fn handle(state: &Mutex<State>, req: &Request) -> Reply {
         ("GET", id) if id.ends_with("/replies") => {
             replies(&s, id.trim_start_matches('/').trim_end_matches("/replies"))
         }
-        ("GET", id) => read(&s, id.trim_start_matches('/')),
+        ("GET", id) => read(&mut s, id.trim_start_matches('/')),
         ("DELETE", id) => delete(&mut s, id.trim_start_matches('/')),
         _ => Reply::json(
             400,
@@ -212,11 +217,15 @@ fn create(s: &mut State, req: &Request) -> Reply {
     s.next_id += 1;
     let id = format!("c{}", s.next_id);
     s.containers_made += 1;
+    let status = match image_url.is_some() && s.processing {
+        true => "IN_PROGRESS",
+        false => "FINISHED",
+    };
     let container = Container {
         text,
         image_url,
         reply_to,
-        status: "FINISHED",
+        status,
     };
     s.containers.insert(id.clone(), container);
     Reply::json(200, json!({ "id": id }))
@@ -238,6 +247,7 @@ fn publish(s: &mut State, req: &Request, fault: Fault) -> Reply {
     match container.status {
         "FINISHED" => {}
         "EXPIRED" => return error(24, Some(4279009), "The media container has expired"),
+        "IN_PROGRESS" => return error(24, None, "The media is not ready to be published"),
         _ => {
             return error(
                 24,
@@ -296,8 +306,12 @@ fn list(s: &State, req: &Request, replies: bool) -> Reply {
     Reply::json(200, json!({ "data": page, "paging": paging }))
 }
 
-fn read(s: &State, id: &str) -> Reply {
-    if let Some(c) = s.containers.get(id) {
+fn read(s: &mut State, id: &str) -> Reply {
+    let processing = s.processing;
+    if let Some(c) = s.containers.get_mut(id) {
+        if c.status == "IN_PROGRESS" && !processing {
+            c.status = "FINISHED";
+        }
         return Reply::json(200, json!({ "id": id, "status": c.status }));
     }
     match s.posts.iter().find(|p| p.0 == id) {

@@ -64,6 +64,32 @@ fn the_two_steps_a_container_published_once_and_its_status() {
 }
 
 #[test]
+fn an_image_container_is_published_only_once_finished_and_an_expired_one_never() {
+    // The Troubleshooting page: IN_PROGRESS is a container still in the publishing process,
+    // EXPIRED one not published within 24 hours; the Posts page publishes a container once
+    // its media is processed.
+    let api = FakeThreads::start();
+    api.state.lock().unwrap().processing = true;
+    let (_, doc) = call(
+        &api,
+        "POST",
+        "/me/threads?media_type=IMAGE&image_url=https%3A%2F%2Fblog.test%2Fcat.png&text=x",
+    );
+    let container = doc["id"].as_str().unwrap().to_string();
+    let status = |api: &FakeThreads| call(api, "GET", &format!("/{container}?fields=status")).1;
+    assert_eq!(status(&api)["status"], "IN_PROGRESS");
+    let publish = format!("/me/threads_publish?creation_id={container}");
+    assert_eq!(call(&api, "POST", &publish).0, 400, "not while in progress");
+    api.state.lock().unwrap().processing = false;
+    assert_eq!(status(&api)["status"], "FINISHED");
+    let mut s = api.state.lock().unwrap();
+    s.containers.get_mut(&container).unwrap().status = "EXPIRED";
+    drop(s);
+    assert_eq!(call(&api, "POST", &publish).0, 400, "an expired container");
+    assert!(api.state.lock().unwrap().posts.is_empty());
+}
+
+#[test]
 fn the_documented_refusals() {
     let api = FakeThreads::start();
     // A TEXT container needs text; an IMAGE one a URL on a public server.
