@@ -1,9 +1,12 @@
 //! `kind = "threads"` against the fake Threads API (written from Meta's documentation): the
-//! two steps, the exactly-once cases around them, the documented limits, retract, the token.
+//! two steps, the exactly-once cases around them, the documented limits, retract, the token;
+//! the container kept on the key's line is in `threads/container.rs`.
 
 use crate::fakes::fake_posts::Fault;
 use crate::fakes::fake_threads::{FakeThreads, TOKEN};
 use crate::support::util::{Project, hours_from_now};
+
+mod container;
 
 const TODAY: &str = "--today=2026-11-29";
 const KEY: &str = "2026-11-29";
@@ -230,15 +233,26 @@ fn killed_at_publish_n(api: &FakeThreads, p: &Project, faults: &[Fault]) {
 
 #[test]
 fn a_kill_between_container_and_publish_then_a_rerun_is_one_post() {
-    // The publish never landed: the rerun looks first, finds nothing, and publishes. The
-    // container is not on the pending line (the runner keeps a target's answers there only for
-    // image uploads), so the rerun makes a second container; the first expires unseen.
+    // The publish never landed: the rerun looks first, finds nothing, and publishes the
+    // container the pending line keeps (`threads.container=`, written before the publish was
+    // sent): one container, two publish requests, one post. (Before the container was kept on
+    // the line, the rerun made a second container here, (2, 2, 1), and the first expired
+    // unseen.)
     let api = FakeThreads::start();
     let p = project(&api, "");
     killed_at_publish(&api, &p, Fault::Hang);
-    assert!(p.read("state/th.journal").contains(" pending "));
+    let journal = p.read("state/th.journal");
+    let pending = journal.lines().rev().find(|l| l.contains(" pending "));
+    assert!(
+        pending.is_some_and(|l| l.contains(" threads.container=c17900001:")),
+        "the container on the pending line before its publish\n{journal}"
+    );
     p.run(&["run", TODAY]).code(0).stdout_has("published");
-    assert_eq!(counts(&api), (2, 2, 1));
+    assert_eq!(counts(&api), (1, 2, 1));
+    assert_eq!(
+        api.state.lock().unwrap().containers["c17900001"].status,
+        "PUBLISHED"
+    );
     // The publish landed and its answer died with the process: the rerun finds it.
     let api = FakeThreads::start();
     let p = project(&api, "");

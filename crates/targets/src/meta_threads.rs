@@ -8,7 +8,9 @@
 use super::net::{Http, Reply, encode, status_class};
 use super::payload::ImageLinks;
 use super::secret::Secret;
-use super::{Attempts, Context, Find, Lookup, Media, Outgoing, Retract, Secrets, Target, Update};
+use super::{
+    Attempts, Context, Find, Lookup, Media, Noting, Outgoing, Retract, Secrets, Target, Update,
+};
 use crate::error::{Class, Error};
 use crate::post::Post;
 use crate::text::mark;
@@ -21,6 +23,7 @@ use std::time::Duration;
 mod container;
 mod graph;
 mod listing;
+mod native;
 mod quota;
 mod text;
 mod thread;
@@ -64,8 +67,8 @@ pub struct Threads {
     timeout: Duration,
     images: ImageLinks,
     template: Option<crate::template::Template>,
-    /// The run's containers, for a resend in this run (`container.rs`).
-    containers: container::Kept,
+    /// The run's clock: when a container was made (`container.rs`).
+    clock: crate::clock::Clock,
     /// The account's limits as read this run (`quota.rs`).
     quota: Option<quota::Quota>,
     /// The token's estimated end (`token.rs`).
@@ -93,7 +96,7 @@ impl Threads {
             timeout,
             images,
             template: ctx.target.template.clone(),
-            containers: container::Kept::default(),
+            clock: ctx.clock.clone(),
             quota: None,
             expiry,
             long: super::shared::long(ctx)?,
@@ -193,11 +196,22 @@ impl Target for Threads {
         }
     }
 
-    /// A container (or this run's unexpired one for the same text), then its publish.
+    /// `publish_noting` with no line to note the container on.
     fn publish(&mut self, post: &Post, out: &Outgoing) -> Result<Receipt, Error> {
+        self.publish_noting(post, out, &mut Noting::nowhere(out.native.clone()))
+    }
+
+    /// A container (or the one the key's line keeps for this copy and text, when it is still
+    /// ready), noted on the line before its publish is sent; then its publish.
+    fn publish_noting(
+        &mut self,
+        post: &Post,
+        out: &Outgoing,
+        line: &mut Noting,
+    ) -> Result<Receipt, Error> {
         self.room_to_publish(false)?;
-        let container = self.container_for(post.place(), out, None)?;
-        self.publish_container(post.place(), &container, quota::Use::Post)
+        let container = self.container_for(post.place(), out, None, line)?;
+        self.publish_container(&container, quota::Use::Post)
     }
 
     fn timeout(&self) -> Duration {

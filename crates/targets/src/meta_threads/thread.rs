@@ -11,7 +11,7 @@ use crate::net::{encode, id_text};
 use crate::post::Post;
 use crate::text::mark;
 use crate::thread::{Long, Piece, Turn, split::Limit};
-use crate::{Attempts, Lookup, Media, Outgoing, Thread};
+use crate::{Attempts, Lookup, Media, Noting, Outgoing, Thread};
 use life::{Part, Receipt};
 use serde_json::json;
 
@@ -54,13 +54,27 @@ impl Thread for Threads {
         Ok(pieces)
     }
 
-    /// Part 0 as a post, each later part a reply to the one before it (`reply_to_id`), each
-    /// within its daily limit, each a container then its publish.
+    /// `send_part_noting` with no line to note the container on.
     fn send_part(
+        &mut self,
+        post: &Post,
+        turn: &Turn,
+        media: &Media,
+    ) -> Result<(Part, Option<String>), Error> {
+        let line = &mut Noting::nowhere(life::Native::default());
+        self.send_part_noting(post, turn, media, line)
+    }
+
+    /// Part 0 as a post, each later part a reply to the one before it (`reply_to_id`), each
+    /// within its daily limit, each a container then its publish. Each part's container is
+    /// noted on the key's line before its publish, as a post's is, in the one field: only the
+    /// part in flight needs it (a part goes once the one before it is on the line).
+    fn send_part_noting(
         &mut self,
         _: &Post,
         turn: &Turn,
         _: &Media,
+        line: &mut Noting,
     ) -> Result<(Part, Option<String>), Error> {
         let parent = turn.n.checked_sub(1).and_then(|p| turn.landed.get(p));
         let what = match parent {
@@ -71,11 +85,12 @@ impl Thread for Threads {
         let out = Outgoing {
             body: turn.piece.body.clone(),
             marks: vec![turn.piece.mark.clone()],
+            generation: turn.generation,
             ..Outgoing::default()
         };
         let parent = parent.map(|p| p.id.as_str());
-        let container = self.container_for(turn.key, &out, parent)?;
-        let receipt = self.publish_container(turn.key, &container, what)?;
+        let container = self.container_for(turn.key, &out, parent, line)?;
+        let receipt = self.publish_container(&container, what)?;
         let part = Part {
             id: receipt.id,
             native: None,
