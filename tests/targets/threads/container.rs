@@ -235,3 +235,19 @@ fn an_image_container_still_processing_is_published_later_not_made_again() {
     p.run(&["run", TODAY]).code(0).stdout_has("published");
     assert_eq!(counts(&api), (1, 1, 1));
 }
+
+#[test]
+fn a_part_that_says_what_the_part_before_said_has_a_container_of_its_own() {
+    // Parts 2 and 3 have the same text (no numbering). The line still names part 2's
+    // container, now published, when part 3 goes: a container holds its parent too, so part
+    // 3 is not taken for part 2 (which would never send it: PUBLISHED).
+    let api = FakeThreads::start();
+    let p = project(&api, "long = \"thread\"\nnumbering = false");
+    let same = "Same words again and again here. ".repeat(14);
+    let body = format!("{same}\n\n{same}\n\n{same}");
+    p.file("content/2026-11-29.md", format!("# T\n\n{body}\n"));
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    assert_eq!(counts(&api), (3, 3, 3), "three parts, a container each");
+    let s = api.state.lock().unwrap();
+    assert_eq!(s.posts[0].1, s.posts[1].1, "parts 2 and 3 say the same");
+}
