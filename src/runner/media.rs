@@ -1,5 +1,5 @@
 //! A post's images on one target: the platform's limit, the warnings, the dry-run listing, and
-//! uploads written on the key's pending line as each answer arrives.
+//! uploads and a platform's notes (`noting`) written on the key's pending line as each answer arrives.
 
 use super::TargetRun;
 use crate::error::{Class, Error};
@@ -108,9 +108,8 @@ impl TargetRun<'_> {
     pub(super) fn noting(&mut self, key: Key) -> (&mut dyn Target, Noting<'_>) {
         let kept = self.book.line(key).map(|l| l.copies.current.native);
         let book = &mut self.book;
-        let note = move |native: &crate::life::Native| {
-            book.apply(key, &Event::Noted(native)).map(drop)
-        };
+        let note =
+            move |native: &crate::life::Native| book.apply(key, &Event::Noted(native)).map(drop);
         (
             &mut *self.target,
             Noting::new(kept.unwrap_or_default(), note),
