@@ -126,7 +126,7 @@ fn handle(state: &Arc<Mutex<Li>>, req: &Request) -> Reply {
         return upload(&mut s, req, n);
     }
     let Some(path) = req.path().strip_prefix("/rest") else {
-        return error(404, "NOT_FOUND", "No such resource");
+        return error(404, "No such resource");
     };
     if let Some(refused) = check_headers(req, &s.token.clone(), &s.oldest.clone()) {
         return refused;
@@ -147,7 +147,7 @@ fn handle(state: &Arc<Mutex<Li>>, req: &Request) -> Reply {
             ("POST", Some(urn), _) => update(&mut s, req, &decoded(urn)),
             ("DELETE", Some(urn), _) => delete(&mut s, &decoded(urn)),
             ("GET", _, Some(urn)) => image(&s, &decoded(urn)),
-            _ => error(404, "NOT_FOUND", "No such resource"),
+            _ => error(404, "No such resource"),
         },
     }
 }
@@ -157,42 +157,27 @@ fn invalid(s: &Li, body: &Value) -> Option<Reply> {
     let commentary = body["commentary"].as_str()?;
     let author = body["author"].as_str().unwrap_or_default();
     if !author.starts_with("urn:li:person:") && !author.starts_with("urn:li:organization:") {
-        return Some(error(422, "UNPROCESSABLE_ENTITY", "author: invalid URN"));
+        return Some(error(422, "author: invalid URN"));
     }
     for field in ["visibility", "distribution", "lifecycleState"] {
         if body[field].is_null() {
-            return Some(error(
-                422,
-                "UNPROCESSABLE_ENTITY",
-                &format!("{field}: required"),
-            ));
+            return Some(error(422, &format!("{field}: required")));
         }
     }
     if let Some(c) = unescaped(commentary) {
         return Some(error(
             400,
-            "ILLEGAL_ARGUMENT",
             &format!("commentary: unescaped reserved character `{c}`"),
         ));
     }
     if commentary.chars().count() > 3000 {
-        return Some(error(
-            422,
-            "UNPROCESSABLE_ENTITY",
-            "commentary: longer than 3000",
-        ));
+        return Some(error(422, "commentary: longer than 3000"));
     }
     let media = media_ids(body);
     let waiting = media
         .iter()
         .find(|u| s.images.get(*u).is_none_or(|(st, _)| st != "AVAILABLE"));
-    waiting.map(|u| {
-        error(
-            400,
-            "ILLEGAL_ARGUMENT",
-            &format!("content: image {u} is not AVAILABLE"),
-        )
-    })
+    waiting.map(|u| error(400, &format!("content: image {u} is not AVAILABLE")))
 }
 
 /// The image URNs a post's content names.
@@ -216,7 +201,7 @@ fn create(s: &mut Li, req: &Request) -> Reply {
     let fault = s.faults.pop_front().unwrap_or(Fault::Normal);
     let body = req.json();
     if body["commentary"].as_str().is_none() {
-        return error(422, "UNPROCESSABLE_ENTITY", "commentary: required");
+        return error(422, "commentary: required");
     }
     if let Some(refused) = invalid(s, &body) {
         return refused;
@@ -232,15 +217,15 @@ fn create(s: &mut Li, req: &Request) -> Reply {
         .find(|p| p["author"] == author && p["commentary"] == commentary);
     if let Some(same) = same {
         let message = format!("Content is a duplicate of {}", same["id"].as_str().unwrap());
-        return Reply::json(422, json!({"status": 422, "message": message}));
+        return error(422, &message);
     }
     match fault {
-        Fault::Reject(status) => return error(status, "REFUSED", "Refused"),
+        Fault::Reject(status) => return error(status, "Refused"),
         Fault::RateLimit(secs) => {
             return Reply::Json(
                 429,
                 vec![("Retry-After".into(), secs.to_string())],
-                json!({"status": 429, "code": "TOO_MANY_REQUESTS", "message": "Resource level throttle APPLICATION DAY limit for calls to this resource is reached."}),
+                json!({"message": "Resource level throttle APPLICATION DAY limit for calls to this resource is reached.", "serviceErrorCode": 429, "status": 429}),
             );
         }
         Fault::Hang => return Reply::Hang(Duration::from_secs(2)),
@@ -252,9 +237,7 @@ fn create(s: &mut Li, req: &Request) -> Reply {
     match fault {
         Fault::CommitHang => Reply::Hang(Duration::from_secs(2)),
         Fault::CommitClose => Reply::Close,
-        Fault::CommitStatus(status) => {
-            error(status, "INTERNAL_SERVER_ERROR", "Internal Server Error")
-        }
+        Fault::CommitStatus(status) => error(status, "Internal Server Error"),
         _ => created,
     }
 }
@@ -266,7 +249,7 @@ fn read(s: &Li, urn: &str) -> Reply {
         .find(|p| p["id"] == urn && p["lifecycleState"] == "PUBLISHED")
     {
         Some(post) => Reply::json(200, post.clone()),
-        None => error(404, "NOT_FOUND", &format!("Post {urn} not found")),
+        None => error(404, &format!("Post {urn} not found")),
     }
 }
 
@@ -275,18 +258,17 @@ fn read(s: &Li, urn: &str) -> Reply {
 fn list(s: &mut Li, req: &Request) -> Reply {
     s.listings += 1;
     if req.query("q").as_deref() != Some("author") {
-        return error(400, "ILLEGAL_ARGUMENT", "q: a finder is required");
+        return error(400, "q: a finder is required");
     }
     let author = req.query("author").unwrap_or_default();
     if !author.starts_with("urn:li:organization:") {
         return error(
             403,
-            "ACCESS_DENIED",
             "Not enough permissions to access: partnerApiPostsExternal.FINDER-author",
         );
     }
     if let Some(status) = s.lookups_fail {
-        return error(status, "SERVICE_UNAVAILABLE", "Try again later");
+        return error(status, "Try again later");
     }
     let count: usize = req
         .query("count")
@@ -314,16 +296,12 @@ fn list(s: &mut Li, req: &Request) -> Reply {
 
 fn update(s: &mut Li, req: &Request, urn: &str) -> Reply {
     if req.header("X-RestLi-Method") != Some("PARTIAL_UPDATE") {
-        return error(
-            400,
-            "ILLEGAL_ARGUMENT",
-            "X-RestLi-Method: PARTIAL_UPDATE is required",
-        );
+        return error(400, "X-RestLi-Method: PARTIAL_UPDATE is required");
     }
     let fault = s.update_faults.pop_front().unwrap_or(Fault::Normal);
     let set = req.json()["patch"]["$set"].clone();
     let Some(fields) = set.as_object() else {
-        return error(400, "ILLEGAL_ARGUMENT", "patch.$set: required");
+        return error(400, "patch.$set: required");
     };
     let allowed = [
         "commentary",
@@ -333,21 +311,16 @@ fn update(s: &mut Li, req: &Request, urn: &str) -> Reply {
         "adContext",
     ];
     if let Some(other) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return error(
-            422,
-            "UNPROCESSABLE_ENTITY",
-            &format!("{other}: cannot be updated"),
-        );
+        return error(422, &format!("{other}: cannot be updated"));
     }
     if let Some(c) = set["commentary"].as_str().and_then(unescaped) {
         return error(
             400,
-            "ILLEGAL_ARGUMENT",
             &format!("commentary: unescaped reserved character `{c}`"),
         );
     }
     if let Fault::Reject(status) = fault {
-        return error(status, "REFUSED", "Refused");
+        return error(status, "Refused");
     }
     let at = s.stamp();
     let Some(post) = s
@@ -355,7 +328,7 @@ fn update(s: &mut Li, req: &Request, urn: &str) -> Reply {
         .iter_mut()
         .find(|p| p["id"] == urn && p["lifecycleState"] == "PUBLISHED")
     else {
-        return error(404, "NOT_FOUND", &format!("Post {urn} not found"));
+        return error(404, &format!("Post {urn} not found"));
     };
     post["commentary"] = set["commentary"].clone();
     post["lastModifiedAt"] = json!(at);
@@ -373,11 +346,7 @@ fn initialize(s: &mut Li, req: &Request, _: &Arc<Mutex<Li>>) -> Reply {
     s.initializes += 1;
     let owner = req.json()["initializeUploadRequest"]["owner"].clone();
     if owner.as_str().is_none() {
-        return error(
-            422,
-            "UNPROCESSABLE_ENTITY",
-            "initializeUploadRequest.owner: required",
-        );
+        return error(422, "initializeUploadRequest.owner: required");
     }
     s.next += 1;
     let urn = format!("urn:li:image:D4E{:012}", s.next);
@@ -398,12 +367,12 @@ fn encode_urn(urn: &str) -> String {
 fn upload(s: &mut Li, req: &Request, n: &str) -> Reply {
     s.uploads += 1;
     if req.header("Authorization") != Some(&format!("Bearer {}", s.token)) {
-        return error(401, "INVALID_ACCESS_TOKEN", "Invalid access token");
+        return error(401, "Invalid access token");
     }
     let urn = decoded(n);
     let fault = s.upload_faults.pop_front().unwrap_or(Fault::Normal);
     let Some(image) = s.images.get_mut(&urn) else {
-        return error(404, "NOT_FOUND", "No such upload");
+        return error(404, "No such upload");
     };
     if let Fault::Hang = fault {
         return Reply::Hang(Duration::from_secs(2));
@@ -418,6 +387,6 @@ fn upload(s: &mut Li, req: &Request, n: &str) -> Reply {
 fn image(s: &Li, urn: &str) -> Reply {
     match s.images.get(urn) {
         Some((status, _)) => Reply::json(200, json!({"id": urn, "status": status})),
-        None => error(404, "NOT_FOUND", &format!("Image {urn} not found")),
+        None => error(404, &format!("Image {urn} not found")),
     }
 }

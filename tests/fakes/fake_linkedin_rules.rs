@@ -1,9 +1,9 @@
 //! The rules the fake LinkedIn applies to every request before it reaches an endpoint, as
-//! Microsoft's LinkedIn docs (version 202601) state them: a Bearer token (401
-//! `INVALID_ACCESS_TOKEN` otherwise), a `LinkedIn-Version` (400 `VERSION_MISSING`; an
-//! inactive one 426 `NONEXISTENT_VERSION`), `X-Restli-Protocol-Version: 2.0.0`; and LinkedIn's
-//! error body, `{"status", "code", "message"}`. Also the little text rule the fake enforces:
-//! a reserved character not escaped is refused (the docs say each must be escaped).
+//! Microsoft's LinkedIn docs (version 202601) state them: a Bearer token (401 otherwise), a
+//! `LinkedIn-Version` (400 when missing; an inactive one 426), `X-Restli-Protocol-Version:
+//! 2.0.0`; and LinkedIn's error body as the Error Handling page shows it, `{"message",
+//! "serviceErrorCode", "status"}`. Also the little text rule the fake enforces: a reserved
+//! character not escaped is refused (the docs say each must be escaped).
 
 use crate::fakes::fake_server::{Reply, Request};
 use serde_json::json;
@@ -13,16 +13,14 @@ pub const RESERVED: &[char] = &[
     '|', '{', '}', '@', '[', ']', '(', ')', '<', '>', '#', '\\', '*', '_', '~',
 ];
 
-/// LinkedIn's error body.
-pub fn error(status: u16, code: &str, message: &str) -> Reply {
-    json_error(
+/// LinkedIn's error body (Error Handling: `message`, `serviceErrorCode` "a subcode that
+/// further classifies the error", `status`). The pages read list no subcodes beyond their one
+/// sample, whose subcode is its status: the fake answers that.
+pub fn error(status: u16, message: &str) -> Reply {
+    Reply::json(
         status,
-        json!({"status": status, "code": code, "message": message}),
+        json!({"message": message, "serviceErrorCode": status, "status": status}),
     )
-}
-
-fn json_error(status: u16, body: serde_json::Value) -> Reply {
-    Reply::json(status, body)
 }
 
 /// What every versioned request must carry, checked in the docs' order; `None`: it does.
@@ -32,12 +30,11 @@ pub fn check_headers(req: &Request, token: &str, oldest: &str) -> Option<Reply> 
         .header("Authorization")
         .and_then(|a| a.strip_prefix("Bearer "));
     if bearer != Some(token) {
-        return Some(error(401, "INVALID_ACCESS_TOKEN", "Invalid access token"));
+        return Some(error(401, "Invalid access token"));
     }
     let Some(version) = req.header("LinkedIn-Version") else {
         return Some(error(
             400,
-            "VERSION_MISSING",
             "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
         ));
     };
@@ -45,16 +42,11 @@ pub fn check_headers(req: &Request, token: &str, oldest: &str) -> Option<Reply> 
     if main.len() != 6 || !main.chars().all(|c| c.is_ascii_digit()) || main < oldest {
         return Some(error(
             426,
-            "NONEXISTENT_VERSION",
             &format!("Requested version {version} is not active"),
         ));
     }
     if req.header("X-Restli-Protocol-Version") != Some("2.0.0") {
-        return Some(error(
-            400,
-            "ILLEGAL_ARGUMENT",
-            "X-Restli-Protocol-Version 2.0.0 is required",
-        ));
+        return Some(error(400, "X-Restli-Protocol-Version 2.0.0 is required"));
     }
     None
 }

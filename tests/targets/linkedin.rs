@@ -9,6 +9,8 @@ use crate::support::image_gen as pics;
 use crate::support::util::{Output, Project};
 use std::time::Duration;
 
+mod docs_rules;
+
 const KEY: &str = "2026-11-29";
 const TODAY: &str = "--today=2026-11-29";
 /// A title with every character little text reserves (its markdown link and tag are
@@ -63,48 +65,6 @@ fn publishes_escaped_commentary_once_and_a_rerun_sends_nothing() {
         "the rerun sent nothing"
     );
     assert!(!printed(&out).contains(TOKEN));
-}
-
-#[test]
-fn the_fake_refuses_what_the_docs_require_absent() {
-    let li = FakeLinkedin::start();
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build();
-    let agent: ureq::Agent = agent.into();
-    let url = li
-        .server
-        .url("/rest/posts?q=author&author=urn%3Ali%3Aorganization%3A1");
-    let auth = format!("Bearer {TOKEN}");
-    let no_version = agent
-        .get(&url)
-        .header("Authorization", &auth)
-        .call()
-        .unwrap();
-    assert_eq!(no_version.status().as_u16(), 400);
-    let no_protocol = agent
-        .get(&url)
-        .header("Authorization", &auth)
-        .header("LinkedIn-Version", "202601")
-        .call()
-        .unwrap();
-    assert_eq!(no_protocol.status().as_u16(), 400);
-    let sunset = agent
-        .get(&url)
-        .header("Authorization", &auth)
-        .header("LinkedIn-Version", "202401")
-        .header("X-Restli-Protocol-Version", "2.0.0")
-        .call()
-        .unwrap();
-    assert_eq!(sunset.status().as_u16(), 426);
-    let fine = agent
-        .get(&url)
-        .header("Authorization", &auth)
-        .header("LinkedIn-Version", "202601")
-        .header("X-Restli-Protocol-Version", "2.0.0")
-        .call()
-        .unwrap();
-    assert_eq!(fine.status().as_u16(), 200);
 }
 
 #[test]

@@ -1,0 +1,95 @@
+//! The fake LinkedIn asked directly, one documented rule at a time, so that a fake that
+//! drifts from the pages it follows (docs/targets/linkedin.md) fails here first: the headers
+//! every call needs, the error body, the finder's `q`.
+
+use crate::fakes::fake_linkedin::{FakeLinkedin, ORG, TOKEN};
+use serde_json::Value;
+
+/// A request to the fake as dayrun would make it, less the headers `drop` names, plus `extra`:
+/// its status and its body (JSON, or null).
+fn call(
+    li: &FakeLinkedin,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    extra: &[(&str, &str)],
+    drop: &[&str],
+) -> (u16, Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let auth = format!("Bearer {TOKEN}");
+    let mut headers = vec![
+        ("Authorization", auth.as_str()),
+        ("LinkedIn-Version", "202601"),
+        ("X-Restli-Protocol-Version", "2.0.0"),
+    ];
+    headers.retain(|(name, _)| !drop.contains(name));
+    headers.extend_from_slice(extra);
+    let url = li.server.url(path);
+    let mut request = ureq::http::Request::builder().method(method).uri(&url);
+    for (name, value) in &headers {
+        request = request.header(*name, *value);
+    }
+    let text = body.map(Value::to_string).unwrap_or_default();
+    if body.is_some() {
+        request = request.header("Content-Type", "application/json");
+    }
+    let mut reply = agent.run(request.body(text).unwrap()).unwrap();
+    let status = reply.status().as_u16();
+    let text = reply.body_mut().read_to_string().unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// The finder for the organization's posts.
+const FINDER: &str = "/rest/posts?q=author&author=urn%3Ali%3Aorganization%3A2414183";
+
+#[test]
+fn the_fake_refuses_what_the_docs_require_absent() {
+    let li = FakeLinkedin::start();
+    let get = |path: &str, extra: &[(&str, &str)], drop: &[&str]| {
+        call(&li, "GET", path, None, extra, drop).0
+    };
+    assert_eq!(get(FINDER, &[], &["LinkedIn-Version"]), 400);
+    assert_eq!(get(FINDER, &[], &["X-Restli-Protocol-Version"]), 400);
+    assert_eq!(
+        get(
+            FINDER,
+            &[("LinkedIn-Version", "202401")],
+            &["LinkedIn-Version"]
+        ),
+        426
+    );
+    assert_eq!(get(FINDER, &[], &["Authorization"]), 401);
+    assert_eq!(get(FINDER, &[], &[]), 200);
+    // Request Methods: a FINDER is a GET with `q={finderName}`.
+    let no_finder = FINDER.replace("q=author&", "");
+    assert_eq!(get(&no_finder, &[], &[]), 400);
+    assert_eq!(ORG, "urn:li:organization:2414183");
+}
+
+/// Error Handling: "Error responses have the following details: message, serviceErrorCode,
+/// status", and nothing the page does not name.
+#[test]
+fn the_fakes_errors_have_the_documented_body() {
+    let li = FakeLinkedin::start();
+    for (path, drop) in [
+        (FINDER, "LinkedIn-Version"),
+        (FINDER, "Authorization"),
+        ("/rest/posts/urn%3Ali%3Ashare%3A1", ""),
+    ] {
+        let (status, body) = call(&li, "GET", path, None, &[], &[drop]);
+        let mut keys: Vec<&str> = body
+            .as_object()
+            .unwrap_or_else(|| panic!("{path} without {drop}: {body}"))
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["message", "serviceErrorCode", "status"], "{body}");
+        assert_eq!(body["status"], status, "{body}");
+        assert!(body["serviceErrorCode"].is_u64(), "{body}");
+        assert!(body["message"].is_string(), "{body}");
+    }
+}
