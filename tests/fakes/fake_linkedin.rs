@@ -4,8 +4,9 @@
 //! answers 201 with the new URN in `x-restli-id` and no body; `GET /rest/posts/{urn}` reads one
 //! (404 once deleted); `GET /rest/posts?q=author` lists an organization's posts newest first in
 //! pages (`count`, `start`; a member author is 403, as r_member_social is restricted); a partial
-//! update (`X-RestLi-Method: PARTIAL_UPDATE`, `patch.$set`) changes the commentary (other
-//! fields 422); `DELETE` answers 204; a commentary the author already posted is refused 422 as
+//! update (`X-RestLi-Method: PARTIAL_UPDATE`, `patch.$set`) sets the fields LinkedIn lists as
+//! updatable (others 422); `DELETE` answers 204, again for a post already deleted (deletions
+//! are idempotent); a commentary the author already posted is refused 422 as
 //! "Content is a duplicate of urn:…", naming a deleted post too (as comparable tools report);
 //! images by `initializeUpload`, a `PUT` of the bytes to the upload URL, and the image URN.
 
@@ -294,6 +295,17 @@ fn list(s: &mut Li, req: &Request) -> Reply {
     )
 }
 
+/// The fields a partial update may set, as LinkedIn's Posts API collection lists them ("The
+/// following `posts` field are available to update"); any other is refused.
+const UPDATABLE: &[&str] = &[
+    "commentary",
+    "contentCallToActionLabel",
+    "contentLandingPage",
+    "reshareContext",
+    "lifecycleState",
+    "adContext",
+];
+
 fn update(s: &mut Li, req: &Request, urn: &str) -> Reply {
     if req.header("X-RestLi-Method") != Some("PARTIAL_UPDATE") {
         return error(400, "X-RestLi-Method: PARTIAL_UPDATE is required");
@@ -303,14 +315,7 @@ fn update(s: &mut Li, req: &Request, urn: &str) -> Reply {
     let Some(fields) = set.as_object() else {
         return error(400, "patch.$set: required");
     };
-    let allowed = [
-        "commentary",
-        "contentCallToActionLabel",
-        "contentLandingPage",
-        "lifecycleState",
-        "adContext",
-    ];
-    if let Some(other) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
+    if let Some(other) = fields.keys().find(|k| !UPDATABLE.contains(&k.as_str())) {
         return error(422, &format!("{other}: cannot be updated"));
     }
     if let Some(c) = set["commentary"].as_str().and_then(unescaped) {
@@ -330,11 +335,15 @@ fn update(s: &mut Li, req: &Request, urn: &str) -> Reply {
     else {
         return error(404, &format!("Post {urn} not found"));
     };
-    post["commentary"] = set["commentary"].clone();
+    for (field, value) in fields {
+        post[field] = value.clone();
+    }
     post["lastModifiedAt"] = json!(at);
     Reply::Raw(204, Vec::new(), Vec::new())
 }
 
+/// "Post deletions are idempotent. Deletion requests for a previously deleted UGC Post will
+/// return a 204 code - No Content."
 fn delete(s: &mut Li, urn: &str) -> Reply {
     if let Some(p) = s.posts.iter_mut().find(|p| p["id"] == urn) {
         p["lifecycleState"] = json!("DELETED");

@@ -227,6 +227,20 @@ fn retract_deletes_the_post_and_reads_it_back() {
     );
 }
 
+/// A post deleted by hand before the retract: the delete still answers 204 (deletions are
+/// idempotent), the post reads back 404, and the key is retracted.
+#[test]
+fn retract_of_a_post_already_deleted_is_retracted() {
+    let li = FakeLinkedin::start();
+    let p = project(&li, ORG, "");
+    p.run(&["run", TODAY]).code(0);
+    let urn = li.live()[0]["id"].as_str().unwrap().to_string();
+    li.delete_by_hand(&urn);
+    p.run(&["retract", KEY, "--yes"])
+        .code(0)
+        .stdout_has(&format!("{KEY} linkedin retracted id={urn}"));
+}
+
 #[test]
 fn an_image_is_uploaded_once_and_named_by_its_urn() {
     let li = FakeLinkedin::start();

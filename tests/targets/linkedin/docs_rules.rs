@@ -93,3 +93,51 @@ fn the_fakes_errors_have_the_documented_body() {
         assert!(body["message"].is_string(), "{body}");
     }
 }
+
+/// A post of the organization's, made by hand: its URN, and its path under `/rest`.
+fn seeded(li: &FakeLinkedin) -> (String, String) {
+    let urn = li.seed(ORG, "Seeded", -60_000);
+    let path = format!("/rest/posts/{}", urn.replace(':', "%3A"));
+    (urn, path)
+}
+
+/// Partial update: the fields LinkedIn lists as updatable are taken (204), any other refused.
+#[test]
+fn a_partial_update_sets_only_the_listed_fields() {
+    let li = FakeLinkedin::start();
+    let (_, path) = seeded(&li);
+    let method = [("X-RestLi-Method", "PARTIAL_UPDATE")];
+    let set = |field: &str, value: Value| {
+        let body = serde_json::json!({ "patch": { "$set": { field: value } } });
+        call(&li, "POST", &path, Some(&body), &method, &[]).0
+    };
+    let listed = [
+        ("commentary", Value::from("Edited")),
+        ("contentCallToActionLabel", Value::from("LEARN_MORE")),
+        ("contentLandingPage", Value::from("https://example.com/")),
+        (
+            "reshareContext",
+            serde_json::json!({ "parent": "urn:li:share:1" }),
+        ),
+        ("lifecycleState", Value::from("PUBLISHED")),
+        ("adContext", serde_json::json!({ "dscName": "Ops" })),
+    ];
+    for (field, value) in listed {
+        assert_eq!(set(field, value), 204, "{field}");
+    }
+    for field in ["author", "content", "visibility", "distribution"] {
+        assert_eq!(set(field, Value::from("x")), 422, "{field}");
+    }
+    assert_eq!(li.live()[0]["commentary"], "Edited");
+}
+
+/// Delete: "Post deletions are idempotent. Deletion requests for a previously deleted UGC Post
+/// will return a 204 code - No Content."
+#[test]
+fn a_delete_is_idempotent() {
+    let li = FakeLinkedin::start();
+    let (_, path) = seeded(&li);
+    assert_eq!(call(&li, "DELETE", &path, None, &[], &[]).0, 204);
+    assert_eq!(call(&li, "DELETE", &path, None, &[], &[]).0, 204);
+    assert!(li.live().is_empty());
+}
