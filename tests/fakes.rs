@@ -8,6 +8,7 @@ pub mod fake_devto;
 pub mod fake_ghost;
 pub mod fake_ghost_rules;
 pub mod fake_linkedin;
+pub mod fake_linkedin_images;
 pub mod fake_linkedin_rules;
 pub mod fake_mastodon;
 pub mod fake_matrix;

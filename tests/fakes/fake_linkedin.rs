@@ -10,6 +10,7 @@
 //! "Content is a duplicate of urn:…", naming a deleted post too (as comparable tools report);
 //! images by `initializeUpload`, a `PUT` of the bytes to the upload URL, and the image URN.
 
+use crate::fakes::fake_linkedin_images::{self as images, Image};
 use crate::fakes::fake_linkedin_rules::{check_headers, decoded, error, unescaped};
 use crate::fakes::fake_posts::Fault;
 use crate::fakes::fake_server::{Reply, Request, Server};
@@ -26,8 +27,8 @@ pub const MEMBER: &str = "urn:li:person:8675309";
 pub struct Li {
     /// Posts as `GET /rest/posts/{urn}` shows them, oldest first; deleted ones kept, marked.
     pub posts: Vec<Value>,
-    /// Image URN → status (`WAITING_UPLOAD`, `AVAILABLE`) and bytes.
-    pub images: BTreeMap<String, (String, Vec<u8>)>,
+    /// Image URN → the image (`fake_linkedin_images.rs`).
+    pub images: BTreeMap<String, Image>,
     /// What the next creates, partial updates and uploads meet.
     pub faults: VecDeque<Fault>,
     pub update_faults: VecDeque<Fault>,
@@ -43,8 +44,8 @@ pub struct Li {
     pub listings: usize,
     pub initializes: usize,
     pub uploads: usize,
-    next: u64,
-    last_ms: i64,
+    pub(super) next: u64,
+    pub(super) last_ms: i64,
 }
 
 pub struct FakeLinkedin {
@@ -124,7 +125,7 @@ fn handle(state: &Arc<Mutex<Li>>, req: &Request) -> Reply {
     let mut s = state.lock().unwrap();
     s.log.push(format!("{} {}", req.method, req.target));
     if let Some(n) = req.path().strip_prefix("/upload/") {
-        return upload(&mut s, req, n);
+        return images::upload(&mut s, req, n);
     }
     let Some(path) = req.path().strip_prefix("/rest") else {
         return error(404, "No such resource");
@@ -137,7 +138,7 @@ fn handle(state: &Arc<Mutex<Li>>, req: &Request) -> Reply {
         ("POST", "/posts") => create(&mut s, req),
         ("GET", "/posts") => list(&mut s, req),
         ("POST", "/images") if req.query("action").as_deref() == Some("initializeUpload") => {
-            initialize(&mut s, req, state)
+            images::initialize(&mut s, req)
         }
         _ => match (
             method,
@@ -147,7 +148,7 @@ fn handle(state: &Arc<Mutex<Li>>, req: &Request) -> Reply {
             ("GET", Some(urn), _) => read(&s, &decoded(urn)),
             ("POST", Some(urn), _) => update(&mut s, req, &decoded(urn)),
             ("DELETE", Some(urn), _) => delete(&mut s, &decoded(urn)),
-            ("GET", _, Some(urn)) => image(&s, &decoded(urn)),
+            ("GET", _, Some(urn)) => images::image(&s, &decoded(urn)),
             _ => error(404, "No such resource"),
         },
     }
@@ -174,27 +175,7 @@ fn invalid(s: &Li, body: &Value) -> Option<Reply> {
     if commentary.chars().count() > 3000 {
         return Some(error(422, "commentary: longer than 3000"));
     }
-    let media = media_ids(body);
-    let waiting = media
-        .iter()
-        .find(|u| s.images.get(*u).is_none_or(|(st, _)| st != "AVAILABLE"));
-    waiting.map(|u| error(400, &format!("content: image {u} is not AVAILABLE")))
-}
-
-/// The image URNs a post's content names.
-fn media_ids(body: &Value) -> Vec<String> {
-    let content = &body["content"];
-    let one = content["media"]["id"].as_str().map(str::to_string);
-    let many = content["multiImage"]["images"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    one.into_iter()
-        .chain(
-            many.iter()
-                .filter_map(|i| i["id"].as_str().map(str::to_string)),
-        )
-        .collect()
+    images::refused(s, author, &body["content"])
 }
 
 fn create(s: &mut Li, req: &Request) -> Reply {
@@ -349,53 +330,4 @@ fn delete(s: &mut Li, urn: &str) -> Reply {
         p["lifecycleState"] = json!("DELETED");
     }
     Reply::Raw(204, Vec::new(), Vec::new())
-}
-
-fn initialize(s: &mut Li, req: &Request, _: &Arc<Mutex<Li>>) -> Reply {
-    s.initializes += 1;
-    let owner = req.json()["initializeUploadRequest"]["owner"].clone();
-    if owner.as_str().is_none() {
-        return error(422, "initializeUploadRequest.owner: required");
-    }
-    s.next += 1;
-    let urn = format!("urn:li:image:D4E{:012}", s.next);
-    s.images
-        .insert(urn.clone(), ("WAITING_UPLOAD".into(), Vec::new()));
-    let host = req.header("Host").unwrap_or("127.0.0.1").to_string();
-    let url = format!("http://{host}/upload/{}", encode_urn(&urn));
-    Reply::json(
-        200,
-        json!({"value": {"uploadUrlExpiresAt": s.last_ms + 3_600_000, "uploadUrl": url, "image": urn}}),
-    )
-}
-
-fn encode_urn(urn: &str) -> String {
-    urn.replace(':', "%3A")
-}
-
-fn upload(s: &mut Li, req: &Request, n: &str) -> Reply {
-    s.uploads += 1;
-    if req.header("Authorization") != Some(&format!("Bearer {}", s.token)) {
-        return error(401, "Invalid access token");
-    }
-    let urn = decoded(n);
-    let fault = s.upload_faults.pop_front().unwrap_or(Fault::Normal);
-    let Some(image) = s.images.get_mut(&urn) else {
-        return error(404, "No such upload");
-    };
-    if let Fault::Hang = fault {
-        return Reply::Hang(Duration::from_secs(2));
-    }
-    *image = ("AVAILABLE".into(), req.body.clone());
-    match fault {
-        Fault::CommitClose => Reply::Close,
-        _ => Reply::Raw(201, Vec::new(), Vec::new()),
-    }
-}
-
-fn image(s: &Li, urn: &str) -> Reply {
-    match s.images.get(urn) {
-        Some((status, _)) => Reply::json(200, json!({"id": urn, "status": status})),
-        None => error(404, &format!("Image {urn} not found")),
-    }
 }

@@ -5,11 +5,11 @@
 
 use crate::fakes::fake_linkedin::{FakeLinkedin, MEMBER, ORG, TOKEN};
 use crate::fakes::fake_posts::Fault;
-use crate::support::image_gen as pics;
 use crate::support::util::{Output, Project};
 use std::time::Duration;
 
 mod docs_rules;
+mod images;
 
 const KEY: &str = "2026-11-29";
 const TODAY: &str = "--today=2026-11-29";
@@ -239,54 +239,6 @@ fn retract_of_a_post_already_deleted_is_retracted() {
     p.run(&["retract", KEY, "--yes"])
         .code(0)
         .stdout_has(&format!("{KEY} linkedin retracted id={urn}"));
-}
-
-#[test]
-fn an_image_is_uploaded_once_and_named_by_its_urn() {
-    let li = FakeLinkedin::start();
-    // The bytes arrive but their answer is lost: the image URN is already on the line, and the
-    // next attempt finds the image AVAILABLE instead of uploading it again.
-    li.state
-        .lock()
-        .unwrap()
-        .upload_faults
-        .push_back(Fault::CommitClose);
-    let p = project(&li, ORG, "");
-    p.file("content/images/a.png", pics::png_with_text());
-    p.file(
-        &format!("content/{KEY}.md"),
-        "# Pictures\n\nA day.\n\n![A red square](images/a.png)\n",
-    );
-    let out = p.run(&["run", TODAY]);
-    if out.code != 0 {
-        assert!(
-            p.state_lines("linkedin")
-                .join("\n")
-                .contains("urn:li:image:"),
-            "recorded before the upload"
-        );
-        p.run(&["run", TODAY]).code(0);
-    }
-    let s = li.state.lock().unwrap();
-    assert_eq!(
-        (s.initializes, s.uploads, s.creates),
-        (1, 1, 1),
-        "{:?}",
-        s.log
-    );
-    assert!(
-        s.log.iter().any(|l| l.starts_with("GET /rest/images/urn")),
-        "the recorded image was looked up: {:?}",
-        s.log
-    );
-    let post = s
-        .posts
-        .iter()
-        .find(|p| p["lifecycleState"] == "PUBLISHED")
-        .unwrap();
-    let urn = post["content"]["media"]["id"].as_str().unwrap();
-    assert_eq!(s.images[urn].0, "AVAILABLE");
-    assert_eq!(post["content"]["media"]["altText"], "A red square");
 }
 
 #[test]

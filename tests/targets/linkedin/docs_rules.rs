@@ -1,9 +1,11 @@
 //! The fake LinkedIn asked directly, one documented rule at a time, so that a fake that
 //! drifts from the pages it follows (docs/targets/linkedin.md) fails here first: the headers
-//! every call needs, the error body, the finder's `q`.
+//! every call needs, the error body, the finder's `q`, the fields a partial update sets, an
+//! idempotent delete, what a MultiImage post holds.
 
-use crate::fakes::fake_linkedin::{FakeLinkedin, ORG, TOKEN};
-use serde_json::Value;
+use crate::fakes::fake_linkedin::{FakeLinkedin, MEMBER, ORG, TOKEN};
+use crate::fakes::fake_linkedin_images::Image;
+use serde_json::{Value, json};
 
 /// A request to the fake as dayrun would make it, less the headers `drop` names, plus `extra`:
 /// its status and its body (JSON, or null).
@@ -108,19 +110,16 @@ fn a_partial_update_sets_only_the_listed_fields() {
     let (_, path) = seeded(&li);
     let method = [("X-RestLi-Method", "PARTIAL_UPDATE")];
     let set = |field: &str, value: Value| {
-        let body = serde_json::json!({ "patch": { "$set": { field: value } } });
+        let body = json!({ "patch": { "$set": { field: value } } });
         call(&li, "POST", &path, Some(&body), &method, &[]).0
     };
     let listed = [
         ("commentary", Value::from("Edited")),
         ("contentCallToActionLabel", Value::from("LEARN_MORE")),
         ("contentLandingPage", Value::from("https://example.com/")),
-        (
-            "reshareContext",
-            serde_json::json!({ "parent": "urn:li:share:1" }),
-        ),
+        ("reshareContext", json!({ "parent": "urn:li:share:1" })),
         ("lifecycleState", Value::from("PUBLISHED")),
-        ("adContext", serde_json::json!({ "dscName": "Ops" })),
+        ("adContext", json!({ "dscName": "Ops" })),
     ];
     for (field, value) in listed {
         assert_eq!(set(field, value), 204, "{field}");
@@ -140,4 +139,49 @@ fn a_delete_is_idempotent() {
     assert_eq!(call(&li, "DELETE", &path, None, &[], &[]).0, 204);
     assert_eq!(call(&li, "DELETE", &path, None, &[], &[]).0, 204);
     assert!(li.live().is_empty());
+}
+
+/// `n` images with their bytes, owned by `owner`: their URNs.
+fn available(li: &FakeLinkedin, owner: &str, n: usize) -> Vec<String> {
+    let mut s = li.state.lock().unwrap();
+    (0..n)
+        .map(|i| {
+            let urn = format!("urn:li:image:{owner}-{i}");
+            let image = Image {
+                status: "AVAILABLE".into(),
+                owner: owner.into(),
+                bytes: vec![1],
+            };
+            s.images.insert(urn.clone(), image);
+            urn
+        })
+        .collect()
+}
+
+/// A post of the organization's naming `images` as a `multiImage`: the create's status.
+fn multi_image(li: &FakeLinkedin, images: &[String]) -> u16 {
+    let images: Vec<Value> = (images.iter())
+        .map(|urn| json!({ "id": urn, "altText": "" }))
+        .collect();
+    let body = json!({
+        "author": ORG, "commentary": format!("{} images", images.len()), "visibility": "PUBLIC",
+        "distribution": { "feedDistribution": "MAIN_FEED" }, "lifecycleState": "PUBLISHED",
+        "content": { "multiImage": { "images": images } },
+    });
+    call(li, "POST", "/rest/posts", Some(&body), &[], &[]).0
+}
+
+/// MultiImage API: "minimum of 2 images and maximum of 20 images", "all images being used are
+/// owned by the author or organization". The statuses of the refusals are not documented.
+#[test]
+fn a_multi_image_post_holds_2_to_20_images_of_its_author() {
+    let li = FakeLinkedin::start();
+    let ours = available(&li, ORG, 21);
+    assert_eq!(multi_image(&li, &ours[..1]), 422);
+    assert_eq!(multi_image(&li, &ours[..21]), 422);
+    assert_eq!(multi_image(&li, &ours[..2]), 201);
+    assert_eq!(multi_image(&li, &ours[..20]), 201);
+    let theirs = available(&li, MEMBER, 1);
+    let mixed = [ours[0].clone(), theirs[0].clone()];
+    assert_eq!(multi_image(&li, &mixed), 400);
 }
