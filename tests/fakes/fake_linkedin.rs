@@ -203,11 +203,13 @@ fn create(s: &mut Li, req: &Request) -> Reply {
     }
     match fault {
         Fault::Reject(status) => return error(status, "Refused"),
-        Fault::RateLimit(secs) => {
-            return Reply::Json(
+        // Rate Limiting: "Rate limited requests will receive a 429 response", the daily
+        // limits "reset at midnight UTC"; no header saying when to come back is documented, so
+        // the fake sends none (the fault's seconds are not used).
+        Fault::RateLimit(_) => {
+            return error(
                 429,
-                vec![("Retry-After".into(), secs.to_string())],
-                json!({"message": "Resource level throttle APPLICATION DAY limit for calls to this resource is reached.", "serviceErrorCode": 429, "status": 429}),
+                "Resource level throttle APPLICATION DAY limit for calls to this resource is reached.",
             );
         }
         Fault::Hang => return Reply::Hang(Duration::from_secs(2)),

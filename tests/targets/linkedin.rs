@@ -300,16 +300,30 @@ fn an_old_version_is_warned_by_check_and_a_member_has_no_lookup() {
     );
 }
 
+/// Rate Limiting: the limits are daily and "reset at midnight UTC"; a request past one gets a
+/// 429 and no header saying when to come back. At 10:00 UTC the post is left for a run after
+/// midnight (retry-safe, exit 75) with no second create spent before it; two seconds before
+/// midnight the run waits for the reset and sends it then.
 #[test]
-fn a_429_waits_for_its_reset_or_leaves_the_post_for_the_next_run() {
+fn a_429_waits_for_midnight_utc_or_leaves_the_post_for_a_run_after_it() {
     let li = FakeLinkedin::start();
     li.state
         .lock()
         .unwrap()
         .faults
-        .push_back(Fault::RateLimit(1));
+        .push_back(Fault::RateLimit(0));
     let p = project(&li, ORG, "");
-    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    let out = p.run_at("2026-11-29T10:00:00Z", &["run", TODAY]);
+    out.code(75).stdout_has("failed (retry-safe)");
+    assert!(
+        printed(&out).contains("midnight UTC (in 14h)"),
+        "{}",
+        printed(&out)
+    );
+    assert_eq!((creates(&li), li.live().len()), (1, 0));
+    p.run_at("2026-11-30T00:00:05Z", &["run", TODAY])
+        .code(0)
+        .stdout_has("published");
     assert_eq!((creates(&li), li.live().len()), (2, 1));
 
     let li = FakeLinkedin::start();
@@ -317,12 +331,12 @@ fn a_429_waits_for_its_reset_or_leaves_the_post_for_the_next_run() {
         .lock()
         .unwrap()
         .faults
-        .push_back(Fault::RateLimit(3600));
+        .push_back(Fault::RateLimit(0));
     let p = project(&li, ORG, "");
-    p.run(&["run", TODAY])
-        .code(75)
-        .stdout_has("failed (retry-safe)");
-    assert!(li.live().is_empty());
+    p.run_at("2026-11-29T23:59:58Z", &["run", TODAY])
+        .code(0)
+        .stdout_has("published");
+    assert_eq!((creates(&li), li.live().len()), (2, 1));
 }
 
 /// A 40-post backfill as a page: one create each, and one listing of the page's posts (the

@@ -25,6 +25,7 @@ mod little;
 mod lookup;
 mod manage;
 mod media;
+mod quota;
 
 pub use little::escape;
 
@@ -147,9 +148,13 @@ impl Linkedin {
         ]
     }
 
-    /// A refusal, classed; on 401 and 403 the token file is named, with what to renew.
+    /// A refusal, classed; on 401 and 403 the token file is named, with what to renew; a 429
+    /// that names no wait waits for the daily reset (`quota.rs`).
     fn failure(&self, what: &str, reply: &Reply) -> Error {
         let err = self.http.failure(what, reply, Some(&self.token.file));
+        if reply.status == 429 && reply.retry_after.is_none() {
+            return quota::until_midnight(err, self.clock.instant());
+        }
         if err.class() != Some(Class::Auth) {
             return err;
         }
