@@ -185,3 +185,44 @@ fn a_multi_image_post_holds_2_to_20_images_of_its_author() {
     let mixed = [ours[0].clone(), theirs[0].clone()];
     assert_eq!(multi_image(&li, &mixed), 400);
 }
+
+/// Pagination: `start` (0) and `count` (10) by default, "fewer elements … than your count" at
+/// the end; and the Posts API's permissions: a member's posts are read only with
+/// `r_member_social`, restricted to approved apps, so the fake refuses a member's listing.
+#[test]
+fn the_finder_pages_by_start_and_count_and_refuses_a_member() {
+    let li = FakeLinkedin::start();
+    for n in 0..25 {
+        li.seed(ORG, &format!("Post {n}"), i64::from(n) * 1000);
+    }
+    let page = |query: &str| {
+        let (status, body) = call(&li, "GET", &format!("{FINDER}{query}"), None, &[], &[]);
+        assert_eq!(status, 200, "{query}: {body}");
+        let texts: Vec<String> = body["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["commentary"].as_str().unwrap().to_string())
+            .collect();
+        texts
+    };
+    let first = page("");
+    assert_eq!(first.len(), 10);
+    let second = page("&start=10&count=10");
+    assert_eq!(second.len(), 10);
+    assert!(
+        second.iter().all(|t| !first.contains(t)),
+        "{first:?} {second:?}"
+    );
+    assert_eq!(
+        page("&start=20&count=10").len(),
+        5,
+        "the end: fewer than count"
+    );
+    let member = FINDER.replace(
+        "urn%3Ali%3Aorganization%3A2414183",
+        "urn%3Ali%3Aperson%3A8675309",
+    );
+    assert_eq!(call(&li, "GET", &member, None, &[], &[]).0, 403);
+    assert_eq!(MEMBER, "urn:li:person:8675309");
+}
