@@ -17,6 +17,7 @@ use crate::voice::{Speaker, Voice};
 use std::time::Instant;
 
 mod batch;
+mod carry;
 mod deliver;
 mod judge;
 mod linked;

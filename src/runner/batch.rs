@@ -38,10 +38,11 @@
 //! A run stopped by a signal publishes nothing more: keys still queued were not started.
 
 use super::TargetRun;
+use super::carry::{Job, What};
 use crate::error::{Class, Error};
 use crate::fsutil::Staged;
 use crate::life::Receipt;
-use crate::life::{self, Event, Op};
+use crate::life::{self, Event, Op, Step, Then};
 use crate::post::Post;
 use crate::tally::Count;
 use crate::targets::Outgoing;
@@ -62,6 +63,7 @@ pub(super) struct Batch {
     since: Option<Instant>,
 }
 
+#[derive(Clone)]
 struct Queued {
     post: Post,
     out: Outgoing,
@@ -69,13 +71,14 @@ struct Queued {
 }
 
 impl TargetRun<'_> {
-    /// Publish the key now, or, for a target that batches, queue it for the next batch.
-    pub(super) fn send_or_queue(
+    /// For a target that batches, queue the key for the next batch instead of sending it now
+    /// (`true`: queued).
+    pub(super) fn queue(
         &mut self,
         post: &Post,
         out: &Outgoing,
         new_copy: bool,
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         // Only a backfill: a daily run's few keys keep their lines in key order across
         // targets. Pacing asks for one write at a time. A post with images goes alone: it may
         // need uploads (the `send` path), and 64 of them would hold all their bytes at once.
@@ -86,7 +89,7 @@ impl TargetRun<'_> {
             || self.run.plan.dry_run
             || new_copy
         {
-            return self.send(post, out, new_copy);
+            return Ok(false);
         }
         self.batch.since.get_or_insert_with(Instant::now);
         self.batch.queued.push(Queued {
@@ -97,7 +100,7 @@ impl TargetRun<'_> {
         if self.batch.queued.len() >= MAX_KEYS {
             self.flush()?;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Publish the queued keys if the oldest has waited `MAX_WAIT`.
@@ -138,10 +141,17 @@ impl TargetRun<'_> {
         // A key that failed in the batch goes on alone, with the ordinary retries.
         failed.sort_by_key(|(i, _)| *i);
         for (i, err) in failed {
-            let q = &queued[i];
+            let Queued {
+                post,
+                out,
+                new_copy,
+            } = queued[i].clone();
             let note = format!("{} (in a batch; sending it alone)", detail(&err));
-            self.voice.trace(q.post.key, "publish", "retry-safe", &note);
-            self.send(&q.post, &q.out, q.new_copy)?;
+            let (key, alone) = (post.key, true);
+            self.voice.trace(key, "publish", "retry-safe", &note);
+            let line = self.book.line(key);
+            let mut job = Job::new(What::Post { new_copy, alone }, Some(post), out, line);
+            self.carry_out(key, &mut job, Step::to(Then::Send(Duration::ZERO)))?;
         }
         Ok(())
     }

@@ -1,13 +1,14 @@
-//! Sending a post: pre-submit dedup, a lookup before any send that could repeat an earlier one,
-//! pacing, and in-run retries, each step as the key's life says. Nothing is sent again blind.
+//! Publishing a post: what it is sent as, then, carried out by the one loop (`carry.rs`) as the
+//! key's life says: pre-submit dedup or a lookup before any send that could repeat an earlier
+//! one, each send (its pending line first, paced), in-run retries. Nothing is sent again blind.
 
-use super::judge::Ask;
+use super::carry::{Job, What};
 use super::{Posts, TargetRun};
 use crate::error::Error;
 use crate::failed::Failed;
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Before, Event, KeyLine, Looking, Op, Phase, Sending, Step, Then, Why};
+use crate::life::{self, Before, Event, KeyLine, Op, Phase, Sending, Step, Then, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::tally::Count;
@@ -85,17 +86,40 @@ impl TargetRun<'_> {
         if let Some(names) = self.target.as_names() {
             out.native.fill(&names.choose(post.place(), generation));
         }
-        if before == Before::OnWord {
-            self.voice.trace(
-                key,
-                "retry",
-                "absent",
-                "retry --absent: sending on the human's word that the post is not on the target",
-            );
-        } else if before.looks() && !self.look_before_send(&post, &out, line.as_ref(), before)? {
-            return Ok(());
-        }
-        self.send_or_queue(&post, &out, new_copy)
+        self.publish(key, (post, out), line, sending.before, new_copy)
+    }
+
+    /// Carry out the publish of `post` as `out` (`line`: the key's line now): look first
+    /// (`Before::Look`: an earlier attempt may have landed; `Dedup`: a copy may be there
+    /// already), or send at once. A look that decides against sending says why.
+    fn publish(
+        &mut self,
+        key: Key,
+        (post, out): (Post, Outgoing),
+        line: Option<KeyLine>,
+        before: Before,
+        new_copy: bool,
+    ) -> Result<(), Error> {
+        let what = What::Post {
+            new_copy,
+            alone: false,
+        };
+        let mut job = Job::new(what, Some(post), out, line);
+        let first = match (before, &job.before) {
+            (Before::OnWord, _) => {
+                let word = "retry --absent: sending on the human's word that the post is not on the target";
+                self.voice.trace(key, "retry", "absent", word);
+                Then::Send(Duration::ZERO)
+            }
+            (Before::Look, Some(line)) => {
+                let now = self.run.clock.now().timestamp();
+                job.looking = self.here.landing.confirm(line, now);
+                Then::Look(Duration::ZERO)
+            }
+            (Before::Look | Before::Dedup, _) => Then::Look(Duration::ZERO),
+            (Before::Send, _) => Then::Send(Duration::ZERO),
+        };
+        self.carry_out(key, &mut job, Step::to(first))
     }
 
     /// A thread target: its text may link to other targets' copies: a new thread waits for
@@ -127,48 +151,7 @@ impl TargetRun<'_> {
             fresh,
             generation,
         } = sending;
-        self.thread(&post, line, generation, fresh, before.looks(), why)
-    }
-
-    /// The look before a send (`Before::Look`: an earlier attempt may have landed; `Dedup`: a
-    /// copy may be there already). `false`: the look decided against sending, and said why.
-    fn look_before_send(
-        &mut self,
-        post: &Post,
-        out: &Outgoing,
-        line: Option<&KeyLine>,
-        before: Before,
-    ) -> Result<bool, Error> {
-        let key = post.key;
-        let dedup = before == Before::Dedup;
-        let now = self.run.clock.now().timestamp();
-        let (looking, kept, action) = match line.filter(|_| !dedup) {
-            Some(line) => (
-                self.here.landing.confirm(line, now),
-                self.kept_payload(key),
-                "confirm",
-            ),
-            None => (Looking::Dedup, None, "dedup"),
-        };
-        let kept = kept.map(|body| Outgoing {
-            body,
-            ..out.clone()
-        });
-        let ask = Ask {
-            looking,
-            out: kept.as_ref().unwrap_or(out),
-            sends: 0,
-            sendable: true,
-        };
-        let started = Instant::now();
-        let step = self.judge(key, ask, self.book.keeps(post, line))?;
-        let send = matches!(step.then, Then::Send(_));
-        if !send {
-            self.tell(key, &step, Told::new(Some(&post.title), started, action))?;
-        } else if let Some(note) = step.say.as_deref().filter(|_| dedup) {
-            self.voice.say(key, "note", note);
-        }
-        Ok(send)
+        self.thread(post, line, (generation, fresh), before.looks(), why)
     }
 
     /// A pending key whose post is gone: look; a copy found is recorded, a proved absence
@@ -191,93 +174,67 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let sent = Outgoing {
-            body: self.kept_payload(key).unwrap_or_default(),
             native: line.copies.current.native.clone(),
             generation: line.copies.current.generation,
             ..Outgoing::default()
         };
         let now = self.run.clock.now().timestamp();
-        let ask = Ask {
-            looking: self.here.landing.confirm(&line, now),
-            out: &sent,
-            sends: 0,
-            sendable: false,
-        };
-        let keeps = life::Keeps {
-            fp: line.fp.clone().unwrap_or_default(),
-            payload: String::new(),
-            media: line.copies.current.media.clone(),
-            copy: None,
-        };
-        let started = Instant::now();
-        let step = self.judge(key, ask, keeps)?;
-        self.tell(key, &step, Told::new(None, started, "confirm"))
+        let looking = self.here.landing.confirm(&line, now);
+        let mut job = Job::new(What::Look, None, sent, Some(line));
+        job.looking = looking;
+        self.carry_out(key, &mut job, Step::to(Then::Look(Duration::ZERO)))
     }
 
-    /// Send, with in-run retries: retry-safe failures after a backoff, an unknown outcome only
-    /// after the lookup proves the attempt did not land.
-    pub(super) fn send(
-        &mut self,
-        post: &Post,
-        out: &Outgoing,
-        new_copy: bool,
-    ) -> Result<(), Error> {
-        let key = post.key;
-        let mut sends = 0;
-        let mut wait = Duration::ZERO;
-        // The line before this run's first attempt: a failure that provably sent nothing
-        // leaves what may have landed as it was then.
-        let before = self.book.line(key);
-        let payload = self.book.edit_mark(post);
-        loop {
-            if !wait.is_zero() && !signals::sleep(wait) {
-                // Stopped while waiting: the line says what the last attempt did.
-                return Ok(());
-            }
-            sends += 1;
-            self.pace();
-            let pending = self.book.apply(
-                key,
-                &Event::Attempt {
-                    op: Op::Publish,
-                    fp: &post.fingerprint,
-                    marks: &out.marks,
-                    payload: Some(&payload),
-                    new_copy: new_copy && sends == 1,
-                    native: &out.native,
-                },
-            )?;
-            if pending.written().is_none() {
-                // The rules refused the attempt (too many copies).
-                return self.tell(
-                    key,
-                    &pending,
-                    Told::new(Some(&post.title), Instant::now(), "publish"),
-                );
-            }
-            if self.here.keeps_payload {
-                let bytes = serde_json::to_vec(&out.body).expect("a JSON value serialises");
-                self.sent().keep(key, Kept::Payload, &bytes)?;
-            }
-            let clock = Instant::now();
-            let err = match self.publish_once(post, out) {
-                Ok(receipt) => return self.published(post, receipt, before.as_ref(), sends, clock),
-                Err(err) => err,
-            };
-            let detail = tell::failure::detail(&err);
-            let Some(mut step) =
-                self.send_failed(post, &err, (before.as_ref(), sends), ("publish", detail))?
-            else {
-                return Ok(());
-            };
-            if let Then::Look(_) = step.then {
-                step = self.look_after(post, out, sends)?;
-            }
-            match step.then {
-                Then::Send(next) => wait = next,
-                _ => return self.tell(key, &step, Told::new(Some(&post.title), clock, "confirm")),
-            }
+    /// Send the post once (`Then::Send`), or queue it for the next batch: its pending line
+    /// first, durable before the request; then the request, and its answer handed to the
+    /// key's life: a retry-safe failure is sent again after a backoff, an unknown outcome only
+    /// after a lookup proves the attempt did not land. `None`: told, nothing more.
+    pub(super) fn send(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
+        let What::Post { new_copy, alone } = job.what else {
+            unreachable!("a post is sent")
+        };
+        let post = job.post.clone().expect("a post to send");
+        if job.sends == 0 && !alone && self.queue(&post, &job.out, new_copy)? {
+            return Ok(None);
         }
+        job.sends += 1;
+        self.pace();
+        let payload = self.book.edit_mark(&post);
+        let pending = self.book.apply(
+            key,
+            &Event::Attempt {
+                op: Op::Publish,
+                fp: &post.fingerprint,
+                marks: &job.out.marks,
+                payload: Some(&payload),
+                new_copy: new_copy && job.sends == 1,
+                native: &job.out.native,
+            },
+        )?;
+        if pending.written().is_none() {
+            // The rules refused the attempt (too many copies).
+            let told = Told::new(Some(&post.title), Instant::now(), "publish");
+            return self.tell(key, &pending, told).map(|()| None);
+        }
+        if self.here.keeps_payload {
+            let bytes = serde_json::to_vec(&job.out.body).expect("a JSON value serialises");
+            self.sent().keep(key, Kept::Payload, &bytes)?;
+        }
+        job.started = Instant::now();
+        let err = match self.publish_once(&post, &job.out) {
+            Ok(receipt) => return self.published(&post, receipt, job).map(|()| None),
+            Err(err) => err,
+        };
+        let detail = tell::failure::detail(&err);
+        let before = (job.before.as_ref(), job.sends);
+        let step = self.send_failed(&post, &err, before, ("publish", detail))?;
+        // After an unknown outcome: look until the attempt is found, proved absent (then the
+        // step says to send again), or the rules say to stop.
+        if let Some(Then::Look(_)) = step.as_ref().map(|s| &s.then) {
+            let now = self.run.clock.now().timestamp();
+            (job.looking, job.looks) = (self.here.landing.after_lost(now), 0);
+        }
+        Ok(step)
     }
 
     /// One publish of `post`: its images first, each answer on the pending line; then the
@@ -305,14 +262,7 @@ impl TargetRun<'_> {
 
     /// The post landed: the done line, with what it uploaded and which copy it is; the kept
     /// payload goes.
-    fn published(
-        &mut self,
-        post: &Post,
-        receipt: Receipt,
-        before: Option<&KeyLine>,
-        sends: u32,
-        clock: Instant,
-    ) -> Result<(), Error> {
+    fn published(&mut self, post: &Post, receipt: Receipt, job: &Job) -> Result<(), Error> {
         let key = post.key;
         let copy = (self.target.as_names()).and_then(|n| n.copy_of(post.place(), &receipt.id));
         let receipts = [receipt];
@@ -321,36 +271,14 @@ impl TargetRun<'_> {
             copy,
             ..self.book.keeps(post, None)
         };
-        let step = self.book.land(
-            key,
-            (&keeps, &receipts),
-            life::How::Published,
-            before,
-            sends,
-        )?;
+        let (before, how) = (job.before.as_ref(), life::How::Published);
+        let step = (self.book).land(key, (&keeps, &receipts), how, before, job.sends)?;
         if self.here.keeps_payload {
             self.sent().remove(key, Kept::Payload);
         }
-        let note = receipts[0].note.clone();
-        self.tell(
-            key,
-            &step,
-            Told::new(Some(&post.title), clock, "publish").note(note.as_deref()),
-        )
-    }
-
-    /// After an unknown outcome: look until the attempt is found, proved absent (then the
-    /// step says to send again), or the rules say to stop.
-    fn look_after(&mut self, post: &Post, out: &Outgoing, sends: u32) -> Result<Step, Error> {
-        let now = self.run.clock.now().timestamp();
-        let ask = Ask {
-            looking: self.here.landing.after_lost(now),
-            out,
-            sends,
-            sendable: true,
-        };
-        let line = self.book.line(post.key);
-        self.judge(post.key, ask, self.book.keeps(post, line.as_ref()))
+        let note = receipts[0].note.as_deref();
+        let told = Told::new(Some(&post.title), job.started, "publish").note(note);
+        self.tell(key, &step, told)
     }
 
     /// When an attempt recorded on `line` can no longer land (`life::Landing::deadline`).

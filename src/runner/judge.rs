@@ -1,13 +1,13 @@
-//! A key's lookups, judged by its life: each look (`look::Looker`, with this pass's lookup, the
-//! key's line and what the pass knows of other lines) is handed to `life::next`, and looked
-//! again while it says so; each answer is traced.
+//! A key's lookups, judged by its life: each look the loop makes (`Then::Look`; a look with
+//! this pass's lookup, the key's line and what the pass knows of other lines: `look::Looker`)
+//! is handed to `life::next`, which says whether to look again; each answer is traced.
 
 use super::TargetRun;
+use super::carry::{Job, What};
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::{self, Event, KeyLine, Looking, Step, Then};
 use crate::look::{Looker, Seen};
-use crate::signals;
 use crate::targets::Attempts;
 
 impl TargetRun<'_> {
@@ -40,102 +40,82 @@ impl TargetRun<'_> {
         looked.seen
     }
 
-    /// Look (`see`), and look again after a failed lookup while the rules allow;
-    /// then hand the answer to the key's life; `keeps`: what a found copy's done line keeps.
-    pub(super) fn judge(&mut self, key: Key, ask: Ask, keeps: life::Keeps) -> Result<Step, Error> {
+    /// Look for the key's copy (`Then::Look`) as the job says (`Job::looking`), and hand the
+    /// answer to its life: a look again waits no more first. Before any attempt only what a
+    /// send now would carry is looked for (dedup); after one, every attempt on the line, from
+    /// its first (`KeyLine::sought`), with what was sent for a lookup handed it
+    /// (`Find::keeps_payload`). A copy found is judged with what its done line keeps.
+    pub(super) fn look(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
         let line = self.book.line(key);
-        // Before any attempt only what a send now would carry is looked for; after one, every
-        // attempt on the line, from its first (`KeyLine::sought`).
-        let sought = match ask.looking {
-            Looking::Dedup => None,
-            Looking::Confirm { .. } => line.as_ref().map(|l| l.sought(&ask.out.marks)),
-        };
+        let first = job.looking == Looking::Dedup;
+        let sought = (line.as_ref().filter(|_| !first)).map(|l| l.sought(&job.out.marks));
+        let kept = self.kept_payload(key).filter(|_| !first);
         let attempts = Attempts {
             key: line.as_ref().map_or(key, KeyLine::place_key),
-            marks: sought.as_ref().map_or(&ask.out.marks, |s| &s.marks),
+            marks: sought.as_ref().map_or(&job.out.marks, |s| &s.marks),
             since: sought.as_ref().and_then(|s| s.since),
             last: sought.as_ref().and_then(|s| s.last),
-            sent: &ask.out.body,
-            native: &ask.out.native,
-            generation: ask.out.generation,
-            deadline: ask.looking.deadline(),
+            sent: kept.as_ref().unwrap_or(&job.out.body),
+            native: &job.out.native,
+            generation: job.out.generation,
+            deadline: job.looking.deadline(),
         };
-        let wanted = Wanted::Copy(keeps);
-        match self.look_for(
-            key,
-            &attempts,
-            ask.looking,
-            (ask.sends, ask.sendable),
-            &wanted,
-        )? {
-            Judged::Step(step) => Ok(step),
-            Judged::PartFound => unreachable!("a copy is looked for, not a part"),
+        let keeps = match (&job.post, &line) {
+            (Some(post), line) => self.book.keeps(post, line.as_ref()),
+            (None, line) => life::Keeps {
+                fp: line.as_ref().and_then(|l| l.fp.clone()).unwrap_or_default(),
+                payload: String::new(),
+                media: line.as_ref().and_then(|l| l.copies.current.media.clone()),
+                copy: None,
+            },
+        };
+        let seen = self.see(key, &attempts, job.looking);
+        let failure = seen.failure(|err| self.failed(err, None));
+        let found;
+        let verdict = match &seen {
+            Seen::Found(receipts) => {
+                found = self.found_copy(attempts.key, receipts, &keeps);
+                life::Verdict::Found(found.landed(receipts, life::How::Confirmed, first))
+            }
+            seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
+        };
+        let step = self.looked(key, job, &seen, verdict)?;
+        self.trace_look(key, &seen, &step, first);
+        if let (true, Then::Send(_), Some(note)) = (first, &step.then, &step.say) {
+            self.voice.say(key, "note", note);
         }
+        Ok(Some(step))
     }
 
-    /// Look for `attempts` as `looking` says (`see`) and hand each answer to the key's life,
-    /// looking again while it says so. `sends`: sends made for the key this run; `sendable`: a
-    /// post is there to send if what is looked for is absent. A copy found is judged here; a
-    /// part found is put on the line when the thread says it is the part (`part_seen`).
-    pub(super) fn look_for(
+    /// What one look `seen` (a failed one counted) is to the key's life (`verdict`), handed to
+    /// it; a lookup refused stops the target for the run. A look again waits no more first.
+    pub(super) fn looked(
         &mut self,
         key: Key,
-        attempts: &Attempts,
-        mut looking: Looking,
-        (sends, sendable): (u32, bool),
-        wanted: &Wanted,
-    ) -> Result<Judged, Error> {
-        let first = looking == Looking::Dedup;
-        let mut looks = 0;
-        loop {
-            let seen = self.see(key, attempts, looking);
-            if matches!(seen, Seen::Transient(_)) {
-                looks += 1;
-            }
-            let failure = seen.failure(|err| self.failed(err, None));
-            let (found, as_part);
-            let verdict = match (&seen, wanted) {
-                (Seen::Found(receipts), Wanted::Copy(keeps)) => {
-                    found = self.found_copy(attempts.key, receipts, keeps);
-                    life::Verdict::Found(found.landed(receipts, life::How::Confirmed, first))
-                }
-                (Seen::Found(_) | Seen::Foreign(_), Wanted::Part(n)) => {
-                    match self.part_seen(key, *n, &seen)? {
-                        Some(seen) => as_part = seen,
-                        None => return Ok(Judged::PartFound),
-                    }
-                    as_part.verdict(None)
-                }
-                (seen, _) => seen.verdict(failure.as_ref().map(|f| f.borrow())),
-            };
-            let step = self.book.apply(
-                key,
-                &Event::Looked {
-                    verdict,
-                    first,
-                    looks,
-                    sends,
-                    sendable,
-                },
-            )?;
-            if let Wanted::Copy(_) = wanted {
-                self.trace_look(key, &seen, &step, first);
-            }
-            if let Seen::Refused(err) = &seen {
-                self.stop_for(key, err);
-            }
-            match step.then {
-                Then::Look(wait) => {
-                    if !signals::sleep(wait) {
-                        return Ok(Judged::Step(step));
-                    }
-                    if let Looking::Confirm { wait_first, .. } = &mut looking {
-                        *wait_first = false;
-                    }
-                }
-                _ => return Ok(Judged::Step(step)),
-            }
+        job: &mut Job,
+        seen: &Seen,
+        verdict: life::Verdict,
+    ) -> Result<Step, Error> {
+        if matches!(seen, Seen::Transient(_)) {
+            job.looks += 1;
         }
+        let step = self.book.apply(
+            key,
+            &Event::Looked {
+                verdict,
+                first: job.looking == Looking::Dedup,
+                looks: job.looks,
+                sends: job.sends,
+                sendable: !matches!(job.what, What::Look),
+            },
+        )?;
+        if let Seen::Refused(err) = seen {
+            self.stop_for(key, err);
+        }
+        if let Looking::Confirm { wait_first, .. } = &mut job.looking {
+            *wait_first = false;
+        }
+        Ok(step)
     }
 
     /// What the done line of a copy found keeps: `keeps`, and which copy it is when the
@@ -170,32 +150,4 @@ impl TargetRun<'_> {
                 .trace(key, line.action, line.result, &line.detail);
         }
     }
-}
-
-/// What a look is for.
-pub(super) enum Wanted {
-    /// The key's copy; the done line of a copy found keeps these.
-    Copy(life::Keeps),
-    /// Part `n` of the key's thread, looked for by its own mark.
-    Part(usize),
-}
-
-/// What a look came to: the key's life's step, or part `n` found and on the line.
-pub(super) enum Judged {
-    Step(Step),
-    PartFound,
-}
-
-/// What a lookup is asked: how to look, for what, and what the key's life needs to judge the
-/// answer.
-pub(super) struct Ask<'a> {
-    pub looking: Looking,
-    /// What a send now would carry (its marks are looked for beside those of the line's
-    /// attempts), or what was sent, for a lookup handed it (`Find::keeps_payload`); what the
-    /// platform chose for the copy, and which copy it is.
-    pub out: &'a crate::targets::Outgoing,
-    /// Sends made for the key this run.
-    pub sends: u32,
-    /// A post is there to send if the copy is absent.
-    pub sendable: bool,
 }

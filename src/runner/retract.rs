@@ -3,13 +3,15 @@
 //! that proves it gone before the copy leaves the line. It works from the line alone, so a
 //! post whose file was deleted can still be retracted.
 
+use super::carry::{Job, Removing, What};
 use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
 use crate::life::Key;
-use crate::life::{Event, KeyLine, Phase, Then, Word};
+use crate::life::{Event, KeyLine, Phase, Step, Word};
 use crate::post::Post;
 use crate::tally::Count;
 use crate::targets::Lookup;
+use crate::targets::Outgoing;
 use crate::tell;
 
 impl TargetRun<'_> {
@@ -29,37 +31,51 @@ impl TargetRun<'_> {
             return Ok(());
         }
         let before = (!resume).then(|| line.clone());
-        let mut step = self.book.apply(key, &Event::Retracting)?;
+        let step = self.book.apply(key, &Event::Retracting)?;
         let post = posts
             .has(key)
             .then(|| self.book.post(key, posts).ok())
             .flatten();
-        let mut removed: Vec<String> = Vec::new();
-        while let Then::Remove(id) = step.then.clone() {
-            let Some(verified) = self.remove(key, &id, resume, post.as_ref(), before.as_ref())?
-            else {
-                return Ok(());
-            };
-            removed.push(id.clone());
-            self.voice.outcome.removed.insert(key);
-            step = self
-                .book
-                .apply(key, &Event::Removed { id: &id, verified })?;
-            if step.word != Word::Retracted {
-                self.voice
-                    .trace(key, "retract", "removed", &format!("id={id}"));
-            }
+        let removing = Removing {
+            resume,
+            line,
+            removed: Vec::new(),
+        };
+        let what = What::Retract(Box::new(removing));
+        let mut job = Job::new(what, post, Outgoing::default(), before);
+        self.carry_out(key, &mut job, step)
+    }
+
+    /// Remove the copy `id` the key's life names next (`Then::Remove`), and hand what became of
+    /// it to the key's life. `None`: the copy is still there, or the outcome cannot be told
+    /// (recorded and said).
+    pub(super) fn remove(
+        &mut self,
+        key: Key,
+        job: &mut Job,
+        id: &str,
+    ) -> Result<Option<Step>, Error> {
+        let What::Retract(removing) = &mut job.what else {
+            unreachable!("a retract removes")
+        };
+        let (resume, post) = (removing.resume, job.post.as_ref());
+        let Some(verified) = self.removal(key, id, resume, post, job.before.as_ref())? else {
+            return Ok(None);
+        };
+        removing.removed.push(id.to_string());
+        self.voice.outcome.removed.insert(key);
+        let step = (self.book).apply(key, &Event::Removed { id, verified })?;
+        if step.word != Word::Retracted {
+            self.voice
+                .trace(key, "retract", "removed", &format!("id={id}"));
         }
-        if step.word == Word::Retracted {
-            self.retracted(key, &line, &removed);
-        }
-        Ok(())
+        Ok(Some(step))
     }
 
     /// Remove the copy `id` (`resume`: of a retract an earlier run left half way). What
     /// `verify` says: `Some` gone, `None` when it is still there or the outcome cannot be told
     /// (recorded and said).
-    fn remove(
+    fn removal(
         &mut self,
         key: Key,
         id: &str,
@@ -128,7 +144,7 @@ impl TargetRun<'_> {
 
     /// Every copy is removed: traced and counted with its id, whether a lookup showed it gone,
     /// and the other ids `removed` this time.
-    fn retracted(&mut self, key: Key, line: &KeyLine, removed: &[String]) {
+    pub(super) fn retracted(&mut self, key: Key, line: &KeyLine, removed: &[String]) {
         let now = self.book.line(key);
         let id = now
             .as_ref()

@@ -9,18 +9,18 @@ mod look;
 mod split;
 
 use super::TargetRun;
+use super::carry::{Job, Parts, What};
 use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Event, KeyLine, Op, Part, Then, Why};
+use crate::life::{self, Event, KeyLine, Op, Part, Step, Then, Why};
 use crate::post::Post;
 use crate::signals;
-use crate::targets::{Media, Thread};
+use crate::targets::{Media, Outgoing, Thread};
 use crate::tell;
 use crate::thread::{Prepared, Turn};
 use crate::voice::Told;
-use look::Next;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use store::sent::Kept;
 
 impl TargetRun<'_> {
@@ -28,10 +28,9 @@ impl TargetRun<'_> {
     /// may already be out (look before sending it).
     pub(super) fn thread(
         &mut self,
-        post: &Post,
+        post: Post,
         line: Option<KeyLine>,
-        generation: u32,
-        new_copy: bool,
+        (generation, new_copy): (u32, bool),
         maybe: bool,
         why: Why,
     ) -> Result<(), Error> {
@@ -45,29 +44,45 @@ impl TargetRun<'_> {
         // Something of this copy may be out: parts on the line, or the first part not on it.
         let outstanding = resumed && (maybe || !landed.is_empty());
         let prepared =
-            match self.thread_split(post, line.as_ref(), generation, resumed, outstanding) {
+            match self.thread_split(&post, line.as_ref(), generation, resumed, outstanding) {
                 Ok(prepared) => prepared,
                 Err(unsplit) => {
                     let split::Unsplit { err, settled } = *unsplit;
-                    return self.not_sent(post, &err, settled.as_ref().or(line.as_ref()));
+                    return self.not_sent(&post, &err, settled.as_ref().or(line.as_ref()));
                 }
             };
         if self.run.plan.dry_run {
             let out = (landed.len(), maybe);
-            self.preview(key).thread(post, &prepared.pieces, out, why);
+            self.preview(key).thread(&post, &prepared.pieces, out, why);
             return Ok(());
         }
-        if self.skip_send_if_stopped(post, line.as_ref(), !outstanding)? {
+        if self.skip_send_if_stopped(&post, line.as_ref(), !outstanding)? {
             return Ok(());
         }
         if why != Why::Due {
             self.voice.say(key, "retry", &tell::line::retry(why));
         }
         let before = self.book.line(key);
-        if !self.thread_pending(post, &prepared, generation, new_copy)? {
+        if !self.thread_pending(&post, &prepared, generation, new_copy)? {
             return Ok(());
         }
-        self.send_parts(post, &prepared, generation, before.as_ref(), maybe)
+        // Each part not on the line, in turn: looked for first when it may be out, else sent
+        // and on the line as it lands; the done line once every part is out.
+        let parts = Parts {
+            prepared,
+            sent: 0,
+            found: 0,
+        };
+        let out = Outgoing {
+            generation,
+            ..Outgoing::default()
+        };
+        let mut job = Job::new(What::Thread(Box::new(parts)), Some(post), out, before);
+        let first = match maybe {
+            true => Then::Look(Duration::ZERO),
+            false => Then::Send(Duration::ZERO),
+        };
+        self.carry_out(key, &mut job, Step::to(first))
     }
 
     /// The pending line, durable before the first part goes, then the split on it and the
@@ -107,78 +122,78 @@ impl TargetRun<'_> {
         Ok(true)
     }
 
-    /// Each part not on the line, in turn: looked for first when it may be out, else sent
-    /// and on the line as it lands; the done line once every part is out.
-    fn send_parts(
-        &mut self,
-        post: &Post,
-        prepared: &Prepared,
-        generation: u32,
-        before: Option<&KeyLine>,
-        mut maybe: bool,
-    ) -> Result<(), Error> {
-        let key = post.key;
-        let pieces = &prepared.pieces;
-        let started = Instant::now();
-        let mut failures = 0;
+    /// The part the thread sends or looks for next: the first not on the line. When every
+    /// part is out: the done line (told), and `None`.
+    pub(super) fn next_part(&mut self, key: Key, job: &Job) -> Result<Option<usize>, Error> {
+        let landed = self.landed_parts(key);
+        let What::Thread(parts) = &job.what else {
+            unreachable!("a thread's parts")
+        };
+        if landed.len() < parts.prepared.pieces.len() {
+            return Ok(Some(landed.len()));
+        }
         // Parts sent by this run, and parts it found there: none sent means every part was
         // out before this run sent anything.
-        let (mut sent, mut found) = (0, 0);
-        loop {
-            let landed = self
-                .book
-                .line(key)
-                .map(|l| l.copies.current.parts)
-                .unwrap_or_default();
-            let n = landed.len();
-            let Some(piece) = pieces.get(n) else {
-                let how = life::thread_how(sent, before.is_some());
-                let note = tell::line::parts_note(landed.len(), found);
-                return self.thread_done(post, prepared, &landed, (how, &note), started);
-            };
-            if maybe {
-                // With no line before this run, nothing of this run can be in flight: the
-                // look (dedup) need not wait for a late landing.
-                let wait = before.is_some();
-                match self.look_part(key, generation, n, piece, failures, wait)? {
-                    Next::Landed => {
-                        found += 1;
-                        continue;
-                    }
-                    Next::Send => maybe = false,
-                    Next::Stop => return Ok(()),
+        let how = life::thread_how(parts.sent, job.before.is_some());
+        let note = tell::line::parts_note(landed.len(), parts.found);
+        self.thread_done(job, &landed, (how, &note))?;
+        Ok(None)
+    }
+
+    /// The parts of the key's thread on its line.
+    pub(super) fn landed_parts(&self, key: Key) -> Vec<Part> {
+        (self.book.line(key))
+            .map(|l| l.copies.current.parts)
+            .unwrap_or_default()
+    }
+
+    /// Send the thread's next part (`Then::Send`), on the line as it lands; the part after it
+    /// goes next. A part whose outcome is unknown is looked for before anything more is sent.
+    /// `None`: every part is out (told), or the failure is told and ends the run's tries.
+    pub(super) fn send_part(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
+        let Some(n) = self.next_part(key, job)? else {
+            return Ok(None);
+        };
+        let landed = self.landed_parts(key);
+        (job.sends, job.looks) = (job.sends + 1, 0);
+        let What::Thread(parts) = &job.what else {
+            unreachable!("a thread's parts")
+        };
+        let (post, pieces) = (job.post(), &parts.prepared.pieces);
+        let turn = Turn {
+            key: post.place(),
+            generation: job.out.generation,
+            n,
+            piece: &pieces[n],
+            landed: &landed,
+        };
+        let err = match self.part_request(post, &turn) {
+            Ok((part, url)) => {
+                self.part_landed(key, n, &part, url.as_deref(), pieces.len())?;
+                job.sends = 0;
+                if let What::Thread(parts) = &mut job.what {
+                    parts.sent += 1;
                 }
+                return Ok(Some(Step::to(Then::Send(Duration::ZERO))));
             }
-            failures += 1;
-            let turn = Turn {
-                key: post.place(),
-                generation,
-                n,
-                piece,
-                landed: &landed,
-            };
-            let err = match self.send_part(post, &turn) {
-                Ok((part, url)) => {
-                    self.part_landed(key, n, &part, url.as_deref(), pieces.len())?;
-                    failures = 0;
-                    sent += 1;
-                    continue;
-                }
-                Err(err) => err,
-            };
-            let detail = tell::thread::at_part(n, &tell::failure::detail(&err));
-            let failed = self.send_failed(post, &err, (before, failures), ("publish", detail))?;
-            match failed.map(|step| step.then) {
-                Some(Then::Send(wait)) if signals::sleep(wait) => maybe = false,
-                Some(Then::Look(_)) => maybe = true,
-                _ => return Ok(()),
-            }
-        }
+            Err(err) => err,
+        };
+        let detail = tell::thread::at_part(n, &tell::failure::detail(&err));
+        let before = (job.before.as_ref(), job.sends);
+        let failed = self.send_failed(job.post(), &err, before, ("publish", detail))?;
+        Ok(match failed {
+            Some(step) if matches!(step.then, Then::Look(_)) => Some(step),
+            Some(Step {
+                then: Then::Send(wait),
+                ..
+            }) if signals::sleep(wait) => Some(Step::to(Then::Send(Duration::ZERO))),
+            _ => None,
+        })
     }
 
     /// Send one part (part 0 with the post's images); a part whose id is not usable is an
     /// unknown outcome.
-    fn send_part(&mut self, post: &Post, turn: &Turn) -> Result<(Part, Option<String>), Error> {
+    fn part_request(&mut self, post: &Post, turn: &Turn) -> Result<(Part, Option<String>), Error> {
         let media = match turn.n {
             0 => self.upload(post, false),
             _ => Ok(Media::default()),
@@ -246,31 +261,29 @@ impl TargetRun<'_> {
     /// Every part is out: the done line (its copy is part 0), and the kept parts go.
     fn thread_done(
         &mut self,
-        post: &Post,
-        prepared: &Prepared,
+        job: &Job,
         landed: &[Part],
         (how, note): (life::How, &str),
-        started: Instant,
     ) -> Result<(), Error> {
+        let (post, What::Thread(parts)) = (job.post(), &job.what) else {
+            unreachable!("a thread's parts")
+        };
         let key = post.key;
         let line = self.book.line(key).expect("the pending line");
         let receipts = [Receipt {
             url: line.copies.current.url.clone(),
             ..Receipt::id(&landed[0].id)
         }];
-        let parts = life::Keeps {
-            fp: prepared.fp.clone(),
-            payload: prepared.payload.clone(),
+        let keeps = life::Keeps {
+            fp: parts.prepared.fp.clone(),
+            payload: parts.prepared.payload.clone(),
             media: self.unattached(key, post),
             copy: None,
         };
-        let step = self.book.land(key, (&parts, &receipts), how, None, 0)?;
+        let step = self.book.land(key, (&keeps, &receipts), how, None, 0)?;
         self.sent().remove(key, Kept::Thread);
-        self.tell(
-            key,
-            &step,
-            Told::new(Some(&post.title), started, "publish").note(Some(note)),
-        )
+        let told = Told::new(Some(&post.title), job.started, "publish").note(Some(note));
+        self.tell(key, &step, told)
     }
 
     /// The parts of the key's thread as kept before its first send (`store::sent`); kept

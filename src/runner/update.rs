@@ -3,18 +3,18 @@
 //! reading the copy back). An update is never turned into a create: resending one is harmless,
 //! a second copy is not.
 
+use super::carry::{Job, What};
 use super::{Posts, TargetRun};
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, EditCheck, Event, KeyLine, Op, Then, Verdict, Word};
+use crate::life::{self, EditCheck, Event, KeyLine, Op, Step, Then, Verdict, Word};
 use crate::look::Seen;
 use crate::post::Post;
-use crate::signals;
 use crate::tally::Count;
 use crate::targets::{Media, Outgoing};
 use crate::tell;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 impl TargetRun<'_> {
     /// A done key within its edit window: send the edit if the payload changed. A line from
@@ -61,7 +61,10 @@ impl TargetRun<'_> {
         let post = self.images_for(&post);
         let post = self.book.copies(key).put_in(post);
         match self.prepare_edit(key, &line, &post) {
-            Ok(out) => self.update(&post, &out),
+            Ok(out) => {
+                let mut job = Job::new(What::Update, Some(post), out, Some(line));
+                self.carry_out(key, &mut job, Step::to(Then::Send(Duration::ZERO)))
+            }
             Err(err) => self.edit_not_sent(key, &line, &post, err),
         }
     }
@@ -110,90 +113,78 @@ impl TargetRun<'_> {
         Ok(())
     }
 
-    /// Send the update, pending line first; a lost answer is read back, and the update resent
-    /// (never a create) while the copy does not hold it yet.
-    fn update(&mut self, post: &Post, out: &Outgoing) -> Result<(), Error> {
-        let key = post.key;
-        let mut sends = 0;
-        loop {
-            sends += 1;
-            let before = self.book.line(key);
-            let id = before
-                .as_ref()
-                .and_then(|l| l.copies.current.id.clone())
-                .unwrap_or_default();
-            // What only the platform reads of the copy (the version Ghost wants back).
-            let native = before
-                .as_ref()
-                .map(|l| l.copies.current.native.clone())
-                .unwrap_or_default();
-            self.book.apply(
-                key,
-                &Event::Attempt {
-                    op: Op::Update,
-                    fp: &post.fingerprint,
-                    marks: &[],
-                    payload: None,
-                    new_copy: false,
-                    native: &life::Native::new(),
-                },
-            )?;
-            let started = Instant::now();
-            // New images are uploaded first (each on the pending line), then the copy updated.
-            let uploaded = self.upload(post, true);
-            let result = uploaded.and_then(|media| {
-                let out = Outgoing {
-                    media,
-                    native,
-                    ..out.clone()
-                };
-                match self.target.as_thread().is_some() {
-                    true => self.update_thread(post, &out.media),
-                    false => self
-                        .target
-                        .as_update()
-                        .and_then(|u| u.update(&id, post, &out)),
-                }
-            });
-            let err = match result {
-                Ok(receipt) => {
-                    let receipt = life::checked(&receipt).unwrap_or_else(|_| Receipt::id(&id));
-                    return self.updated(post, vec![receipt], started);
-                }
-                Err(err) => tell::edit::advice(key, &self.cfg.name, err),
-            };
-            let detail = tell::failure::detail(&err);
-            let failed =
-                self.send_failed(post, &err, (before.as_ref(), sends), ("update", detail))?;
-            if failed.is_none() {
-                return Ok(());
-            }
-            signals::sleep(self.cfg.policy.confirm_delay + self.here.landing.settle);
-            let line = self.book.line(key).expect("the pending update");
+    /// Send the update once (`Then::Send`), pending line first. A lost answer is read back
+    /// (`Then::ReadBack`, after the time the copy may take to show it), and the update sent
+    /// again (never a create) while the copy does not hold it yet. `None`: told, nothing more.
+    pub(super) fn send_update(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
+        job.sends += 1;
+        let before = self.book.line(key);
+        let id = before
+            .as_ref()
+            .and_then(|l| l.copies.current.id.clone())
+            .unwrap_or_default();
+        // What only the platform reads of the copy (the version Ghost wants back).
+        let native = before
+            .as_ref()
+            .map(|l| l.copies.current.native.clone())
+            .unwrap_or_default();
+        let post = job.post();
+        self.book.apply(
+            key,
+            &Event::Attempt {
+                op: Op::Update,
+                fp: &post.fingerprint,
+                marks: &[],
+                payload: None,
+                new_copy: false,
+                native: &life::Native::new(),
+            },
+        )?;
+        let started = Instant::now();
+        // New images are uploaded first (each on the pending line), then the copy updated.
+        let uploaded = self.upload(post, true);
+        let result = uploaded.and_then(|media| {
             let out = Outgoing {
-                media: Media::on_copy(line.copies.current.media.as_deref()),
-                ..out.clone()
+                media,
+                native,
+                ..job.out.clone()
             };
-            if self.read_back(post, &id, &out, sends, started)? {
-                continue;
+            match self.target.as_thread().is_some() {
+                true => self.update_thread(post, &out.media),
+                false => (self.target.as_update()).and_then(|u| u.update(&id, post, &out)),
             }
-            return Ok(());
-        }
+        });
+        let err = match result {
+            Ok(receipt) => {
+                let receipt = life::checked(&receipt).unwrap_or_else(|_| Receipt::id(&id));
+                return self.updated(post, vec![receipt], started).map(|()| None);
+            }
+            Err(err) => tell::edit::advice(key, &self.cfg.name, err),
+        };
+        let detail = tell::failure::detail(&err);
+        let failed =
+            self.send_failed(post, &err, (before.as_ref(), job.sends), ("update", detail))?;
+        job.started = started;
+        let settle = self.cfg.policy.confirm_delay + self.here.landing.settle;
+        Ok(failed.map(|step| Step {
+            then: Then::ReadBack(settle),
+            ..step
+        }))
     }
 
-    /// Read the copy back and hand the answer to the key's life. `true`: send the update again.
-    fn read_back(
-        &mut self,
-        post: &Post,
-        id: &str,
-        out: &Outgoing,
-        sends: u32,
-        started: Instant,
-    ) -> Result<bool, Error> {
-        let key = post.key;
+    /// Read the copy back (`Then::ReadBack`) and hand the answer to the key's life: it holds
+    /// the edit (done), or the update is sent again, or the rules stop here (told).
+    pub(super) fn read_back(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
+        let line = self.book.line(key).expect("the pending update");
+        let id = line.copies.current.id.clone().unwrap_or_default();
+        let out = Outgoing {
+            media: Media::on_copy(line.copies.current.media.as_deref()),
+            ..job.out.clone()
+        };
+        let post = job.post();
         let answer = match self.target.as_thread().is_some() {
             true => self.thread_holds(post),
-            false => self.target.as_update().and_then(|u| u.read_back(id, out)),
+            false => (self.target.as_update()).and_then(|u| u.read_back(&id, &out)),
         };
         let seen = Seen::read_back(&answer);
         if let Seen::Found(found) = &seen {
@@ -201,8 +192,10 @@ impl TargetRun<'_> {
             // `updated_at`) is what the next update must send back.
             let receipt = (found.iter().find(|r| r.id == id))
                 .and_then(|r| life::checked(r).ok())
-                .unwrap_or_else(|| Receipt::id(id));
-            return self.updated(post, vec![receipt], started).map(|()| false);
+                .unwrap_or_else(|| Receipt::id(&id));
+            return self
+                .updated(post, vec![receipt], job.started)
+                .map(|()| None);
         }
         let failure = seen.failure(|err| self.failed(err, Some(post)));
         let step = self.book.apply(
@@ -211,7 +204,7 @@ impl TargetRun<'_> {
                 verdict: seen.verdict(failure.as_ref().map(|f| f.borrow())),
                 first: false,
                 looks: 0,
-                sends,
+                sends: job.sends,
                 sendable: true,
             },
         )?;
@@ -219,7 +212,7 @@ impl TargetRun<'_> {
             self.stop_for(key, err);
         }
         if let Then::Send(_) = step.then {
-            return Ok(true);
+            return Ok(Some(step));
         }
         let text = step.say.clone().unwrap_or_default();
         match step.word {
@@ -230,7 +223,7 @@ impl TargetRun<'_> {
             }
             _ => self.report(key, &step, answer.as_ref().err())?,
         }
-        Ok(false)
+        Ok(None)
     }
 
     /// A `pending op=update` from an earlier run: read the copy back; resend the update if it
@@ -259,17 +252,11 @@ impl TargetRun<'_> {
         let post = self.images_for(&post);
         let post = self.book.copies(key).put_in(post);
         let out = match self.target.prepare(&post) {
-            Ok(out) => Outgoing {
-                media: Media::on_copy(line.copies.current.media.as_deref()),
-                ..out
-            },
+            Ok(out) => out,
             Err(err) => return self.update_unsure(key, &err.reason(), true),
         };
-        let id = line.copies.current.id.clone().unwrap_or_default();
-        if self.read_back(&post, &id, &out, 0, Instant::now())? {
-            return self.update(&post, &out);
-        }
-        Ok(())
+        let mut job = Job::new(What::Update, Some(post), out, Some(line));
+        self.carry_out(key, &mut job, Step::to(Then::ReadBack(Duration::ZERO)))
     }
 
     /// An update that may or may not be on its copy, and cannot be told now (`why`): the line

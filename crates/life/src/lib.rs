@@ -301,6 +301,12 @@ impl Step {
         Step::stop(Change::Write(Box::new(line)), exit, word)
     }
 
+    /// A step that changes nothing and goes on with `then`: where the runner starts carrying
+    /// out what a visit decided (look first, send, read the copy back).
+    pub fn to(then: Then) -> Step {
+        Step::stop(Change::Keep, Exit::Ok, Word::Nothing).then(then)
+    }
+
     fn then(mut self, then: Then) -> Step {
         self.then = then;
         self

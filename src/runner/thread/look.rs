@@ -1,44 +1,36 @@
 //! A part that may be out (a lost answer, a kill, a resumed run), looked for before it is
-//! sent: by its own mark, through the key's lookups (`judge::look_for`); a post found is the
+//! sent: by its own mark, through the key's lookups (`judge::looked`); a post found is the
 //! part when the thread says so (`Thread::own_part`), and then on the line, not sent again.
 
 use crate::error::Error;
-use crate::life::{self, Key, Part, Then};
+use crate::life::{self, Key, Part, Step, Then};
 use crate::look::Seen;
 use crate::runner::TargetRun;
-use crate::runner::judge::{Judged, Wanted};
+use crate::runner::carry::{Job, What};
 use crate::signals;
 use crate::targets::{Attempts, Owned};
 use crate::tell;
-use crate::thread::Piece;
-use crate::voice::Told;
-use std::time::Instant;
-
-/// What the look at a part that may be out decided.
-pub(super) enum Next {
-    /// It is there: recorded.
-    Landed,
-    /// Provably not there: send it.
-    Send,
-    /// Stop here; the line says why.
-    Stop,
-}
+use std::time::Duration;
 
 impl TargetRun<'_> {
-    /// Look for part `n`, which may be out (`judge::look_for`): found (recorded), absent (send
-    /// it), or the rules stop here (cannot tell, a lookup that keeps failing, not yet).
-    pub(super) fn look_part(
+    /// Look for the thread's next part, which may be out (`Then::Look`): found (on the line,
+    /// and the part after it is looked for too), absent (send it), or the rules stop here
+    /// (cannot tell, a lookup that keeps failing, not yet). A part is looked for by its own
+    /// mark, in the window of the thread's attempts.
+    pub(in crate::runner) fn look_part(
         &mut self,
         key: Key,
-        generation: u32,
-        n: usize,
-        piece: &Piece,
-        sends: u32,
-        wait: bool,
-    ) -> Result<Next, Error> {
+        job: &mut Job,
+    ) -> Result<Option<Step>, Error> {
+        let Some(n) = self.next_part(key, job)? else {
+            return Ok(None);
+        };
         let line = self.book.line(key).expect("the pending line");
-        // A part is looked for by its own mark, in the window of the thread's attempts.
-        let marks = [piece.mark.clone()];
+        let What::Thread(parts) = &job.what else {
+            unreachable!("a thread's parts")
+        };
+        let piece = &parts.prepared.pieces[n];
+        let (marks, generation) = ([piece.mark.clone()], job.out.generation);
         let chosen = self.part_native(key, generation, n);
         let sought = line.sought(&[]);
         let attempts = Attempts {
@@ -51,7 +43,9 @@ impl TargetRun<'_> {
             generation,
             deadline: Some(self.deadline(&line)),
         };
-        let deadline = match wait {
+        // With no line before this run, nothing of this run can be in flight: the look (dedup)
+        // need not wait for a late landing.
+        let deadline = match job.before.is_some() {
             true => self.deadline(&line),
             false => self.run.clock.now().timestamp(),
         };
@@ -59,20 +53,31 @@ impl TargetRun<'_> {
             deadline,
             wait_first: false,
         };
-        let step = match self.look_for(key, &attempts, looking, (sends, true), &Wanted::Part(n))? {
-            Judged::PartFound => return Ok(Next::Landed),
-            Judged::Step(step) => step,
+        let seen = self.see(key, &attempts, looking);
+        let failure = seen.failure(|err| self.failed(err, None));
+        let as_part;
+        let verdict = match &seen {
+            Seen::Found(_) | Seen::Foreign(_) => match self.part_seen(key, n, &seen)? {
+                Some(seen) => {
+                    as_part = seen;
+                    as_part.verdict(None)
+                }
+                None => {
+                    job.looks = 0;
+                    if let What::Thread(parts) = &mut job.what {
+                        parts.found += 1;
+                    }
+                    return Ok(Some(Step::to(Then::Look(Duration::ZERO))));
+                }
+            },
+            seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
         };
-        if let Then::Send(wait) = step.then {
-            return Ok(match signals::sleep(wait) {
-                true => Next::Send,
-                false => Next::Stop,
-            });
-        }
-        let detail = tell::thread::at_part(n, step.say.as_deref().unwrap_or_default());
-        self.voice.trace(key, "confirm", "stopped", &detail);
-        self.tell(key, &step, Told::new(None, Instant::now(), "confirm"))
-            .map(|()| Next::Stop)
+        job.looking = looking;
+        let step = self.looked(key, job, &seen, verdict)?;
+        Ok(match step.then {
+            Then::Send(wait) => signals::sleep(wait).then(|| Step::to(Then::Send(Duration::ZERO))),
+            _ => Some(step),
+        })
     }
 
     /// What a look for part `n` that found posts with its text (`Found`), or a post at its
