@@ -1,7 +1,8 @@
 //! One target's book (`Book`): its keys' lines as their lives read and write them. Every
 //! change of a line is an event handed to `life::next` with the key's moment (`record.rs`);
 //! what a visit decides is asked with the facts of the post and of the other lines
-//! (`visit.rs`, `linked.rs`, `renamed.rs`). The runner carries out what the book's steps say.
+//! (`visit.rs`, `linked.rs`, `renamed.rs`); the pending line of an attempt (`attempt.rs`); what
+//! its keys keep beside it (`kept.rs`). The runner carries out what the book's steps say.
 
 use crate::clock::Clock;
 use crate::config::TargetConfig;
@@ -14,6 +15,8 @@ use jiff::civil::Date;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 
+mod attempt;
+mod kept;
 mod linked;
 mod record;
 mod renamed;
@@ -28,8 +31,10 @@ pub(crate) struct Book<'a> {
     pub(crate) run: Shared<'a>,
     /// The target's rules for a key's life.
     pub(crate) rules: Rules,
-    /// A non-secret fingerprint of the target's credential (`Secrets::fingerprint`).
+    /// A non-secret fingerprint of the target's credential (`Secrets::fingerprint`), and what
+    /// masks its secrets in a reason kept on a line.
     pub(crate) credential: Option<String>,
+    pub(crate) redactor: crate::redact::Redactor,
     /// What the pass knows of other lines: the linked targets' and the owners of ids.
     pub(crate) known: Known,
     /// The exit code the events recorded leave (a visit's is the caller's to fold in).
@@ -58,7 +63,7 @@ impl<'a> Book<'a> {
         state: &'a mut StateFile,
         run: Shared<'a>,
         rules: Rules,
-        credential: Option<String>,
+        (credential, redactor): (Option<String>, crate::redact::Redactor),
     ) -> Self {
         Book {
             cfg,
@@ -66,6 +71,7 @@ impl<'a> Book<'a> {
             run,
             rules,
             credential,
+            redactor,
             known: Known::default(),
             exit: Exit::Ok,
         }

@@ -23,7 +23,7 @@ pub(crate) struct Known {
     /// (`linked.rs`).
     upstream: BTreeMap<String, Option<KeyLine>>,
     /// Which key's line holds each id here, read at the first lookup (`owners.rs`); a line
-    /// carried over to a renamed post's key moves in it there (`runner/renamed.rs`).
+    /// carried over to a renamed post's key moves in it there (`book/renamed.rs`).
     pub(crate) owners: Option<store::owners::Owners>,
     /// The marks each post of the catalog would be sent with here, read the first time a
     /// lookup finds a copy no line holds (`alike.rs`).

@@ -1,12 +1,12 @@
 //! The dry run's account of what a run would do with a key on one target: the publish (or the
 //! failure it would meet), each image, each copy its text links to, the text a template makes,
-//! a thread's parts. Words only: the key's life decided, and nothing is sent or recorded
+//! a thread's parts, a look, a retract. Words only: the key's life decided, and nothing is sent or recorded
 //! (`run --dry-run`).
 
 use crate::config::TargetConfig;
 use crate::images::Image;
 use crate::known::Copies;
-use crate::life::{Key, Why};
+use crate::life::{Key, KeyLine, Phase, Why};
 use crate::post::Post;
 use crate::targets::{Media, Target};
 use crate::tell;
@@ -85,6 +85,24 @@ impl Preview<'_, '_> {
             Err(err) => tell::dry::cannot_render(&err.message),
         };
         self.voice.say(post.key, "text", &text);
+    }
+
+    /// A key only looked for (`line`: a pending publish whose post is gone, a copy looked for
+    /// beside its own, or another runner's attempt beside a retracted one).
+    pub fn look(&self, line: &KeyLine) {
+        let text = match line.phase {
+            Phase::Done => tell::dry::LOOK_BESIDE,
+            Phase::Retracted { .. } => tell::dry::LOOK_RETRACTED,
+            _ => tell::dry::LOOK_ONLY,
+        };
+        self.voice.say(line.key, "confirm", text);
+    }
+
+    /// A retract: the live copies of `line` it would remove (`resume`: an interrupted retract).
+    pub fn retract(&self, line: &KeyLine, resume: bool) {
+        let ids = line.live_ids().join(", ");
+        let text = tell::retract::would(&ids, resume, &self.cfg.name);
+        self.voice.say(line.key, "retract", &text);
     }
 
     /// A thread: every part with its length as the platform counts it (`landed`: the parts

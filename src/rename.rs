@@ -4,7 +4,7 @@
 //! may be a rename but cannot be told (several such keys, or one of its day or slug with other words)
 //! is not sent: it fails (rejected, exit 1) naming the keys, until a person says which it is
 //! (`dayrun mv`, or `retry` to publish it as a new post). `store::gone` holds the rule; this
-//! reads it for a post, and the runner carries out what it finds (`runner/renamed.rs`).
+//! reads it for a post, and the book writes the carry a visit finds (`book/renamed.rs`).
 
 use crate::content::Catalog;
 use crate::error::{Class, Error};

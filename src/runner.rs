@@ -12,8 +12,7 @@ use crate::progress::Progress;
 use crate::state::StateFile;
 use crate::targets::Target;
 use crate::tell;
-use crate::trace::Trace;
-use crate::voice::{Speaker, Voice};
+use crate::voice::Voice;
 use std::time::Instant;
 
 mod batch;
@@ -22,7 +21,6 @@ mod deliver;
 mod judge;
 mod linked;
 mod media;
-mod renamed;
 pub(super) mod report;
 mod retract;
 mod stop;
@@ -62,19 +60,8 @@ impl<'a> TargetRun<'a> {
     ) -> Self {
         let rules = config.rules(cfg, can);
         let secrets = target.secrets();
-        let credential = secrets.fingerprint();
-        let speaker = Speaker {
-            teller: tell::Teller {
-                target: &cfg.name,
-                dry_run: run.plan.dry_run,
-                retry: matches!(run.plan.mode, crate::life::Mode::Retry(_)),
-            },
-            redactor: secrets.redactor.clone(),
-            credential: secrets.file().map(std::path::Path::to_path_buf),
-            trace: Trace::new(&config.state, &cfg.name),
-            rules: rules.clone(),
-        };
-        let voice = Voice::new(speaker, run.clock, run.progress);
+        let keys = (secrets.fingerprint(), secrets.redactor.clone());
+        let voice = Voice::of(cfg, &secrets, run, rules.clone());
         let (immediate, keeps_payload) = (can.can_find.then(|| target.as_find()).flatten())
             .map_or((true, false), |f| (f.immediate(), f.keeps_payload()));
         let landing = crate::life::Landing {
@@ -84,7 +71,7 @@ impl<'a> TargetRun<'a> {
         TargetRun {
             cfg,
             target,
-            book: Book::new(cfg, state, run, rules, credential),
+            book: Book::new(cfg, state, run, rules, keys),
             voice,
             run,
             here: Here {

@@ -4,12 +4,17 @@
 //! runner decides nothing here and this decides nothing for the runner.
 
 use crate::clock::{Clock, stamp};
+use crate::config::TargetConfig;
 use crate::error::Error;
-use crate::life::{self, Decision, Exit, Key, KeyLine, Phase, Skip, Step, Word};
+use crate::images::Image;
+use crate::life::{self, Decision, Exit, Key, KeyLine, Phase, Skip, Step, Then, Word};
+use crate::look::Seen;
 use crate::outside::escape;
+use crate::post::Post;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::tally::{Count, Tally};
+use crate::targets::Secrets;
 use crate::tell::{self, Hints, Teller};
 use crate::trace::Trace;
 use std::collections::BTreeSet;
@@ -50,25 +55,28 @@ pub struct Outcome {
 /// when a line names it.
 pub type Look<'l> = &'l dyn Fn(Key) -> String;
 
-/// What a voice is made of: who speaks, how much, and what it masks.
-pub struct Speaker<'a> {
-    pub teller: Teller<'a>,
-    pub redactor: Redactor,
-    pub credential: Option<PathBuf>,
-    pub trace: Trace,
-    pub rules: life::Rules,
-}
-
 impl<'a> Voice<'a> {
-    pub fn new(speaker: Speaker<'a>, clock: &'a Clock, progress: &'a Progress) -> Voice<'a> {
+    /// The voice of the pass of `cfg` (`rules`: its rules) in the run `run`: its secrets
+    /// masked (`secrets`), its trace beside its state.
+    pub(crate) fn of(
+        cfg: &'a TargetConfig,
+        secrets: &Secrets,
+        run: crate::book::Shared<'a>,
+        rules: life::Rules,
+    ) -> Voice<'a> {
+        let plan = run.plan;
         Voice {
-            teller: speaker.teller,
-            redactor: speaker.redactor,
-            credential: speaker.credential,
-            trace: speaker.trace,
-            clock,
-            progress,
-            rules: speaker.rules,
+            teller: Teller {
+                target: &cfg.name,
+                dry_run: plan.dry_run,
+                retry: matches!(plan.mode, life::Mode::Retry(_)),
+            },
+            redactor: secrets.redactor.clone(),
+            credential: secrets.file().map(std::path::Path::to_path_buf),
+            trace: Trace::new(run.state_dir, &cfg.name),
+            clock: run.clock,
+            progress: run.progress,
+            rules,
             outcome: Outcome::default(),
         }
     }
@@ -156,6 +164,14 @@ impl<'a> Voice<'a> {
                 if let Some(text) = &step.say {
                     self.duplicate(key, action, text, look);
                 }
+            }
+            Word::Updated => {
+                let id = line.and_then(|l| l.copies.current.id.as_deref());
+                let millis = told.started.elapsed().as_millis();
+                let detail = format!("id={} duration_ms={millis}", id.unwrap_or_default());
+                let detail = tell::line::titled(&detail, told.title);
+                self.trace(key, "update", "done", &detail);
+                self.count(Count::Updated, key, "updated", &detail);
             }
             Word::Duplicate => {
                 let text = step.say.clone().unwrap_or_default();
@@ -278,6 +294,103 @@ impl<'a> Voice<'a> {
             _ => {}
         }
         self.count(said.tally, key, said.word, &said.detail);
+    }
+
+    /// The trace line of one lookup's answer (`tell::look`; `first`: before any attempt), as
+    /// the key's life took it (`step`); a copy found is told with the step that records it.
+    pub(crate) fn looked(&mut self, key: Key, seen: &Seen, step: &Step, first: bool) {
+        use crate::tell::look::{self, Answer};
+        let answer = match seen {
+            Seen::Found(_) => return,
+            Seen::Absent => Answer::Absent {
+                sending: matches!(step.then, Then::Send(_)),
+            },
+            Seen::NotYet(_) => Answer::NotYet(step.say.as_deref()),
+            Seen::CannotTell(why) | Seen::Whose(why) => Answer::CannotTell(why),
+            Seen::Transient(why) => Answer::Transient(why),
+            Seen::Foreign(receipts) => {
+                Answer::Foreign(receipts.iter().map(|r| r.id.as_str()).collect())
+            }
+            Seen::Refused(err) => Answer::Refused(err.reason()),
+        };
+        if let Some(line) = look::look(answer, first) {
+            self.trace(key, line.action, line.result, &line.detail);
+        }
+    }
+
+    /// Every copy is removed (`now`: the retracted line; `before`: the line as the retract
+    /// began): traced and counted with its id, whether a lookup showed it gone, and the other
+    /// ids `removed` this time. Said whatever the run: the retract is what was asked.
+    pub fn retracted(
+        &mut self,
+        key: Key,
+        before: &KeyLine,
+        now: Option<&KeyLine>,
+        removed: &[String],
+    ) {
+        let id = now.and_then(|l| l.copies.current.id.as_deref());
+        let verified = !matches!(
+            now.map(|l| l.phase),
+            Some(Phase::Retracted { verified: false })
+        );
+        let more = life::removed_note(before, removed);
+        let (id, target) = (id.unwrap_or_default(), self.teller.target);
+        let text = tell::retract::removed(id, verified, target, &more);
+        self.trace(key, "retract", "done", &text);
+        self.outcome.tally.add(Count::Retracted);
+        self.say(key, "retracted", &text);
+    }
+
+    /// The warnings of `post`'s images on this target: each without alt text (the post's, not
+    /// the target's: said once a run, `told`), then those left out past the platform's limit
+    /// (`rest`, beside the `sent` it takes; `who`: the platform), traced too.
+    pub fn images(
+        &mut self,
+        post: &Post,
+        (sent, rest, who): (usize, &[Image], &str),
+        told: &mut BTreeSet<String>,
+    ) {
+        let key = post.key;
+        for image in post.images.iter().filter(|i| i.alt.is_empty()) {
+            let text = tell::images::no_alt(&post.path, image.line, &image.srcs[0]);
+            if told.insert(text.clone()) {
+                self.say(key, "warning", &text);
+            }
+        }
+        if !rest.is_empty() {
+            let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
+            let text = tell::images::left_out(&names, rest.len() + sent, who);
+            self.say(key, "warning", &text);
+            self.trace(key, "image", "left-out", &text);
+        }
+    }
+
+    /// An update whose outcome cannot be told now (`said`: why): the next run reads the copy
+    /// back.
+    pub fn update_unsure(&mut self, key: Key, said: Option<&str>) {
+        let text = said.unwrap_or_default();
+        self.trace(key, "update", "not-yet", text);
+        self.count(Count::Unconfirmed, key, "unconfirmed", text);
+    }
+
+    /// A done key whose edit is not sent: the copy holds the post as it is (in place, for a
+    /// retry, which asked for it).
+    pub fn unchanged(&mut self, key: Key) {
+        let why = match self.teller.retry {
+            true => tell::skip::DONE_IN_PLACE,
+            false => "done",
+        };
+        self.count(Count::Done, key, "skip", why);
+    }
+
+    /// `key` took over `old`'s line (its post renamed; its copies at `place`): no deleted
+    /// post's copy any more. Traced and said (a dry run says what the run would do).
+    pub fn carried(&mut self, key: Key, old: Key, place: Key) {
+        self.outcome.deleted.retain(|k| *k != old);
+        let detail = format!("from={old} place={place}");
+        self.trace(key, "carry", "renamed", &detail);
+        let said = tell::line::carried(old, self.teller.dry_run);
+        self.say(key, "renamed", &said);
     }
 
     /// The target's one summary line (`tell::summary`); deleted keys are counted here, where

@@ -109,6 +109,64 @@ impl Book<'_> {
         Ok(())
     }
 
+    /// A post that cannot be read or derived (`err`), recorded once: an attempt that may have
+    /// landed before the file broke stays on the line; the same error already on the line is
+    /// not written again, nor is anything in a dry run. Whether it was written.
+    pub(crate) fn local(&mut self, key: Key, err: &Error) -> Result<bool, Error> {
+        let reason = self.redactor.redact(&err.reason());
+        let line = self.line(key);
+        let same = line.as_ref().is_some_and(|l| {
+            matches!(l.phase, life::Phase::Failed(life::Class::Local, _))
+                && l.reason.as_deref() == Some(life::reason(&reason).as_str())
+        });
+        if same || self.run.plan.dry_run {
+            return Ok(false);
+        }
+        let failed = crate::failed::Failed::of(err, reason, None, None, std::time::Duration::ZERO);
+        self.answered_failed(key, &failed, line.as_ref(), u32::MAX)?;
+        Ok(true)
+    }
+
+    /// The failure of a send of `post` (`None`: of a lookup), as the key's life reads it: its
+    /// reason redacted, the credential it was refused with, the wait it asks within the cap.
+    pub(crate) fn failed(&self, err: &Error, post: Option<&Post>) -> crate::failed::Failed {
+        crate::failed::Failed::of(
+            err,
+            self.redactor.redact(&err.reason()),
+            post.map(|p| (p, self.edit_mark(p))),
+            self.credential.clone(),
+            self.cfg.policy.retry_after_cap,
+        )
+    }
+
+    /// `err`, a failure of a send of `post`, recorded as the key's life reads it (`failed`;
+    /// `before`, `sends`: as for `answered_failed`).
+    pub(crate) fn fail(
+        &mut self,
+        err: &Error,
+        post: &Post,
+        (before, sends): (Option<&KeyLine>, u32),
+    ) -> Result<Step, Error> {
+        let failed = self.failed(err, Some(post));
+        self.answered_failed(post.key, &failed, before, sends)
+    }
+
+    /// `err`, a failure of `post` of which this run sent nothing (it could not be prepared, or
+    /// the target was not tried), recorded: a lost answer while preparing left nothing of the
+    /// post out, so it is retry-safe.
+    pub(crate) fn unsent(
+        &mut self,
+        err: &Error,
+        post: &Post,
+        line: Option<&KeyLine>,
+    ) -> Result<Step, Error> {
+        let mut failed = self.failed(err, Some(post));
+        if failed.class == life::Class::Unknown {
+            failed.class = life::Class::RetrySafe;
+        }
+        self.answered_failed(post.key, &failed, line, u32::MAX)
+    }
+
     /// A send's failure, as the key's life reads it (`failed`), recorded: `before` the line
     /// before this run's first attempt, `sends` this run's sends (`u32::MAX`: nothing of the
     /// post was sent).
@@ -148,6 +206,75 @@ impl Book<'_> {
             sends,
         };
         self.apply(key, &answered)
+    }
+
+    /// `retry --not-ours ID`: the human's word on the key's line first, so that the lookup that
+    /// follows leaves that copy out; `names`: the platform's names of its copies, which say
+    /// whether ID is this generation's. The ID, when it was recorded.
+    pub(crate) fn not_ours(
+        &mut self,
+        key: Key,
+        names: Option<&dyn crate::targets::Names>,
+    ) -> Result<Option<String>, Error> {
+        let plan = self.run.plan;
+        let (life::Mode::Retry(life::Lever::NotOurs(id)), false, Some(line)) =
+            (&plan.mode, plan.dry_run, self.line(key))
+        else {
+            return Ok(None);
+        };
+        let here = (names.and_then(|n| n.copy_of(line.place_key(), id)))
+            .is_some_and(|(g, _)| g == line.copies.current.generation);
+        let act = life::Act::NotOurs {
+            id: id.clone(),
+            here,
+        };
+        self.apply(key, &Event::Human(&act))?;
+        Ok(Some(id.clone()))
+    }
+
+    /// Part `n` of the key's thread (with its link, for part 0) on the line: sent, or found by
+    /// a lookup (`cut_off`: after its thread was cut off, by what it replies to;
+    /// `Event::PartLanded`).
+    pub(crate) fn part(
+        &mut self,
+        key: Key,
+        n: usize,
+        (part, url): (&life::Part, Option<&str>),
+        cut_off: bool,
+    ) -> Result<Step, Error> {
+        let landed = Event::PartLanded {
+            n,
+            part,
+            url,
+            cut_off,
+        };
+        self.apply(key, &landed)
+    }
+
+    /// Whether the edit of `post` is sent to the copy `line` records (`life::check_edit`;
+    /// `forced`: `retry --force`): its edit hash now against the line's, and under the older
+    /// rules (before images were sent; before this target had a template, when it has one now).
+    /// A line from before edit hashes were recorded gets the current one, and nothing is sent.
+    pub(crate) fn edit_to_send(
+        &mut self,
+        line: &KeyLine,
+        post: &Post,
+        forced: bool,
+    ) -> Result<bool, Error> {
+        let new = self.edit_mark(post);
+        let before_template = self.cfg.template.is_some().then(|| post.edit_mark(None));
+        let earlier = life::Earlier {
+            before_images: &post.edit_mark_before_images(),
+            before_template: before_template.as_deref(),
+        };
+        match life::check_edit(line.edits.payload.as_deref(), &new, earlier, forced) {
+            life::EditCheck::Baseline => {
+                self.apply(line.key, &Event::Baseline(&new))?;
+                Ok(false)
+            }
+            life::EditCheck::Unchanged => Ok(false),
+            life::EditCheck::Send => Ok(true),
+        }
     }
 
     /// The edit hash of `post` on this target (`Post::edit_mark`, with its template's).

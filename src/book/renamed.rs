@@ -1,10 +1,10 @@
 //! The rename rule's lines (issue 32): the lines whose post is gone, read once; why a post
 //! waits for a person by the rule; and, at the end of a plain run, the lines first seen gone
-//! noted so (`gone=`). The carry a visit decides is the runner's (`runner/renamed.rs`).
+//! noted so (`gone=`); and the carry a visit decides, written.
 
 use super::Book;
 use crate::error::Error;
-use crate::life::{Event, Key, KeyLine, Mode};
+use crate::life::{Change, Event, Key, KeyLine, Mode, Step};
 use crate::post::Post;
 use crate::rename::{gone, renamed};
 
@@ -34,6 +34,27 @@ impl Book<'_> {
             {
                 self.apply(key, &Event::SeenGone)?;
             }
+        }
+        Ok(())
+    }
+
+    /// `key` takes over `from`'s line (its post renamed), as the visit's `step` wrote it: the
+    /// carried line in and `from`'s out, durable together (`StateFile::moved`), with the files
+    /// kept beside it; `from` answers for no other key. A dry run writes nothing.
+    pub(super) fn carry(&mut self, key: Key, from: &KeyLine, step: &Step) -> Result<(), Error> {
+        if self.run.plan.dry_run {
+            return Ok(());
+        }
+        let old = from.key;
+        let Change::Write(line) = &step.line else {
+            unreachable!("a visit that carries a line over writes it")
+        };
+        self.sent().carry(old, key)?;
+        self.state.moved(old, line.record())?;
+        self.sent().forget(old);
+        if let Some(owners) = &mut self.known.owners {
+            owners.forget(old);
+            owners.note(line);
         }
         Ok(())
     }

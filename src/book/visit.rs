@@ -1,9 +1,10 @@
 //! What a key's life decides on a visit, asked with the facts the run has: its line, the post
 //! (read only when a rule asks), the copies its text links to and what the rename rule finds.
-//! Nothing here sends, looks or writes but the line the visit records.
+//! Nothing here sends, looks or writes but the line the visit records (or carries over).
 
 use super::Book;
 use crate::content::Catalog;
+use crate::error::Error;
 use crate::life::{self, Decision, Facts, Key, Pass, Seen};
 use crate::posts::Posts;
 
@@ -21,6 +22,24 @@ impl Book<'_> {
     /// Whether this target looks at `key` (`life::looks_at`).
     pub(crate) fn looks_at(&self, key: Key, has_post: bool) -> bool {
         life::looks_at(self.state.get(key), &self.run.plan.mode, has_post)
+    }
+
+    /// Whether a visit of `key` will look it up on the target (`life::will_look`): never a key
+    /// the pass does not look at, or passes over.
+    pub(crate) fn will_look(&self, key: Key, has_post: bool) -> bool {
+        self.looks_at(key, has_post)
+            && !self.quick_done(key)
+            && life::will_look(self.line(key).as_ref(), has_post, &self.ctx(key))
+    }
+
+    /// Whether the pass passes over the key's line without reading its post (`life::pass`):
+    /// a done line nothing could send or look up for, and one whose post is untouched since.
+    pub(crate) fn passes_over(&self, key: Key, posts: &Posts) -> bool {
+        match self.pass(key) {
+            Pass::Yes => true,
+            Pass::Untouched(at) => !posts.touched_after(key, at),
+            Pass::No => false,
+        }
     }
 
     /// The post as the rules see it, read only when a rule asks; `facts`: what the rules
@@ -60,6 +79,34 @@ impl Book<'_> {
     pub(crate) fn pass(&self, key: Key) -> Pass {
         let mode = &self.run.plan.mode;
         life::pass(self.state.get(key), mode, &self.rules, self.run.today)
+    }
+
+    /// One visit of the key's life (`decide`), its line recorded, or carried over from a
+    /// renamed post's (`renamed.rs`): the step, and the key whose line it took over, if any.
+    pub(crate) fn visit(
+        &mut self,
+        key: Key,
+        has_post: bool,
+        posts: &Posts,
+    ) -> Result<(life::Step, Option<Key>), Error> {
+        let line = self.line(key);
+        match (&line, self.decide(key, has_post, posts, true)) {
+            (
+                None,
+                (
+                    step,
+                    Some(Seen::Ready(Facts {
+                        carry: Some(from), ..
+                    })),
+                ),
+            ) => {
+                self.carry(key, &from, &step)?;
+                Ok((step, Some(from.key)))
+            }
+            (_, (step, _)) => {
+                (self.record(key, &life::Event::Visit(None), &step)).map(|()| (step, None))
+            }
+        }
     }
 
     /// What the key's life decides on a visit, nothing recorded: the post read only if a rule

@@ -38,11 +38,11 @@
 //! A run stopped by a signal publishes nothing more: keys still queued were not started.
 
 use super::TargetRun;
-use super::carry::{Job, What};
+use super::carry::What;
 use crate::error::{Class, Error};
 use crate::fsutil::Staged;
 use crate::life::Receipt;
-use crate::life::{self, Event, Op, Step, Then};
+use crate::life::{self, Before};
 use crate::post::Post;
 use crate::tally::Count;
 use crate::targets::Outgoing;
@@ -123,7 +123,8 @@ impl TargetRun<'_> {
             return Ok(());
         }
         // 1. Every pending line, one fsync.
-        self.pending_lines(&queued)?;
+        let sends = queued.iter().map(|q| (&q.post, &q.out, q.new_copy));
+        self.book.pending_all(sends)?;
         let clock = Instant::now();
         // 2. Every file to its temp; one sync of their data. 3. Each key's renames; one
         // fsync per folder.
@@ -149,37 +150,10 @@ impl TargetRun<'_> {
             let note = format!("{} (in a batch; sending it alone)", detail(&err));
             let (key, alone) = (post.key, true);
             self.voice.trace(key, "publish", "retry-safe", &note);
-            let line = self.book.line(key);
-            let mut job = Job::new(What::Post { new_copy, alone }, Some(post), out, line);
-            self.carry_out(key, &mut job, Step::to(Then::Send(Duration::ZERO)))?;
+            let (line, what) = (self.book.line(key), What::Post { new_copy, alone });
+            self.publish((post, out), line, Before::Send, what)?;
         }
         Ok(())
-    }
-
-    /// Step 1: the pending line of every queued key, appended with one fsync.
-    fn pending_lines(&mut self, queued: &[Queued]) -> Result<(), Error> {
-        let mut pending = Vec::new();
-        for q in queued {
-            let key = q.post.key;
-            let line = self.book.line(key);
-            let payload = self.book.edit_mark(&q.post);
-            let step = life::next(
-                line.as_ref(),
-                &Event::Attempt {
-                    op: Op::Publish,
-                    fp: &q.post.fingerprint,
-                    marks: &q.out.marks,
-                    payload: Some(&payload),
-                    new_copy: q.new_copy,
-                    native: &q.out.native,
-                },
-                &self.book.ctx(key),
-            );
-            if let Some(line) = step.written() {
-                pending.push(line.record());
-            }
-        }
-        self.book.state.set_all(pending)
     }
 
     /// Step 2's writes: every queued key's files written to temps in `files`. Each key staged:

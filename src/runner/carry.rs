@@ -97,23 +97,24 @@ impl TargetRun<'_> {
         mut step: Step,
     ) -> Result<(), Error> {
         loop {
-            let next = match step.then.clone() {
-                Then::Send(wait) if wait.is_zero() || signals::sleep(wait) => match job.what {
-                    What::Post { .. } => self.send(key, job)?,
-                    What::Thread(_) => self.send_part(key, job)?,
-                    _ => self.send_update(key, job)?,
-                },
-                Then::Send(_) => return Ok(()),
-                Then::Look(wait) if wait.is_zero() || signals::sleep(wait) => match job.what {
-                    What::Thread(_) => self.look_part(key, job)?,
-                    _ => self.look(key, job)?,
-                },
-                Then::ReadBack(wait) => {
+            let next = match (step.then.clone(), &job.what) {
+                (Then::Send(wait), _) if !wait.is_zero() && !signals::sleep(wait) => {
+                    return Ok(());
+                }
+                (Then::Send(_), What::Post { .. }) => self.send(key, job)?,
+                (Then::Send(_), What::Thread(_)) => self.send_part(key, job)?,
+                (Then::Send(_), What::Update) => self.send_update(key, job)?,
+                (Then::Look(wait), _) if !wait.is_zero() && !signals::sleep(wait) => {
+                    return self.ended(key, job, &step);
+                }
+                (Then::Look(_), What::Post { .. } | What::Look) => self.look(key, job)?,
+                (Then::Look(_), What::Thread(_)) => self.look_part(key, job)?,
+                (Then::ReadBack(wait), What::Update) => {
                     // Read back after the wait, whatever cut it short: reading changes nothing.
                     signals::sleep(wait);
                     self.read_back(key, job)?
                 }
-                Then::Remove(id) => self.remove(key, job, &id)?,
+                (Then::Remove(id), What::Retract(_)) => self.remove(key, job, &id)?,
                 _ => return self.ended(key, job, &step),
             };
             match next {
@@ -143,7 +144,8 @@ impl TargetRun<'_> {
                 self.tell(key, step, Told::new(None, Instant::now(), "confirm"))
             }
             What::Retract(removing) if step.word == Word::Retracted => {
-                self.retracted(key, &removing.line, &removing.removed);
+                let now = step.written();
+                (self.voice).retracted(key, &removing.line, now, &removing.removed);
                 Ok(())
             }
             What::Retract(_) | What::Update => Ok(()),

@@ -5,10 +5,9 @@
 use super::carry::{Job, What};
 use super::{Posts, TargetRun};
 use crate::error::Error;
-use crate::failed::Failed;
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Before, Event, KeyLine, Op, Phase, Sending, Step, Then, Why};
+use crate::life::{self, Before, KeyLine, Step, Then, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::tally::Count;
@@ -52,7 +51,7 @@ impl TargetRun<'_> {
         let post = self.images_for(&read);
         let sending = life::sending(line.as_ref(), look_first, new_copy, &self.book.ctx(key));
         if self.target.as_thread().is_some() {
-            return self.attempt_thread(post, line, sending, why);
+            return self.thread(post, line, sending, why);
         }
         let (before, generation) = (sending.before, sending.generation);
         if self.run.plan.dry_run {
@@ -79,79 +78,40 @@ impl TargetRun<'_> {
         };
         out.generation = generation;
         // What the platform chose for this copy (a record key), as the line keeps it, else
-        // chosen now; a fresh copy starts with nothing of the last one's.
-        if let Some(line) = line.as_ref().filter(|_| !sending.fresh) {
-            out.native = line.copies.current.native.clone();
-        }
-        if let Some(names) = self.target.as_names() {
-            out.native.fill(&names.choose(post.place(), generation));
-        }
-        self.publish(key, (post, out), line, sending.before, new_copy)
-    }
-
-    /// Carry out the publish of `post` as `out` (`line`: the key's line now): look first
-    /// (`Before::Look`: an earlier attempt may have landed; `Dedup`: a copy may be there
-    /// already), or send at once. A look that decides against sending says why.
-    fn publish(
-        &mut self,
-        key: Key,
-        (post, out): (Post, Outgoing),
-        line: Option<KeyLine>,
-        before: Before,
-        new_copy: bool,
-    ) -> Result<(), Error> {
+        // chosen now.
+        let chosen = (self.target.as_names()).map(|n| n.choose(post.place(), generation));
+        out.native = sending.native(line.as_ref(), &chosen.unwrap_or_default());
         let what = What::Post {
             new_copy,
             alone: false,
         };
+        self.publish((post, out), line, sending.before, what)
+    }
+
+    /// Carry out the publish of `post` as `out` (`what`: `What::Post`; `line`: the key's line
+    /// now): look first (`Before::Look`: an earlier attempt may have landed; `Dedup`: a copy may
+    /// be there already), or send at once. A look that decides against sending says why.
+    pub(super) fn publish(
+        &mut self,
+        (post, out): (Post, Outgoing),
+        line: Option<KeyLine>,
+        before: Before,
+        what: What,
+    ) -> Result<(), Error> {
+        let key = post.key;
         let mut job = Job::new(what, Some(post), out, line);
-        let first = match (before, &job.before) {
+        match (before, &job.before) {
             (Before::OnWord, _) => {
                 let word = "retry --absent: sending on the human's word that the post is not on the target";
                 self.voice.trace(key, "retry", "absent", word);
-                Then::Send(Duration::ZERO)
             }
             (Before::Look, Some(line)) => {
                 let now = self.run.clock.now().timestamp();
                 job.looking = self.here.landing.confirm(line, now);
-                Then::Look(Duration::ZERO)
             }
-            (Before::Look | Before::Dedup, _) => Then::Look(Duration::ZERO),
-            (Before::Send, _) => Then::Send(Duration::ZERO),
-        };
-        self.carry_out(key, &mut job, Step::to(first))
-    }
-
-    /// A thread target: its text may link to other targets' copies: a new thread waits for
-    /// them like any post (`linked`); a resumed one sends the parts it kept.
-    fn attempt_thread(
-        &mut self,
-        post: Post,
-        line: Option<KeyLine>,
-        sending: Sending,
-        why: Why,
-    ) -> Result<(), Error> {
-        let resuming = life::started(line.as_ref(), sending.fresh);
-        let post = match (self.run.plan.dry_run, resuming) {
-            // The preview: a stand-in for each copy still coming, as the run would have it by
-            // the time this target's turn comes.
-            (true, _) => {
-                self.preview(post.key).copies(post.key);
-                self.book.copies(post.key).with_stand_ins(post)
-            }
-            (false, true) => self.book.copies(post.key).put_in(post),
-            (false, false) => match self.linked(post, line.as_ref())? {
-                Some(post) => post,
-                None => return Ok(()),
-            },
-        };
-        // Before any send of a new thread with dedup on, its first part is looked for too.
-        let Sending {
-            before,
-            fresh,
-            generation,
-        } = sending;
-        self.thread(post, line, (generation, fresh), before.looks(), why)
+            _ => {}
+        }
+        self.carry_out(key, &mut job, Step::to(before.first()))
     }
 
     /// A pending key whose post is gone: look; a copy found is recorded, a proved absence
@@ -162,12 +122,7 @@ impl TargetRun<'_> {
             return Ok(());
         };
         if self.run.plan.dry_run {
-            let text = match line.phase {
-                Phase::Done => tell::dry::LOOK_BESIDE,
-                Phase::Retracted { .. } => tell::dry::LOOK_RETRACTED,
-                _ => tell::dry::LOOK_ONLY,
-            };
-            self.voice.say(key, "confirm", text);
+            self.preview(key).look(&line);
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -199,26 +154,15 @@ impl TargetRun<'_> {
         }
         job.sends += 1;
         self.pace();
-        let payload = self.book.edit_mark(&post);
-        let pending = self.book.apply(
-            key,
-            &Event::Attempt {
-                op: Op::Publish,
-                fp: &post.fingerprint,
-                marks: &job.out.marks,
-                payload: Some(&payload),
-                new_copy: new_copy && job.sends == 1,
-                native: &job.out.native,
-            },
-        )?;
+        let new_copy = new_copy && job.sends == 1;
+        let pending = self.book.publishing(&post, &job.out, new_copy)?;
         if pending.written().is_none() {
             // The rules refused the attempt (too many copies).
             let told = Told::new(Some(&post.title), Instant::now(), "publish");
             return self.tell(key, &pending, told).map(|()| None);
         }
         if self.here.keeps_payload {
-            let bytes = serde_json::to_vec(&job.out.body).expect("a JSON value serialises");
-            self.sent().keep(key, Kept::Payload, &bytes)?;
+            self.book.keep_payload(key, &job.out.body)?;
         }
         job.started = Instant::now();
         let err = match self.publish_once(&post, &job.out) {
@@ -274,7 +218,7 @@ impl TargetRun<'_> {
         let (before, how) = (job.before.as_ref(), life::How::Published);
         let step = (self.book).land(key, (&keeps, &receipts), how, before, job.sends)?;
         if self.here.keeps_payload {
-            self.sent().remove(key, Kept::Payload);
+            self.book.sent().remove(key, Kept::Payload);
         }
         let note = receipts[0].note.as_deref();
         let told = Told::new(Some(&post.title), job.started, "publish").note(note);
@@ -319,14 +263,7 @@ impl TargetRun<'_> {
         line: Option<&KeyLine>,
         result: &str,
     ) -> Result<(), Error> {
-        let mut failed = self.failed(err, Some(post));
-        // Nothing of the post itself was sent: a lost answer (preparing) left nothing of it out.
-        if failed.class == crate::error::Class::Unknown {
-            failed.class = crate::error::Class::RetrySafe;
-        }
-        let step = self
-            .book
-            .answered_failed(post.key, &failed, line, u32::MAX)?;
+        let step = self.book.unsent(err, post, line)?;
         self.voice
             .trace(post.key, "publish", result, &tell::failure::detail(err));
         self.report(post.key, &step, Some(err))
@@ -345,8 +282,7 @@ impl TargetRun<'_> {
         (doing, detail): (&str, String),
     ) -> Result<Option<Step>, Error> {
         let key = post.key;
-        let failed = self.failed(err, Some(post));
-        let step = self.book.answered_failed(key, &failed, before, sends)?;
+        let step = self.book.fail(err, post, (before, sends))?;
         self.stop_for(key, err);
         let (result, detail) = match step.then {
             Then::Send(next) => (
@@ -354,24 +290,12 @@ impl TargetRun<'_> {
                 format!("{detail} next_in_ms={}", next.as_millis()),
             ),
             Then::Look(_) | Then::ReadBack(_) => ("unknown", detail),
-            _ => ("failed", detail),
+            _ => {
+                self.voice.trace(key, doing, "failed", &detail);
+                return self.report(key, &step, Some(err)).map(|()| None);
+            }
         };
         self.voice.trace(key, doing, result, &detail);
-        if result == "failed" {
-            self.report(key, &step, Some(err))?;
-            return Ok(None);
-        }
         Ok(Some(step))
-    }
-
-    /// The failure of a send, as the key's life reads it.
-    pub(super) fn failed(&self, err: &Error, post: Option<&Post>) -> Failed {
-        Failed::of(
-            err,
-            self.voice.redact(&err.reason()),
-            post.map(|p| (p, self.book.edit_mark(p))),
-            self.book.credential.clone(),
-            self.cfg.policy.retry_after_cap,
-        )
     }
 }

@@ -49,7 +49,9 @@ impl TargetRun<'_> {
         let line = self.book.line(key);
         let first = job.looking == Looking::Dedup;
         let sought = (line.as_ref().filter(|_| !first)).map(|l| l.sought(&job.out.marks));
-        let kept = self.kept_payload(key).filter(|_| !first);
+        let kept = (self.here.keeps_payload && !first)
+            .then(|| self.book.kept_payload(key))
+            .flatten();
         let attempts = Attempts {
             key: line.as_ref().map_or(key, KeyLine::place_key),
             marks: sought.as_ref().map_or(&job.out.marks, |s| &s.marks),
@@ -62,15 +64,10 @@ impl TargetRun<'_> {
         };
         let keeps = match (&job.post, &line) {
             (Some(post), line) => self.book.keeps(post, line.as_ref()),
-            (None, line) => life::Keeps {
-                fp: line.as_ref().and_then(|l| l.fp.clone()).unwrap_or_default(),
-                payload: String::new(),
-                media: line.as_ref().and_then(|l| l.copies.current.media.clone()),
-                copy: None,
-            },
+            (None, line) => line.as_ref().map(life::Keeps::of_line).unwrap_or_default(),
         };
         let seen = self.see(key, &attempts, job.looking);
-        let failure = seen.failure(|err| self.failed(err, None));
+        let failure = seen.failure(|err| self.book.failed(err, None));
         let found;
         let verdict = match &seen {
             Seen::Found(receipts) => {
@@ -80,7 +77,7 @@ impl TargetRun<'_> {
             seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
         };
         let step = self.looked(key, job, &seen, verdict)?;
-        self.trace_look(key, &seen, &step, first);
+        self.voice.looked(key, &seen, &step, first);
         if let (true, Then::Send(_), Some(note)) = (first, &step.then, &step.say) {
             self.voice.say(key, "note", note);
         }
@@ -127,27 +124,5 @@ impl TargetRun<'_> {
             .as_names()
             .and_then(|n| n.copy_of(key, &receipts[0].id));
         found
-    }
-
-    /// The trace line of one lookup's answer (`tell::look`).
-    fn trace_look(&mut self, key: Key, seen: &Seen, step: &Step, first: bool) {
-        use crate::tell::look::{self, Answer};
-        let answer = match seen {
-            Seen::Found(_) => return,
-            Seen::Absent => Answer::Absent {
-                sending: matches!(step.then, Then::Send(_)),
-            },
-            Seen::NotYet(_) => Answer::NotYet(step.say.as_deref()),
-            Seen::CannotTell(why) | Seen::Whose(why) => Answer::CannotTell(why),
-            Seen::Transient(why) => Answer::Transient(why),
-            Seen::Foreign(receipts) => {
-                Answer::Foreign(receipts.iter().map(|r| r.id.as_str()).collect())
-            }
-            Seen::Refused(err) => Answer::Refused(err.reason()),
-        };
-        if let Some(line) = look::look(answer, first) {
-            self.voice
-                .trace(key, line.action, line.result, &line.detail);
-        }
     }
 }

@@ -48,8 +48,7 @@ impl TargetRun<'_> {
         let Some(err) = copies.missing(key, &self.cfg.name) else {
             return Ok(Some(copies.put_in(post)));
         };
-        let failed = self.failed(&err, Some(&post));
-        let step = self.book.answered_failed(key, &failed, line, u32::MAX)?;
+        let step = self.book.fail(&err, &post, (line, u32::MAX))?;
         self.voice
             .trace(key, "wait", "failed", &tell::failure::detail(&err));
         match err.class() {

@@ -7,34 +7,21 @@ use crate::life::Event;
 use crate::life::Key;
 use crate::post::Post;
 use crate::targets::{Media, Noting, Target};
-use crate::tell;
 
 impl TargetRun<'_> {
     /// The post as this target sends it: no more images than the platform takes (the cover
-    /// first, then the post's order); the rest are left out with one warning line and a trace
-    /// line. Images without alt text are warned about here too.
+    /// first, then the post's order); the rest are left out, and its images without alt text
+    /// are warned about (`Voice::images`).
     pub(super) fn images_for(&mut self, post: &Post) -> Post {
-        let key = post.key;
-        for image in post.images.iter().filter(|i| i.alt.is_empty()) {
-            let text = tell::images::no_alt(&post.path, image.line, &image.srcs[0]);
-            // The post's, not the target's: said once a run.
-            if self.run.told.borrow_mut().insert(text.clone()) {
-                self.voice.say(key, "warning", &text);
-            }
-        }
         let ask = !self.run.plan.dry_run;
-        let (post, rest, who) = match self.target.as_upload() {
+        let (sent, rest, who) = match self.target.as_upload() {
             Some(upload) => upload.within_limit(post, ask),
             None => (post.clone(), Vec::new(), String::new()),
         };
-        if !rest.is_empty() {
-            let names: Vec<String> = rest.iter().map(|i| i.path.display().to_string()).collect();
-            let total = rest.len() + post.images.len();
-            let text = tell::images::left_out(&names, total, &who);
-            self.voice.say(key, "warning", &text);
-            self.voice.trace(key, "image", "left-out", &text);
-        }
-        post
+        let told = &mut self.run.told.borrow_mut();
+        self.voice
+            .images(post, (sent.images.len(), &rest, &who), told);
+        sent
     }
 
     /// Upload what the target needs, each answer recorded on the key's pending line (an

@@ -8,7 +8,6 @@ use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::{Event, KeyLine, Phase, Step, Word};
-use crate::post::Post;
 use crate::tally::Count;
 use crate::targets::Lookup;
 use crate::targets::Outgoing;
@@ -22,9 +21,7 @@ impl TargetRun<'_> {
         };
         let resume = matches!(line.phase, Phase::Pending(crate::life::Op::Retract));
         if self.run.plan.dry_run {
-            let ids = line.live_ids().join(", ");
-            let text = tell::retract::would(&ids, resume, &self.cfg.name);
-            self.voice.say(key, "retract", &text);
+            self.preview(key).retract(&line, resume);
             return Ok(());
         }
         if self.skip_if_stopped(key) {
@@ -46,23 +43,21 @@ impl TargetRun<'_> {
         self.carry_out(key, &mut job, step)
     }
 
-    /// Remove the copy `id` the key's life names next (`Then::Remove`), and hand what became of
-    /// it to the key's life. `None`: the copy is still there, or the outcome cannot be told
-    /// (recorded and said).
+    /// Remove the copy `id` the key's life names next (`Then::Remove`), look whether it is
+    /// gone, and hand what became of it to the key's life. `None`: the copy is still there, or
+    /// the outcome cannot be told (recorded and said).
     pub(super) fn remove(
         &mut self,
         key: Key,
         job: &mut Job,
         id: &str,
     ) -> Result<Option<Step>, Error> {
-        let What::Retract(removing) = &mut job.what else {
-            unreachable!("a retract removes")
-        };
-        let (resume, post) = (removing.resume, job.post.as_ref());
-        let Some(verified) = self.removal(key, id, resume, post, job.before.as_ref())? else {
+        let Some(verified) = self.removal(key, job, id)? else {
             return Ok(None);
         };
-        removing.removed.push(id.to_string());
+        if let What::Retract(removing) = &mut job.what {
+            removing.removed.push(id.to_string());
+        }
         self.voice.outcome.removed.insert(key);
         let step = (self.book).apply(key, &Event::Removed { id, verified })?;
         if step.word != Word::Retracted {
@@ -72,40 +67,42 @@ impl TargetRun<'_> {
         Ok(Some(step))
     }
 
-    /// Remove the copy `id` (`resume`: of a retract an earlier run left half way). What
-    /// `verify` says: `Some` gone, `None` when it is still there or the outcome cannot be told
-    /// (recorded and said).
-    fn removal(
-        &mut self,
-        key: Key,
-        id: &str,
-        resume: bool,
-        post: Option<&Post>,
-        before: Option<&KeyLine>,
-    ) -> Result<Option<bool>, Error> {
-        // A retract an earlier run left half way looks first: a copy already gone needs
-        // no second removal.
-        if resume && matches!(self.still_there(key, id), Ok(Lookup::Absent)) {
+    /// Remove the copy `id`, then look: `Some(true)` gone, `Some(false)` accepted but no lookup
+    /// can show it, `None` when it is still there or the outcome cannot be told (recorded and
+    /// said). A retract an earlier run left half way looks first: a copy already gone needs no
+    /// second removal.
+    fn removal(&mut self, key: Key, job: &Job, id: &str) -> Result<Option<bool>, Error> {
+        let What::Retract(removing) = &job.what else {
+            unreachable!("a retract removes")
+        };
+        if removing.resume && matches!(self.still_there(key, id), Ok(Lookup::Absent)) {
             return Ok(Some(true));
         }
-        let place = self.book.place(key);
-        match self
-            .target
-            .as_retract()
-            .and_then(|r| r.retract(place, id, post))
-        {
-            Ok(()) => self.verify(key, id, true, before),
-            Err(err) if err.class() == Some(Class::Unknown) => {
-                self.voice
-                    .trace(key, "retract", "unknown", &tell::failure::detail(&err));
-                self.verify(key, id, false, before)
+        let (place, before) = (self.book.place(key), job.before.as_ref());
+        let removed =
+            (self.target.as_retract()).and_then(|r| r.retract(place, id, job.post.as_ref()));
+        let unknown = matches!(&removed, Err(err) if err.class() == Some(Class::Unknown));
+        if let (Err(err), true) = (&removed, unknown) {
+            let detail = tell::failure::detail(err);
+            self.voice.trace(key, "retract", "unknown", &detail);
+        }
+        match (removed, self.still_there(key, id)) {
+            (_, Ok(Lookup::Absent)) => Ok(Some(true)),
+            // Refused: a copy already gone (removed by hand, an earlier retract) is what was
+            // asked for; anything else leaves the copy published.
+            (Err(err), _) if !unknown => {
+                self.not_removed(key, &err, tell::failure::detail(&err), before)
             }
-            // Refused: a copy already gone (removed by hand, an earlier retract) is what
-            // was asked for; anything else leaves the copy published.
-            Err(err) => match self.still_there(key, id) {
-                Ok(Lookup::Absent) => Ok(Some(true)),
-                _ => self.not_removed(key, &err, tell::failure::detail(&err), before),
-            },
+            (_, Ok(Lookup::Found(_))) => {
+                let err = tell::retract::still_there(key, &self.cfg.name);
+                let detail = format!("id={id}: {}", err.message);
+                self.not_removed(key, &err, detail, before)
+            }
+            // The target said it removed it, and no lookup can show it.
+            (Ok(()), _) => Ok(Some(false)),
+            (_, Ok(Lookup::CannotTell(why))) => self.unsure(key, &why),
+            (_, Ok(Lookup::Foreign(_))) => self.unsure(key, "the lookup shows another copy"),
+            (_, Err(err)) => self.unsure(key, &self.voice.redact(&err.reason())),
         }
     }
 
@@ -140,50 +137,6 @@ impl TargetRun<'_> {
         self.target
             .as_retract()
             .and_then(|r| r.still_there(place, id))
-    }
-
-    /// Every copy is removed: traced and counted with its id, whether a lookup showed it gone,
-    /// and the other ids `removed` this time.
-    pub(super) fn retracted(&mut self, key: Key, line: &KeyLine, removed: &[String]) {
-        let now = self.book.line(key);
-        let id = now
-            .as_ref()
-            .and_then(|l| l.copies.current.id.clone())
-            .unwrap_or_default();
-        let verified = !matches!(
-            now.map(|l| l.phase),
-            Some(Phase::Retracted { verified: false })
-        );
-        let more = crate::life::removed_note(line, removed);
-        let text = tell::retract::removed(&id, verified, &self.cfg.name, &more);
-        self.voice.trace(key, "retract", "done", &text);
-        // Said whatever the run: the retract is what was asked.
-        self.voice.outcome.tally.add(Count::Retracted);
-        self.voice.say(key, "retracted", &text);
-    }
-
-    /// After a removal (`sure`: the target said it removed it): `Some(true)` gone,
-    /// `Some(false)` accepted but no lookup can show it, `None` when the copy is still there
-    /// or the outcome cannot be told (recorded and said).
-    fn verify(
-        &mut self,
-        key: Key,
-        id: &str,
-        sure: bool,
-        before: Option<&KeyLine>,
-    ) -> Result<Option<bool>, Error> {
-        match self.still_there(key, id) {
-            Ok(Lookup::Absent) => Ok(Some(true)),
-            Ok(Lookup::Found(_)) => {
-                let err = tell::retract::still_there(key, &self.cfg.name);
-                let detail = format!("id={id}: {}", err.message);
-                self.not_removed(key, &err, detail, before)
-            }
-            Ok(Lookup::CannotTell(_) | Lookup::Foreign(_)) | Err(_) if sure => Ok(Some(false)),
-            Ok(Lookup::CannotTell(why)) => self.unsure(key, &why),
-            Ok(Lookup::Foreign(_)) => self.unsure(key, "the lookup shows another copy"),
-            Err(err) => self.unsure(key, &self.voice.redact(&err.reason())),
-        }
     }
 
     /// The removal's outcome is unknown and no lookup can tell: the pending line stays, and the

@@ -4,7 +4,6 @@
 //! When a lookup may be answered from it is `targets::survey`'s rule, for every target.
 
 use super::TargetRun;
-use crate::life;
 use crate::life::Key;
 
 impl TargetRun<'_> {
@@ -15,9 +14,7 @@ impl TargetRun<'_> {
             return;
         }
         let wanted: Vec<Key> = keys
-            .filter(|&(key, has_post)| {
-                self.book.looks_at(key, has_post) && self.will_look(key, has_post)
-            })
+            .filter(|&(key, has_post)| self.book.will_look(key, has_post))
             .map(|(key, _)| key)
             .collect();
         let (Some(&first), Some(&last), true) = (wanted.first(), wanted.last(), wanted.len() > 1)
@@ -43,12 +40,5 @@ impl TargetRun<'_> {
             result,
             &format!("keys={keys} {first}..{last}: {said}"),
         );
-    }
-
-    /// Whether visiting `key` will look it up on the target (`life::will_look`): never a key
-    /// the pass passes over.
-    fn will_look(&self, key: Key, has_post: bool) -> bool {
-        !self.book.quick_done(key)
-            && life::will_look(self.book.line(key).as_ref(), has_post, &self.book.ctx(key))
     }
 }

@@ -6,7 +6,7 @@ use crate::content::Catalog;
 use crate::error::Error;
 use crate::life::Exit;
 use crate::life::Key;
-use crate::life::{self, Act, Decision, Event, Facts, Lever, Mode, Pass, Seen, Why};
+use crate::life::{self, Decision, Why};
 use crate::tally::Count;
 
 impl TargetRun<'_> {
@@ -20,23 +20,26 @@ impl TargetRun<'_> {
 
     /// One visit of the key's life on this target, and what it decides, done.
     pub(crate) fn step(&mut self, key: Key, has_post: bool, posts: &Posts) -> Result<(), Error> {
-        let quick = match self.book.pass(key) {
-            Pass::Yes => true,
-            Pass::Untouched(at) => !posts.touched_after(key, at),
-            Pass::No => false,
-        };
-        if quick {
+        if self.book.passes_over(key, posts) {
             self.voice.count(Count::Done, key, "skip", "done");
             return Ok(());
         }
-        self.not_ours_first(key)?;
-        let (step, carried) = self.visit(key, has_post, posts)?;
+        // `retry --not-ours ID`: the human's word first, so the lookup that follows leaves
+        // that copy out.
+        if let Some(id) = self.book.not_ours(key, self.target.as_names())? {
+            let detail = format!("id={id} (by hand)");
+            self.voice.trace(key, "mark", "not-ours", &detail);
+        }
+        let (step, carried) = self.book.visit(key, has_post, posts)?;
+        if let Some(old) = carried {
+            self.voice.carried(key, old, self.book.place(key));
+        }
         let life::Then::Decide(decision) = step.then else {
             unreachable!("a visit decides")
         };
         let sends = decision.reaches_target();
         // A dry run's carried line is not written: what comes after is the next run's.
-        if carried && self.run.plan.dry_run {
+        if carried.is_some() && self.run.plan.dry_run {
             self.voice.outcome.exit.merge(step.exit);
             return Ok(());
         }
@@ -55,66 +58,12 @@ impl TargetRun<'_> {
         Ok(())
     }
 
-    /// The key's life, visited (`decide`), its line recorded or carried over from a renamed
-    /// post's. `true`: the key took a renamed post's line over (`renamed.rs`).
-    fn visit(
-        &mut self,
-        key: Key,
-        has_post: bool,
-        posts: &Posts,
-    ) -> Result<(life::Step, bool), Error> {
-        let line = self.book.line(key);
-        match (&line, self.book.decide(key, has_post, posts, true)) {
-            (
-                None,
-                (
-                    step,
-                    Some(Seen::Ready(Facts {
-                        carry: Some(from), ..
-                    })),
-                ),
-            ) => {
-                self.carry(key, &from, &step)?;
-                Ok((step, true))
-            }
-            (_, (step, _)) => self
-                .book
-                .record(key, &Event::Visit(None), &step)
-                .map(|()| (step, false)),
-        }
-    }
-
     /// A decision that sends nothing and looks nothing up, told (`Voice::decision`).
     fn say_decision(&mut self, key: Key, decision: Decision) {
         let line = self.book.line(key);
         let target = &*self.target;
         let look = |k| target.where_to_look(k);
         self.voice.decision(key, decision, line.as_ref(), &look);
-    }
-
-    /// `retry --not-ours ID`: the human's word first, so the lookup that follows leaves that
-    /// copy out.
-    fn not_ours_first(&mut self, key: Key) -> Result<(), Error> {
-        if let Mode::Retry(Lever::NotOurs(id)) = &self.run.plan.mode
-            && !self.run.plan.dry_run
-            && self.book.state.get(key).is_some()
-        {
-            let here = self
-                .target
-                .as_names()
-                .and_then(|n| n.copy_of(self.book.place(key), id))
-                .is_some_and(|(g, _)| {
-                    Some(g) == self.book.line(key).map(|l| l.copies.current.generation)
-                });
-            let act = Act::NotOurs {
-                id: id.clone(),
-                here,
-            };
-            self.book.apply(key, &Event::Human(&act))?;
-            self.voice
-                .trace(key, "mark", "not-ours", &format!("id={id} (by hand)"));
-        }
-        Ok(())
     }
 
     /// Do what the decision says.

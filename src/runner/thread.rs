@@ -13,28 +13,46 @@ use super::carry::{Job, Parts, What};
 use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Event, KeyLine, Op, Part, Step, Then, Why};
+use crate::life::{self, KeyLine, Part, Sending, Step, Then, Why};
 use crate::post::Post;
 use crate::signals;
 use crate::targets::{Media, Outgoing, Thread};
 use crate::tell;
-use crate::thread::{Prepared, Turn};
+use crate::thread::Turn;
 use crate::voice::Told;
 use std::time::{Duration, Instant};
 use store::sent::Kept;
 
 impl TargetRun<'_> {
-    /// Publish `post` as a thread: copy `generation`; `maybe`: the first part not on the line
-    /// may already be out (look before sending it).
+    /// Publish `post` as a thread, as `sending` says (copy `generation`; `before.looks()`: the
+    /// first part not on the line may already be out, or a new thread's first part may be
+    /// there: look before sending it). Its text may link to other targets' copies: a new
+    /// thread waits for them like any post (`linked`); a resumed one sends the parts it kept.
     pub(super) fn thread(
         &mut self,
         post: Post,
         line: Option<KeyLine>,
-        (generation, new_copy): (u32, bool),
-        maybe: bool,
+        sending: Sending,
         why: Why,
     ) -> Result<(), Error> {
-        let key = post.key;
+        let (key, maybe) = (post.key, sending.before.looks());
+        let (generation, new_copy) = (sending.generation, sending.fresh);
+        let post = match (
+            self.run.plan.dry_run,
+            life::started(line.as_ref(), new_copy),
+        ) {
+            // The preview: a stand-in for each copy still coming, as the run would have it by
+            // the time this target's turn comes.
+            (true, _) => {
+                self.preview(key).copies(key);
+                self.book.copies(key).with_stand_ins(post)
+            }
+            (false, true) => self.book.copies(key).put_in(post),
+            (false, false) => match self.linked(post, line.as_ref())? {
+                Some(post) => post,
+                None => return Ok(()),
+            },
+        };
         let resumed = life::resumes(line.as_ref(), generation, new_copy);
         let landed = line
             .as_ref()
@@ -63,8 +81,11 @@ impl TargetRun<'_> {
             self.voice.say(key, "retry", &tell::line::retry(why));
         }
         let before = self.book.line(key);
-        if !self.thread_pending(&post, &prepared, generation, new_copy)? {
-            return Ok(());
+        let chosen = self.part_native(key, generation, 0);
+        let pending = (self.book).thread_pending(key, &prepared, &chosen, new_copy)?;
+        if pending.written().is_none() {
+            let told = Told::new(Some(&post.title), Instant::now(), "publish");
+            return self.tell(key, &pending, told);
         }
         // Each part not on the line, in turn: looked for first when it may be out, else sent
         // and on the line as it lands; the done line once every part is out.
@@ -78,48 +99,7 @@ impl TargetRun<'_> {
             ..Outgoing::default()
         };
         let mut job = Job::new(What::Thread(Box::new(parts)), Some(post), out, before);
-        let first = match maybe {
-            true => Then::Look(Duration::ZERO),
-            false => Then::Send(Duration::ZERO),
-        };
-        self.carry_out(key, &mut job, Step::to(first))
-    }
-
-    /// The pending line, durable before the first part goes, then the split on it and the
-    /// parts a resumed run sends. `false`: the rules refused the attempt (told).
-    fn thread_pending(
-        &mut self,
-        post: &Post,
-        prepared: &Prepared,
-        generation: u32,
-        new_copy: bool,
-    ) -> Result<bool, Error> {
-        let key = post.key;
-        let first = [prepared.pieces[0].mark.clone()];
-        let chosen = self.part_native(key, generation, 0);
-        let pending = self.book.apply(
-            key,
-            &Event::Attempt {
-                op: Op::Publish,
-                fp: &prepared.fp,
-                marks: &first,
-                payload: Some(&prepared.payload),
-                new_copy,
-                native: &chosen,
-            },
-        )?;
-        if pending.written().is_none() {
-            self.tell(
-                key,
-                &pending,
-                Told::new(Some(&post.title), Instant::now(), "publish"),
-            )?;
-            return Ok(false);
-        }
-        self.book
-            .apply(key, &Event::Split(&crate::thread::hash(&prepared.pieces)))?;
-        self.keep_thread(key, prepared)?;
-        Ok(true)
+        self.carry_out(key, &mut job, Step::to(sending.before.first()))
     }
 
     /// The part the thread sends or looks for next: the first not on the line. When every
@@ -169,11 +149,15 @@ impl TargetRun<'_> {
         };
         let err = match self.part_request(post, &turn) {
             Ok((part, url)) => {
-                self.part_landed(key, n, &part, url.as_deref(), pieces.len())?;
+                // On the line before anything else happens.
+                self.book.part(key, n, (&part, url.as_deref()), false)?;
+                let text = tell::thread::part(n, pieces.len(), &part.id);
+                self.voice.trace(key, "publish", "part", &text);
                 job.sends = 0;
                 if let What::Thread(parts) = &mut job.what {
                     parts.sent += 1;
                 }
+                // The part after one this run sent cannot be out yet: it is sent.
                 return Ok(Some(Step::to(Then::Send(Duration::ZERO))));
             }
             Err(err) => err,
@@ -225,39 +209,6 @@ impl TargetRun<'_> {
         self.threads().part_native(place, generation, n)
     }
 
-    /// Part `n` landed: on the line before anything else happens.
-    fn part_landed(
-        &mut self,
-        key: Key,
-        n: usize,
-        part: &Part,
-        url: Option<&str>,
-        of: usize,
-    ) -> Result<(), Error> {
-        self.put_part(key, n, (part, url), false)?;
-        let text = tell::thread::part(n, of, &part.id);
-        self.voice.trace(key, "publish", "part", &text);
-        Ok(())
-    }
-
-    /// Part `n` (with its link, for part 0) on the line: sent, or found by a lookup (`cut_off`:
-    /// after its thread was cut off, by what it replies to; `Event::PartLanded`).
-    fn put_part(
-        &mut self,
-        key: Key,
-        n: usize,
-        (part, url): (&Part, Option<&str>),
-        cut_off: bool,
-    ) -> Result<life::Step, Error> {
-        let landed = Event::PartLanded {
-            n,
-            part,
-            url,
-            cut_off,
-        };
-        self.book.apply(key, &landed)
-    }
-
     /// Every part is out: the done line (its copy is part 0), and the kept parts go.
     fn thread_done(
         &mut self,
@@ -281,23 +232,8 @@ impl TargetRun<'_> {
             copy: None,
         };
         let step = self.book.land(key, (&keeps, &receipts), how, None, 0)?;
-        self.sent().remove(key, Kept::Thread);
+        self.book.sent().remove(key, Kept::Thread);
         let told = Told::new(Some(&post.title), job.started, "publish").note(Some(note));
         self.tell(key, &step, told)
-    }
-
-    /// The parts of the key's thread as kept before its first send (`store::sent`); kept
-    /// again only when they changed.
-    fn keep_thread(&self, key: Key, prepared: &Prepared) -> Result<(), Error> {
-        if self.kept_thread(key).as_ref() == Some(prepared) {
-            return Ok(());
-        }
-        let bytes = serde_json::to_vec(prepared).expect("a thread serialises");
-        self.sent().keep(key, Kept::Thread, &bytes)
-    }
-
-    fn kept_thread(&self, key: Key) -> Option<Prepared> {
-        let bytes = self.sent().kept(key, Kept::Thread)?;
-        serde_json::from_slice(&bytes).ok()
     }
 }

@@ -8,12 +8,12 @@ use super::{Posts, TargetRun};
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, EditCheck, Event, KeyLine, Op, Step, Then, Verdict, Word};
+use crate::life::{self, Event, KeyLine, Step, Then, Verdict, Word};
 use crate::look::Seen;
 use crate::post::Post;
-use crate::tally::Count;
 use crate::targets::{Media, Outgoing};
 use crate::tell;
+use crate::voice::Told;
 use std::time::{Duration, Instant};
 
 impl TargetRun<'_> {
@@ -30,21 +30,9 @@ impl TargetRun<'_> {
             Ok(post) => post,
             Err(_) => return self.unchanged(key),
         };
-        let new = self.book.edit_mark(&post);
-        let old = line.edits.payload.as_deref();
-        let (before_images, before_template) = self.earlier_marks(&post);
-        let earlier = life::Earlier {
-            before_images: &before_images,
-            before_template: before_template.as_deref(),
-        };
         // (A refused edit the post still holds never gets here: its life says `EditFailed`.)
-        match life::check_edit(old, &new, earlier, forced) {
-            EditCheck::Baseline => {
-                self.book.apply(key, &Event::Baseline(&new))?;
-                return self.unchanged(key);
-            }
-            EditCheck::Unchanged => return self.unchanged(key),
-            EditCheck::Send => {}
+        if !self.book.edit_to_send(&line, &post, forced)? {
+            return self.unchanged(key);
         }
         if self.run.plan.dry_run {
             let id = line.copies.current.id.clone().unwrap_or_default();
@@ -69,13 +57,6 @@ impl TargetRun<'_> {
         }
     }
 
-    /// The post's edit hash under older rules (`life::Earlier`): before images were sent, and
-    /// before this target had a template (only when it has one now).
-    fn earlier_marks(&self, post: &Post) -> (String, Option<String>) {
-        let before_template = self.cfg.template.is_some().then(|| post.edit_mark(None));
-        (post.edit_mark_before_images(), before_template)
-    }
-
     /// What the edit sends to the copy, or why it cannot be sent in place.
     fn prepare_edit(&mut self, key: Key, line: &KeyLine, post: &Post) -> Result<Outgoing, Error> {
         // A thread published before the target went back to `long = "cut"`.
@@ -95,21 +76,15 @@ impl TargetRun<'_> {
         err: Error,
     ) -> Result<(), Error> {
         let err = tell::edit::advice(key, &self.cfg.name, tell::edit::not_sent(&err));
-        let failed = self.failed(&err, Some(post));
-        let step = self
-            .book
-            .answered_failed(key, &failed, Some(line), u32::MAX)?;
+        let step = self.book.fail(&err, post, (Some(line), u32::MAX))?;
         self.voice
             .trace(key, "update", "failed", &tell::failure::detail(&err));
         self.report(key, &step, Some(&err))
     }
 
+    /// A done key whose edit is not sent: the copy holds the post as it is.
     fn unchanged(&mut self, key: Key) -> Result<(), Error> {
-        let why = match self.run.plan.mode {
-            life::Mode::Retry(_) => tell::skip::DONE_IN_PLACE,
-            _ => "done",
-        };
-        self.voice.count(Count::Done, key, "skip", why);
+        self.voice.unchanged(key);
         Ok(())
     }
 
@@ -118,28 +93,12 @@ impl TargetRun<'_> {
     /// again (never a create) while the copy does not hold it yet. `None`: told, nothing more.
     pub(super) fn send_update(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
         job.sends += 1;
-        let before = self.book.line(key);
-        let id = before
-            .as_ref()
-            .and_then(|l| l.copies.current.id.clone())
-            .unwrap_or_default();
-        // What only the platform reads of the copy (the version Ghost wants back).
-        let native = before
-            .as_ref()
-            .map(|l| l.copies.current.native.clone())
-            .unwrap_or_default();
         let post = job.post();
-        self.book.apply(
-            key,
-            &Event::Attempt {
-                op: Op::Update,
-                fp: &post.fingerprint,
-                marks: &[],
-                payload: None,
-                new_copy: false,
-                native: &life::Native::new(),
-            },
-        )?;
+        let before = self.book.updating(post)?;
+        let copy = before.as_ref().map(|l| &l.copies.current);
+        let id = copy.and_then(|c| c.id.clone()).unwrap_or_default();
+        // What only the platform reads of the copy (the version Ghost wants back).
+        let native = copy.map(|c| c.native.clone()).unwrap_or_default();
         let started = Instant::now();
         // New images are uploaded first (each on the pending line), then the copy updated.
         let uploaded = self.upload(post, true);
@@ -157,7 +116,7 @@ impl TargetRun<'_> {
         let err = match result {
             Ok(receipt) => {
                 let receipt = life::checked(&receipt).unwrap_or_else(|_| Receipt::id(&id));
-                return self.updated(post, vec![receipt], started).map(|()| None);
+                return self.updated(post, receipt, started).map(|()| None);
             }
             Err(err) => tell::edit::advice(key, &self.cfg.name, err),
         };
@@ -193,11 +152,9 @@ impl TargetRun<'_> {
             let receipt = (found.iter().find(|r| r.id == id))
                 .and_then(|r| life::checked(r).ok())
                 .unwrap_or_else(|| Receipt::id(&id));
-            return self
-                .updated(post, vec![receipt], job.started)
-                .map(|()| None);
+            return self.updated(post, receipt, job.started).map(|()| None);
         }
-        let failure = seen.failure(|err| self.failed(err, Some(post)));
+        let failure = seen.failure(|err| self.book.failed(err, Some(post)));
         let step = self.book.apply(
             key,
             &Event::Looked {
@@ -214,13 +171,8 @@ impl TargetRun<'_> {
         if let Then::Send(_) = step.then {
             return Ok(Some(step));
         }
-        let text = step.say.clone().unwrap_or_default();
         match step.word {
-            Word::Unconfirmed => {
-                self.voice.trace(key, "update", "not-yet", &text);
-                self.voice
-                    .count(Count::Unconfirmed, key, "unconfirmed", &text);
-            }
+            Word::Unconfirmed => (self.voice).update_unsure(key, step.say.as_deref()),
             _ => self.report(key, &step, answer.as_ref().err())?,
         }
         Ok(None)
@@ -269,36 +221,20 @@ impl TargetRun<'_> {
             sends: 0,
             sendable,
         };
-        let text = self.book.apply(key, &looked)?.say.unwrap_or_default();
-        self.voice.trace(key, "update", "not-yet", &text);
-        self.voice
-            .count(Count::Unconfirmed, key, "unconfirmed", &text);
+        let step = self.book.apply(key, &looked)?;
+        self.voice.update_unsure(key, step.say.as_deref());
         Ok(())
     }
 
-    fn updated(
-        &mut self,
-        post: &Post,
-        receipts: Vec<Receipt>,
-        started: Instant,
-    ) -> Result<(), Error> {
+    /// The update is on the copy: the done line, with the uploads the post uses; told.
+    fn updated(&mut self, post: &Post, receipt: Receipt, started: Instant) -> Result<(), Error> {
         let key = post.key;
         let keeps = life::Keeps {
             media: self.unattached(key, post),
             ..self.book.keeps(post, None)
         };
-        self.book
-            .land(key, (&keeps, &receipts), life::How::Published, None, 0)?;
-        let id = self
-            .book
-            .line(key)
-            .and_then(|l| l.copies.current.id)
-            .unwrap_or_default();
-        let millis = started.elapsed().as_millis();
-        let detail =
-            tell::line::titled(&format!("id={id} duration_ms={millis}"), Some(&post.title));
-        self.voice.trace(key, "update", "done", &detail);
-        self.voice.count(Count::Updated, key, "updated", &detail);
-        Ok(())
+        let (receipts, how) = ([receipt], life::How::Published);
+        let step = self.book.land(key, (&keeps, &receipts), how, None, 0)?;
+        self.tell(key, &step, Told::new(Some(&post.title), started, "update"))
     }
 }

@@ -2,7 +2,8 @@
 //! why a thread's parts are not sent or not edited. Parts are counted from 0 here and from 1
 //! in what is said.
 
-use crate::life::Key;
+use crate::error::{Class, Error};
+use crate::life::{Key, KeyLine};
 
 /// Part `n` of `of`, which is out (sent or edited): the trace's detail.
 pub fn part(n: usize, of: usize, id: &str) -> String {
@@ -62,17 +63,20 @@ pub fn as_new_thread(key: Key, target: &str) -> String {
     )
 }
 
-/// A resumed thread whose parts cannot be known, with `out` parts on its line: its kept parts
-/// gone (or not the split its line names: `file`), the post split now not what the parts out
-/// were cut from (`differs`). Nothing is sent, and a person decides how it goes on.
-pub fn split_lost(key: Key, target: &str, out: usize, file: &str, differs: &str) -> String {
+/// A resumed thread whose parts cannot be known (its `line`): its kept parts gone (or not the
+/// split its line names: `file`), the post split now not what the parts out were cut from
+/// (`differs`). Sending the rest would make one thread of two texts, so nothing is sent and a
+/// person decides how it goes on (rejected: the next run tries again once the post changes).
+pub fn split_lost(line: &KeyLine, target: &str, file: &str, differs: &str) -> Error {
+    let (key, out) = (line.key, line.copies.current.parts.len());
     let out = match out {
         0 => "its first part may be out".to_string(),
         n => format!("{n} of its parts are out"),
     };
-    format!(
+    let why = format!(
         "a thread cut off: {out}, the parts kept for the rest ({target}.sent/{key}.thread.json in the state folder) {file}, and {differs}: nothing sent (the thread would hold two texts); to go on, restore the post's text as it was (the rest then goes out by itself), or `dayrun retract {key} --yes --target {target}` then `dayrun retry {key} --force --target {target}` (a new thread), or publish the rest by hand and `dayrun mark {key} done --target {target}`"
-    )
+    );
+    Error::failure(Class::Rejected, why).hint(KEPT)
 }
 
 /// The hint under `split_lost`: where a thread's parts are kept, and for how long.

@@ -2,7 +2,8 @@
 //! earlier attempt may have landed, pre-submit dedup before the first attempt, or a person's
 //! word that it is absent; and which generation of the key's copy the send makes.
 
-use super::{Ctx, KeyLine, Lever, Mode, Phase};
+use super::{Ctx, KeyLine, Lever, Mode, Native, Phase, Then};
+use std::time::Duration;
 
 /// What comes before a send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,14 @@ impl Before {
     pub fn looks(self) -> bool {
         matches!(self, Before::Look | Before::Dedup)
     }
+
+    /// What the runner carries out first: the look, when there is one, else the send.
+    pub fn first(self) -> Then {
+        match self.looks() {
+            true => Then::Look(Duration::ZERO),
+            false => Then::Send(Duration::ZERO),
+        }
+    }
 }
 
 /// How a decided publish goes out.
@@ -32,6 +41,18 @@ pub struct Sending {
     pub fresh: bool,
     /// The generation of the copy the send makes: the line's, one more when `fresh`.
     pub generation: u32,
+}
+
+impl Sending {
+    /// What only the platform reads of the copy this send makes: what `line` keeps of it (a
+    /// fresh copy starts with nothing of the last one's), with what the platform chooses now
+    /// (`chosen`: a record key) where it keeps nothing.
+    pub fn native(&self, line: Option<&KeyLine>, chosen: &Native) -> Native {
+        let kept = line.filter(|_| !self.fresh);
+        let mut native = kept.map_or_else(Native::new, |l| l.copies.current.native.clone());
+        native.fill(chosen);
+        native
+    }
 }
 
 /// How the publish a visit decided (`Decision::Publish { look_first, new_copy, .. }`) goes
@@ -113,6 +134,16 @@ mod tests {
     }
 
     #[test]
+    fn a_look_is_carried_out_before_the_send_whenever_one_comes_before_it() {
+        let look = Then::Look(Duration::ZERO);
+        assert_eq!(Before::Look.first(), look);
+        assert_eq!(Before::Dedup.first(), look);
+        let send = Then::Send(Duration::ZERO);
+        assert_eq!(Before::OnWord.first(), send);
+        assert_eq!(Before::Send.first(), send);
+    }
+
+    #[test]
     fn a_fresh_copy_is_the_next_generation_and_never_looks_for_the_last_one() {
         let rules = table::rules();
         let pending = line("pending");
@@ -124,6 +155,21 @@ mod tests {
         let retracted = line("retracted");
         let sent = ask(retracted.as_ref(), false, false, &rules, RUN);
         assert!(sent.fresh && sent.generation == 1, "{sent:?}");
+    }
+
+    #[test]
+    fn a_send_keeps_what_the_platform_chose_for_its_copy_and_a_fresh_copy_chooses_anew() {
+        let rules = table::rules();
+        let mut pending = line("pending").unwrap();
+        pending.copies.current.native = Native::one("rkey", "kept");
+        let mut chosen = Native::one("rkey", "new");
+        chosen.set("version", "1");
+        let again = ask(Some(&pending), true, false, &rules, RUN);
+        let mut kept = Native::one("rkey", "kept");
+        kept.set("version", "1");
+        assert_eq!(again.native(Some(&pending), &chosen), kept);
+        let fresh = ask(Some(&pending), true, true, &rules, RUN);
+        assert_eq!(fresh.native(Some(&pending), &chosen), chosen);
     }
 
     #[test]

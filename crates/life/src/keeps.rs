@@ -18,6 +18,17 @@ pub struct Keeps {
 }
 
 impl Keeps {
+    /// What the done line of a copy found for a key whose post is not read (a look only)
+    /// keeps: what `line` says the attempt held, its fingerprint and uploads.
+    pub fn of_line(line: &crate::KeyLine) -> Keeps {
+        Keeps {
+            fp: line.fp.clone().unwrap_or_default(),
+            payload: String::new(),
+            media: line.copies.current.media.clone(),
+            copy: None,
+        }
+    }
+
     /// The copy of `receipts`, learnt `how`; a copy found by the look before the first send
     /// (`first`: pre-submit dedup) was already there, whatever the look was.
     pub fn landed<'a>(&'a self, receipts: &'a [Receipt], how: How, first: bool) -> Landed<'a> {
@@ -57,5 +68,17 @@ mod tests {
         assert_eq!(confirmed.media, Some("m"));
         assert_eq!(confirmed.copy, Some((1, &crate::Native::one("rkey", "r"))));
         assert_eq!(confirmed.receipts[0].id, "9");
+    }
+
+    #[test]
+    fn a_copy_found_for_a_key_whose_post_is_not_read_keeps_what_its_line_says() {
+        let record = crate::Record::parse(
+            "2026-11-29 pending 2026-11-29T07:00:00Z fp=f media=a1b2c3d4e5f60718:9 attempt=1",
+        );
+        let line = crate::KeyLine::of(&record.unwrap().unwrap());
+        let keeps = Keeps::of_line(&line);
+        assert_eq!((keeps.fp.as_str(), keeps.payload.as_str()), ("f", ""));
+        assert_eq!(keeps.media.as_deref(), Some("a1b2c3d4e5f60718:9"));
+        assert_eq!(keeps.copy, None);
     }
 }

@@ -54,7 +54,7 @@ impl TargetRun<'_> {
             wait_first: false,
         };
         let seen = self.see(key, &attempts, looking);
-        let failure = seen.failure(|err| self.failed(err, None));
+        let failure = seen.failure(|err| self.book.failed(err, None));
         let as_part;
         let verdict = match &seen {
             Seen::Found(_) | Seen::Foreign(_) => match self.part_seen(key, n, &seen)? {
@@ -62,6 +62,7 @@ impl TargetRun<'_> {
                     as_part = seen;
                     as_part.verdict(None)
                 }
+                // The part after one found out may be out too: it is looked for first.
                 None => {
                     job.looks = 0;
                     if let What::Thread(parts) = &mut job.what {
@@ -99,7 +100,7 @@ impl TargetRun<'_> {
             Ok(Some((part, url))) if part.usable() => {
                 let text = tell::thread::found(n, &part.id, false);
                 self.voice.trace(key, "confirm", "part", &text);
-                self.put_part(key, n, (&part, url.as_deref()), false)?;
+                self.book.part(key, n, (&part, url.as_deref()), false)?;
                 return Ok(None);
             }
             Ok(Some(_)) => Seen::CannotTell(tell::thread::unusable(n, "found")),

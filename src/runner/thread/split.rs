@@ -2,7 +2,7 @@
 //! split it started with (`split=` on its line, the parts kept in `state/<target>.sent/`), or
 //! nothing, for a person, when those parts cannot be known.
 
-use crate::error::{Class, Error};
+use crate::error::Error;
 use crate::life::{self, KeyLine, Op, Phase, Resume};
 use crate::post::Post;
 use crate::runner::TargetRun;
@@ -44,7 +44,7 @@ impl TargetRun<'_> {
         let recorded = line
             .filter(|_| resumed)
             .and_then(|l| l.copies.current.split.clone());
-        let kept = self.kept_thread(key).filter(|_| resumed).filter(|k| {
+        let kept = self.book.kept_thread(key).filter(|_| resumed).filter(|k| {
             let split = crate::thread::hash(&k.pieces);
             life::kept_fits((k.generation, &split), generation, recorded.as_deref())
         });
@@ -80,12 +80,13 @@ impl TargetRun<'_> {
                 Some(why) => why,
             },
         };
-        let file = match self.kept_thread(key) {
+        let file = match self.book.kept_thread(key) {
             Some(_) => "are not the split on the line",
             None => "are gone",
         };
         let settled = self.keep_cut_off_part(line)?;
-        let err = self.split_lost(settled.as_ref().unwrap_or(line), file, &differs);
+        let lost = settled.as_ref().unwrap_or(line);
+        let err = tell::thread::split_lost(lost, &self.cfg.name, file, &differs);
         Err(Box::new(Unsplit { err, settled }))
     }
 
@@ -124,7 +125,7 @@ impl TargetRun<'_> {
             Ok(Some((part, url))) if part.usable() => {
                 let text = tell::thread::found(n, &part.id, true);
                 self.voice.trace(key, "confirm", "part", &text);
-                let step = self.put_part(key, n, (&part, url.as_deref()), true)?;
+                let step = self.book.part(key, n, (&part, url.as_deref()), true)?;
                 Ok(step.written().cloned())
             }
             _ => Ok(None),
@@ -153,14 +154,5 @@ impl TargetRun<'_> {
             .threads()
             .first_not_holding(key, generation, pieces, landed)?;
         Ok(differs.map(|n| life::part_differs(n + 1, now)))
-    }
-
-    /// A resumed thread whose parts cannot be known (`tell::thread::split_lost`): sending the
-    /// rest would make one thread of two texts, so nothing is sent and a person decides
-    /// (rejected: the next run tries again once the post changes).
-    fn split_lost(&self, line: &KeyLine, file: &str, differs: &str) -> Error {
-        let (key, out) = (line.key, line.copies.current.parts.len());
-        let why = tell::thread::split_lost(key, &self.cfg.name, out, file, differs);
-        Error::failure(Class::Rejected, why).hint(tell::thread::KEPT)
     }
 }
