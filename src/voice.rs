@@ -373,6 +373,24 @@ impl<'a> Voice<'a> {
         self.count(Count::Unconfirmed, key, "unconfirmed", text);
     }
 
+    /// `post` published in a batch of `landed` keys that took `took` milliseconds, as copy
+    /// `id`: traced and counted with the batch's time, said as such (each key did not take it
+    /// alone).
+    pub fn batched(&mut self, post: &Post, id: &str, (landed, took): (usize, u128)) {
+        let detail = format!("id={id} batch_keys={landed} batch_ms={took}");
+        self.trace(post.key, "publish", "done", &detail);
+        let said = tell::line::titled(&detail, Some(&post.title));
+        self.count(Count::Published, post.key, "published", &said);
+    }
+
+    /// A key that waits for a copy its text links to (`err`: which, and for how long): counted
+    /// as failed, and said with the reason its line (`line`) keeps.
+    pub fn waiting(&mut self, key: Key, line: Option<&KeyLine>, err: &Error) {
+        self.outcome.tally.add(Count::Failed);
+        let reason = line.and_then(|l| l.reason.as_deref());
+        self.say(key, "waiting", reason.unwrap_or(&err.message));
+    }
+
     /// A done key whose edit is not sent: the copy holds the post as it is (in place, for a
     /// retry, which asked for it).
     pub fn unchanged(&mut self, key: Key) {

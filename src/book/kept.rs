@@ -5,6 +5,7 @@
 use super::Book;
 use crate::error::Error;
 use crate::life::Key;
+use crate::post::Post;
 use crate::thread::Prepared;
 use store::sent::{Kept, Sent};
 
@@ -34,6 +35,30 @@ impl Book<'_> {
         }
         let bytes = serde_json::to_vec(prepared).expect("a thread serialises");
         self.sent().keep(key, Kept::Thread, &bytes)
+    }
+
+    /// The parts kept for `post`'s resumed thread, when they are what it sends: kept for copy
+    /// `generation`, and the split its line records (`recorded`; a line from before `split=`
+    /// names none: `life::kept_fits`). Parts kept before their fingerprint was (an older
+    /// file) hold the post's.
+    pub(crate) fn kept_split(
+        &self,
+        post: &Post,
+        generation: u32,
+        recorded: Option<&str>,
+    ) -> Option<Prepared> {
+        let kept = self.kept_thread(post.key).filter(|k| {
+            let split = crate::thread::hash(&k.pieces);
+            crate::life::kept_fits((k.generation, &split), generation, recorded)
+        })?;
+        Some(match kept.fp.is_empty() {
+            false => kept,
+            true => Prepared {
+                fp: post.fingerprint.clone(),
+                payload: self.edit_mark(post),
+                ..kept
+            },
+        })
     }
 
     pub(crate) fn kept_thread(&self, key: Key) -> Option<Prepared> {

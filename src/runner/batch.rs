@@ -44,9 +44,7 @@ use crate::fsutil::Staged;
 use crate::life::Receipt;
 use crate::life::{self, Before};
 use crate::post::Post;
-use crate::tally::Count;
 use crate::targets::Outgoing;
-use crate::tell;
 use crate::tell::failure::detail;
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -198,12 +196,7 @@ impl TargetRun<'_> {
             let keeps = self.book.keeps(post, None);
             self.book
                 .land(post.key, (&keeps, &receipts), life::How::Published, None, 1)?;
-            // One time for the batch, said as such (each key did not take it alone).
-            let detail = format!("id={} batch_keys={landed} batch_ms={took}", receipts[0].id);
-            self.voice.trace(post.key, "publish", "done", &detail);
-            let said = tell::line::titled(&detail, Some(&post.title));
-            self.voice
-                .count(Count::Published, post.key, "published", &said);
+            self.voice.batched(post, &receipts[0].id, (landed, took));
             Ok(())
         })
     }

@@ -9,7 +9,6 @@ use crate::life::Key;
 use crate::life::KeyLine;
 use crate::post::Post;
 use crate::state::StateFile;
-use crate::tally::Count;
 use crate::tell;
 use std::collections::BTreeMap;
 
@@ -52,14 +51,7 @@ impl TargetRun<'_> {
         self.voice
             .trace(key, "wait", "failed", &tell::failure::detail(&err));
         match err.class() {
-            Some(Class::RetrySafe) => {
-                self.voice.outcome.tally.add(Count::Failed);
-                let text = step
-                    .written()
-                    .and_then(|l| l.reason.clone())
-                    .unwrap_or_else(|| err.message.clone());
-                self.voice.say(key, "waiting", &text);
-            }
+            Some(Class::RetrySafe) => self.voice.waiting(key, step.written(), &err),
             _ => self.report(key, &step, Some(&err))?,
         }
         Ok(None)

@@ -44,19 +44,8 @@ impl TargetRun<'_> {
         let recorded = line
             .filter(|_| resumed)
             .and_then(|l| l.copies.current.split.clone());
-        let kept = self.book.kept_thread(key).filter(|_| resumed).filter(|k| {
-            let split = crate::thread::hash(&k.pieces);
-            life::kept_fits((k.generation, &split), generation, recorded.as_deref())
-        });
-        if let Some(kept) = kept {
-            return Ok(match kept.fp.is_empty() {
-                false => kept,
-                true => Prepared {
-                    fp: post.fingerprint.clone(),
-                    payload: self.book.edit_mark(post),
-                    ..kept
-                },
-            });
+        if resumed && let Some(kept) = self.book.kept_split(post, generation, recorded.as_deref()) {
+            return Ok(kept);
         }
         let fresh = Prepared {
             generation,
