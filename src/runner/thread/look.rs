@@ -43,9 +43,10 @@ impl TargetRun<'_> {
             generation,
             deadline: Some(self.deadline(&line)),
         };
-        // With no line before this run, nothing of this run can be in flight: the look (dedup)
-        // need not wait for a late landing.
-        let deadline = match job.before.is_some() {
+        // With no line before this run and no send of this part yet, nothing can be in flight:
+        // the look (dedup) need not wait for a late landing. After this run's own send whose
+        // answer was lost, it waits for the part's deadline, as a post's look does.
+        let deadline = match job.before.is_some() || job.sends > 0 {
             true => self.deadline(&line),
             false => self.run.clock.now().timestamp(),
         };
