@@ -773,6 +773,13 @@ impl<'a> Pass<'a> {
             {
                 self.not_yet(i, key)
             }
+            // The attempt is absent and nothing is left to send, but earlier copies of the key
+            // are live: a person's (retract them, or mark one the key's copy); the line stays.
+            Seen::Absent if key.file.is_none() && (key.line.own || key.line.older) => {
+                self.notes.push((i, "gone, copies still live"));
+                self.record(i, key, Why::CannotTell, false);
+                Exit::Human
+            }
             Seen::Absent if key.file.is_none() => self.forget(i, key),
             Seen::Absent if self.past_window(key) => self.held_back(i, key),
             Seen::Absent => self.send(i, key, false),
