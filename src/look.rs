@@ -17,7 +17,9 @@ use crate::targets::{Attempts, Find, Lookup};
 use jiff::Timestamp;
 use std::time::Duration;
 
+mod part;
 mod seen;
+pub(crate) use part::{PartLooker, PartSeen};
 pub(crate) use seen::Seen;
 
 /// The longest a run waits for an attempt's deadline; beyond it the next run looks again.

@@ -84,6 +84,22 @@ impl Job {
     pub fn post(&self) -> &Post {
         self.post.as_ref().expect("a post to send")
     }
+
+    /// The thread going out (a job that sends one).
+    pub fn parts(&self) -> &Parts {
+        match &self.what {
+            What::Thread(parts) => parts,
+            _ => unreachable!("a thread's parts"),
+        }
+    }
+
+    /// `parts`, to count what this run did with them.
+    pub fn parts_mut(&mut self) -> &mut Parts {
+        match &mut self.what {
+            What::Thread(parts) => parts,
+            _ => unreachable!("a thread's parts"),
+        }
+    }
 }
 
 impl TargetRun<'_> {

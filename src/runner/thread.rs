@@ -105,10 +105,7 @@ impl TargetRun<'_> {
     /// The part the thread sends or looks for next: the first not on the line. When every
     /// part is out: the done line (told), and `None`.
     pub(super) fn next_part(&mut self, key: Key, job: &Job) -> Result<Option<usize>, Error> {
-        let landed = self.landed_parts(key);
-        let What::Thread(parts) = &job.what else {
-            unreachable!("a thread's parts")
-        };
+        let (landed, parts) = (self.landed_parts(key), job.parts());
         if landed.len() < parts.prepared.pieces.len() {
             return Ok(Some(landed.len()));
         }
@@ -136,10 +133,7 @@ impl TargetRun<'_> {
         };
         let landed = self.landed_parts(key);
         (job.sends, job.looks) = (job.sends + 1, 0);
-        let What::Thread(parts) = &job.what else {
-            unreachable!("a thread's parts")
-        };
-        let (post, pieces) = (job.post(), &parts.prepared.pieces);
+        let (post, pieces) = (job.post(), &job.parts().prepared.pieces);
         let turn = Turn {
             key: post.place(),
             generation: job.out.generation,
@@ -154,9 +148,7 @@ impl TargetRun<'_> {
                 let text = tell::thread::part(n, pieces.len(), &part.id);
                 self.voice.trace(key, "publish", "part", &text);
                 job.sends = 0;
-                if let What::Thread(parts) = &mut job.what {
-                    parts.sent += 1;
-                }
+                job.parts_mut().sent += 1;
                 // The part after one this run sent cannot be out yet: it is sent.
                 return Ok(Some(Step::to(Then::Send(Duration::ZERO))));
             }
@@ -216,9 +208,7 @@ impl TargetRun<'_> {
         landed: &[Part],
         (how, note): (life::How, &str),
     ) -> Result<(), Error> {
-        let (post, What::Thread(parts)) = (job.post(), &job.what) else {
-            unreachable!("a thread's parts")
-        };
+        let (post, parts) = (job.post(), job.parts());
         let key = post.key;
         let line = self.book.line(key).expect("the pending line");
         let receipts = [Receipt {

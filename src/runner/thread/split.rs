@@ -4,11 +4,12 @@
 
 use crate::error::Error;
 use crate::life::{self, KeyLine, Op, Phase, Resume};
+use crate::look::PartSeen;
 use crate::post::Post;
 use crate::runner::TargetRun;
 use crate::targets::Attempts;
 use crate::tell;
-use crate::thread::{Piece, Prepared};
+use crate::thread::Prepared;
 
 /// Why a thread's parts cannot be sent, and, when a part found on the way settled what may be
 /// out, the line as it was then (`life` says what may be out; the state file's pending line
@@ -64,7 +65,10 @@ impl TargetRun<'_> {
                 self.voice.say(key, "part", tell::dry::NO_SPLIT);
                 return Ok(fresh);
             }
-            Resume::Compare => match self.first_parts_differ(line, &fresh.pieces)? {
+            Resume::Compare => match self
+                .part_looker(key)
+                .first_parts_differ(line, &fresh.pieces)?
+            {
                 None => return Ok(fresh),
                 Some(why) => why,
             },
@@ -80,18 +84,17 @@ impl TargetRun<'_> {
     }
 
     /// A thread cut off while a part was on its way (a kill, a lost answer), whose parts
-    /// cannot be known any more: before a person is asked, the part after the last one listed,
-    /// the one that may be out unrecorded, is looked for by what it replies to (its text is
-    /// not known, `Thread::cut_off_part`) and put on the line when it is there, so that no part
-    /// of the thread is left on no line. The line as it is then, when the part was found.
+    /// cannot be known any more: before a person is asked, the part that may be out
+    /// unrecorded is looked for (`PartLooker::cut_off`) and put on the line when it is there,
+    /// so that no part of the thread is left on no line. The line as it is then, when the part
+    /// was found.
     fn keep_cut_off_part(&mut self, line: &KeyLine) -> Result<Option<KeyLine>, Error> {
-        let key = line.key;
-        let parts = &line.copies.current.parts;
+        let (key, n) = (line.key, line.copies.current.parts.len());
         let pending = matches!(line.phase, Phase::Pending(Op::Publish));
-        if parts.is_empty() || !pending || !line.tried.maybe || self.run.plan.dry_run {
+        if n == 0 || !pending || !line.tried.maybe || self.run.plan.dry_run {
             return Ok(None);
         }
-        let (n, generation) = (parts.len(), line.copies.current.generation);
+        let generation = line.copies.current.generation;
         let chosen = self.part_native(key, generation, n);
         let sought = line.sought(&[]);
         let attempts = Attempts {
@@ -101,47 +104,10 @@ impl TargetRun<'_> {
             generation,
             ..Attempts::none_yet(line.place_key(), &[], &serde_json::Value::Null)
         };
-        let owned = match self.threads().cut_off_part(&attempts, parts) {
-            Ok(Some(owned)) => owned,
-            Ok(None) => return Ok(None),
-            Err(err) => {
-                self.voice
-                    .trace(key, "confirm", "failed", &tell::failure::detail(&err));
-                return Ok(None);
-            }
+        let Some(PartSeen::Part(part, url)) = self.part_looker(key).cut_off(line, &attempts) else {
+            return Ok(None);
         };
-        match self.told_part(key, n, owned, parts) {
-            Ok(Some((part, url))) if part.usable() => {
-                let text = tell::thread::found(n, &part.id, true);
-                self.voice.trace(key, "confirm", "part", &text);
-                let step = self.book.part(key, n, (&part, url.as_deref()), true)?;
-                Ok(step.written().cloned())
-            }
-            _ => Ok(None),
-        }
-    }
-
-    /// On a line from before `split=` (dayrun 0.5.0): where the parts out are not the first
-    /// parts of `pieces`, if anywhere. The parts on the line are compared as the target reads
-    /// them back (`Thread::first_not_holding`); a first part that may be out unrecorded, by the
-    /// mark the line keeps of what the latest attempt sent (none kept: it cannot be told, so it
-    /// differs).
-    fn first_parts_differ(
-        &mut self,
-        line: &KeyLine,
-        pieces: &[Piece],
-    ) -> Result<Option<String>, Error> {
-        let landed = &line.copies.current.parts;
-        let now = pieces.len();
-        let last_mark = line.tried.marks.last().map(String::as_str);
-        let first_mark = pieces.first().map(|p| p.mark.as_str());
-        if let Some(why) = life::first_parts(landed.len(), now, last_mark, first_mark) {
-            return Ok(Some(why));
-        }
-        let (key, generation) = (line.place_key(), line.copies.current.generation);
-        let differs = self
-            .threads()
-            .first_not_holding(key, generation, pieces, landed)?;
-        Ok(differs.map(|n| life::part_differs(n + 1, now)))
+        let step = self.book.part(key, n, (&part, url.as_deref()), true)?;
+        Ok(step.written().cloned())
     }
 }
