@@ -9,8 +9,7 @@ use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::{Event, KeyLine, Phase, Step, Word};
 use crate::tally::Count;
-use crate::targets::Lookup;
-use crate::targets::Outgoing;
+use crate::targets::{Outgoing, Removal, Removed};
 use crate::tell;
 
 impl TargetRun<'_> {
@@ -67,42 +66,37 @@ impl TargetRun<'_> {
         Ok(Some(step))
     }
 
-    /// Remove the copy `id`, then look: `Some(true)` gone, `Some(false)` accepted but no lookup
-    /// can show it, `None` when it is still there or the outcome cannot be told (recorded and
-    /// said). A retract an earlier run left half way looks first: a copy already gone needs no
-    /// second removal.
+    /// Remove the copy `id`, then look (`Retract::remove`): `Some(true)` gone, `Some(false)`
+    /// accepted but no lookup can show it, `None` when it is still there or the outcome cannot
+    /// be told (recorded and said).
     fn removal(&mut self, key: Key, job: &Job, id: &str) -> Result<Option<bool>, Error> {
         let What::Retract(removing) = &job.what else {
             unreachable!("a retract removes")
         };
-        if removing.resume && matches!(self.still_there(key, id), Ok(Lookup::Absent)) {
-            return Ok(Some(true));
-        }
-        let (place, before) = (self.book.place(key), job.before.as_ref());
-        let removed =
-            (self.target.as_retract()).and_then(|r| r.retract(place, id, job.post.as_ref()));
-        let unknown = matches!(&removed, Err(err) if err.class() == Some(Class::Unknown));
-        if let (Err(err), true) = (&removed, unknown) {
+        let (place, post, before) = (self.book.place(key), job.post.as_ref(), job.before.as_ref());
+        let removal = match self.target.as_retract() {
+            Ok(target) => target.remove(place, id, post, removing.resume),
+            Err(err) => Removal {
+                lost: None,
+                outcome: Removed::Refused(err),
+            },
+        };
+        if let Some(err) = &removal.lost {
             let detail = tell::failure::detail(err);
             self.voice.trace(key, "retract", "unknown", &detail);
         }
-        match (removed, self.still_there(key, id)) {
-            (_, Ok(Lookup::Absent)) => Ok(Some(true)),
-            // Refused: a copy already gone (removed by hand, an earlier retract) is what was
-            // asked for; anything else leaves the copy published.
-            (Err(err), _) if !unknown => {
+        match removal.outcome {
+            Removed::Gone => Ok(Some(true)),
+            Removed::Accepted => Ok(Some(false)),
+            Removed::Refused(err) => {
                 self.not_removed(key, &err, tell::failure::detail(&err), before)
             }
-            (_, Ok(Lookup::Found(_))) => {
+            Removed::StillThere => {
                 let err = tell::retract::still_there(key, &self.cfg.name);
                 let detail = format!("id={id}: {}", err.message);
                 self.not_removed(key, &err, detail, before)
             }
-            // The target said it removed it, and no lookup can show it.
-            (Ok(()), _) => Ok(Some(false)),
-            (_, Ok(Lookup::CannotTell(why))) => self.unsure(key, &why),
-            (_, Ok(Lookup::Foreign(_))) => self.unsure(key, "the lookup shows another copy"),
-            (_, Err(err)) => self.unsure(key, &self.voice.redact(&err.reason())),
+            Removed::Unsure(why) => self.unsure(key, &self.voice.redact(&why)),
         }
     }
 
@@ -129,14 +123,6 @@ impl TargetRun<'_> {
         self.voice.trace(key, "retract", "failed", &detail);
         self.report(key, &step, Some(err))?;
         Ok(None)
-    }
-
-    /// Whether the copy `id` is still there, as the target's lookup shows.
-    fn still_there(&mut self, key: Key, id: &str) -> Result<Lookup, Error> {
-        let place = self.book.place(key);
-        self.target
-            .as_retract()
-            .and_then(|r| r.still_there(place, id))
     }
 
     /// The removal's outcome is unknown and no lookup can tell: the pending line stays, and the

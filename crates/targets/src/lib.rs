@@ -16,7 +16,8 @@ pub use media::Media;
 pub use payload::{ImageLinks, copy_name, outgoing, payload, payload_key};
 use serde::de::DeserializeOwned;
 pub use target::{
-    Batch, Find, Keep, Manage, Names, Noting, Retract, Secrets, Target, Update, Upload,
+    Batch, Find, Keep, Manage, Names, Noting, Removal, Removed, Retract, Secrets, Target, Update,
+    Upload,
 };
 pub use threading::{Edited, Owned, Thread};
 

@@ -6,7 +6,7 @@
 //! key's pending line through `Noting`.
 
 use super::{Attempts, Lookup, Media, Outgoing, Thread};
-use crate::error::Error;
+use crate::error::{Class, Error};
 use crate::images::Image;
 use crate::post::Post;
 use crate::redact::Redactor;
@@ -185,6 +185,60 @@ pub trait Retract {
 
     /// After a retract: whether the copy `id` is still there (`Found`) or gone (`Absent`).
     fn still_there(&mut self, key: Key, id: &str) -> Result<Lookup, Error>;
+
+    /// Remove the copy `id`, then look whether it is gone: a removal is known by the lookup,
+    /// not by its answer. `resume`: a retract an earlier run left half way looks first, since
+    /// a copy already gone needs no second removal.
+    fn remove(&mut self, key: Key, id: &str, post: Option<&Post>, resume: bool) -> Removal {
+        if resume && matches!(self.still_there(key, id), Ok(Lookup::Absent)) {
+            return Removal::of(None, Removed::Gone);
+        }
+        let removed = self.retract(key, id, post);
+        let lost = match &removed {
+            Err(err) if err.class() == Some(Class::Unknown) => Some(err.clone()),
+            _ => None,
+        };
+        let outcome = match (removed, self.still_there(key, id)) {
+            (_, Ok(Lookup::Absent)) => Removed::Gone,
+            // Refused: a copy already gone (removed by hand, an earlier retract) is what was
+            // asked for; anything else leaves the copy published.
+            (Err(err), _) if lost.is_none() => Removed::Refused(err),
+            (_, Ok(Lookup::Found(_))) => Removed::StillThere,
+            // The target said it removed it, and no lookup can show it.
+            (Ok(()), _) => Removed::Accepted,
+            (_, Ok(Lookup::CannotTell(why))) => Removed::Unsure(why),
+            (_, Ok(Lookup::Foreign(_))) => Removed::Unsure("the lookup shows another copy".into()),
+            (_, Err(err)) => Removed::Unsure(err.reason()),
+        };
+        Removal::of(lost, outcome)
+    }
+}
+
+/// What became of a removal (`Retract::remove`), and the failure of a removal whose answer was
+/// lost (the lookup after it says what became of the copy).
+pub struct Removal {
+    pub lost: Option<Error>,
+    pub outcome: Removed,
+}
+
+impl Removal {
+    fn of(lost: Option<Error>, outcome: Removed) -> Removal {
+        Removal { lost, outcome }
+    }
+}
+
+/// What the lookup after a removal shows.
+pub enum Removed {
+    /// Gone.
+    Gone,
+    /// The target said it removed it, and no lookup can show it.
+    Accepted,
+    /// Refused (not an unknown outcome), and not gone.
+    Refused(Error),
+    /// Still there after the removal.
+    StillThere,
+    /// The outcome is unknown and the lookup cannot tell (why).
+    Unsure(String),
 }
 
 /// Uploading a post's images before the post.
