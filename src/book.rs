@@ -1,7 +1,7 @@
 //! One target's book (`Book`): its keys' lines as their lives read and write them. Every
 //! change of a line is an event handed to `life::next` with the key's moment (`record.rs`);
 //! what a visit decides is asked with the facts of the post and of the other lines
-//! (`visit.rs`, `linked.rs`, `renamed.rs`); the pending line of an attempt (`attempt.rs`); what
+//! (`visit.rs`, `linked.rs`, `renamed.rs`); the pending line of an attempt (`attempt.rs`), a batch's lines (`batch.rs`); what
 //! its keys keep beside it (`kept.rs`). The runner carries out what the book's steps say.
 
 use crate::clock::Clock;
@@ -16,11 +16,13 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 mod attempt;
+mod batch;
 mod kept;
 mod linked;
 mod record;
 mod renamed;
 mod visit;
+pub(crate) use batch::Queued;
 pub use record::visit;
 
 /// One target's lines, and what the pass knows to judge them.
