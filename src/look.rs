@@ -19,8 +19,10 @@ use std::time::Duration;
 
 mod part;
 mod seen;
+mod survey;
 pub(crate) use part::{PartLooker, PartSeen};
 pub(crate) use seen::Seen;
+pub(crate) use survey::survey;
 
 /// The longest a run waits for an attempt's deadline; beyond it the next run looks again.
 const MAX_WAIT: Duration = Duration::from_secs(600);

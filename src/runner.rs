@@ -24,7 +24,6 @@ mod media;
 pub(super) mod report;
 mod retract;
 mod stop;
-mod survey;
 mod target_run;
 mod thread;
 mod update;

@@ -1,5 +1,5 @@
-//! One target's pass over the keys: which keys it looks at, what their life says to do with
-//! each, and the summary it prints.
+//! One target's pass over the keys: which keys it looks at (and surveys), what their life says
+//! to do with each, and the summary it prints.
 
 use super::{Posts, TargetRun};
 use crate::content::Catalog;
@@ -16,6 +16,25 @@ impl TargetRun<'_> {
         let (other, deleted) = self.book.keys_without_post(catalog);
         self.voice.outcome.deleted = deleted;
         other
+    }
+
+    /// Before the pass: the keys of `keys` (the run's walk) that it will look up, surveyed
+    /// with one read of the target (`look::survey`), traced.
+    pub(crate) fn survey(&mut self, keys: impl Iterator<Item = (Key, bool)>) {
+        if self.run.plan.dry_run || !self.book.rules.can_find {
+            return;
+        }
+        let wanted: Vec<Key> = keys
+            .filter(|&(key, has_post)| self.book.will_look(key, has_post))
+            .map(|(key, _)| key)
+            .collect();
+        let now = self.run.clock.instant();
+        let surveyed = self
+            .finder()
+            .and_then(|f| crate::look::survey(f, &wanted, now));
+        if let Some((first, result, detail)) = surveyed {
+            self.voice.trace(first, "survey", result, &detail);
+        }
     }
 
     /// One visit of the key's life on this target, and what it decides, done.

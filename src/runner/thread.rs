@@ -4,7 +4,6 @@
 //! sent. Only the first part not on the line can be out unrecorded: a part is sent only once
 //! the one before it is on the line.
 
-mod edit;
 mod look;
 mod split;
 

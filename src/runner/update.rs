@@ -5,13 +5,13 @@
 
 use super::carry::{Job, What};
 use super::{Posts, TargetRun};
-use crate::error::Error;
+use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Event, KeyLine, Step, Then, Verdict, Word};
+use crate::life::{self, Copy, Event, KeyLine, Step, Then, Verdict, Word};
 use crate::look::Seen;
 use crate::post::Post;
-use crate::targets::{Media, Outgoing};
+use crate::targets::{Edited, Media, Outgoing};
 use crate::tell;
 use crate::voice::Told;
 use std::time::{Duration, Instant};
@@ -95,23 +95,20 @@ impl TargetRun<'_> {
         job.sends += 1;
         let post = job.post();
         let before = self.book.updating(post)?;
-        let copy = before.as_ref().map(|l| &l.copies.current);
-        let id = copy.and_then(|c| c.id.clone()).unwrap_or_default();
-        // What only the platform reads of the copy (the version Ghost wants back).
-        let native = copy.map(|c| c.native.clone()).unwrap_or_default();
+        let copy = before.as_ref().map(|l| l.copies.current.clone());
+        let copy = copy.unwrap_or_default();
+        let id = copy.id.clone().unwrap_or_default();
         let started = Instant::now();
-        // New images are uploaded first (each on the pending line), then the copy updated.
+        // New images are uploaded first (each on the pending line), then the copy updated,
+        // with what only the platform reads of it (the version Ghost wants back).
         let uploaded = self.upload(post, true);
         let result = uploaded.and_then(|media| {
             let out = Outgoing {
                 media,
-                native,
+                native: copy.native.clone(),
                 ..job.out.clone()
             };
-            match self.target.as_thread().is_some() {
-                true => self.update_thread(post, &out.media),
-                false => (self.target.as_update()).and_then(|u| u.update(&id, post, &out)),
-            }
+            self.edit_copy(key, &copy, (post, &out))
         });
         let err = match result {
             Ok(receipt) => {
@@ -134,17 +131,19 @@ impl TargetRun<'_> {
     /// Read the copy back (`Then::ReadBack`) and hand the answer to the key's life: it holds
     /// the edit (done), or the update is sent again, or the rules stop here (told).
     pub(super) fn read_back(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
-        let line = self.book.line(key).expect("the pending update");
-        let id = line.copies.current.id.clone().unwrap_or_default();
+        let copy = self
+            .book
+            .line(key)
+            .expect("the pending update")
+            .copies
+            .current;
+        let id = copy.id.clone().unwrap_or_default();
         let out = Outgoing {
-            media: Media::on_copy(line.copies.current.media.as_deref()),
+            media: Media::on_copy(copy.media.as_deref()),
             ..job.out.clone()
         };
         let post = job.post();
-        let answer = match self.target.as_thread().is_some() {
-            true => self.thread_holds(post),
-            false => (self.target.as_update()).and_then(|u| u.read_back(&id, &out)),
-        };
+        let answer = self.target.read_back_copy(&copy, (post, &out));
         let seen = Seen::read_back(&answer);
         if let Seen::Found(found) = &seen {
             // The copy's own receipt when it names this copy: its version (Ghost's
@@ -224,6 +223,31 @@ impl TargetRun<'_> {
         let step = self.book.apply(key, &looked)?;
         self.voice.update_unsure(key, step.say.as_deref());
         Ok(())
+    }
+
+    /// Edit `copy` in place (`Target::edit_copy`), a thread's each part traced as soon as it
+    /// holds the edit; refused (rejected) with nothing changed when the post no longer splits
+    /// into as many parts.
+    fn edit_copy(
+        &mut self,
+        key: Key,
+        copy: &Copy,
+        sent: (&Post, &Outgoing),
+    ) -> Result<Receipt, Error> {
+        let parts = copy.published_parts();
+        let (voice, total) = (&mut self.voice, parts.len());
+        let mut traced = |n: usize| {
+            let text = tell::thread::part(n, total, &parts[n].id);
+            voice.trace(key, "update", "part", &text);
+        };
+        match self.target.edit_copy(copy, sent, &mut traced)? {
+            Edited::Updated(receipt) => receipt,
+            Edited::Splits(now) => {
+                let why = tell::thread::splits_other(now, total);
+                let hint = tell::thread::as_new_thread(key, &self.cfg.name);
+                Err(Error::failure(Class::Rejected, why).hint(hint))
+            }
+        }
     }
 
     /// The update is on the copy: the done line, with the uploads the post uses; told.

@@ -113,6 +113,40 @@ pub trait Target {
     fn as_thread(&mut self) -> Option<&mut dyn Thread> {
         None
     }
+
+    /// Edit the published `copy` in place (never a second copy) to what `out` holds, as it was
+    /// sent: a thread, every part (`Thread::update_parts`: each part told to `updated` as it
+    /// holds the edit; `Splits` when the post no longer splits into as many parts), else the
+    /// one copy (`Update::update`).
+    fn edit_copy(
+        &mut self,
+        copy: &life::Copy,
+        (post, out): (&Post, &Outgoing),
+        updated: &mut dyn FnMut(usize),
+    ) -> Result<super::Edited, Error> {
+        if self.as_thread().is_none() {
+            let id = copy.id.as_deref().unwrap_or_default();
+            let receipt = self.as_update()?.update(id, post, out);
+            return Ok(super::Edited::Updated(receipt));
+        }
+        let thread = self.as_thread().expect("a thread target");
+        thread.update_parts((post, &out.media), copy, updated)
+    }
+
+    /// Read the published `copy` back after an edit: `Found` when it holds what `out` holds (a
+    /// thread: when every part holds its piece of `post`), `Absent` when it does not yet.
+    fn read_back_copy(
+        &mut self,
+        copy: &life::Copy,
+        (post, out): (&Post, &Outgoing),
+    ) -> Result<Lookup, Error> {
+        if self.as_thread().is_none() {
+            let id = copy.id.as_deref().unwrap_or_default();
+            return self.as_update()?.read_back(id, out);
+        }
+        let thread = self.as_thread().expect("a thread target");
+        thread.read_back_parts(post, &copy.published_parts(), copy.generation)
+    }
 }
 
 /// What a target that cannot do `what` answers when asked to.

@@ -147,7 +147,7 @@ pub trait Thread {
         Ok(None)
     }
 
-    /// An edit of the published thread (`parts`, copy `generation`): every part in place when
+    /// An edit of the published thread (`copy`: its parts): every part in place when
     /// the post still splits into as many parts; otherwise nothing is changed, since a thread
     /// half old and half new, or with parts missing or added, is not an edit dayrun makes.
     /// `media`: the post's images as uploaded, for part 0; `updated` is told each part `n`
@@ -156,10 +156,10 @@ pub trait Thread {
     fn update_parts(
         &mut self,
         (post, media): (&Post, &Media),
-        parts: &[Part],
-        generation: u32,
+        copy: &life::Copy,
         updated: &mut dyn FnMut(usize),
     ) -> Result<Edited, Error> {
+        let (parts, generation) = (&copy.published_parts()[..], copy.generation);
         let pieces = self.pieces_to_send(post)?;
         if pieces.len() != parts.len() {
             return Ok(Edited::Splits(pieces.len()));
@@ -185,7 +185,10 @@ pub trait Thread {
             }
             updated(n);
         }
-        Ok(Edited::Updated(Ok(())))
+        Ok(Edited::Updated(Ok(Receipt {
+            url: copy.url.clone(),
+            ..Receipt::id(&parts[0].id)
+        })))
     }
 
     /// Whether every part of the published thread holds the post's text now (an update's
@@ -228,12 +231,13 @@ impl Owned {
     }
 }
 
-/// How far an edit of a thread went (`Thread::update_parts`).
+/// How far an edit went (`Target::edit_copy`, `Thread::update_parts`).
 pub enum Edited {
     /// The post now splits into this many parts, not as many as the thread has: nothing was
     /// changed.
     Splits(usize),
-    /// Every part holds the edit; `Err`: a part failed (the error says which, and how many
-    /// hold the edit: those told to `updated`), and it and the rest hold the text before it.
-    Updated(Result<(), Error>),
+    /// The copy holds the edit (its receipt); `Err`: a part failed (the error says which, and
+    /// how many hold the edit: those told to `updated`), and it and the rest hold the text
+    /// before it.
+    Updated(Result<Receipt, Error>),
 }
