@@ -13,8 +13,9 @@ use crate::life::copies::{self, Elsewhere, Sifted};
 use crate::life::{Key, KeyLine, Looking, Receipt};
 use crate::signals;
 use crate::state::StateFile;
-use crate::targets::{Attempts, Find, Lookup};
+use crate::targets::{Attempts, Find, Lookup, Outgoing};
 use jiff::Timestamp;
+use serde_json::Value;
 use std::time::Duration;
 
 mod part;
@@ -76,6 +77,32 @@ impl Looker<'_> {
                 wait_first,
             } => self.confirm(attempts, deadline, wait_first),
         }
+    }
+
+    /// Look for the copy of a post the key's attempts may have made, as `looking` says: before
+    /// any attempt (`Dedup`), what a send now would carry (`out`); after one, every attempt on
+    /// the key's line, from its first (`KeyLine::sought`), with what was sent when the lookup
+    /// needs it (`kept`, `Find::keeps_payload`).
+    pub(crate) fn post(
+        &mut self,
+        out: &Outgoing,
+        kept: Option<&Value>,
+        looking: Looking,
+    ) -> Looked {
+        let line = self.state.get(self.key).map(KeyLine::of);
+        let first = looking == Looking::Dedup;
+        let sought = (line.as_ref().filter(|_| !first)).map(|l| l.sought(&out.marks));
+        let attempts = Attempts {
+            key: line.as_ref().map_or(self.key, KeyLine::place_key),
+            marks: sought.as_ref().map_or(&out.marks, |s| &s.marks),
+            since: sought.as_ref().and_then(|s| s.since),
+            last: sought.as_ref().and_then(|s| s.last),
+            sent: kept.unwrap_or(&out.body),
+            native: &out.native,
+            generation: out.generation,
+            deadline: looking.deadline(),
+        };
+        self.see(&attempts, looking)
     }
 
     /// One look, with no deadline. A copy another key's line holds, an earlier generation's,

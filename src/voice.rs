@@ -14,7 +14,7 @@ use crate::post::Post;
 use crate::progress::Progress;
 use crate::redact::Redactor;
 use crate::tally::{Count, Tally};
-use crate::targets::Secrets;
+use crate::targets::{Media, Secrets};
 use crate::tell::{self, Hints, Teller};
 use crate::trace::Trace;
 use std::collections::BTreeSet;
@@ -362,6 +362,17 @@ impl<'a> Voice<'a> {
             let text = tell::images::left_out(&names, rest.len() + sent, who);
             self.say(key, "warning", &text);
             self.trace(key, "image", "left-out", &text);
+        }
+    }
+
+    /// The images of `post` that `media` (the uploads the key's line records) holds already:
+    /// each traced as uploaded earlier.
+    pub fn reused(&mut self, key: Key, post: &Post, media: &Media) {
+        for image in &post.images {
+            if let Some(value) = media.get(image) {
+                let line = format!("{} {value}: uploaded earlier", image.sha16());
+                self.trace(key, "image", "reused", &line);
+            }
         }
     }
 

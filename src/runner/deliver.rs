@@ -166,7 +166,12 @@ impl TargetRun<'_> {
         }
         job.started = Instant::now();
         let err = match self.publish_once(&post, &job.out) {
-            Ok(receipt) => return self.published(&post, receipt, job).map(|()| None),
+            Ok(receipt) => {
+                let (note, how) = (receipt.note.clone(), life::How::Published);
+                return self
+                    .landed(job, receipt, (how, note.as_deref()))
+                    .map(|()| None);
+            }
             Err(err) => err,
         };
         let detail = tell::failure::detail(&err);
@@ -204,24 +209,39 @@ impl TargetRun<'_> {
         })
     }
 
-    /// The post landed: the done line, with what it uploaded and which copy it is; the kept
-    /// payload goes.
-    fn published(&mut self, post: &Post, receipt: Receipt, job: &Job) -> Result<(), Error> {
+    /// The copy holds what the job sent (`receipt`; `how` it came to be known): the done line,
+    /// with what it keeps (the post's marks, or a thread's as it was split; the uploads the
+    /// post uses; which copy it is, when the platform names it); what was kept beside the
+    /// line for the attempt goes; told (`note`: what the platform said).
+    pub(super) fn landed(
+        &mut self,
+        job: &Job,
+        receipt: Receipt,
+        (how, note): (life::How, Option<&str>),
+    ) -> Result<(), Error> {
+        let post = job.post();
         let key = post.key;
-        let copy = (self.target.as_names()).and_then(|n| n.copy_of(post.place(), &receipt.id));
-        let receipts = [receipt];
-        let keeps = life::Keeps {
-            media: self.unattached(key, post),
-            copy,
-            ..self.book.keeps(post, None)
+        let mut keeps = self.book.keeps(post, None);
+        keeps.media = self.unattached(key, post);
+        let payload = self.here.keeps_payload.then_some(Kept::Payload);
+        let (before, sends, action, kept) = match &job.what {
+            What::Post { .. } => (job.before.as_ref(), job.sends, "publish", payload),
+            What::Thread(_) => (None, 0, "publish", Some(Kept::Thread)),
+            _ => (None, 0, "update", None),
         };
-        let (before, how) = (job.before.as_ref(), life::How::Published);
-        let step = (self.book).land(key, (&keeps, &receipts), how, before, job.sends)?;
-        if self.here.keeps_payload {
-            self.book.sent().remove(key, Kept::Payload);
+        match &job.what {
+            What::Post { .. } => keeps.copy = self.copy_of(post.place(), &receipt.id),
+            What::Thread(parts) => {
+                (keeps.fp, keeps.payload) =
+                    (parts.prepared.fp.clone(), parts.prepared.payload.clone());
+            }
+            _ => {}
         }
-        let note = receipts[0].note.as_deref();
-        let told = Told::new(Some(&post.title), job.started, "publish").note(note);
+        let step = (self.book).land(key, (&keeps, &[receipt]), how, before, sends)?;
+        if let Some(kept) = kept {
+            self.book.sent().remove(key, kept);
+        }
+        let told = Told::new(Some(&post.title), job.started, action).note(note);
         self.tell(key, &step, told)
     }
 

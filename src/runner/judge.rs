@@ -7,8 +7,7 @@ use super::carry::{Job, What};
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::{self, Event, KeyLine, Looking, Step, Then};
-use crate::look::{Looker, Seen};
-use crate::targets::Attempts;
+use crate::look::{Looked, Looker, Seen};
 
 impl TargetRun<'_> {
     /// This pass's lookups of `key` (`look::Looker`).
@@ -30,48 +29,39 @@ impl TargetRun<'_> {
         }
     }
 
-    /// Look for `key`'s `attempts` as `looking` says (`Looker::see`); a server that cannot be
-    /// reached is not looked at again for the other keys (`stop_for`).
-    pub(super) fn see(&mut self, key: Key, attempts: &Attempts, looking: Looking) -> Seen {
-        let looked = self.looker(key).see(attempts, looking);
+    /// Look for `key` as `look` says (`Looker`); a server that cannot be reached is not
+    /// looked at again for the other keys (`stop_for`).
+    pub(super) fn see(&mut self, key: Key, look: impl FnOnce(&mut Looker) -> Looked) -> Seen {
+        let looked = look(&mut self.looker(key));
         if let Some(err) = &looked.unreachable {
             self.stop_for(key, err);
         }
         looked.seen
     }
 
-    /// Look for the key's copy (`Then::Look`) as the job says (`Job::looking`), and hand the
-    /// answer to its life: a look again waits no more first. Before any attempt only what a
-    /// send now would carry is looked for (dedup); after one, every attempt on the line, from
-    /// its first (`KeyLine::sought`), with what was sent for a lookup handed it
-    /// (`Find::keeps_payload`). A copy found is judged with what its done line keeps.
+    /// Look for the key's copy (`Then::Look`) as the job says (`Job::looking`; `Looker::post`),
+    /// and hand the answer to its life: a look again waits no more first. A copy found is
+    /// judged with what its done line keeps.
     pub(super) fn look(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
-        let line = self.book.line(key);
         let first = job.looking == Looking::Dedup;
-        let sought = (line.as_ref().filter(|_| !first)).map(|l| l.sought(&job.out.marks));
         let kept = (self.here.keeps_payload && !first)
             .then(|| self.book.kept_payload(key))
             .flatten();
-        let attempts = Attempts {
-            key: line.as_ref().map_or(key, KeyLine::place_key),
-            marks: sought.as_ref().map_or(&job.out.marks, |s| &s.marks),
-            since: sought.as_ref().and_then(|s| s.since),
-            last: sought.as_ref().and_then(|s| s.last),
-            sent: kept.as_ref().unwrap_or(&job.out.body),
-            native: &job.out.native,
-            generation: job.out.generation,
-            deadline: job.looking.deadline(),
-        };
+        let line = self.book.line(key);
         let keeps = match (&job.post, &line) {
             (Some(post), line) => self.book.keeps(post, line.as_ref()),
             (None, line) => line.as_ref().map(life::Keeps::of_line).unwrap_or_default(),
         };
-        let seen = self.see(key, &attempts, job.looking);
+        let place = line.as_ref().map_or(key, KeyLine::place_key);
+        let seen = self.see(key, |l| l.post(&job.out, kept.as_ref(), job.looking));
         let failure = seen.failure(|err| self.book.failed(err, None));
         let found;
         let verdict = match &seen {
             Seen::Found(receipts) => {
-                found = self.found_copy(attempts.key, receipts, &keeps);
+                found = life::Keeps {
+                    copy: self.copy_of(place, &receipts[0].id),
+                    ..keeps
+                };
                 life::Verdict::Found(found.landed(receipts, life::How::Confirmed, first))
             }
             seen => seen.verdict(failure.as_ref().map(|f| f.borrow())),
@@ -115,14 +105,9 @@ impl TargetRun<'_> {
         Ok(step)
     }
 
-    /// What the done line of a copy found keeps: `keeps`, and which copy it is when the
-    /// platform named it (`Names::copy_of`).
-    fn found_copy(&self, key: Key, receipts: &[life::Receipt], keeps: &life::Keeps) -> life::Keeps {
-        let mut found = keeps.clone();
-        found.copy = self
-            .target
-            .as_names()
-            .and_then(|n| n.copy_of(key, &receipts[0].id));
-        found
+    /// Which copy a found `id` at `key`'s place is, when the platform named it
+    /// (`Names::copy_of`).
+    pub(super) fn copy_of(&self, key: Key, id: &str) -> Option<(u32, life::Native)> {
+        self.target.as_names().and_then(|n| n.copy_of(key, id))
     }
 }

@@ -2,7 +2,7 @@
 //! uploads and a platform's notes (`noting`) written on the key's pending line as each answer arrives.
 
 use super::TargetRun;
-use crate::error::{Class, Error};
+use crate::error::Error;
 use crate::life::Event;
 use crate::life::Key;
 use crate::post::Post;
@@ -24,12 +24,9 @@ impl TargetRun<'_> {
         sent
     }
 
-    /// Upload what the target needs, each answer recorded on the key's pending line (an
-    /// `Uploaded` event) before the next upload; `attached`: the recorded uploads are on the
-    /// published copy (an edit). An upload whose outcome is unknown left nothing of the post
-    /// itself on the target: it is retried like a request that provably did not land (the
-    /// target makes sure a second upload does not make a second image where the platform
-    /// lets it: README).
+    /// Upload what the target needs (`Upload::upload_before_post`), each answer recorded on
+    /// the key's pending line (an `Uploaded` event) and traced before the next upload;
+    /// `attached`: the recorded uploads are on the published copy (an edit).
     pub(super) fn upload(&mut self, post: &Post, attached: bool) -> Result<Media, Error> {
         let key = post.key;
         let recorded = self.book.line(key).and_then(|l| l.copies.current.media);
@@ -38,39 +35,20 @@ impl TargetRun<'_> {
         if post.images.is_empty() {
             return Ok(media);
         }
-        for image in &post.images {
-            if let Some(value) = media.get(image) {
-                let line = format!("{} {value}: uploaded earlier", image.sha16());
-                self.voice.trace(key, "image", "reused", &line);
-            }
-        }
-        let mut lines: Vec<String> = Vec::new();
-        // The book and the target are borrowed apart, so that each answer is recorded from
-        // inside the target's upload loop.
-        let book = &mut self.book;
+        self.voice.reused(key, post, &media);
+        // The book, the voice and the target are borrowed apart, so that each answer is
+        // recorded from inside the target's upload loop.
+        let (book, voice) = (&mut self.book, &mut self.voice);
         let mut keep = |media: &Media, line: &str| {
-            lines.push(line.to_string());
+            let (result, detail) = line.split_once(' ').unwrap_or(("uploaded", line));
+            voice.trace(key, "image", result, detail);
             book.apply(key, &Event::Uploaded(&media.encode())).map(drop)
         };
-        let result = match self.target.as_upload() {
-            Some(upload) => upload.upload(post, &mut media, &mut keep),
+        match self.target.as_upload() {
+            Some(upload) => upload.upload_before_post(post, &mut media, &mut keep),
             None => Ok(()),
-        };
-        for line in lines {
-            let (result, detail) = line.split_once(' ').unwrap_or(("uploaded", &line));
-            self.voice.trace(key, "image", result, detail);
         }
-        match result {
-            Ok(()) => Ok(media),
-            Err(err) if err.class() == Some(Class::Unknown) => Err(Error::failure(
-                Class::RetrySafe,
-                format!(
-                    "an image upload's answer was lost ({}); the post itself was not sent",
-                    err.reason()
-                ),
-            )),
-            Err(err) => Err(err),
-        }
+        .map(|()| media)
     }
 
     /// The uploads the key's line records that the post as sent uses; the others (an image

@@ -5,9 +5,9 @@
 //! tried key would.
 
 use super::TargetRun;
-use crate::error::{Class, Error};
+use crate::error::Error;
 use crate::life::Key;
-use crate::life::{KeyLine, Phase};
+use crate::life::KeyLine;
 use crate::post::Post;
 use crate::tally::Count;
 use crate::tell::Stop;
@@ -36,26 +36,17 @@ impl TargetRun<'_> {
         true
     }
 
-    /// `skip_if_stopped`, for a post about to be sent (`line`: its line before). When the
-    /// server cannot be reached and nothing of the post may be out (`unsent`), the key is
-    /// recorded as a retry-safe failure of this run, not tried, with no request and no wait:
-    /// the next run sends it, and its failure lasts, escalates and is held back like one that
-    /// was tried.
+    /// `skip_if_stopped`, for a post about to be sent (`line`: its line before; `unsent`:
+    /// nothing of it may be out): recorded as not tried when the stop says so (`Stop::unsent`).
     pub(super) fn skip_send_if_stopped(
         &mut self,
         post: &Post,
         line: Option<&KeyLine>,
         unsent: bool,
     ) -> Result<bool, Error> {
-        let Some(Stop::Unreachable { server, .. }) = &self.pace.stopped else {
+        let Some(err) = (self.pace.stopped.as_ref()).and_then(|s| s.unsent(line, unsent)) else {
             return Ok(self.skip_if_stopped(post.key));
         };
-        // A published or retracted line is not a failure: the key is only told.
-        if !unsent || line.is_some_and(|l| !matches!(l.phase, Phase::Failed(..))) {
-            return Ok(self.skip_if_stopped(post.key));
-        }
-        let why = self.pace.stopped.as_ref().map(Stop::not_tried);
-        let err = Error::failure(Class::RetrySafe, why.unwrap_or_default()).server(server.clone());
         self.record_unsent(post, &err, line, "not-tried")?;
         Ok(true)
     }

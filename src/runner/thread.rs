@@ -20,7 +20,6 @@ use crate::tell;
 use crate::thread::Turn;
 use crate::voice::Told;
 use std::time::{Duration, Instant};
-use store::sent::Kept;
 
 impl TargetRun<'_> {
     /// Publish `post` as a thread, as `sending` says (copy `generation`; `before.looks()`: the
@@ -205,24 +204,13 @@ impl TargetRun<'_> {
         &mut self,
         job: &Job,
         landed: &[Part],
-        (how, note): (life::How, &str),
+        how: (life::How, &str),
     ) -> Result<(), Error> {
-        let (post, parts) = (job.post(), job.parts());
-        let key = post.key;
-        let line = self.book.line(key).expect("the pending line");
-        let receipts = [Receipt {
+        let line = self.book.line(job.post().key).expect("the pending line");
+        let receipt = Receipt {
             url: line.copies.current.url.clone(),
             ..Receipt::id(&landed[0].id)
-        }];
-        let keeps = life::Keeps {
-            fp: parts.prepared.fp.clone(),
-            payload: parts.prepared.payload.clone(),
-            media: self.unattached(key, post),
-            copy: None,
         };
-        let step = self.book.land(key, (&keeps, &receipts), how, None, 0)?;
-        self.book.sent().remove(key, Kept::Thread);
-        let told = Told::new(Some(&post.title), job.started, "publish").note(Some(note));
-        self.tell(key, &step, told)
+        self.landed(job, receipt, (how.0, Some(how.1)))
     }
 }

@@ -13,7 +13,6 @@ use crate::look::Seen;
 use crate::post::Post;
 use crate::targets::{Edited, Media, Outgoing};
 use crate::tell;
-use crate::voice::Told;
 use std::time::{Duration, Instant};
 
 impl TargetRun<'_> {
@@ -92,13 +91,12 @@ impl TargetRun<'_> {
     /// (`Then::ReadBack`, after the time the copy may take to show it), and the update sent
     /// again (never a create) while the copy does not hold it yet. `None`: told, nothing more.
     pub(super) fn send_update(&mut self, key: Key, job: &mut Job) -> Result<Option<Step>, Error> {
-        job.sends += 1;
+        (job.sends, job.started) = (job.sends + 1, Instant::now());
         let post = job.post();
         let before = self.book.updating(post)?;
         let copy = before.as_ref().map(|l| l.copies.current.clone());
         let copy = copy.unwrap_or_default();
         let id = copy.id.clone().unwrap_or_default();
-        let started = Instant::now();
         // New images are uploaded first (each on the pending line), then the copy updated,
         // with what only the platform reads of it (the version Ghost wants back).
         let uploaded = self.upload(post, true);
@@ -113,14 +111,14 @@ impl TargetRun<'_> {
         let err = match result {
             Ok(receipt) => {
                 let receipt = life::checked(&receipt).unwrap_or_else(|_| Receipt::id(&id));
-                return self.updated(post, receipt, started).map(|()| None);
+                let how = (life::How::Published, None);
+                return self.landed(job, receipt, how).map(|()| None);
             }
             Err(err) => tell::edit::advice(key, &self.cfg.name, err),
         };
         let detail = tell::failure::detail(&err);
         let failed =
             self.send_failed(post, &err, (before.as_ref(), job.sends), ("update", detail))?;
-        job.started = started;
         let settle = self.cfg.policy.confirm_delay + self.here.landing.settle;
         Ok(failed.map(|step| Step {
             then: Then::ReadBack(settle),
@@ -151,7 +149,8 @@ impl TargetRun<'_> {
             let receipt = (found.iter().find(|r| r.id == id))
                 .and_then(|r| life::checked(r).ok())
                 .unwrap_or_else(|| Receipt::id(&id));
-            return self.updated(post, receipt, job.started).map(|()| None);
+            let how = (life::How::Published, None);
+            return self.landed(job, receipt, how).map(|()| None);
         }
         let failure = seen.failure(|err| self.book.failed(err, Some(post)));
         let step = self.book.apply(
@@ -248,17 +247,5 @@ impl TargetRun<'_> {
                 Err(Error::failure(Class::Rejected, why).hint(hint))
             }
         }
-    }
-
-    /// The update is on the copy: the done line, with the uploads the post uses; told.
-    fn updated(&mut self, post: &Post, receipt: Receipt, started: Instant) -> Result<(), Error> {
-        let key = post.key;
-        let keeps = life::Keeps {
-            media: self.unattached(key, post),
-            ..self.book.keeps(post, None)
-        };
-        let (receipts, how) = ([receipt], life::How::Published);
-        let step = self.book.land(key, (&keeps, &receipts), how, None, 0)?;
-        self.tell(key, &step, Told::new(Some(&post.title), started, "update"))
     }
 }

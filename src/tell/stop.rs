@@ -1,7 +1,7 @@
 //! Why nothing more goes to a target in this run, and how a key it skips for that says so.
 
 use crate::error::{Class, Error, Kind, Server};
-use crate::life::Key;
+use crate::life::{Key, KeyLine, Phase};
 use std::time::Duration;
 
 /// Why nothing more goes to a target in this run.
@@ -58,5 +58,19 @@ impl Stop {
     /// The reason recorded for a key that was not tried for it.
     pub fn not_tried(&self) -> String {
         format!("not tried this run: {}", self.why())
+    }
+
+    /// What a post about to be sent records when the target stopped: when the server cannot
+    /// be reached and nothing of the post may be out (`unsent`), a retry-safe failure of this
+    /// run, not tried, with no request and no wait, so that the next run sends it and its
+    /// failure lasts, escalates and is held back like one that was tried. `None`: the key is
+    /// only told (another stop, or a line published or retracted: not a failure).
+    pub fn unsent(&self, line: Option<&KeyLine>, unsent: bool) -> Option<Error> {
+        let Stop::Unreachable { server, .. } = self else {
+            return None;
+        };
+        let failed_or_none = line.is_none_or(|l| matches!(l.phase, Phase::Failed(..)));
+        let err = Error::failure(Class::RetrySafe, self.not_tried()).server(server.clone());
+        (unsent && failed_or_none).then_some(err)
     }
 }

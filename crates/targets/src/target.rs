@@ -283,6 +283,29 @@ pub trait Upload {
     /// `publish`; an upload whose outcome is unknown is `unknown`.
     fn upload(&mut self, post: &Post, media: &mut Media, keep: &mut Keep) -> Result<(), Error>;
 
+    /// `upload`, before the post that uses the images: an upload whose outcome is unknown left
+    /// nothing of the post itself on the target, so the send is retried like a request that
+    /// provably did not land (the target makes sure a second upload does not make a second
+    /// image where the platform lets it: README).
+    fn upload_before_post(
+        &mut self,
+        post: &Post,
+        media: &mut Media,
+        keep: &mut Keep,
+    ) -> Result<(), Error> {
+        self.upload(post, media, keep)
+            .map_err(|err| match err.class() {
+                Some(Class::Unknown) => Error::failure(
+                    Class::RetrySafe,
+                    format!(
+                        "an image upload's answer was lost ({}); the post itself was not sent",
+                        err.reason()
+                    ),
+                ),
+                _ => err,
+            })
+    }
+
     /// The most images one post can carry here, and who says so (for the warning about the
     /// rest); `None`: no limit (the default). `ask`: the target may ask the server (never in
     /// a dry run).

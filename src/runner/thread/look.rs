@@ -50,7 +50,7 @@ impl<'a> TargetRun<'a> {
             deadline,
             wait_first: false,
         };
-        let seen = self.see(key, &attempts, looking);
+        let seen = self.see(key, |l| l.see(&attempts, looking));
         let landed = &line.copies.current.parts;
         let seen = match self.part_looker(key).seen(n, seen, landed) {
             // The part after one found out may be out too: it is looked for first.
