@@ -365,6 +365,25 @@ impl<'a> Voice<'a> {
         }
     }
 
+    /// Trace a failure (`err`) of `action` as the trace keeps it (`tell::failure::detail`).
+    pub fn trace_failure(&mut self, key: Key, action: &str, result: &str, err: &Error) {
+        self.trace(key, action, result, &tell::failure::detail(err));
+    }
+
+    /// A removal whose outcome is unknown and that no lookup can tell (`why`): traced, and
+    /// counted unconfirmed.
+    pub fn retract_unsure(&mut self, key: Key, why: &str) {
+        self.trace(key, "retract", "unknown", why);
+        let text = tell::retract::unsure(key, why);
+        self.count(Count::Unconfirmed, key, "unconfirmed", &text);
+    }
+
+    /// A post found a draft as it is read to be sent: skipped, counted.
+    pub fn draft(&mut self, key: Key) {
+        self.outcome.drafts.push(key);
+        self.count(Count::Draft, key, "draft", tell::skip::DRAFT);
+    }
+
     /// The images of `post` that `media` (the uploads the key's line records) holds already:
     /// each traced as uploaded earlier.
     pub fn reused(&mut self, key: Key, post: &Post, media: &Media) {

@@ -53,8 +53,8 @@ impl PartLooker<'_, '_> {
         let owned = match self.thread.cut_off_part(attempts, parts) {
             Ok(owned) => owned?,
             Err(err) => {
-                let detail = tell::failure::detail(&err);
-                self.voice.trace(self.key, "confirm", "failed", &detail);
+                self.voice
+                    .trace_failure(self.key, "confirm", "failed", &err);
                 return None;
             }
         };

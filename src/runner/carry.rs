@@ -146,16 +146,12 @@ impl TargetRun<'_> {
         match &job.what {
             What::Post { .. } | What::Look => {
                 let title = job.post.as_ref().map(|p| p.title.as_str());
-                let action = match job.looking {
-                    Looking::Dedup => "dedup",
-                    Looking::Confirm { .. } => "confirm",
-                };
+                let action = crate::tell::look::action(job.looking == Looking::Dedup);
                 self.tell(key, step, Told::new(title, job.started, action))
             }
             What::Thread(_) => {
-                let n = self.landed_parts(key).len();
                 let said = step.say.as_deref().unwrap_or_default();
-                let detail = crate::tell::thread::at_part(n, said);
+                let detail = crate::tell::thread::at_part(self.landed_parts(key).len(), said);
                 self.voice.trace(key, "confirm", "stopped", &detail);
                 self.tell(key, step, Told::new(None, Instant::now(), "confirm"))
             }

@@ -7,10 +7,9 @@ use super::{Posts, TargetRun};
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::Receipt;
-use crate::life::{self, Before, KeyLine, Step, Then, Why};
+use crate::life::{self, Before, KeyLine, Looking, Step, Then, Why};
 use crate::post::Post;
 use crate::signals;
-use crate::tally::Count;
 use crate::targets::Outgoing;
 use crate::tell;
 use crate::voice::Told;
@@ -34,15 +33,13 @@ impl TargetRun<'_> {
             Err(err) => return self.local_error(key, err),
         };
         if read.draft {
-            self.voice.outcome.drafts.push(key);
-            self.voice
-                .count(Count::Draft, key, "draft", tell::skip::DRAFT);
+            self.voice.draft(key);
             return Ok(());
         }
         let line = self.book.line(key);
         if let Some(err) = self.book.renamed(&read, line.as_ref()) {
             if !self.run.plan.dry_run {
-                return self.not_sent(&read, &err, line.as_ref());
+                return self.unsent(&read, &err, line.as_ref(), "failed");
             }
             let text = tell::dry::would_fail(&err.message, &read);
             self.voice.say(key, "would fail", &text);
@@ -74,7 +71,7 @@ impl TargetRun<'_> {
         }
         let mut out = match self.target.prepare(&post) {
             Ok(out) => out,
-            Err(err) => return self.not_sent(&post, &err, line.as_ref()),
+            Err(err) => return self.unsent(&post, &err, line.as_ref(), "failed"),
         };
         out.generation = generation;
         // What the platform chose for this copy (a record key), as the line keeps it, else
@@ -101,14 +98,8 @@ impl TargetRun<'_> {
         let key = post.key;
         let mut job = Job::new(what, Some(post), out, line);
         match (before, &job.before) {
-            (Before::OnWord, _) => {
-                let word = "retry --absent: sending on the human's word that the post is not on the target";
-                self.voice.trace(key, "retry", "absent", word);
-            }
-            (Before::Look, Some(line)) => {
-                let now = self.run.clock.now().timestamp();
-                job.looking = self.here.landing.confirm(line, now);
-            }
+            (Before::OnWord, _) => self.voice.trace(key, "retry", "absent", tell::line::ABSENT),
+            (Before::Look, Some(line)) => job.looking = self.confirming(line),
             _ => {}
         }
         self.carry_out(key, &mut job, Step::to(before.first()))
@@ -133,8 +124,7 @@ impl TargetRun<'_> {
             generation: line.copies.current.generation,
             ..Outgoing::default()
         };
-        let now = self.run.clock.now().timestamp();
-        let looking = self.here.landing.confirm(&line, now);
+        let looking = self.confirming(&line);
         let mut job = Job::new(What::Look, None, sent, Some(line));
         job.looking = looking;
         self.carry_out(key, &mut job, Step::to(Then::Look(Duration::ZERO)))
@@ -245,6 +235,13 @@ impl TargetRun<'_> {
         self.tell(key, &step, told)
     }
 
+    /// How a look for the attempts `line` records is made: until they can no longer land
+    /// (`life::Landing::confirm`).
+    fn confirming(&self, line: &KeyLine) -> Looking {
+        let now = self.run.clock.now().timestamp();
+        self.here.landing.confirm(line, now)
+    }
+
     /// When an attempt recorded on `line` can no longer land (`life::Landing::deadline`).
     pub(super) fn deadline(&self, line: &KeyLine) -> Timestamp {
         self.here
@@ -262,30 +259,19 @@ impl TargetRun<'_> {
         }
     }
 
-    /// A post that could not even be prepared (a local error, a refused term): recorded as a
-    /// failure of this key that sent nothing.
-    pub(super) fn not_sent(
-        &mut self,
-        post: &Post,
-        err: &Error,
-        line: Option<&KeyLine>,
-    ) -> Result<(), Error> {
-        self.stop_for(post.key, err);
-        self.record_unsent(post, err, line, "failed")
-    }
-
-    /// A failure of a post of which this run sent nothing, recorded, traced (`result`) and
-    /// told; not retried within the run.
-    pub(super) fn record_unsent(
+    /// A failure of a post of which this run sent nothing (it could not even be prepared: a
+    /// local error, a refused term; or not tried), recorded, traced (`result`) and told; not
+    /// retried within the run. The target stops for the run when the failure says so.
+    pub(super) fn unsent(
         &mut self,
         post: &Post,
         err: &Error,
         line: Option<&KeyLine>,
         result: &str,
     ) -> Result<(), Error> {
+        self.stop_for(post.key, err);
         let step = self.book.unsent(err, post, line)?;
-        self.voice
-            .trace(post.key, "publish", result, &tell::failure::detail(err));
+        self.voice.trace_failure(post.key, "publish", result, err);
         self.report(post.key, &step, Some(err))
     }
 
@@ -304,18 +290,11 @@ impl TargetRun<'_> {
         let key = post.key;
         let step = self.book.fail(err, post, (before, sends))?;
         self.stop_for(key, err);
-        let (result, detail) = match step.then {
-            Then::Send(next) => (
-                "retry-safe",
-                format!("{detail} next_in_ms={}", next.as_millis()),
-            ),
-            Then::Look(_) | Then::ReadBack(_) => ("unknown", detail),
-            _ => {
-                self.voice.trace(key, doing, "failed", &detail);
-                return self.report(key, &step, Some(err)).map(|()| None);
-            }
-        };
+        let (result, detail) = tell::failure::sent(&step.then, detail);
         self.voice.trace(key, doing, result, &detail);
-        Ok(Some(step))
+        match step.then {
+            Then::Send(_) | Then::Look(_) | Then::ReadBack(_) => Ok(Some(step)),
+            _ => self.report(key, &step, Some(err)).map(|()| None),
+        }
     }
 }

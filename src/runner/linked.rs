@@ -9,7 +9,6 @@ use crate::life::Key;
 use crate::life::KeyLine;
 use crate::post::Post;
 use crate::state::StateFile;
-use crate::tell;
 use std::collections::BTreeMap;
 
 impl TargetRun<'_> {
@@ -48,8 +47,7 @@ impl TargetRun<'_> {
             return Ok(Some(copies.put_in(post)));
         };
         let step = self.book.fail(&err, &post, (line, u32::MAX))?;
-        self.voice
-            .trace(key, "wait", "failed", &tell::failure::detail(&err));
+        self.voice.trace_failure(key, "wait", "failed", &err);
         match err.class() {
             Some(Class::RetrySafe) => self.voice.waiting(key, step.written(), &err),
             _ => self.report(key, &step, Some(&err))?,

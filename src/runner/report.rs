@@ -5,7 +5,6 @@ use super::TargetRun;
 use crate::error::Error;
 use crate::life::Key;
 use crate::life::{Exit, Step};
-use crate::tell;
 use crate::voice::Told;
 
 impl TargetRun<'_> {
@@ -48,7 +47,7 @@ impl TargetRun<'_> {
     pub(super) fn local_error(&mut self, key: Key, err: Error) -> Result<(), Error> {
         let first = self.run.told.borrow_mut().insert(err.located());
         if self.book.local(key, &err)? {
-            (self.voice).trace(key, "read", "failed", &tell::failure::detail(&err));
+            self.voice.trace_failure(key, "read", "failed", &err);
             self.voice.outcome.exit.merge(Exit::NeedsHuman);
         }
         self.voice.local(key, &err, first);

@@ -8,7 +8,6 @@ use super::{Posts, TargetRun};
 use crate::error::{Class, Error};
 use crate::life::Key;
 use crate::life::{Event, KeyLine, Phase, Step, Word};
-use crate::tally::Count;
 use crate::targets::{Outgoing, Removal, Removed};
 use crate::tell;
 
@@ -82,8 +81,7 @@ impl TargetRun<'_> {
             },
         };
         if let Some(err) = &removal.lost {
-            let detail = tell::failure::detail(err);
-            self.voice.trace(key, "retract", "unknown", &detail);
+            self.voice.trace_failure(key, "retract", "unknown", err);
         }
         match removal.outcome {
             Removed::Gone => Ok(Some(true)),
@@ -138,10 +136,7 @@ impl TargetRun<'_> {
                 before: None,
             },
         )?;
-        self.voice.trace(key, "retract", "unknown", &why);
-        let text = tell::retract::unsure(key, &why);
-        self.voice
-            .count(Count::Unconfirmed, key, "unconfirmed", &text);
+        self.voice.retract_unsure(key, &why);
         Ok(None)
     }
 }

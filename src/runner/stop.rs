@@ -47,7 +47,7 @@ impl TargetRun<'_> {
         let Some(err) = (self.pace.stopped.as_ref()).and_then(|s| s.unsent(line, unsent)) else {
             return Ok(self.skip_if_stopped(post.key));
         };
-        self.record_unsent(post, &err, line, "not-tried")?;
+        self.unsent(post, &err, line, "not-tried")?;
         Ok(true)
     }
 }

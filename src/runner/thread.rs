@@ -14,7 +14,6 @@ use crate::life::Key;
 use crate::life::Receipt;
 use crate::life::{self, KeyLine, Part, Sending, Step, Then, Why};
 use crate::post::Post;
-use crate::signals;
 use crate::targets::{Media, Outgoing, Thread};
 use crate::tell;
 use crate::thread::Turn;
@@ -51,20 +50,14 @@ impl TargetRun<'_> {
                 None => return Ok(()),
             },
         };
-        let resumed = life::resumes(line.as_ref(), generation, new_copy);
-        let landed = line
-            .as_ref()
-            .filter(|_| resumed)
-            .map(|l| l.copies.current.parts.clone())
-            .unwrap_or_default();
-        // Something of this copy may be out: parts on the line, or the first part not on it.
-        let outstanding = resumed && (maybe || !landed.is_empty());
+        let (resumed, landed, outstanding) = sending.thread_out(line.as_ref());
         let prepared =
             match self.thread_split(&post, line.as_ref(), generation, resumed, outstanding) {
                 Ok(prepared) => prepared,
                 Err(unsplit) => {
                     let split::Unsplit { err, settled } = *unsplit;
-                    return self.not_sent(&post, &err, settled.as_ref().or(line.as_ref()));
+                    let line = settled.as_ref().or(line.as_ref());
+                    return self.unsent(&post, &err, line, "failed");
                 }
             };
         if self.run.plan.dry_run {
@@ -154,15 +147,7 @@ impl TargetRun<'_> {
         };
         let detail = tell::thread::at_part(n, &tell::failure::detail(&err));
         let before = (job.before.as_ref(), job.sends);
-        let failed = self.send_failed(job.post(), &err, before, ("publish", detail))?;
-        Ok(match failed {
-            Some(step) if matches!(step.then, Then::Look(_)) => Some(step),
-            Some(Step {
-                then: Then::Send(wait),
-                ..
-            }) if signals::sleep(wait) => Some(Step::to(Then::Send(Duration::ZERO))),
-            _ => None,
-        })
+        self.send_failed(job.post(), &err, before, ("publish", detail))
     }
 
     /// Send one part (part 0 with the post's images); a part whose id is not usable is an

@@ -76,8 +76,7 @@ impl TargetRun<'_> {
     ) -> Result<(), Error> {
         let err = tell::edit::advice(key, &self.cfg.name, tell::edit::not_sent(&err));
         let step = self.book.fail(&err, post, (Some(line), u32::MAX))?;
-        self.voice
-            .trace(key, "update", "failed", &tell::failure::detail(&err));
+        self.voice.trace_failure(key, "update", "failed", &err);
         self.report(key, &step, Some(&err))
     }
 

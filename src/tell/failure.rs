@@ -3,7 +3,7 @@
 
 use super::Hints;
 use crate::error::{Class, Error, Kind};
-use crate::life::{Exit, KeyLine, Phase, Step};
+use crate::life::{Exit, KeyLine, Phase, Step, Then};
 
 /// A failure as it is told: the words after `failed`, and the line under them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +51,20 @@ pub fn told(step: &Step, line: Option<&KeyLine>, err: Option<&Error>, hints: &Hi
     Told {
         said: format!("({class_word}): {text}"),
         hint,
+    }
+}
+
+/// How the trace keeps a send that failed (`detail`), as the key's life goes on (`then`): sent
+/// again after its wait (`retry-safe`), looked for or read back (`unknown`), or not this run
+/// (`failed`).
+pub fn sent(then: &Then, detail: String) -> (&'static str, String) {
+    match then {
+        Then::Send(next) => (
+            "retry-safe",
+            format!("{detail} next_in_ms={}", next.as_millis()),
+        ),
+        Then::Look(_) | Then::ReadBack(_) => ("unknown", detail),
+        _ => ("failed", detail),
     }
 }
 

@@ -25,13 +25,18 @@ pub struct Traced {
     pub detail: String,
 }
 
+/// The action of a look's trace line: `dedup` before the first send (`first`), else `confirm`.
+pub fn action(first: bool) -> &'static str {
+    match first {
+        true => "dedup",
+        false => "confirm",
+    }
+}
+
 /// The trace line of `answer`, or `None` for a plain absent (nothing to say); `first`: the
 /// look before the first send.
 pub fn look(answer: Answer, first: bool) -> Option<Traced> {
-    let action = match first {
-        true => "dedup",
-        false => "confirm",
-    };
+    let action = action(first);
     let (result, detail) = match answer {
         Answer::Absent { sending: true } if !first => (
             "absent",

@@ -30,6 +30,21 @@ pub fn resumes(line: Option<&KeyLine>, generation: u32, fresh: bool) -> bool {
     })
 }
 
+impl crate::Sending {
+    /// What of a thread's copy may be out as this send goes on from `line`: whether it resumes
+    /// that copy (`resumes`), the parts on the line it goes on from (none unless it resumes),
+    /// and whether anything of the copy may be out already (those parts, or the first part
+    /// not on the line: `Before::looks`).
+    pub fn thread_out(&self, line: Option<&KeyLine>) -> (bool, Vec<crate::Part>, bool) {
+        let resumed = resumes(line, self.generation, self.fresh);
+        let landed = (line.filter(|_| resumed))
+            .map(|l| l.copies.current.parts.clone())
+            .unwrap_or_default();
+        let outstanding = resumed && (self.before.looks() || !landed.is_empty());
+        (resumed, landed, outstanding)
+    }
+}
+
 /// What the post split now is to a thread whose parts may be out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resume {
@@ -156,5 +171,30 @@ mod tests {
         // A finished thread is edited or sent anew, never resumed.
         let done = line("2026-11-20 done 2026-11-20T07:00:00Z id=a parts=a,b");
         assert!(!resumes(Some(&done), 0, false));
+    }
+
+    #[test]
+    fn a_resumed_thread_goes_on_from_the_parts_on_its_line_and_a_new_one_from_none() {
+        use crate::{Before, Sending};
+        let sending = |before, fresh| Sending {
+            before,
+            fresh,
+            generation: 0,
+        };
+        let two_out = line("2026-11-20 pending 2026-11-20T07:00:00Z id=a parts=a,b");
+        let (resumed, landed, outstanding) =
+            sending(Before::Send, false).thread_out(Some(&two_out));
+        assert!(resumed && outstanding);
+        assert_eq!(
+            landed.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        // A new copy: nothing of it is out, whatever the line holds.
+        let (resumed, landed, outstanding) = sending(Before::Look, true).thread_out(Some(&two_out));
+        assert!(!resumed && landed.is_empty() && !outstanding);
+        // No part on the line, but the first may be out (its answer was lost): it is looked for.
+        let maybe = line("2026-11-20 pending 2026-11-20T07:00:00Z sent=maybe");
+        let (resumed, landed, outstanding) = sending(Before::Look, false).thread_out(Some(&maybe));
+        assert!(resumed && landed.is_empty() && outstanding);
     }
 }

@@ -7,7 +7,6 @@ use crate::life::{self, Key, Step, Then};
 use crate::look::{PartLooker, PartSeen};
 use crate::runner::TargetRun;
 use crate::runner::carry::Job;
-use crate::signals;
 use crate::targets::Attempts;
 use std::time::Duration;
 
@@ -65,11 +64,7 @@ impl<'a> TargetRun<'a> {
         let failure = seen.failure(|err| self.book.failed(err, None));
         let verdict = seen.verdict(failure.as_ref().map(|f| f.borrow()));
         job.looking = looking;
-        let step = self.looked(key, job, &seen, verdict)?;
-        Ok(match step.then {
-            Then::Send(wait) => signals::sleep(wait).then(|| Step::to(Then::Send(Duration::ZERO))),
-            _ => Some(step),
-        })
+        self.looked(key, job, &seen, verdict).map(Some)
     }
 
     /// This pass's lookups of `key`'s thread parts (`look::PartLooker`).
