@@ -96,7 +96,7 @@ pub trait Target {
         None
     }
 
-    /// Grouping publishes (`runner/batch.rs`), when its lookup is exact and immediate and a
+    /// Grouping publishes (`book/batch.rs`), when its lookup is exact and immediate and a
     /// publish is files written with `stage`.
     fn as_batch(&mut self) -> Option<&mut dyn Batch> {
         None
