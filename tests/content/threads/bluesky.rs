@@ -142,6 +142,57 @@ fn the_lost_answer_of_part_2_is_found_with_its_cid_and_not_sent_again() {
 }
 
 #[test]
+fn a_part_found_whose_record_cannot_be_read_back_is_looked_for_a_bounded_number_of_times() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+    let api = FakeBluesky::start();
+    // Part 2's answer is lost (it is stored). From then on every look for it finds its record
+    // (the first getRecord of a look) and cannot read it back to tell what it replies to (the
+    // second: 503), so the look fails each time, however often it is made.
+    let creates = Arc::new(AtomicU32::new(0));
+    let gets = Arc::new(AtomicU32::new(0));
+    {
+        let mut s = api.state.lock().unwrap();
+        let made = creates.clone();
+        s.create_chooser = Some(Box::new(move || match made.fetch_add(1, SeqCst) {
+            1 => Fault::CommitHang,
+            _ => Fault::Normal,
+        }));
+        let (made, got) = (creates.clone(), gets.clone());
+        s.get_chooser = Some(Box::new(move || {
+            match made.load(SeqCst) >= 2 && got.fetch_add(1, SeqCst) % 2 == 1 {
+                true => 503,
+                false => 200,
+            }
+        }));
+    }
+    let p = project(&api, THREAD);
+    let child = (p.command(&["run", TODAY]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, said) =
+        crate::support::util::wait_or_kill(child, || false, std::time::Duration::from_secs(60));
+    // The run ends (it does not look until it is killed), and nothing is sent over part 2.
+    assert_eq!(code, Some(75), "{said}");
+    assert_eq!(api.count(CREATE), 2, "{said}");
+    let reads = gets.load(SeqCst);
+    assert!((2..=12).contains(&reads), "{reads} reads\n{said}");
+    // Part 2 may be out: the line says so, and that the next run looks again.
+    let l = line(&p);
+    assert!(
+        l.contains("sent=maybe") && l.contains("lookup=error"),
+        "{l}"
+    );
+    // Once the record can be read, the next run finds part 2 and sends only the rest.
+    api.state.lock().unwrap().get_chooser = None;
+    p.run(&["run", TODAY]).code(0).stdout_has("published");
+    let chain = thread(&api);
+    assert_eq!(api.count(CREATE), chain.len());
+}
+
+#[test]
 fn a_kill_between_parts_resumes_at_the_first_part_not_out_with_the_parts_kept() {
     for fault in [Fault::CommitHang, Fault::Hang] {
         let api = FakeBluesky::start();
