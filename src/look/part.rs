@@ -1,22 +1,20 @@
 //! A thread's part looked for (`PartLooker`), made into what the key's life reads: which post a
 //! look found is part `n` (`Thread::own_part`), the part after the last one listed of a thread
 //! cut off (`Thread::cut_off_part`), and, on a line from before `split=`, whether the parts out
-//! are the first parts of the split now. Each post passed over is traced; a part found is the
-//! runner's to put on the line.
+//! are the first parts of the split now. Each post passed over is traced (`trace`: the result
+//! and detail of a `confirm` line); a part found is the runner's to put on the line.
 
 use super::Seen;
 use crate::error::Error;
-use crate::life::{self, Key, KeyLine, Part};
+use crate::life::{self, KeyLine, Part};
 use crate::targets::{Attempts, Owned, Thread};
 use crate::tell;
 use crate::thread::Piece;
-use crate::voice::Voice;
 
-/// One target's lookups of one key's thread parts.
-pub(crate) struct PartLooker<'a, 'v> {
-    pub key: Key,
+/// One target's lookups of one key's thread parts, and where their trace lines go.
+pub(crate) struct PartLooker<'a> {
     pub thread: &'a mut dyn Thread,
-    pub voice: &'a mut Voice<'v>,
+    pub trace: Box<dyn FnMut(&str, &str) + 'a>,
 }
 
 /// What a look for a part says: the part itself (its link), or what the key's life is told.
@@ -25,7 +23,7 @@ pub(crate) enum PartSeen {
     Seen(Seen),
 }
 
-impl PartLooker<'_, '_> {
+impl PartLooker<'_> {
     /// What a look for part `n` that found posts with its text (`Found`), or a post at its
     /// place that is not it (`Foreign`), says (`landed`: the parts on the line); any other
     /// look is told as it is.
@@ -53,8 +51,7 @@ impl PartLooker<'_, '_> {
         let owned = match self.thread.cut_off_part(attempts, parts) {
             Ok(owned) => owned?,
             Err(err) => {
-                self.voice
-                    .trace_failure(self.key, "confirm", "failed", &err);
+                (self.trace)("failed", &tell::failure::detail(&err));
                 return None;
             }
         };
@@ -89,7 +86,7 @@ impl PartLooker<'_, '_> {
     /// Part `n` found (`cut_off`: of a thread cut off), traced.
     fn found(&mut self, n: usize, (part, url): (Part, Option<String>), cut_off: bool) -> PartSeen {
         let text = tell::thread::found(n, &part.id, cut_off);
-        self.voice.trace(self.key, "confirm", "part", &text);
+        (self.trace)("part", &text);
         PartSeen::Part(part, url)
     }
 
@@ -105,7 +102,7 @@ impl PartLooker<'_, '_> {
         let before = before.map(|p| p.id.as_str());
         for (id, parent) in &owned.others {
             let text = tell::thread::not_this_part(n, id, parent.as_deref(), before);
-            self.voice.trace(self.key, "confirm", "other", &text);
+            (self.trace)("other", &text);
         }
         owned.part
     }

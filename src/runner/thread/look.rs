@@ -10,7 +10,7 @@ use crate::runner::carry::Job;
 use crate::targets::Attempts;
 use std::time::Duration;
 
-impl<'a> TargetRun<'a> {
+impl TargetRun<'_> {
     /// Look for the thread's next part, which may be out (`Then::Look`): found (on the line,
     /// and the part after it is looked for too), absent (send it), or the rules stop here
     /// (cannot tell, a lookup that keeps failing, not yet). A part is looked for by its own
@@ -51,7 +51,8 @@ impl<'a> TargetRun<'a> {
         };
         let seen = self.see(key, |l| l.see(&attempts, looking));
         let landed = &line.copies.current.parts;
-        let seen = match self.part_looker(key).seen(n, seen, landed) {
+        let seen = self.part_looker(key).seen(n, seen, landed);
+        let seen = match seen {
             // The part after one found out may be out too: it is looked for first.
             PartSeen::Part(part, url) => {
                 self.book.part(key, n, (&part, url.as_deref()), false)?;
@@ -68,11 +69,11 @@ impl<'a> TargetRun<'a> {
     }
 
     /// This pass's lookups of `key`'s thread parts (`look::PartLooker`).
-    pub(super) fn part_looker(&mut self, key: Key) -> PartLooker<'_, 'a> {
+    pub(super) fn part_looker(&mut self, key: Key) -> PartLooker<'_> {
+        let voice = &mut self.voice;
         PartLooker {
-            key,
             thread: self.target.as_thread().expect("a thread target"),
-            voice: &mut self.voice,
+            trace: Box::new(move |result, detail| voice.trace(key, "confirm", result, detail)),
         }
     }
 }
