@@ -9,14 +9,19 @@ use crate::life::{self, Decision, Facts, Key, Pass, Seen};
 use crate::posts::Posts;
 
 impl Book<'_> {
-    /// The keys this target looks at besides the posts (every run looks at every post): keys
-    /// whose line is not done and that have no post (`store::gone::without_post`); and the done
-    /// keys whose post is gone. Notes the lines the rename rule may note gone (`renamed.rs`).
+    /// The keys this target looks at besides the posts (every run looks at every post): of
+    /// the keys with a line and no post (`store::gone::without_post`), those the pass looks at
+    /// (`looks_at`, the one rule: a line not done nor retracted, or one that says `sent=maybe`,
+    /// looked beside whatever its post); and the done keys whose post is gone. Notes the lines
+    /// the rename rule may note gone (`renamed.rs`).
     pub(crate) fn keys_without_post(&mut self, catalog: &Catalog) -> (Vec<Key>, Vec<Key>) {
         let keys = catalog.files.keys().copied();
         let lines = store::gone::without_post(self.state, keys, catalog.slugged());
         self.known.unstamped = lines.unstamped;
-        (lines.other, lines.deleted)
+        let looked = (lines.lines.into_iter())
+            .filter(|key| self.looks_at(*key, false))
+            .collect();
+        (looked, lines.deleted)
     }
 
     /// Whether this target looks at `key` (`life::looks_at`).

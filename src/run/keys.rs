@@ -1,5 +1,5 @@
-//! Which keys a run walks, in key order: every post, and every key with a line that is not done
-//! (for any target), limited to `--key` when given. Walked from the catalog itself, so a no-op
+//! Which keys a run walks, in key order: every post, and every key without one that some
+//! target's pass looks at (`life::looks_at`), limited to `--key` when given. Walked from the catalog itself, so a no-op
 //! run over 100k posts builds no set of keys.
 
 use crate::content::Catalog;

@@ -9,7 +9,7 @@
 //! for a person. Sending either would make a second copy of what is already out. The rule reads
 //! the whole state and catalog, so the order keys are visited in never changes its answer; the
 //! run, its dry run and `status` ask `rename`. Also every line whose key has no post
-//! (`without_post`), which a run looks at besides the posts.
+//! (`without_post`), of which a run looks at those its key's life says (`life::looks_at`).
 
 use crate::state::StateFile;
 use jiff::civil::Date;
@@ -138,8 +138,10 @@ impl Gone {
 pub struct WithoutPost {
     /// Published, and the post's file is gone: never retracted by themselves, but said.
     pub deleted: Vec<Key>,
-    /// Not done nor retracted: still looked at by a run.
-    pub other: Vec<Key>,
+    /// Every key with a line and no post: which of them a run looks at is the key's life's to
+    /// say (`life::looks_at`), not the status alone (a done line that says `sent=maybe` is
+    /// looked beside, its post there or not).
+    pub lines: Vec<Key>,
     /// Not retracted and not yet noted gone (`gone=`), with slugged keys: what a run may note
     /// (the rename rule above).
     pub unstamped: Vec<Key>,
@@ -162,11 +164,10 @@ pub fn without_post(
         if slugged && record.status != Status::Retracted && !record.has("gone") {
             lines.unstamped.push(record.key);
         }
-        match record.status {
-            Status::Done => lines.deleted.push(record.key),
-            Status::Retracted => {}
-            _ => lines.other.push(record.key),
+        if record.status == Status::Done {
+            lines.deleted.push(record.key);
         }
+        lines.lines.push(record.key);
     }
     lines
 }

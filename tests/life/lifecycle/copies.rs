@@ -201,3 +201,60 @@ fn row_09_a_retract_merged_with_the_other_sides_attempt_leaves_no_copy_on_no_lin
     assert_eq!(removed(&api), ["p-1", "p-2"]);
     assert_eq!(api.commits_of(KEY), 0);
 }
+
+/// Runner A published the key (p-1); runner B, from the state before, sent it too (p-2) and
+/// never heard back. The merge keeps B's attempt beside A's done line (`sent=maybe`), and then
+/// the post's file is deleted. The next run looks for copies beside p-1 all the same ("run,
+/// post gone" in docs/life-of-a-key.md's `done sent=maybe (merged)`): it finds p-2 and records
+/// it (DUPLICATE, exit 1), as its dry run and `status` said it would, and `retract` removes
+/// both. Before, a run walked no done key whose post is gone: `sent=maybe` stayed on the line
+/// for ever, every run exited 0, and p-2 was out on no line that a retract would take back.
+#[test]
+fn row_09_a_merged_attempt_is_looked_for_after_the_post_file_was_deleted() {
+    let api = PostsApi::start();
+    let a = published(&api);
+    // B runs from the state before A's publish; its target cannot look posts up, so its line
+    // says what B sent and that it may have landed.
+    let b = blog(&api, &api.delete_url());
+    let config = a.read("dayrun.toml");
+    let blind: Vec<&str> = (config.lines())
+        .filter(|l| !l.starts_with("list_url"))
+        .collect();
+    b.file("dayrun.toml", blind.join("\n"));
+    api.faults(&[Fault::CommitHang]);
+    morning(&b, &at(KEY, "07:30"), &[]).code(1);
+    assert_eq!(api.commits_of(KEY), 2, "p-2 is out too");
+    let theirs = b.read("state/blog.state");
+    assert!(theirs.contains(" sent=maybe"), "{theirs}");
+    let (out, merged) = merge(&a, "", &a.read("state/blog.state"), &theirs);
+    out.code(0);
+    let line = merged.lines().find(|l| l.starts_with(KEY)).unwrap();
+    assert!(
+        line.contains(" done ") && line.contains(" sent=maybe"),
+        "{line}"
+    );
+    a.file("state/blog.state", &merged);
+    std::fs::remove_file(a.path(&format!("content/{KEY}.md"))).unwrap();
+    // Its dry run says the look, and `status` exits as the state implies (nothing more is
+    // known to be out yet).
+    a.run_at(&at(KEY, "09:00"), &["run", "--dry-run"])
+        .code(0)
+        .stdout_has(&format!(
+            "{KEY} blog confirm published; another runner's attempt of this copy may have landed too: would look on the target for further copies"
+        ));
+    a.run_at(&at(KEY, "09:00"), &["status"])
+        .code(0)
+        .stdout_has("DELETED: the post's file is gone");
+    a.run_at(&at(KEY, "09:00"), &["run"]).code(1).stderr_has(
+        "DUPLICATE: the target holds further copies of this post (ids p-2) beside id=p-1",
+    );
+    let line = line_of(&a, "blog", KEY);
+    assert_eq!(field(&line, "id").as_deref(), Some("p-1"), "{line}");
+    assert_eq!(field(&line, "copies").as_deref(), Some("p-2"), "{line}");
+    assert_eq!(field(&line, "sent"), None, "{line}");
+    assert_eq!(api.commits_of(KEY), 2, "nothing sent: p-2 is B's");
+    a.run_at(&at(KEY, "10:00"), &["retract", KEY, "--yes"])
+        .code(0);
+    assert_eq!(removed(&api), ["p-1", "p-2"]);
+    assert_eq!(api.commits_of(KEY), 0);
+}

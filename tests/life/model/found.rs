@@ -296,3 +296,22 @@ fn a_merge_never_forgets_an_attempt_beside_a_done_copy_and_no_copy_answers_for_a
         Step::MergeNew(0, answers(&[Send::Commit500], Look::Ok), calm()),
     ]);
 }
+
+/// Issue 28 (seed 1 at 300 cases): this side's send of key 0 commits and its answer and
+/// lookups fail; the other side's lookup finds that copy and records it. The merge keeps the
+/// done line and what this side may have sent (`sent=maybe`), and then key 0's post is
+/// deleted. The next run must still look for copies beside the one the line names ("run, post
+/// gone" in `done sent=maybe (merged)`): here it finds only its own, and `sent=maybe` goes.
+/// It walked no done key whose post is gone, so the line said `sent=maybe` for ever. Fixed:
+/// the keys a pass looks at besides the posts are those `life::looks_at` names
+/// (`Book::keys_without_post`), in the run, its dry run and `status` alike.
+#[test]
+fn a_merged_attempt_beside_a_done_copy_is_looked_for_after_its_post_is_deleted() {
+    let mut this = calm();
+    this[0] = answers(&[Send::Commit500], Look::FailAlways);
+    replay(&[
+        Step::Merge(this, calm()),
+        Step::Delete(0),
+        Step::Run(calm()),
+    ]);
+}
