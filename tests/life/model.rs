@@ -322,6 +322,9 @@ impl Case {
                 for morning in 0..*mornings {
                     if morning > 0 {
                         self.now += minutes(*apart);
+                        // What the last morning wrote (`gone=` on a line it first saw gone)
+                        // is what this one's rename rule reads.
+                        self.read_named();
                     }
                     let (text, output) =
                         self.run(&vec![refused.clone(); self.keys.len()], None, true)?;

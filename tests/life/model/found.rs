@@ -315,3 +315,20 @@ fn a_merged_attempt_beside_a_done_copy_is_looked_for_after_its_post_is_deleted()
         Step::Run(calm()),
     ]);
 }
+
+/// Issue 32 (seed 2 at 300 cases), where the model was wrong: with slugged keys, key 0 is
+/// published and its post deleted; the first morning of an outage notes it gone (`gone=`, no
+/// post was asked about), so two mornings later key 2, due then and of another day and slug,
+/// is a new post: tried, refused, retry-safe (75). The model read `gone=` once per step, not
+/// per morning, and still asked about key 2 as a rename (1): docs/posts.md, "a post deleted
+/// on Monday and a new one written on Wednesday (after Tuesday's run) is sent".
+#[test]
+fn a_new_post_after_an_outage_morning_noted_a_deleted_one_gone_is_sent() {
+    replay_story(Story {
+        settle: 0,
+        twins: false,
+        keys: Keys::Slugged,
+        timed: false,
+        steps: vec![Step::Run(calm()), Step::Delete(0), Step::Outage(3, 26 * 60)],
+    });
+}

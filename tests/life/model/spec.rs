@@ -214,10 +214,12 @@ pub struct Key {
     /// Copies beyond the first that a human asked for, or that two diverged sides made.
     pub allowed: usize,
     /// Of the live copies of this generation, those the line names (`id=`, `copies=`); read
-    /// from the state before each step, kept by the model within it.
+    /// from the state before each step (and each morning of an outage), kept by the model
+    /// within it.
     pub named: usize,
     /// A run noted the key's file gone (`gone=` on its line), read from the state before each
-    /// step: whether a run writes it is `content::renames`' to test.
+    /// run (each morning of an outage too): whether a run writes it is `content::renames`' to
+    /// test.
     pub noted: bool,
 }
 
