@@ -14,14 +14,16 @@
 //! `since`, `limit` (at most 100) a page, with `paging.cursors` and a `next` while there is
 //! more; `GET /v1.0/me/replies` lists the replies the same way, `GET /v1.0/{id}/replies` the
 //! replies to one post, `GET /v1.0/{id}` says `is_reply` and `replied_to`. `DELETE /v1.0/{id}` counts against 100 deletes. An object that does not exist is 400,
-//! code 100, subcode 33.
+//! code 100, subcode 33. With `lag` set, a post published then shows in those three listings
+//! only that long after its publish (a listing that lags behind a post that is out), while a
+//! read by its id, a reply to it and its container's `PUBLISHED` are at once.
 
 use crate::fakes::fake_posts::Fault;
 use crate::fakes::fake_server::{Reply, Request, Server};
 use serde_json::{Value, json};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub const TOKEN: &str = "THQVJ-threads-token-1";
 
@@ -57,6 +59,12 @@ pub struct State {
     pub create_faults: VecDeque<(u16, i64)>,
     /// The listings leave out every post (a listing that lags).
     pub hide: bool,
+    /// Each post published from now on is left out of the listings (`GET /me/threads`,
+    /// `/me/replies`, `/{id}/replies`) until this long after its publish: a listing that lags
+    /// behind a post that is out. Zero: at once.
+    pub lag: Duration,
+    /// When each post published while `lag` was set shows in the listings, by its id.
+    pub shown_at: HashMap<String, Instant>,
     /// Every request, as `METHOD path`.
     pub requests: Vec<String>,
 }
@@ -264,6 +272,10 @@ fn publish(s: &mut State, req: &Request, fault: Fault) -> Reply {
     }
     s.next_id += 1;
     let post = s.next_id.to_string();
+    if !s.lag.is_zero() {
+        let at = Instant::now() + s.lag;
+        s.shown_at.insert(post.clone(), at);
+    }
     s.posts
         .insert(0, (post.clone(), container.text, now(), container.reply_to));
     match fault {
@@ -285,7 +297,7 @@ fn list(s: &State, req: &Request, replies: bool) -> Reply {
     let all: Vec<&(String, String, u64, Option<String>)> = s
         .posts
         .iter()
-        .filter(|p| !s.hide && p.2 >= since && p.3.is_some() == replies)
+        .filter(|p| !s.hide && listed(s, &p.0) && p.2 >= since && p.3.is_some() == replies)
         .collect();
     let page: Vec<Value> = all
         .iter()
@@ -304,6 +316,11 @@ fn list(s: &State, req: &Request, replies: bool) -> Reply {
         ));
     }
     Reply::json(200, json!({ "data": page, "paging": paging }))
+}
+
+/// Whether post `id` shows in the listings yet (`lag`).
+fn listed(s: &State, id: &str) -> bool {
+    s.shown_at.get(id).is_none_or(|at| Instant::now() >= *at)
 }
 
 fn read(s: &mut State, id: &str) -> Reply {
@@ -331,7 +348,7 @@ fn replies(s: &State, id: &str) -> Reply {
         return missing(id);
     }
     let data: Vec<Value> = (s.posts.iter().rev())
-        .filter(|p| p.3.as_deref() == Some(id))
+        .filter(|p| p.3.as_deref() == Some(id) && listed(s, &p.0))
         .map(|p| json!({ "id": p.0, "text": p.1 }))
         .collect();
     Reply::json(

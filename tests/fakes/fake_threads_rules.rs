@@ -174,3 +174,40 @@ fn the_listing_pages_by_cursor_and_the_limits_count_what_was_used() {
         (100, 33)
     );
 }
+
+#[test]
+fn a_lagging_listing_shows_a_post_only_after_its_lag_and_the_rest_at_once() {
+    let api = FakeThreads::start();
+    api.state.lock().unwrap().lag = std::time::Duration::from_millis(400);
+    let publish = |text: &str, reply_to: Option<&str>| {
+        let mut query = format!("/me/threads?media_type=TEXT&text={text}");
+        if let Some(parent) = reply_to {
+            query.push_str(&format!("&reply_to_id={parent}"));
+        }
+        let container = call(&api, "POST", &query).1["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let published = call(
+            &api,
+            "POST",
+            &format!("/me/threads_publish?creation_id={container}"),
+        );
+        assert_eq!(published.0, 200);
+        let (_, doc) = call(&api, "GET", &format!("/{container}?fields=status"));
+        assert_eq!(doc["status"], "PUBLISHED", "the container says so at once");
+        published.1["id"].as_str().unwrap().to_string()
+    };
+    let post = publish("first", None);
+    // A read by its id and a reply to it work at once; the listings do not show them yet.
+    let reply = publish("second", Some(&post));
+    assert_eq!(call(&api, "GET", &format!("/{reply}?fields=id")).0, 200);
+    let listed = |path: &str| call(&api, "GET", path).1["data"].as_array().unwrap().len();
+    assert_eq!(listed("/me/threads"), 0);
+    assert_eq!(listed("/me/replies"), 0);
+    assert_eq!(listed(&format!("/{post}/replies")), 0);
+    std::thread::sleep(std::time::Duration::from_millis(450));
+    assert_eq!(listed("/me/threads"), 1);
+    assert_eq!(listed("/me/replies"), 1);
+    assert_eq!(listed(&format!("/{post}/replies")), 1);
+}
