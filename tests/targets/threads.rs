@@ -1,12 +1,14 @@
 //! `kind = "threads"` against the fake Threads API (written from Meta's documentation): the
 //! two steps, the exactly-once cases around them, the documented limits, retract, the token;
-//! the container kept on the key's line is in `threads/container.rs`.
+//! the container kept on the key's line is in `threads/container.rs`, a thread's part the
+//! listings show late in `threads/late.rs`.
 
 use crate::fakes::fake_posts::Fault;
 use crate::fakes::fake_threads::{FakeThreads, TOKEN};
 use crate::support::util::{Project, hours_from_now};
 
 mod container;
+mod late;
 
 const TODAY: &str = "--today=2026-11-29";
 const KEY: &str = "2026-11-29";
