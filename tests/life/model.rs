@@ -40,7 +40,7 @@
 //! `model/found.rs` replays each divergence the search found, as a regression test.
 
 use crate::fakes::fake_posts::PostsApi;
-use crate::support::util::{Project, bare, env_number};
+use crate::support::util::{Output, Project, bare, env_number};
 use jiff::Timestamp;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use spec::{Exit, Key, Lever, Line, Mode, Pass, Rec, Script, Why};
@@ -862,19 +862,36 @@ impl Case {
         let theirs = other.path(&format!("state/{TARGET}.state"));
         let base_file = self.p.path("m/base");
         let shown = format!("state/{TARGET}.state");
-        let out = bare(
-            &self.p.root,
-            &[
-                "merge-state",
-                base_file.to_str().unwrap(),
-                ours.to_str().unwrap(),
-                theirs.to_str().unwrap(),
-                &shown,
-            ],
-        );
-        self.calls.set(self.calls.get() + 1);
         let want = if conflict { Exit::Human } else { Exit::Ok };
-        seen(format!("merge-state exit {}", want.code()));
+        // Git calls the driver only for a file both sides have: one that only a side's
+        // commands wrote (the other's wrote none) is taken as that side has it.
+        let out = match (ours.exists(), theirs.exists()) {
+            (true, true) => {
+                let out = bare(
+                    &self.p.root,
+                    &[
+                        "merge-state",
+                        base_file.to_str().unwrap(),
+                        ours.to_str().unwrap(),
+                        theirs.to_str().unwrap(),
+                        &shown,
+                    ],
+                );
+                self.calls.set(self.calls.get() + 1);
+                seen(format!("merge-state exit {}", want.code()));
+                out
+            }
+            (false, true) => {
+                std::fs::create_dir_all(ours.parent().unwrap()).unwrap();
+                std::fs::copy(&theirs, &ours).unwrap();
+                seen("merge: only the other side has a state file");
+                taken()
+            }
+            (true, false) | (false, false) => {
+                seen("merge: the other side has no state file");
+                taken()
+            }
+        };
         let output = format!(
             "{out_a}\n(the other side)\n{out_b}\n(merge-state)\n{}{}",
             out.stdout, out.stderr
@@ -890,6 +907,15 @@ impl Case {
             format!("{ra}, other side → {code}, merge-state → {}", out.code),
             output,
         ))
+    }
+}
+
+/// What a merge git makes without the driver says: nothing, and clean.
+fn taken() -> Output {
+    Output {
+        code: 0,
+        stdout: String::new(),
+        stderr: String::new(),
     }
 }
 

@@ -332,3 +332,17 @@ fn a_new_post_after_an_outage_morning_noted_a_deleted_one_gone_is_sent() {
         steps: vec![Step::Run(calm()), Step::Delete(0), Step::Outage(3, 26 * 60)],
     });
 }
+
+/// Seed 1 at 300 cases, where the model was wrong: key 0's post is deleted before any command
+/// wrote a state file, then this side's `retry 0 --force --new` is refused (no post, no line)
+/// while the other side publishes key 1. The model handed `merge-state` this side's state file,
+/// which no command had written, in a folder that did not exist, and the driver could not
+/// write the merge there. Git calls the driver only for a file both sides have: one only the
+/// other side wrote is taken as it is, which the model now does.
+#[test]
+fn a_state_file_only_the_other_side_wrote_is_taken_as_it_is() {
+    replay(&[
+        Step::Delete(0),
+        Step::MergeNew(0, answers(&[Send::Ok], Look::Ok), calm()),
+    ]);
+}
