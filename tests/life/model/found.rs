@@ -346,3 +346,33 @@ fn a_state_file_only_the_other_side_wrote_is_taken_as_it_is() {
         Step::MergeNew(0, answers(&[Send::Ok], Look::Ok), calm()),
     ]);
 }
+
+/// Seed 2 at 300 cases, where the model was wrong: keys 0 and 1 have one text. Key 0's send
+/// lands with its answer lost, and whose copy p-1 is cannot be told; key 1's retry is sent and
+/// lost, its lookups failing. A person marks key 1 done (no id), then failed, then retries it.
+/// `mark done` settles every attempt on the line (`sent=maybe` and the attempt count go), so
+/// the line then proves nothing was sent and the retry is a first send, looked for first: it
+/// finds p-1, on no line, while key 0's attempt with that text may be out, so it cannot tell
+/// whose p-1 is and sends nothing (exit 1). The model kept "an attempt was made" through
+/// `mark done` and sent with no look (0), which would duplicate a copy made by hand.
+#[test]
+fn a_retry_after_mark_done_then_failed_looks_first_as_a_first_send() {
+    let mut first = calm();
+    first[0] = answers(&[Send::Commit500], Look::Ok);
+    let retry = |script: Script| Step::Retry {
+        key: 1,
+        lever: Lever::Again,
+        wrongly: false,
+        script,
+    };
+    replay_twins(&[
+        Step::Run(first),
+        retry(answers(&[Send::LostHang], Look::FailAlways)),
+        Step::Mark { key: 1, done: true },
+        Step::Mark {
+            key: 1,
+            done: false,
+        },
+        retry(answers(&[], Look::Ok)),
+    ]);
+}

@@ -295,8 +295,9 @@ pub struct Line {
     pub since: Option<Timestamp>,
     /// The post version the last failure or mark was about (an edit is a later version).
     pub fp: Option<u32>,
-    /// An attempt was ever started (a pending line was written): a failed line with none, of
-    /// which nothing was ever sent, is looked up before its send as a first send is.
+    /// An attempt was started (a pending line was written) since the line was last marked
+    /// done: a failed line with none, of which nothing was sent, is looked up before its send
+    /// as a first send is.
     pub attempted: bool,
     /// When the line was last written (the merge's order).
     pub written: Timestamp,
@@ -1087,12 +1088,16 @@ pub fn mark(key: &mut Key, done: bool, id: bool, now: Timestamp) {
     }
     let line = &key.line;
     key.line = match done {
+        // The human's word settles every attempt, as `sent=maybe` goes: a later send of a
+        // line that names no copy (after `mark failed`) is a first send again, looked up
+        // first, and may find the copy the human made or found.
         true => Line {
             rec: Rec::Done,
             maybe: false,
             own: line.own || id,
             since: None,
             fp: key.file.or(line.fp),
+            attempted: false,
             written: now,
             ..line.clone()
         },
