@@ -14,8 +14,11 @@ use crate::thread::Piece;
 /// One target's lookups of one key's thread parts, and where their trace lines go.
 pub(crate) struct PartLooker<'a> {
     pub thread: &'a mut dyn Thread,
-    pub trace: Box<dyn FnMut(&str, &str) + 'a>,
+    pub trace: Box<Trace<'a>>,
 }
+
+/// Where a part lookup's trace line goes: its result and its detail.
+pub(crate) type Trace<'a> = dyn FnMut(&str, &str) + 'a;
 
 /// What a look for a part says: the part itself (its link), or what the key's life is told.
 pub(crate) enum PartSeen {
