@@ -215,18 +215,17 @@ impl TargetRun<'_> {
         keeps.media = self.unattached(key, post);
         let payload = self.here.keeps_payload.then_some(Kept::Payload);
         let (before, sends, action, kept) = match &job.what {
-            What::Post { .. } => (job.before.as_ref(), job.sends, "publish", payload),
-            What::Thread(_) => (None, 0, "publish", Some(Kept::Thread)),
+            What::Post { .. } => {
+                keeps.copy = self.copy_of(post.place(), &receipt.id);
+                (job.before.as_ref(), job.sends, "publish", payload)
+            }
+            What::Thread(parts) => {
+                let prepared = &parts.prepared;
+                (keeps.fp, keeps.payload) = (prepared.fp.clone(), prepared.payload.clone());
+                (None, 0, "publish", Some(Kept::Thread))
+            }
             _ => (None, 0, "update", None),
         };
-        match &job.what {
-            What::Post { .. } => keeps.copy = self.copy_of(post.place(), &receipt.id),
-            What::Thread(parts) => {
-                (keeps.fp, keeps.payload) =
-                    (parts.prepared.fp.clone(), parts.prepared.payload.clone());
-            }
-            _ => {}
-        }
         let step = (self.book).land(key, (&keeps, &[receipt]), how, before, sends)?;
         if let Some(kept) = kept {
             self.book.sent().remove(key, kept);

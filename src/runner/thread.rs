@@ -189,13 +189,13 @@ impl TargetRun<'_> {
         &mut self,
         job: &Job,
         landed: &[Part],
-        how: (life::How, &str),
+        (how, note): (life::How, &str),
     ) -> Result<(), Error> {
         let line = self.book.line(job.post().key).expect("the pending line");
         let receipt = Receipt {
             url: line.copies.current.url.clone(),
             ..Receipt::id(&landed[0].id)
         };
-        self.landed(job, receipt, (how.0, Some(how.1)))
+        self.landed(job, receipt, (how, Some(note)))
     }
 }

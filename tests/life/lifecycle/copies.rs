@@ -113,6 +113,18 @@ fn row_06_retract_after_a_second_copy_removes_both_from_an_http_endpoint() {
 
 /// Run `dayrun merge-state O A B state/blog.state` as git does, in `p`: the exit code, what
 /// it printed and the merged text.
+/// Runner B beside `a`, from an empty state: its target cannot look posts up (no `list_url`),
+/// so its line says what B sent and that it may have landed.
+fn blind(api: &PostsApi, a: &Project) -> Project {
+    let b = blog(api, &api.delete_url());
+    let config = a.read("dayrun.toml");
+    let blind: Vec<&str> = (config.lines())
+        .filter(|l| !l.starts_with("list_url"))
+        .collect();
+    b.file("dayrun.toml", blind.join("\n"));
+    b
+}
+
 fn merge(p: &Project, o: &str, a: &str, b: &str) -> (crate::support::util::Output, String) {
     p.file("m/O", o).file("m/A", a).file("m/B", b);
     let files = ["m/O", "m/A", "m/B"].map(|f| p.path(f).to_str().unwrap().to_string());
@@ -165,14 +177,8 @@ fn row_09_a_retract_merged_with_the_other_sides_attempt_leaves_no_copy_on_no_lin
     let before = a.read("state/blog.state");
     a.run_at(&at(KEY, "08:00"), &["retract", KEY, "--yes"])
         .code(0);
-    // B sends after A's retract; p-2 commits and B never hears back. B's target cannot look
-    // posts up, so its line says what B sent and that it may have landed.
-    let b = blog(&api, &api.delete_url());
-    let config = a.read("dayrun.toml");
-    let blind: Vec<&str> = (config.lines())
-        .filter(|l| !l.starts_with("list_url"))
-        .collect();
-    b.file("dayrun.toml", blind.join("\n"));
+    // B sends after A's retract; p-2 commits and B never hears back.
+    let b = blind(&api, &a);
     api.faults(&[Fault::CommitHang]);
     morning(&b, &at(KEY, "08:30"), &[]).code(1);
     assert_eq!(api.commits_of(KEY), 1, "p-2 is out");
@@ -213,14 +219,8 @@ fn row_09_a_retract_merged_with_the_other_sides_attempt_leaves_no_copy_on_no_lin
 fn row_09_a_merged_attempt_is_looked_for_after_the_post_file_was_deleted() {
     let api = PostsApi::start();
     let a = published(&api);
-    // B runs from the state before A's publish; its target cannot look posts up, so its line
-    // says what B sent and that it may have landed.
-    let b = blog(&api, &api.delete_url());
-    let config = a.read("dayrun.toml");
-    let blind: Vec<&str> = (config.lines())
-        .filter(|l| !l.starts_with("list_url"))
-        .collect();
-    b.file("dayrun.toml", blind.join("\n"));
+    // B runs from the state before A's publish.
+    let b = blind(&api, &a);
     api.faults(&[Fault::CommitHang]);
     morning(&b, &at(KEY, "07:30"), &[]).code(1);
     assert_eq!(api.commits_of(KEY), 2, "p-2 is out too");
