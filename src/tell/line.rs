@@ -6,12 +6,12 @@ use crate::post::Post;
 use crate::tally::Count;
 use std::fmt::Write as _;
 
-/// What a key's line looks like before a cause is known: a held-back key the rules gave no
-/// words for.
 /// The trace of a send on a person's word that the post is not there (`retry --absent`).
 pub const ABSENT: &str =
     "retry --absent: sending on the human's word that the post is not on the target";
 
+/// What a key's line looks like before a cause is known: a held-back key the rules gave no
+/// words for.
 pub const HELD_BACK: &str =
     "looked up: not on the target; held back (its date is past the catch-up window)";
 
